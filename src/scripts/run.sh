@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The run command: builds the plugin, starts a real OpenSearch node with it on 127.0.0.1:9200,
+# loads the demo, and stays up until Ctrl-C, which stops the node cleanly.
+#   bash src/scripts/run.sh            (NEARDUP_HTTP_PORT / NEARDUP_TRANSPORT_PORT to move it)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+http_port=${NEARDUP_HTTP_PORT:-9200}
+transport_port=${NEARDUP_TRANSPORT_PORT:-9300}
+url="http://127.0.0.1:$http_port"
+state="$root/target/run-node"
+
+if (exec 3<>"/dev/tcp/127.0.0.1/$http_port") 2>/dev/null; then
+    echo "run: port $http_port on 127.0.0.1 is already taken; stop whatever listens there (or set NEARDUP_HTTP_PORT)" >&2
+    exit 1
+fi
+
+JAVA_HOME=$(bash src/scripts/node.sh java-home)
+export JAVA_HOME
+if [ "$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')" -ge 24 ]; then
+    export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+fi
+version=$(sed -n 's:^    <version>\(.*\)</version>:\1:p' pom.xml | head -n 1)
+opensearch_version=$(sed -n 's:.*<opensearch.version>\(.*\)</opensearch.version>.*:\1:p' pom.xml)
+
+echo "run: building the plugin (JAVA_HOME=$JAVA_HOME)"
+mvn -B -q -DskipTests -DskipITs package
+echo "run: fetching OpenSearch $opensearch_version (integ-test-zip, cached in ~/.m2 after the first time)"
+mvn -B -q dependency:unpack@node-distribution
+
+# Stopping the node on any exit also covers a failed start-up; Ctrl-C only ends the wait below.
+trap 'bash src/scripts/node.sh stop "$state"' EXIT
+interrupted=0
+trap 'interrupted=1' INT TERM
+
+bash src/scripts/node.sh start "$state" "$http_port" "$transport_port" \
+    "target/distribution/opensearch-$opensearch_version" "target/opensearch-neardup-$version.zip"
+bash src/scripts/demo.sh "$url" src/demo/manpages-demo.jsonl
+
+echo
+echo "run: OpenSearch with opensearch-neardup is up at $url. Ctrl-C stops it."
+pid=$(cat "$state/pid")
+while [ "$interrupted" = 0 ] && kill -0 "$pid" 2>/dev/null; do
+    sleep 1 &
+    wait $! || true
+done
+echo
+if [ "$interrupted" = 0 ]; then
+    echo "run: the node exited on its own; its logs are in $state/logs" >&2
+    exit 1
+fi
