@@ -1,0 +1,147 @@
+package io.neardup.core;
+
+import java.util.Arrays;
+
+/**
+ * Computes a document's simhash (with margins) and MinHash signature from its tokens, one token at
+ * a time, as a Lucene TokenStream delivers them.
+ *
+ * <p>Simhash features are the shingles of {@code simhashShingleSize} tokens (see
+ * {@link ShingleHasher} for short documents), each counted per document and weighted
+ * {@code weighting(count) * idf}, where idf is 1 without a table and otherwise the maximum
+ * {@link IdfTable} idf of the shingle's tokens. Features are added to W in first-seen order, so
+ * the floating-point sums, and hence the output, depend only on the token sequence. MinHash runs
+ * over the distinct shingles of {@code minhashShingleSize} tokens.
+ *
+ * <p>Not thread-safe: it holds the per-document scratch (maps, buffers, W), reused across
+ * documents so the per-token path allocates nothing once warm. Use one per thread or per call;
+ * the scheme, the {@link IdfTable} and the {@link MinHasher} it reads are immutable and shared.
+ *
+ * <p>Lifecycle: {@link #token} ... {@link #finish()}, then {@link #reset()} before the next document.
+ */
+public final class Fingerprinter {
+    private final FingerprintScheme scheme;
+    private final IdfTable idfTable;
+    private final TokenHasher tokenHasher;
+    private final ShingleHasher simhashShingles;
+    private final ShingleHasher minhashShingles;
+    private final MinHasher minHasher;
+    private final SimhashAccumulator accumulator = new SimhashAccumulator(Margins.BITS);
+    private final double[] weights = new double[Margins.BITS];
+
+    /** Simhash features: hash -> count, in first-seen order; idf per feature alongside. */
+    private final LongIndexMap features = new LongIndexMap(256);
+    private float[] featureIdf = new float[256];
+    /** Distinct MinHash shingles. */
+    private final LongIndexMap shingles = new LongIndexMap(256);
+    private boolean finished;
+
+    /**
+     * @param idfTable the table named by {@code scheme.idf()}, or null iff it is
+     *                 {@value FingerprintScheme#NO_IDF}
+     */
+    public Fingerprinter(FingerprintScheme scheme, IdfTable idfTable) {
+        if (scheme == null) {
+            throw new IllegalArgumentException("scheme must not be null");
+        }
+        if (idfTable == null) {
+            if (!scheme.idf().equals(FingerprintScheme.NO_IDF)) {
+                throw new IllegalArgumentException("scheme [" + scheme.id() + "] needs idf table [" + scheme.idf()
+                    + "], got none");
+            }
+        } else {
+            if (!idfTable.identity().equals(scheme.idf())) {
+                throw new IllegalArgumentException("scheme [" + scheme.id() + "] needs idf table [" + scheme.idf()
+                    + "], got [" + idfTable.identity() + "]");
+            }
+            if (idfTable.seed() != scheme.seed()) {
+                throw new IllegalArgumentException("idf table [" + idfTable.identity() + "] was hashed with seed "
+                    + idfTable.seed() + ", scheme [" + scheme.id() + "] uses seed " + scheme.seed());
+            }
+        }
+        this.scheme = scheme;
+        this.idfTable = idfTable;
+        this.tokenHasher = new TokenHasher(scheme.seed());
+        this.simhashShingles = new ShingleHasher(scheme.simhashShingleSize(), scheme.seed());
+        this.minhashShingles = new ShingleHasher(scheme.minhashShingleSize(), scheme.seed());
+        this.minHasher = MinHasher.of(scheme.numHashes(), scheme.seed(), scheme.minhashMethod());
+    }
+
+    public FingerprintScheme scheme() {
+        return scheme;
+    }
+
+    /** Adds the token {@code buf[off, off + len)}. */
+    public void token(char[] buf, int off, int len) {
+        if (finished) {
+            throw new IllegalStateException("finish() was called: call reset() before adding tokens");
+        }
+        long h = tokenHasher.hash(buf, off, len);
+        float idf = idfTable == null ? 1f : idfTable.idf(h);
+        if (simhashShingles.add(h, idf)) {
+            addFeature(simhashShingles.shingle(), simhashShingles.maxWeight());
+        }
+        if (minhashShingles.add(h)) {
+            shingles.add(minhashShingles.shingle());
+        }
+    }
+
+    /** Convenience for tests and tools; allocates. */
+    public void token(CharSequence token) {
+        char[] chars = token.toString().toCharArray();
+        token(chars, 0, chars.length);
+    }
+
+    private void addFeature(long featureHash, float idf) {
+        int index = features.add(featureHash);
+        int count = features.valueAt(index);
+        if (count == 0) {
+            if (index == featureIdf.length) {
+                featureIdf = Arrays.copyOf(featureIdf, featureIdf.length * 2);
+            }
+            featureIdf[index] = idf;
+        }
+        features.setValueAt(index, count + 1);
+    }
+
+    /** Ends the document and computes its fingerprints. Call {@link #reset()} before the next one. */
+    public Fingerprint finish() {
+        if (finished) {
+            throw new IllegalStateException("finish() was already called: call reset() first");
+        }
+        finished = true;
+        if (simhashShingles.finish()) {
+            addFeature(simhashShingles.shingle(), simhashShingles.maxWeight());
+        }
+        if (minhashShingles.finish()) {
+            shingles.add(minhashShingles.shingle());
+        }
+        FeatureWeighting weighting = scheme.weighting();
+        for (int i = 0; i < features.size(); i++) {
+            accumulator.add(features.keyAt(i), weighting.weight(features.valueAt(i)) * featureIdf[i]);
+        }
+        long simhash = accumulator.fingerprint();
+        Margins margins = Margins.of(accumulator.weights(weights), Margins.BITS);
+        int[] minhash = minHasher.signature(shingles.keysArray(), shingles.size());
+        return new Fingerprint(simhash, margins, minhash, simhashShingles.tokens(), features.size());
+    }
+
+    /** Forgets the current document, keeping the grown buffers. */
+    public void reset() {
+        simhashShingles.reset();
+        minhashShingles.reset();
+        features.clear();
+        shingles.clear();
+        accumulator.reset();
+        finished = false;
+    }
+
+    /** Fingerprints a whole token sequence: reset, every token, finish. */
+    public Fingerprint fingerprint(Iterable<? extends CharSequence> tokens) {
+        reset();
+        for (CharSequence t : tokens) {
+            token(t);
+        }
+        return finish();
+    }
+}

@@ -1,0 +1,15 @@
+package io.neardup.core;
+
+/** Hamming distance between 64-bit fingerprints (seed 001, eq. 3.2): XOR, then count the ones. */
+public final class Hamming {
+    private Hamming() {}
+
+    public static int distance(long a, long b) {
+        return Long.bitCount(a ^ b);
+    }
+
+    /** True iff {@code distance(a, b) <= maxDistance}. */
+    public static boolean within(long a, long b, int maxDistance) {
+        return Long.bitCount(a ^ b) <= maxDistance;
+    }
+}

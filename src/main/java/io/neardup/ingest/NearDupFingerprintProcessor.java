@@ -1,0 +1,242 @@
+package io.neardup.ingest;
+
+import io.neardup.core.ContentHash;
+import io.neardup.core.Fingerprint;
+import io.neardup.core.FingerprintScheme;
+import io.neardup.core.Fingerprinter;
+import io.neardup.core.IdfTable;
+import io.neardup.core.SignatureCodec;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.opensearch.ingest.AbstractProcessor;
+import org.opensearch.ingest.IngestDocument;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Writes the near-duplicate fingerprints of a text field: its simhash with per-bit margins, its
+ * MinHash signature and the hash of its normalized content, each tagged with the scheme that made
+ * it (see {@link FingerprintScheme}).
+ */
+public final class NearDupFingerprintProcessor extends AbstractProcessor {
+
+    public static final String TYPE = "near_dup_fingerprint";
+    static final String ANALYZED_FIELD = "_neardup";
+
+    /** The parts of the output a pipeline may ask for. */
+    public enum Output {
+        SIMHASH, MINHASH, CONTENT_HASH;
+
+        public String paramName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Output parse(String value) {
+            for (Output output : values()) {
+                if (output.paramName().equals(value)) {
+                    return output;
+                }
+            }
+            throw new IllegalArgumentException("unknown output [" + value + "], expected any of [simhash, minhash, content_hash]");
+        }
+    }
+
+    private final String field;
+    private final String targetField;
+    private final boolean ignoreMissing;
+    private final int maxChars;
+    private final boolean truncate;
+    private final Set<Output> outputs;
+    private final Analyzer analyzer;
+    private final FingerprintScheme scheme;
+    private final IdfTable idfTable;
+    /** Ingest runs on many threads at once; each reuses its own scratch state. */
+    private final ThreadLocal<Fingerprinter> fingerprinters;
+
+    NearDupFingerprintProcessor(
+        String tag,
+        String description,
+        String field,
+        String targetField,
+        boolean ignoreMissing,
+        int maxChars,
+        boolean truncate,
+        Set<Output> outputs,
+        Analyzer analyzer,
+        FingerprintScheme scheme,
+        IdfTable idfTable
+    ) {
+        super(tag, description);
+        this.field = field;
+        this.targetField = targetField;
+        this.ignoreMissing = ignoreMissing;
+        this.maxChars = maxChars;
+        this.truncate = truncate;
+        this.outputs = EnumSet.copyOf(outputs);
+        this.analyzer = analyzer;
+        this.scheme = scheme;
+        this.idfTable = idfTable;
+        this.fingerprinters = ThreadLocal.withInitial(() -> new Fingerprinter(scheme, idfTable));
+    }
+
+    @Override
+    public String getType() {
+        return TYPE;
+    }
+
+    public FingerprintScheme scheme() {
+        return scheme;
+    }
+
+    String field() {
+        return field;
+    }
+
+    String targetField() {
+        return targetField;
+    }
+
+    boolean ignoreMissing() {
+        return ignoreMissing;
+    }
+
+    int maxChars() {
+        return maxChars;
+    }
+
+    boolean truncate() {
+        return truncate;
+    }
+
+    Set<Output> outputs() {
+        return EnumSet.copyOf(outputs);
+    }
+
+    IdfTable idfTable() {
+        return idfTable;
+    }
+
+    @Override
+    public IngestDocument execute(IngestDocument document) {
+        Object value = document.getFieldValue(field, Object.class, true);
+        if (value == null) {
+            if (ignoreMissing) {
+                return document;
+            }
+            String problem = document.hasField(field, true) ? "is null" : "is missing";
+            throw new IllegalArgumentException("field [" + field + "] " + problem + ", cannot fingerprint it");
+        }
+        String text = textOf(value);
+        boolean truncated = false;
+        if (text.length() > maxChars) {
+            if (truncate == false) {
+                throw new IllegalArgumentException(
+                    "field [" + field + "] has " + text.length() + " characters, more than max_chars [" + maxChars
+                        + "]; raise max_chars or set truncate to fingerprint only the first max_chars characters"
+                );
+            }
+            text = text.substring(0, maxChars);
+            truncated = true;
+        }
+        document.setFieldValue(targetField, fingerprintOf(text, truncated));
+        return document;
+    }
+
+    private String textOf(Object value) {
+        if (value instanceof String string) {
+            return string;
+        }
+        if (value instanceof List<?> list) {
+            StringBuilder joined = new StringBuilder();
+            for (int i = 0; i < list.size(); i++) {
+                if (list.get(i) instanceof String element) {
+                    if (i > 0) {
+                        joined.append('\n');
+                    }
+                    joined.append(element);
+                } else {
+                    throw new IllegalArgumentException(
+                        "field [" + field + "] element [" + i + "] is " + typeName(list.get(i)) + ", expected a string"
+                    );
+                }
+            }
+            return joined.toString();
+        }
+        throw new IllegalArgumentException(
+            "field [" + field + "] is " + typeName(value) + ", expected a string or an array of strings"
+        );
+    }
+
+    private static String typeName(Object value) {
+        if (value == null) {
+            return "null";
+        }
+        if (value instanceof Map) {
+            return "an object";
+        }
+        if (value instanceof Number) {
+            return "a number [" + value + "]";
+        }
+        if (value instanceof Boolean) {
+            return "a boolean [" + value + "]";
+        }
+        return "of type [" + value.getClass().getSimpleName() + "]";
+    }
+
+    private Map<String, Object> fingerprintOf(String text, boolean truncated) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        String schemeId = scheme.id();
+        if (outputs.contains(Output.SIMHASH) || outputs.contains(Output.MINHASH)) {
+            Fingerprint fingerprint = analyze(text);
+            // A text without tokens has no simhash or MinHash; writing zeros would make every such
+            // document a false near-duplicate of every other.
+            if (fingerprint.tokens() > 0) {
+                if (outputs.contains(Output.SIMHASH)) {
+                    Map<String, Object> simhash = new LinkedHashMap<>();
+                    simhash.put("value", String.format(Locale.ROOT, "%016x", fingerprint.simhash()));
+                    simhash.put("margins", fingerprint.margins().encode());
+                    simhash.put("scheme", schemeId);
+                    out.put("simhash", simhash);
+                }
+                if (outputs.contains(Output.MINHASH)) {
+                    Map<String, Object> minhash = new LinkedHashMap<>();
+                    minhash.put("value", SignatureCodec.encode(fingerprint.minhash(), scheme.schemeHash()));
+                    minhash.put("scheme", schemeId);
+                    out.put("minhash", minhash);
+                }
+            }
+            out.put("tokens", fingerprint.tokens());
+        }
+        if (outputs.contains(Output.CONTENT_HASH)) {
+            out.put("content_hash", ContentHash.of(text));
+        }
+        if (truncated) {
+            out.put("truncated", true);
+        }
+        return out;
+    }
+
+    private Fingerprint analyze(String text) {
+        Fingerprinter fingerprinter = fingerprinters.get();
+        fingerprinter.reset();
+        try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, text)) {
+            CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
+            tokens.reset();
+            while (tokens.incrementToken()) {
+                fingerprinter.token(term.buffer(), 0, term.length());
+            }
+            tokens.end();
+        } catch (IOException e) {
+            throw new UncheckedIOException("analyzing field [" + field + "] failed", e);
+        }
+        return fingerprinter.finish();
+    }
+}

@@ -1,0 +1,206 @@
+package io.neardup.ingest;
+
+import io.neardup.core.FingerprintScheme;
+import io.neardup.core.Hamming;
+import io.neardup.core.IdfTable;
+import io.neardup.core.Margins;
+import io.neardup.core.MinHasher;
+import io.neardup.core.SignatureCodec;
+import io.neardup.ingest.NearDupFingerprintProcessor.Output;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.opensearch.ingest.IngestDocument;
+import org.opensearch.ingest.RandomDocumentPicks;
+import org.opensearch.test.OpenSearchTestCase;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
+
+    private static final String TEXT = "The quick brown fox jumps over the lazy dog while the farmer sleeps under an old oak tree "
+        + "and the cat watches the birds that sing in the morning light near the quiet river bank";
+
+    private static NearDupFingerprintProcessor processor(boolean ignoreMissing, int maxChars, boolean truncate, Output... outputs) {
+        return new NearDupFingerprintProcessor("tag", null, "body", "body_fp", ignoreMissing, maxChars, truncate,
+            outputs.length == 0 ? EnumSet.allOf(Output.class) : EnumSet.of(outputs[0], outputs),
+            new StandardAnalyzer(), FingerprintScheme.defaults("standard"), (IdfTable) null);
+    }
+
+    private static NearDupFingerprintProcessor processor() {
+        return processor(false, 1_000_000, false);
+    }
+
+    private static IngestDocument document(Object body) {
+        Map<String, Object> source = new HashMap<>();
+        source.put("title", "t");
+        if (body != NOTHING) {
+            source.put("body", body);
+        }
+        return RandomDocumentPicks.randomIngestDocument(random(), source);
+    }
+
+    private static final Object NOTHING = new Object();
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> fingerprintOf(Object body) throws Exception {
+        IngestDocument document = processor().execute(document(body));
+        return document.getFieldValue("body_fp", Map.class);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static long simhashOf(String text) throws Exception {
+        Map<String, Object> simhash = (Map<String, Object>) fingerprintOf(text).get("simhash");
+        return Long.parseUnsignedLong((String) simhash.get("value"), 16);
+    }
+
+    @SuppressWarnings("unchecked")
+    public void testWritesEveryOutputTaggedWithTheScheme() throws Exception {
+        FingerprintScheme scheme = FingerprintScheme.defaults("standard");
+        Map<String, Object> fp = fingerprintOf(TEXT);
+        Map<String, Object> simhash = (Map<String, Object>) fp.get("simhash");
+        assertTrue(simhash.get("value").toString(), simhash.get("value").toString().matches("[0-9a-f]{16}"));
+        assertEquals(Margins.BITS, Margins.decode((String) simhash.get("margins")).length());
+        assertEquals(scheme.id(), simhash.get("scheme"));
+        Map<String, Object> minhash = (Map<String, Object>) fp.get("minhash");
+        int[] signature = SignatureCodec.decode((String) minhash.get("value"), scheme.numHashes(), scheme.schemeHash());
+        assertEquals(scheme.numHashes(), signature.length);
+        assertEquals(scheme.id(), minhash.get("scheme"));
+        assertTrue(fp.get("content_hash").toString().matches("[0-9a-f]{32}"));
+        assertEquals(35L, ((Number) fp.get("tokens")).longValue());
+        assertFalse(fp.containsKey("truncated"));
+    }
+
+    public void testSameTextSameFingerprintsAndContentHashIgnoresCaseAndSpacing() throws Exception {
+        assertEquals(fingerprintOf(TEXT), fingerprintOf(TEXT));
+        String respaced = "  " + TEXT.toUpperCase(java.util.Locale.ROOT).replace(" ", "\n\t ") + " ";
+        assertEquals(fingerprintOf(TEXT).get("content_hash"), fingerprintOf(respaced).get("content_hash"));
+        assertNotEquals(fingerprintOf(TEXT).get("content_hash"), fingerprintOf(TEXT + " extra").get("content_hash"));
+    }
+
+    public void testNearDuplicateIsCloserThanUnrelatedText() throws Exception {
+        String edited = TEXT.replace("lazy", "sleepy");
+        String unrelated = "Configuration files are read at startup; the daemon reloads them when it receives a hangup "
+            + "signal and writes its process identifier to a file under the run directory for service managers";
+        long original = simhashOf(TEXT);
+        int near = Hamming.distance(original, simhashOf(edited));
+        int far = Hamming.distance(original, simhashOf(unrelated));
+        assertTrue("near " + near + " far " + far, near < far);
+    }
+
+    public void testOutputsSelectWhatIsWritten() throws Exception {
+        IngestDocument document = processor(false, 1000, false, Output.CONTENT_HASH).execute(document(TEXT));
+        Map<?, ?> fp = document.getFieldValue("body_fp", Map.class);
+        assertEquals(List.of("content_hash"), new ArrayList<>(fp.keySet()));
+        fp = processor(false, 1000, false, Output.SIMHASH).execute(document(TEXT)).getFieldValue("body_fp", Map.class);
+        assertTrue(fp.containsKey("simhash"));
+        assertFalse(fp.containsKey("minhash"));
+        assertFalse(fp.containsKey("content_hash"));
+    }
+
+    public void testArrayOfStringsIsFingerprintedAsOneText() throws Exception {
+        assertEquals(fingerprintOf("first part\nsecond part"), fingerprintOf(List.of("first part", "second part")));
+        IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> fingerprintOf(List.of("a", 3)));
+        assertEquals("field [body] element [1] is a number [3], expected a string", e.getMessage());
+    }
+
+    public void testMissingAndNullFailUnlessIgnored() throws Exception {
+        IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> processor().execute(document(NOTHING)));
+        assertEquals("field [body] is missing, cannot fingerprint it", e.getMessage());
+        e = expectThrows(IllegalArgumentException.class, () -> processor().execute(document(null)));
+        assertEquals("field [body] is null, cannot fingerprint it", e.getMessage());
+
+        NearDupFingerprintProcessor ignoring = processor(true, 1000, false);
+        for (Object body : new Object[] { NOTHING, null }) {
+            IngestDocument document = document(body);
+            Map<String, Object> before = new HashMap<>(document.getSourceAndMetadata());
+            ignoring.execute(document);
+            assertEquals(before, document.getSourceAndMetadata());
+        }
+    }
+
+    public void testNonStringValuesFailWithTheirType() {
+        IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> fingerprintOf(42));
+        assertEquals("field [body] is a number [42], expected a string or an array of strings", e.getMessage());
+        e = expectThrows(IllegalArgumentException.class, () -> fingerprintOf(true));
+        assertEquals("field [body] is a boolean [true], expected a string or an array of strings", e.getMessage());
+        e = expectThrows(IllegalArgumentException.class, () -> fingerprintOf(Map.of("a", "b")));
+        assertEquals("field [body] is an object, expected a string or an array of strings", e.getMessage());
+    }
+
+    public void testTextWithoutTokensGetsOnlyAContentHash() throws Exception {
+        for (String empty : new String[] { "", "   \n\t ", "!!! ... ---" }) {
+            Map<String, Object> fp = fingerprintOf(empty);
+            assertFalse(empty, fp.containsKey("simhash"));
+            assertFalse(empty, fp.containsKey("minhash"));
+            assertEquals(0L, ((Number) fp.get("tokens")).longValue());
+            assertTrue(fp.containsKey("content_hash"));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    public void testMaxCharsFailsOrTruncatesVisibly() throws Exception {
+        String text = "alpha beta gamma delta epsilon";
+        IllegalArgumentException e = expectThrows(IllegalArgumentException.class,
+            () -> processor(false, 10, false).execute(document(text)));
+        assertEquals("field [body] has 30 characters, more than max_chars [10]; raise max_chars or set truncate to "
+            + "fingerprint only the first max_chars characters", e.getMessage());
+
+        Map<String, Object> truncated = processor(false, 10, true).execute(document(text)).getFieldValue("body_fp", Map.class);
+        assertEquals(Boolean.TRUE, truncated.get("truncated"));
+        Map<String, Object> prefix = processor(false, 10, false).execute(document("alpha beta")).getFieldValue("body_fp", Map.class);
+        assertEquals(prefix.get("simhash"), truncated.get("simhash"));
+        assertEquals(prefix.get("content_hash"), truncated.get("content_hash"));
+    }
+
+    public void testConcurrentDocumentsGetTheSameFingerprintsAsSequentialOnes() throws Exception {
+        NearDupFingerprintProcessor shared = processor();
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            texts.add(TEXT.substring(0, 20 + (i * 7) % (TEXT.length() - 20)) + " document " + i);
+        }
+        List<Object> sequential = new ArrayList<>();
+        for (String text : texts) {
+            sequential.add(shared.execute(document(text)).getFieldValue("body_fp", Map.class));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Object>> futures = new ArrayList<>();
+            for (String text : texts) {
+                Callable<Object> task = () -> shared.execute(document(text)).getFieldValue("body_fp", Map.class);
+                futures.add(pool.submit(task));
+            }
+            for (int i = 0; i < texts.size(); i++) {
+                assertEquals("document " + i, sequential.get(i), futures.get(i).get());
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    public void testMinhashMethodsBothEstimateSimilarity() throws Exception {
+        for (MinHasher.Method method : MinHasher.Method.values()) {
+            FingerprintScheme scheme = new FingerprintScheme(1, "standard", 1, FingerprintScheme.defaults("standard").weighting(),
+                FingerprintScheme.NO_IDF, 3, 128, method, 7L);
+            NearDupFingerprintProcessor p = new NearDupFingerprintProcessor("t", null, "body", "body_fp", false, 100_000, false,
+                EnumSet.of(Output.MINHASH), new StandardAnalyzer(), scheme, null);
+            int[] a = signature(p, scheme, TEXT);
+            int[] b = signature(p, scheme, TEXT.replace("lazy dog", "sleepy dog"));
+            assertTrue(method + ": " + MinHasher.jaccard(a, b), MinHasher.jaccard(a, b) > 0.5);
+            assertEquals(1.0, MinHasher.jaccard(a, signature(p, scheme, TEXT)), 0.0);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static int[] signature(NearDupFingerprintProcessor p, FingerprintScheme scheme, String text) throws Exception {
+        Map<String, Object> fp = p.execute(document(text)).getFieldValue("body_fp", Map.class);
+        return SignatureCodec.decode((String) ((Map<String, Object>) fp.get("minhash")).get("value"), scheme.numHashes(),
+            scheme.schemeHash());
+    }
+}
