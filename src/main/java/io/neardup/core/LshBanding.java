@@ -1,0 +1,151 @@
+package io.neardup.core;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * LSH banding of a MinHash signature: {@code bands} bands of {@code rows} consecutive values each
+ * (band {@code i} covers values {@code [i * rows, (i + 1) * rows)}; values past
+ * {@code bands * rows} are not banded). Two documents become candidates when all values of at
+ * least one band are equal, which for Jaccard similarity {@code s} happens with probability
+ * {@code P(s) = 1 - (1 - s^rows)^bands}.
+ *
+ * <p>{@link #optimal} is datasketch's {@code _optimal_param}: over every {@code (b, r)} with
+ * {@code b * r <= numHashes} (b ascending, then r ascending; the first minimum wins) it minimizes
+ * {@code falsePositiveWeight * FP + falseNegativeWeight * FN} with
+ * {@code FP = ∫_0^t P(s) ds} and {@code FN = ∫_t^1 (1 - P(s)) ds}. datasketch integrates with
+ * scipy's {@code quad}; this class uses adaptive Simpson to 1e-12, so a near-tie may in principle
+ * resolve differently, never by more than that tolerance in the objective. Pure math, immutable.
+ *
+ * @param bands number of bands, at least 1
+ * @param rows  values per band, at least 1
+ */
+public record LshBanding(int bands, int rows) {
+
+    /** datasketch's default weights. */
+    public static final double DEFAULT_FALSE_POSITIVE_WEIGHT = 0.5;
+    public static final double DEFAULT_FALSE_NEGATIVE_WEIGHT = 0.5;
+
+    private static final double TOLERANCE = 1e-12;
+    private static final int MAX_DEPTH = 50;
+    private static final int CACHE_LIMIT = 256;
+    private static final Map<String, LshBanding> CACHE = new ConcurrentHashMap<>();
+
+    public LshBanding {
+        if (bands < 1 || rows < 1) {
+            throw new IllegalArgumentException("bands and rows must be at least 1, got bands [" + bands + "] rows [" + rows + "]");
+        }
+    }
+
+    /** Validates {@code bands * rows <= numHashes}. */
+    public static LshBanding of(int bands, int rows, int numHashes) {
+        LshBanding banding = new LshBanding(bands, rows);
+        if ((long) bands * rows > numHashes) {
+            throw new IllegalArgumentException("bands * rows must be at most num_hashes [" + numHashes + "], got bands [" + bands
+                + "] * rows [" + rows + "] = " + ((long) bands * rows));
+        }
+        return banding;
+    }
+
+    /** {@link #optimal(double, int, double, double)} with datasketch's default weights 0.5 / 0.5. */
+    public static LshBanding optimal(double threshold, int numHashes) {
+        return optimal(threshold, numHashes, DEFAULT_FALSE_POSITIVE_WEIGHT, DEFAULT_FALSE_NEGATIVE_WEIGHT);
+    }
+
+    /**
+     * The banding that minimizes the weighted false positive and false negative areas for
+     * {@code threshold}. Results are memoized (the search costs up to ~0.5 s for 1024 values).
+     */
+    public static LshBanding optimal(double threshold, int numHashes, double falsePositiveWeight, double falseNegativeWeight) {
+        if (!(threshold > 0 && threshold < 1)) {
+            throw new IllegalArgumentException("threshold must be in (0, 1), got " + threshold);
+        }
+        if (numHashes < 1 || numHashes > MinHasher.MAX_HASHES) {
+            throw new IllegalArgumentException("num_hashes must be in [1, " + MinHasher.MAX_HASHES + "], got " + numHashes);
+        }
+        if (!(falsePositiveWeight >= 0) || !(falseNegativeWeight >= 0) || !(falsePositiveWeight + falseNegativeWeight > 0)) {
+            throw new IllegalArgumentException("weights must be non-negative and not both 0, got false_positive_weight ["
+                + falsePositiveWeight + "] false_negative_weight [" + falseNegativeWeight + "]");
+        }
+        String key = threshold + "/" + numHashes + "/" + falsePositiveWeight + "/" + falseNegativeWeight;
+        LshBanding cached = CACHE.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        double minError = Double.POSITIVE_INFINITY;
+        LshBanding best = null;
+        for (int b = 1; b <= numHashes; b++) {
+            int maxR = numHashes / b;
+            for (int r = 1; r <= maxR; r++) {
+                double error = falsePositiveWeight * falsePositiveArea(threshold, b, r)
+                    + falseNegativeWeight * falseNegativeArea(threshold, b, r);
+                if (error < minError) {
+                    minError = error;
+                    best = new LshBanding(b, r);
+                }
+            }
+        }
+        if (CACHE.size() >= CACHE_LIMIT) {
+            CACHE.clear();
+        }
+        CACHE.put(key, best);
+        return best;
+    }
+
+    /** Probability that two signatures of Jaccard similarity {@code s} share at least one band. */
+    public double candidateProbability(double s) {
+        return candidate(s, bands, rows);
+    }
+
+    /** {@code ∫_0^t P(s) ds}. */
+    public static double falsePositiveArea(double threshold, int bands, int rows) {
+        return integrate(s -> candidate(s, bands, rows), 0.0, threshold);
+    }
+
+    /** {@code ∫_t^1 (1 - P(s)) ds}. */
+    public static double falseNegativeArea(double threshold, int bands, int rows) {
+        return integrate(s -> miss(s, bands, rows), threshold, 1.0);
+    }
+
+    /** {@code 1 - (1 - s^r)^b}, computed without cancellation for small {@code s^r}. */
+    static double candidate(double s, int b, int r) {
+        double sr = Math.pow(s, r);
+        if (sr >= 1) {
+            return 1;
+        }
+        return -Math.expm1(b * Math.log1p(-sr));
+    }
+
+    /** {@code (1 - s^r)^b}. */
+    static double miss(double s, int b, int r) {
+        double sr = Math.pow(s, r);
+        if (sr >= 1) {
+            return 0;
+        }
+        return Math.exp(b * Math.log1p(-sr));
+    }
+
+    private interface Fn {
+        double at(double x);
+    }
+
+    private static double integrate(Fn f, double a, double b) {
+        double fa = f.at(a), fb = f.at(b), m = (a + b) / 2, fm = f.at(m);
+        double whole = (b - a) / 6 * (fa + 4 * fm + fb);
+        return simpson(f, a, b, fa, fm, fb, whole, TOLERANCE, MAX_DEPTH);
+    }
+
+    private static double simpson(Fn f, double a, double b, double fa, double fm, double fb, double whole, double eps, int depth) {
+        double m = (a + b) / 2;
+        double lm = (a + m) / 2, rm = (m + b) / 2;
+        double flm = f.at(lm), frm = f.at(rm);
+        double left = (m - a) / 6 * (fa + 4 * flm + fm);
+        double right = (b - m) / 6 * (fm + 4 * frm + fb);
+        double delta = left + right - whole;
+        // Depth 6 minimum: a steep integrand (large r) can look flat on a coarse grid.
+        if (depth <= 0 || (MAX_DEPTH - depth >= 6 && Math.abs(delta) <= 15 * eps)) {
+            return left + right + delta / 15;
+        }
+        return simpson(f, a, m, fa, flm, fm, left, eps / 2, depth - 1) + simpson(f, m, b, fm, frm, fb, right, eps / 2, depth - 1);
+    }
+}

@@ -1,0 +1,301 @@
+package io.neardup.mapper;
+
+import io.neardup.core.LshBanding;
+import io.neardup.core.MinHasher;
+import io.neardup.core.Murmur3;
+import io.neardup.core.SignatureCodec;
+import org.apache.lucene.document.BinaryDocValuesField;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.FieldType;
+import org.apache.lucene.index.IndexOptions;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.util.BytesRef;
+import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.index.mapper.FieldMapper;
+import org.opensearch.index.mapper.MappedFieldType;
+import org.opensearch.index.mapper.ParametrizedFieldMapper;
+import org.opensearch.index.mapper.ParseContext;
+import org.opensearch.index.mapper.SourceValueFetcher;
+import org.opensearch.index.mapper.TextSearchInfo;
+import org.opensearch.index.mapper.ValueFetcher;
+import org.opensearch.index.query.QueryShardContext;
+import org.opensearch.search.lookup.SearchLookup;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code minhash} field type: one MinHash signature per document, indexed as LSH band terms.
+ *
+ * <pre>
+ * "body_fp": {"properties": {"minhash": {"type": "minhash", "num_hashes": 128, "threshold": 0.8}}}
+ * parameters: num_hashes (128, in [1, 1024]);
+ *             either bands + rows (bands * rows &lt;= num_hashes)
+ *             or threshold in (0, 1) with false_positive_weight / false_negative_weight (0.5 / 0.5),
+ *             from which bands and rows are derived by {@link LshBanding#optimal};
+ *             neither: threshold 0.8 (128 values: 9 bands of 13 rows); meta.
+ * None of them can be changed on an existing field.
+ * </pre>
+ *
+ * <p>Lucene fields for a field named {@code f} (the query depends on these):
+ * <ul>
+ * <li>{@code f}: BinaryDocValues, the signature as {@code num_hashes} big-endian int32 values
+ *     ({@link #signatureBytes}), no header.</li>
+ * <li>{@code f}: one indexed term per band (DOCS only, no norms, no positions), {@link #bandTerm}:
+ *     2 bytes band index (big-endian) followed by 8 bytes (big-endian) of
+ *     {@code Murmur3.hash64(seed 0)} over the band's {@code rows} values as big-endian int32
+ *     bytes; band {@code i} covers values {@code [i * rows, (i + 1) * rows)}.</li>
+ * <li>{@code f._scheme}: SortedDocValues of the scheme string, when the value had one.</li>
+ * </ul>
+ * The signature's header (format version, scheme hash) is checked: a wrong length or version fails,
+ * and when the scheme string has the form {@code nd<version>-<8 hex>} ({@code FingerprintScheme.id()})
+ * its hash must equal the header's. Arrays are rejected.
+ */
+public final class MinhashFieldMapper extends ParametrizedFieldMapper {
+    public static final String CONTENT_TYPE = "minhash";
+    public static final int DEFAULT_NUM_HASHES = 128;
+    public static final double DEFAULT_THRESHOLD = 0.8;
+    private static final Set<String> KEYS = Set.of("value", "scheme");
+    private static final Pattern SCHEME_ID = Pattern.compile("nd[0-9]+-([0-9a-f]{8})");
+
+    /** The band terms' field type. */
+    public static final FieldType BAND_FIELD_TYPE = new FieldType();
+    static {
+        BAND_FIELD_TYPE.setIndexOptions(IndexOptions.DOCS);
+        BAND_FIELD_TYPE.setTokenized(false);
+        BAND_FIELD_TYPE.setOmitNorms(true);
+        BAND_FIELD_TYPE.setStored(false);
+        BAND_FIELD_TYPE.freeze();
+    }
+
+    private static MinhashFieldMapper toType(FieldMapper in) {
+        return (MinhashFieldMapper) in;
+    }
+
+    /** The signature as stored in the binary doc values: big-endian int32 values, no header. */
+    public static byte[] signatureBytes(int[] signature) {
+        ByteBuffer buf = ByteBuffer.allocate(4 * signature.length);
+        for (int v : signature) {
+            buf.putInt(v);
+        }
+        return buf.array();
+    }
+
+    /** The term of band {@code band} of a signature in {@link #signatureBytes} layout. */
+    public static BytesRef bandTerm(byte[] signatureBytes, int band, int rows) {
+        long hash = Murmur3.hash64(signatureBytes, band * rows * 4, rows * 4, 0L);
+        return new BytesRef(ByteBuffer.allocate(10).putShort((short) band).putLong(hash).array());
+    }
+
+    private static Parameter<Integer> nullableInt(String name, java.util.function.Function<FieldMapper, Integer> initializer) {
+        return new Parameter<>(name, false, () -> null, (n, c, o) -> o == null ? null : XContentMapValues.nodeIntegerValue(o), initializer)
+            .acceptsNull()
+            .setSerializerCheck((includeDefaults, isConfigured, v) -> v != null);
+    }
+
+    public static class Builder extends ParametrizedFieldMapper.Builder {
+        private final Parameter<Integer> numHashes = Parameter.intParam("num_hashes", false, m -> toType(m).numHashes, DEFAULT_NUM_HASHES)
+            .setValidator(v -> {
+                if (v < 1 || v > MinHasher.MAX_HASHES) {
+                    throw new IllegalArgumentException("[num_hashes] must be in [1, " + MinHasher.MAX_HASHES + "], got [" + v + "]");
+                }
+            });
+        private final Parameter<Integer> bands = nullableInt("bands", m -> toType(m).bandsParam);
+        private final Parameter<Integer> rows = nullableInt("rows", m -> toType(m).rowsParam);
+        private final Parameter<Double> threshold = new Parameter<Double>(
+            "threshold",
+            false,
+            () -> null,
+            (n, c, o) -> o == null ? null : XContentMapValues.nodeDoubleValue(o),
+            m -> toType(m).thresholdParam
+        ).acceptsNull().setSerializerCheck((includeDefaults, isConfigured, v) -> v != null).setValidator(v -> {
+            if (v != null && !(v > 0 && v < 1)) {
+                throw new IllegalArgumentException("[threshold] must be in (0, 1), got [" + v + "]");
+            }
+        });
+        private final Parameter<Double> fpWeight = Parameter.doubleParam(
+            "false_positive_weight",
+            false,
+            m -> toType(m).fpWeight,
+            LshBanding.DEFAULT_FALSE_POSITIVE_WEIGHT
+        );
+        private final Parameter<Double> fnWeight = Parameter.doubleParam(
+            "false_negative_weight",
+            false,
+            m -> toType(m).fnWeight,
+            LshBanding.DEFAULT_FALSE_NEGATIVE_WEIGHT
+        );
+        private final Parameter<Map<String, String>> meta = Parameter.metaParam();
+
+        public Builder(String name) {
+            super(name);
+        }
+
+        @Override
+        protected List<Parameter<?>> getParameters() {
+            return List.of(numHashes, bands, rows, threshold, fpWeight, fnWeight, meta);
+        }
+
+        private LshBanding banding() {
+            int n = numHashes.getValue();
+            boolean explicit = bands.getValue() != null || rows.getValue() != null;
+            if (explicit) {
+                if (threshold.getValue() != null) {
+                    throw new IllegalArgumentException("[threshold] cannot be combined with [bands] and [rows]: set either [threshold] "
+                        + "or both [bands] and [rows]");
+                }
+                if (bands.getValue() == null || rows.getValue() == null) {
+                    throw new IllegalArgumentException("[bands] and [rows] must be set together");
+                }
+                if (fpWeight.isConfigured() || fnWeight.isConfigured()) {
+                    throw new IllegalArgumentException(
+                        "[false_positive_weight] and [false_negative_weight] only apply to [threshold], not to [bands] and [rows]");
+                }
+                try {
+                    return LshBanding.of(bands.getValue(), rows.getValue(), n);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("[" + CONTENT_TYPE + "] field [" + name + "]: " + e.getMessage(), e);
+                }
+            }
+            double t = threshold.getValue() == null ? DEFAULT_THRESHOLD : threshold.getValue();
+            try {
+                return LshBanding.optimal(t, n, fpWeight.getValue(), fnWeight.getValue());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("[" + CONTENT_TYPE + "] field [" + name + "]: " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public MinhashFieldMapper build(BuilderContext context) {
+            LshBanding banding = banding();
+            MinhashFieldType ft = new MinhashFieldType(buildFullName(context), numHashes.getValue(), banding, meta.getValue());
+            return new MinhashFieldMapper(name, ft, multiFieldsBuilder.build(this, context), copyTo.build(), this);
+        }
+    }
+
+    public static final TypeParser PARSER = new TypeParser((n, c) -> new Builder(n));
+
+    public static final class MinhashFieldType extends MappedFieldType {
+        private final int numHashes;
+        private final LshBanding banding;
+
+        public MinhashFieldType(String name, int numHashes, LshBanding banding, Map<String, String> meta) {
+            super(name, true, false, true, TextSearchInfo.NONE, meta);
+            this.numHashes = numHashes;
+            this.banding = banding;
+        }
+
+        @Override
+        public String typeName() {
+            return CONTENT_TYPE;
+        }
+
+        public int numHashes() {
+            return numHashes;
+        }
+
+        /** The effective banding (given or derived from the threshold). */
+        public LshBanding banding() {
+            return banding;
+        }
+
+        @Override
+        public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
+            if (format != null) {
+                throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "] doesn't support formats.");
+            }
+            return new SourceValueFetcher(name(), context) {
+                @Override
+                protected Object parseSourceValue(Object value) {
+                    return value instanceof Map<?, ?> map ? map.get("value") : value;
+                }
+            };
+        }
+
+        @Override
+        public Query termQuery(Object value, QueryShardContext context) {
+            throw new IllegalArgumentException("[minhash] fields do not support term queries: field [" + name() + "]");
+        }
+    }
+
+    private final int numHashes;
+    private final Integer bandsParam;
+    private final Integer rowsParam;
+    private final Double thresholdParam;
+    private final double fpWeight;
+    private final double fnWeight;
+
+    private MinhashFieldMapper(String simpleName, MappedFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
+        super(simpleName, fieldType, multiFields, copyTo);
+        this.numHashes = builder.numHashes.getValue();
+        this.bandsParam = builder.bands.getValue();
+        this.rowsParam = builder.rows.getValue();
+        this.thresholdParam = builder.threshold.getValue();
+        this.fpWeight = builder.fpWeight.getValue();
+        this.fnWeight = builder.fnWeight.getValue();
+    }
+
+    @Override
+    public MinhashFieldType fieldType() {
+        return (MinhashFieldType) super.fieldType();
+    }
+
+    /** The whole value arrives at once, so that an array can be rejected instead of split. */
+    @Override
+    public boolean parsesArrayValue() {
+        return true;
+    }
+
+    @Override
+    protected void parseCreateField(ParseContext context) throws IOException {
+        String field = fieldType().name();
+        FingerprintFields.RawValue raw = FingerprintFields.read(context, field, CONTENT_TYPE, KEYS);
+        if (raw == null) {
+            return;
+        }
+        int[] signature;
+        try {
+            int headerHash = SignatureCodec.schemeHashOf(raw.value());
+            if (raw.scheme() != null) {
+                Matcher m = SCHEME_ID.matcher(raw.scheme());
+                if (m.matches() && Integer.parseUnsignedInt(m.group(1), 16) != headerHash) {
+                    throw new IllegalArgumentException("signature header has scheme hash " + String.format(java.util.Locale.ROOT, "%08x", headerHash)
+                        + " but [scheme] is [" + raw.scheme() + "]");
+                }
+            }
+            signature = SignatureCodec.decode(raw.value(), numHashes, headerHash);
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage();
+            if (message.contains(" values, expected ")) {
+                message += " (num_hashes)";
+            }
+            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + message, e);
+        }
+        if (context.doc().getByKey(field) != null) {
+            throw new IllegalArgumentException(
+                FingerprintFields.prefix(CONTENT_TYPE, field) + "takes one fingerprint per document, got a second value");
+        }
+        byte[] bytes = signatureBytes(signature);
+        context.doc().addWithKey(field, new BinaryDocValuesField(field, new BytesRef(bytes)));
+        LshBanding banding = fieldType().banding();
+        for (int band = 0; band < banding.bands(); band++) {
+            context.doc().add(new Field(field, bandTerm(bytes, band, banding.rows()), BAND_FIELD_TYPE));
+        }
+        FingerprintFields.addScheme(context, field, raw.scheme());
+    }
+
+    @Override
+    public ParametrizedFieldMapper.Builder getMergeBuilder() {
+        return new Builder(simpleName()).init(this);
+    }
+
+    @Override
+    protected String contentType() {
+        return CONTENT_TYPE;
+    }
+}

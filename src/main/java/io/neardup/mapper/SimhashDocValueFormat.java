@@ -1,0 +1,47 @@
+package io.neardup.mapper;
+
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.search.DocValueFormat;
+
+import java.util.function.LongSupplier;
+
+/**
+ * Renders a {@code simhash} doc value (the fingerprint xor {@link Long#MIN_VALUE}) as the
+ * fingerprint's 16 lowercase hex digits, for {@code docvalue_fields}, sort values and
+ * {@code search_after}. Stateless; registered as a {@code NamedWriteable} under {@link #NAME}.
+ */
+public final class SimhashDocValueFormat implements DocValueFormat {
+    public static final String NAME = "neardup_simhash_hex";
+    public static final SimhashDocValueFormat INSTANCE = new SimhashDocValueFormat();
+
+    private SimhashDocValueFormat() {}
+
+    /** Reader for the named writeable registry: the format has no state. */
+    public static SimhashDocValueFormat readFrom(StreamInput in) {
+        return INSTANCE;
+    }
+
+    @Override
+    public String getWriteableName() {
+        return NAME;
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) {}
+
+    @Override
+    public String format(long value) {
+        return SimhashFieldMapper.toHex(SimhashFieldMapper.decode(value));
+    }
+
+    @Override
+    public long parseLong(String value, boolean roundUp, LongSupplier now) {
+        return SimhashFieldMapper.encode(SimhashFieldMapper.parseHex(value));
+    }
+
+    @Override
+    public String toString() {
+        return NAME;
+    }
+}

@@ -1,0 +1,285 @@
+package io.neardup.mapper;
+
+import io.neardup.core.Margins;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.SortedNumericDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.search.IndexOrDocValuesQuery;
+import org.apache.lucene.search.MultiTermQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.util.BytesRef;
+import org.opensearch.common.geo.ShapeRelation;
+import org.opensearch.common.time.DateMathParser;
+import org.opensearch.index.fielddata.IndexFieldData;
+import org.opensearch.index.fielddata.IndexNumericFieldData.NumericType;
+import org.opensearch.index.fielddata.plain.SortedNumericIndexFieldData;
+import org.opensearch.index.mapper.FieldMapper;
+import org.opensearch.index.mapper.MappedFieldType;
+import org.opensearch.index.mapper.ParametrizedFieldMapper;
+import org.opensearch.index.mapper.ParseContext;
+import org.opensearch.index.mapper.SourceValueFetcher;
+import org.opensearch.index.mapper.TextSearchInfo;
+import org.opensearch.index.mapper.ValueFetcher;
+import org.opensearch.index.query.QueryShardContext;
+import org.opensearch.search.DocValueFormat;
+import org.opensearch.search.lookup.SearchLookup;
+
+import java.io.IOException;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The {@code simhash} field type: one 64-bit simhash per document, with its optional per-bit
+ * margins and scheme string.
+ *
+ * <pre>
+ * "body_fp": {"properties": {"simhash": {"type": "simhash"}}}
+ * parameters: index (true), doc_values (true, needed by the near-duplicate query, sorting and
+ *             index sorting), store_margins (true), meta
+ * </pre>
+ *
+ * <p>Lucene fields for a field named {@code f} (the query depends on these):
+ * <ul>
+ * <li>{@code f}: SortedNumericDocValues holding {@code fp ^ Long.MIN_VALUE} ({@link #encode}), so
+ *     that signed long order is the unsigned fingerprint order and fingerprints sharing a p-bit
+ *     prefix form one contiguous run; with {@code index: true} also a LongPoint of the same value.</li>
+ * <li>{@code f._margins}: a stored field of the 64 quantized margin bytes, MSB first
+ *     ({@link Margins#toBytes()}), when the value had margins and {@code store_margins} is true.</li>
+ * <li>{@code f._scheme}: SortedDocValues of the scheme string, when the value had one (a bare hex
+ *     string has none).</li>
+ * </ul>
+ * Arrays are rejected: one fingerprint per document and field.
+ */
+public final class SimhashFieldMapper extends ParametrizedFieldMapper {
+    public static final String CONTENT_TYPE = "simhash";
+    private static final Set<String> KEYS = Set.of("value", "margins", "scheme");
+
+    private static SimhashFieldMapper toType(FieldMapper in) {
+        return (SimhashFieldMapper) in;
+    }
+
+    /** The doc value and point encoding of a fingerprint: flips the top bit. */
+    public static long encode(long fingerprint) {
+        return fingerprint ^ Long.MIN_VALUE;
+    }
+
+    /** Inverse of {@link #encode}. */
+    public static long decode(long encoded) {
+        return encoded ^ Long.MIN_VALUE;
+    }
+
+    /** 16 lowercase hex digits. */
+    public static String toHex(long fingerprint) {
+        String hex = Long.toHexString(fingerprint);
+        return "0".repeat(16 - hex.length()) + hex;
+    }
+
+    /** Parses exactly 16 hex digits (either case). */
+    public static long parseHex(String hex) {
+        if (hex == null || hex.length() != 16) {
+            throw new IllegalArgumentException("simhash must be 16 hex characters, got [" + abbreviate(hex) + "]");
+        }
+        for (int i = 0; i < 16; i++) {
+            if (Character.digit(hex.charAt(i), 16) < 0) {
+                throw new IllegalArgumentException("simhash must be 16 hex characters, got [" + hex + "]");
+            }
+        }
+        return Long.parseUnsignedLong(hex, 16);
+    }
+
+    private static String abbreviate(String s) {
+        return s == null || s.length() <= 40 ? s : s.substring(0, 37) + "...";
+    }
+
+    public static class Builder extends ParametrizedFieldMapper.Builder {
+        private final Parameter<Boolean> indexed = Parameter.indexParam(m -> toType(m).indexed, true);
+        private final Parameter<Boolean> hasDocValues = Parameter.docValuesParam(m -> toType(m).hasDocValues, true);
+        private final Parameter<Boolean> storeMargins = Parameter.boolParam("store_margins", false, m -> toType(m).storeMargins, true);
+        private final Parameter<Map<String, String>> meta = Parameter.metaParam();
+
+        public Builder(String name) {
+            super(name);
+        }
+
+        @Override
+        protected List<Parameter<?>> getParameters() {
+            return List.of(indexed, hasDocValues, storeMargins, meta);
+        }
+
+        @Override
+        public SimhashFieldMapper build(BuilderContext context) {
+            SimhashFieldType ft = new SimhashFieldType(buildFullName(context), indexed.getValue(), hasDocValues.getValue(), meta.getValue());
+            return new SimhashFieldMapper(name, ft, multiFieldsBuilder.build(this, context), copyTo.build(), this);
+        }
+    }
+
+    public static final TypeParser PARSER = new TypeParser((n, c) -> new Builder(n));
+
+    public static final class SimhashFieldType extends MappedFieldType {
+
+        public SimhashFieldType(String name, boolean indexed, boolean hasDocValues, Map<String, String> meta) {
+            super(name, indexed, false, hasDocValues, TextSearchInfo.SIMPLE_MATCH_ONLY, meta);
+        }
+
+        public SimhashFieldType(String name) {
+            this(name, true, true, Map.of());
+        }
+
+        @Override
+        public String typeName() {
+            return CONTENT_TYPE;
+        }
+
+        @Override
+        public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
+            if (format != null) {
+                throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "] doesn't support formats.");
+            }
+            return new SourceValueFetcher(name(), context) {
+                @Override
+                protected Object parseSourceValue(Object value) {
+                    Object hex = value instanceof Map<?, ?> map ? map.get("value") : value;
+                    return hex == null ? null : toHex(parseHex(hex.toString()));
+                }
+            };
+        }
+
+        @Override
+        public DocValueFormat docValueFormat(String format, ZoneId timeZone) {
+            if (format != null) {
+                throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "] doesn't support formats.");
+            }
+            return SimhashDocValueFormat.INSTANCE;
+        }
+
+        @Override
+        public Object valueForDisplay(Object value) {
+            return value instanceof Long l ? toHex(decode(l)) : value;
+        }
+
+        @Override
+        public IndexFieldData.Builder fielddataBuilder(String fullyQualifiedIndexName, Supplier<SearchLookup> searchLookup) {
+            failIfNoDocValues();
+            return new SortedNumericIndexFieldData.Builder(name(), NumericType.LONG);
+        }
+
+        /** An exact match on the fingerprint, given as 16 hex characters. */
+        @Override
+        public Query termQuery(Object value, QueryShardContext context) {
+            failIfNotIndexedAndNoDocValues();
+            String hex = value instanceof BytesRef bytes ? bytes.utf8ToString() : String.valueOf(value);
+            long encoded;
+            try {
+                encoded = encode(parseHex(hex));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "]: " + e.getMessage(), e);
+            }
+            Query dvQuery = hasDocValues() ? SortedNumericDocValuesField.newSlowExactQuery(name(), encoded) : null;
+            if (isSearchable() == false) {
+                return dvQuery;
+            }
+            Query pointQuery = LongPoint.newExactQuery(name(), encoded);
+            return dvQuery == null ? pointQuery : new IndexOrDocValuesQuery(pointQuery, dvQuery);
+        }
+
+        @Override
+        public Query rangeQuery(
+            Object lowerTerm,
+            Object upperTerm,
+            boolean includeLower,
+            boolean includeUpper,
+            ShapeRelation relation,
+            ZoneId timeZone,
+            DateMathParser parser,
+            QueryShardContext context
+        ) {
+            throw new IllegalArgumentException("[simhash] fields do not support range queries: field [" + name() + "]");
+        }
+
+        @Override
+        public Query prefixQuery(String value, MultiTermQuery.RewriteMethod method, boolean caseInsensitive, QueryShardContext context) {
+            throw new IllegalArgumentException("[simhash] fields do not support prefix queries: field [" + name() + "]");
+        }
+    }
+
+    private final boolean indexed;
+    private final boolean hasDocValues;
+    private final boolean storeMargins;
+
+    private SimhashFieldMapper(String simpleName, MappedFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
+        super(simpleName, fieldType, multiFields, copyTo);
+        this.indexed = builder.indexed.getValue();
+        this.hasDocValues = builder.hasDocValues.getValue();
+        this.storeMargins = builder.storeMargins.getValue();
+    }
+
+    @Override
+    public SimhashFieldType fieldType() {
+        return (SimhashFieldType) super.fieldType();
+    }
+
+    /** The whole value arrives at once, so that an array can be rejected instead of split. */
+    @Override
+    public boolean parsesArrayValue() {
+        return true;
+    }
+
+    @Override
+    protected void parseCreateField(ParseContext context) throws IOException {
+        String field = fieldType().name();
+        FingerprintFields.RawValue raw = FingerprintFields.read(context, field, CONTENT_TYPE, KEYS);
+        if (raw == null) {
+            return;
+        }
+        long fingerprint;
+        Margins margins = null;
+        try {
+            fingerprint = parseHex(raw.value());
+            if (raw.margins() != null) {
+                margins = Margins.decode(raw.margins());
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + e.getMessage(), e);
+        }
+        if (context.doc().getByKey(field) != null) {
+            throw new IllegalArgumentException(
+                FingerprintFields.prefix(CONTENT_TYPE, field) + "takes one fingerprint per document, got a second value");
+        }
+        long encoded = encode(fingerprint);
+        IndexableField first = null;
+        if (hasDocValues) {
+            first = new SortedNumericDocValuesField(field, encoded);
+            context.doc().addWithKey(field, first);
+        }
+        if (indexed) {
+            IndexableField point = new LongPoint(field, encoded);
+            if (first == null) {
+                first = point;
+                context.doc().addWithKey(field, point);
+            } else {
+                context.doc().add(point);
+            }
+        }
+        if (hasDocValues == false && indexed) {
+            createFieldNamesField(context);
+        }
+        if (margins != null && storeMargins) {
+            context.doc().add(new StoredField(FingerprintFields.marginsField(field), margins.toBytes()));
+        }
+        FingerprintFields.addScheme(context, field, raw.scheme());
+    }
+
+    @Override
+    public ParametrizedFieldMapper.Builder getMergeBuilder() {
+        return new Builder(simpleName()).init(this);
+    }
+
+    @Override
+    protected String contentType() {
+        return CONTENT_TYPE;
+    }
+}

@@ -1,0 +1,107 @@
+package io.neardup.mapper;
+
+import io.neardup.NearDupPlugin;
+import io.neardup.core.SignatureCodec;
+import org.opensearch.action.admin.indices.segments.IndicesSegmentResponse;
+import org.opensearch.action.search.SearchPhaseExecutionException;
+import org.opensearch.action.search.SearchResponse;
+import org.opensearch.action.support.WriteRequest;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.common.xcontent.XContentType;
+import org.opensearch.core.rest.RestStatus;
+import org.opensearch.index.engine.Segment;
+import org.opensearch.index.mapper.MapperParsingException;
+import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.plugins.Plugin;
+import org.opensearch.search.SearchHit;
+import org.opensearch.search.sort.SortOrder;
+import org.opensearch.test.OpenSearchSingleNodeTestCase;
+
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+
+import static org.hamcrest.Matchers.containsString;
+
+/** A real node: index sorting by a simhash field, sort values, term / exists queries, docvalue_fields. */
+public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCase {
+    private static final String MAPPING = """
+        {"properties": {"fp": {"properties": {
+          "simhash": {"type": "simhash"},
+          "minhash": {"type": "minhash", "num_hashes": 8, "bands": 4, "rows": 2}}}}}""";
+
+    @Override
+    protected Collection<Class<? extends Plugin>> getPlugins() {
+        return List.of(NearDupPlugin.class);
+    }
+
+    private void index(String id, String json) {
+        client().prepareIndex("docs").setId(id).setSource(json, XContentType.JSON).get();
+    }
+
+    public void testSortedIndexAndQueries() {
+        client().admin().indices().prepareCreate("docs")
+            .setSettings(Settings.builder().put("index.sort.field", "fp.simhash").put("index.number_of_shards", 1))
+            .setMapping(MAPPING)
+            .get();
+        String minhash = SignatureCodec.encode(new int[] { 1, 2, 3, 4, 5, 6, 7, 8 }, 42);
+        index("top", "{\"fp\": {\"simhash\": {\"value\": \"8000000000000000\", \"scheme\": \"nd1-0123abcd\"}, \"minhash\": \"" + minhash + "\"}}");
+        index("max", "{\"fp\": {\"simhash\": \"FFFFFFFFFFFFFFFF\"}}");
+        index("zero", "{\"fp\": {\"simhash\": \"0000000000000000\"}}");
+        index("mid", "{\"fp\": {\"simhash\": \"7fffffffffffffff\"}}");
+        index("none", "{\"title\": \"no fingerprint\"}");
+        client().admin().indices().prepareRefresh("docs").get();
+
+        IndicesSegmentResponse segments = client().admin().indices().prepareSegments("docs").get();
+        List<Segment> segs = segments.getIndices().get("docs").getShards().get(0).getShards()[0].getSegments();
+        assertFalse(segs.isEmpty());
+        for (Segment s : segs) {
+            assertNotNull(s.getSegmentSort());
+            assertEquals("fp.simhash", s.getSegmentSort().getSort()[0].getField());
+        }
+
+        SearchResponse sorted = client().prepareSearch("docs")
+            .setQuery(QueryBuilders.existsQuery("fp.simhash"))
+            .addSort("fp.simhash", SortOrder.ASC)
+            .addDocValueField("fp.simhash")
+            .get();
+        assertEquals(4, sorted.getHits().getTotalHits().value());
+        assertEquals(List.of("zero", "mid", "top", "max"), Arrays.stream(sorted.getHits().getHits()).map(SearchHit::getId).toList());
+        // OpenSearch formats long sort values only for unsigned_long: they come back encoded (fp ^ Long.MIN_VALUE).
+        assertEquals(List.of(Long.MIN_VALUE, -1L, 0L, Long.MAX_VALUE),
+            Arrays.stream(sorted.getHits().getHits()).map(h -> h.getSortValues()[0]).toList());
+        // search_after takes the encoded long or the hex string.
+        SearchResponse after = client().prepareSearch("docs")
+            .setQuery(QueryBuilders.existsQuery("fp.simhash"))
+            .addSort("fp.simhash", SortOrder.ASC)
+            .searchAfter(new Object[] { "7fffffffffffffff" })
+            .get();
+        assertEquals(List.of("top", "max"), Arrays.stream(after.getHits().getHits()).map(SearchHit::getId).toList());
+        assertEquals(List.of("0000000000000000", "7fffffffffffffff", "8000000000000000", "ffffffffffffffff"),
+            Arrays.stream(sorted.getHits().getHits()).map(h -> h.field("fp.simhash").getValue()).toList());
+
+        SearchResponse term = client().prepareSearch("docs").setQuery(QueryBuilders.termQuery("fp.simhash", "8000000000000000"))
+            .addFetchField("fp.simhash").get();
+        assertEquals(1, term.getHits().getTotalHits().value());
+        assertEquals("top", term.getHits().getAt(0).getId());
+        assertEquals("8000000000000000", term.getHits().getAt(0).field("fp.simhash").getValue());
+
+        SearchResponse minhashExists = client().prepareSearch("docs").setQuery(QueryBuilders.existsQuery("fp.minhash")).get();
+        assertEquals(1, minhashExists.getHits().getTotalHits().value());
+
+        MapperParsingException e = expectThrows(MapperParsingException.class, () -> index("bad", "{\"fp\": {\"simhash\": \"xyz\"}}"));
+        assertEquals(RestStatus.BAD_REQUEST, e.status());
+        assertEquals("[simhash] field [fp.simhash]: simhash must be 16 hex characters, got [xyz]", e.getCause().getMessage());
+    }
+
+    public void testUnsupportedQueriesAreBadRequests() {
+        createIndex("docs");
+        client().admin().indices().preparePutMapping("docs").setSource(MAPPING, XContentType.JSON).get();
+        index("a", "{\"fp\": {\"simhash\": \"0000000000000001\"}}");
+        client().admin().indices().prepareRefresh("docs").get();
+        SearchPhaseExecutionException e = expectThrows(SearchPhaseExecutionException.class,
+            () -> client().prepareSearch("docs").setQuery(QueryBuilders.rangeQuery("fp.simhash").gte("0000000000000000")).get());
+        assertEquals(RestStatus.BAD_REQUEST, e.status());
+        assertThat(e.shardFailures()[0].reason(), containsString("[simhash] fields do not support range queries: field [fp.simhash]"));
+    }
+}

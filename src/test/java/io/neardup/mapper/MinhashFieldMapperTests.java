@@ -1,0 +1,183 @@
+package io.neardup.mapper;
+
+import io.neardup.NearDupPlugin;
+import io.neardup.core.FingerprintScheme;
+import io.neardup.core.LshBanding;
+import io.neardup.core.SignatureCodec;
+import org.apache.lucene.index.DocValuesType;
+import org.apache.lucene.index.IndexOptions;
+import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.util.BytesRef;
+import org.opensearch.core.xcontent.XContentBuilder;
+import org.opensearch.index.mapper.DocumentMapper;
+import org.opensearch.index.mapper.FieldTypeTestCase;
+import org.opensearch.index.mapper.MappedFieldType;
+import org.opensearch.index.mapper.MapperParsingException;
+import org.opensearch.index.mapper.MapperTestCase;
+import org.opensearch.index.mapper.ParseContext;
+import org.opensearch.plugins.Plugin;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.hamcrest.Matchers.containsString;
+
+public class MinhashFieldMapperTests extends MapperTestCase {
+    static final FingerprintScheme SCHEME = FingerprintScheme.defaults("standard");
+
+    static int[] signature(int n) {
+        int[] sig = new int[n];
+        for (int i = 0; i < n; i++) {
+            sig[i] = i * 7919 - 1000;
+        }
+        return sig;
+    }
+
+    static String encoded(int n) {
+        return SignatureCodec.encode(signature(n), SCHEME.schemeHash());
+    }
+
+    @Override
+    protected Collection<? extends Plugin> getPlugins() {
+        return List.of(new NearDupPlugin());
+    }
+
+    @Override
+    protected void minimalMapping(XContentBuilder b) throws IOException {
+        b.field("type", "minhash");
+    }
+
+    @Override
+    protected void writeFieldValue(XContentBuilder b) throws IOException {
+        b.startObject().field("value", encoded(128)).field("scheme", SCHEME.id()).endObject();
+    }
+
+    @Override
+    protected void registerParameters(ParameterChecker checker) throws IOException {
+        checker.registerConflictCheck("num_hashes", b -> b.field("num_hashes", 64));
+        checker.registerConflictCheck("threshold", b -> b.field("threshold", 0.5));
+        checker.registerConflictCheck("false_positive_weight", b -> b.field("false_positive_weight", 0.3));
+        checker.registerConflictCheck("false_negative_weight", b -> b.field("false_negative_weight", 0.3));
+        checker.registerConflictCheck("bands", fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 8)),
+            fieldMapping(b -> b.field("type", "minhash").field("bands", 8).field("rows", 8)));
+        checker.registerConflictCheck("rows", fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 8)),
+            fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 16)));
+    }
+
+    private LshBanding banding(CheckedMapping mapping) throws IOException {
+        MappedFieldType ft = createMapperService(fieldMapping(mapping::build)).fieldType("field");
+        return ((MinhashFieldMapper.MinhashFieldType) ft).banding();
+    }
+
+    interface CheckedMapping {
+        void build(XContentBuilder b) throws IOException;
+    }
+
+    public void testBanding() throws IOException {
+        assertEquals(new LshBanding(9, 13), banding(b -> b.field("type", "minhash")));
+        assertEquals(new LshBanding(5, 25), banding(b -> b.field("type", "minhash").field("threshold", 0.9)));
+        assertEquals(new LshBanding(10, 6), banding(b -> b.field("type", "minhash").field("num_hashes", 64).field("threshold", 0.7)
+            .field("false_positive_weight", 0.3).field("false_negative_weight", 0.7)));
+        assertEquals(new LshBanding(16, 8), banding(b -> b.field("type", "minhash").field("bands", 16).field("rows", 8)));
+    }
+
+    public void testInvalidParameters() {
+        Map<CheckedMapping, String> cases = Map.of(
+            b -> b.field("type", "minhash").field("threshold", 0.8).field("bands", 4).field("rows", 8),
+            "[threshold] cannot be combined with [bands] and [rows]",
+            b -> b.field("type", "minhash").field("bands", 4),
+            "[bands] and [rows] must be set together",
+            b -> b.field("type", "minhash").field("bands", 16).field("rows", 9),
+            "bands * rows must be at most num_hashes [128], got bands [16] * rows [9] = 144",
+            b -> b.field("type", "minhash").field("num_hashes", 2000),
+            "[num_hashes] must be in [1, 1024], got [2000]",
+            b -> b.field("type", "minhash").field("threshold", 1.0),
+            "[threshold] must be in (0, 1), got [1.0]",
+            b -> b.field("type", "minhash").field("bands", 4).field("rows", 8).field("false_positive_weight", 0.2),
+            "[false_positive_weight] and [false_negative_weight] only apply to [threshold]"
+        );
+        for (Map.Entry<CheckedMapping, String> c : cases.entrySet()) {
+            Exception e = expectThrows(Exception.class, () -> createMapperService(fieldMapping(c.getKey()::build)));
+            assertThat(e.getMessage(), containsString(c.getValue()));
+        }
+    }
+
+    public void testParse() throws IOException {
+        DocumentMapper mapper = createDocumentMapper(fieldMapping(b -> b.field("type", "minhash").field("bands", 16).field("rows", 8)));
+        ParseContext.Document doc = mapper.parse(source(this::writeField)).rootDoc();
+        IndexableField[] fields = doc.getFields("field");
+        assertEquals(17, fields.length);
+        byte[] expectedBytes = MinhashFieldMapper.signatureBytes(signature(128));
+        assertEquals(512, expectedBytes.length);
+        Set<BytesRef> terms = new HashSet<>();
+        for (IndexableField f : fields) {
+            if (f.fieldType().docValuesType() == DocValuesType.BINARY) {
+                assertEquals(new BytesRef(expectedBytes), f.binaryValue());
+            } else {
+                assertEquals(IndexOptions.DOCS, f.fieldType().indexOptions());
+                assertTrue(f.fieldType().omitNorms());
+                assertEquals(10, f.binaryValue().length);
+                terms.add(BytesRef.deepCopyOf(f.binaryValue()));
+            }
+        }
+        assertEquals(16, terms.size());
+        assertTrue(terms.contains(MinhashFieldMapper.bandTerm(expectedBytes, 15, 8)));
+        assertEquals(new BytesRef(SCHEME.id()), doc.getField("field._scheme").binaryValue());
+        // Bare string: the same fields, no scheme.
+        doc = mapper.parse(source("{\"field\": \"" + encoded(128) + "\"}")).rootDoc();
+        assertNull(doc.getField("field._scheme"));
+        assertEquals(17, doc.getFields("field").length);
+        assertEquals(0, mapper.parse(source("{\"field\": null}")).rootDoc().getFields("field").length);
+    }
+
+    /** Equal band values in different positions give different terms; the band index is the first two bytes. */
+    public void testBandTermLayout() {
+        byte[] sig = MinhashFieldMapper.signatureBytes(new int[] { 1, 2, 1, 2 });
+        BytesRef t0 = MinhashFieldMapper.bandTerm(sig, 0, 2);
+        BytesRef t1 = MinhashFieldMapper.bandTerm(sig, 1, 2);
+        assertNotEquals(t0, t1);
+        assertEquals(Arrays.asList((byte) 0, (byte) 1), Arrays.asList(t1.bytes[t1.offset], t1.bytes[t1.offset + 1]));
+        assertTrue(Arrays.equals(t0.bytes, t0.offset + 2, t0.offset + 10, t1.bytes, t1.offset + 2, t1.offset + 10));
+    }
+
+    public void testMalformedValues() throws IOException {
+        DocumentMapper mapper = createDocumentMapper(fieldMapping(this::minimalMapping));
+        String p = "[minhash] field [field]: ";
+        byte[] wrongVersion = Base64.getUrlDecoder().decode(encoded(128));
+        wrongVersion[0] = 9;
+        int otherHash = SCHEME.schemeHash() + 1;
+        Map<String, String> cases = Map.of(
+            "\"" + encoded(64) + "\"", p + "minhash signature has 64 values, expected 128 (num_hashes)",
+            "\"" + Base64.getUrlEncoder().withoutPadding().encodeToString(wrongVersion) + "\"",
+            p + "minhash signature has format version 9, expected 1",
+            "\"AAA\"", p + "minhash signature has 2 bytes, shorter than its 5-byte header",
+            "\"not base64!\"", p + "minhash signature is not valid URL-safe base64",
+            "{\"value\": \"" + SignatureCodec.encode(signature(128), otherHash) + "\", \"scheme\": \"" + SCHEME.id() + "\"}",
+            p + "signature header has scheme hash " + String.format(java.util.Locale.ROOT, "%08x", otherHash) + " but [scheme] is ["
+                + SCHEME.id() + "]",
+            "{\"value\": \"" + encoded(128) + "\", \"margins\": \"x\"}", p + "has unknown key [margins], expected one of [",
+            "[\"" + encoded(128) + "\"]", p + "takes one fingerprint per document, got an array",
+            "42", p + "expects a string or an object with ["
+        );
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            MapperParsingException e = expectThrows(MapperParsingException.class,
+                () -> mapper.parse(source("{\"field\": " + c.getKey() + "}")));
+            assertThat(c.getKey(), e.getMessage(), containsString("failed to parse field [field] of type [minhash]"));
+            assertThat(c.getKey(), e.getCause().getMessage(), containsString(c.getValue()));
+        }
+    }
+
+    public void testQueriesAndFetch() throws IOException {
+        MappedFieldType ft = createMapperService(fieldMapping(this::minimalMapping)).fieldType("field");
+        Exception e = expectThrows(IllegalArgumentException.class, () -> ft.termQuery("x", null));
+        assertEquals("[minhash] fields do not support term queries: field [field]", e.getMessage());
+        assertEquals(List.of(encoded(128)), FieldTypeTestCase.fetchSourceValue(ft, Map.of("value", encoded(128), "scheme", "s")));
+        assertEquals(List.of(encoded(128)), FieldTypeTestCase.fetchSourceValue(ft, encoded(128)));
+    }
+}
