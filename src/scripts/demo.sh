@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Sets up the demo on a running node: the demo index loaded with the man-page corpus, then prints
-# requests to try.   demo.sh <url> <corpus.jsonl>
+# Sets up the demo on a running node: a fingerprinting pipeline, an index sorted by simhash, the
+# man-page corpus loaded through the pipeline; then prints requests to try.   demo.sh <url> <corpus.jsonl>
 set -euo pipefail
 url=$1
 corpus=$2
 index=manpages
 
+curl -fsS -X PUT "$url/_ingest/pipeline/fingerprints" -H 'Content-Type: application/json' -d '{
+  "description": "near-duplicate fingerprints of the text",
+  "processors": [{"near_dup_fingerprint": {"field": "text", "target_field": "text_fp"}}]
+}' > /dev/null
 curl -fsS -X DELETE "$url/$index?ignore_unavailable=true" > /dev/null
 curl -fsS -X PUT "$url/$index" -H 'Content-Type: application/json' -d '{
-  "settings": {"number_of_shards": 1, "number_of_replicas": 0},
+  "settings": {"number_of_shards": 1, "number_of_replicas": 0,
+               "index.default_pipeline": "fingerprints", "index.sort.field": "text_fp.simhash"},
   "mappings": {"properties": {
     "id": {"type": "keyword"}, "group": {"type": "keyword"}, "package": {"type": "keyword"},
-    "version": {"type": "keyword"}, "text": {"type": "text"}
+    "version": {"type": "keyword"}, "text": {"type": "text"},
+    "text_fp": {"properties": {
+      "simhash": {"type": "simhash"},
+      "minhash": {"type": "minhash", "threshold": 0.8},
+      "content_hash": {"type": "keyword"}
+    }}
   }}
 }' > /dev/null
 
@@ -25,7 +35,8 @@ case "$response" in
     *) echo "demo: bulk load reported errors: ${response:0:2000}" >&2; exit 1 ;;
 esac
 count=$(curl -fsS "$url/$index/_count" | sed -E 's/.*"count":([0-9]+).*/\1/')
-echo "demo: loaded $count man pages (several Debian releases of the same page are near-duplicates) into [$index]"
+echo "demo: loaded $count man pages through the [fingerprints] pipeline into [$index], sorted by simhash"
+echo "      (several Debian releases of one page are near-duplicates: same \"group\", close simhashes)"
 
 cat <<EXAMPLES
 
@@ -33,4 +44,10 @@ Try:
   curl -s '$url/_cat/plugins?v'
   curl -s '$url/$index/_search?pretty' -H 'Content-Type: application/json' -d '{"query": {"match": {"text": "copy files"}}, "_source": ["id", "group"]}'
   curl -s '$url/$index/_search?pretty' -H 'Content-Type: application/json' -d '{"size": 0, "aggs": {"copies": {"terms": {"field": "group", "min_doc_count": 2, "size": 5}}}}'
+  # fingerprint order puts near-duplicates next to each other:
+  curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits.fields' -H 'Content-Type: application/json' -d '{"size": 12, "_source": false, "docvalue_fields": ["text_fp.simhash"], "sort": [{"text_fp.simhash": "asc"}]}'
+  # exact duplicates share a content hash:
+  curl -s '$url/$index/_search?pretty&filter_path=aggregations' -H 'Content-Type: application/json' -d '{"size": 0, "aggs": {"exact_copies": {"terms": {"field": "text_fp.content_hash", "min_doc_count": 2, "size": 5}}}}'
+  # what the processor writes:
+  curl -s '$url/_ingest/pipeline/fingerprints/_simulate?pretty' -H 'Content-Type: application/json' -d '{"docs": [{"_source": {"text": "cp - copy files and directories"}}]}'
 EXAMPLES
