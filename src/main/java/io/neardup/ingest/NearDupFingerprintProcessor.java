@@ -195,7 +195,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         Map<String, Object> out = new LinkedHashMap<>();
         String schemeId = scheme.id();
         if (outputs.contains(Output.SIMHASH) || outputs.contains(Output.MINHASH)) {
-            Fingerprint fingerprint = analyze(text);
+            Fingerprint fingerprint = fingerprint(text);
             // A text without tokens has no simhash or MinHash; writing zeros would make every such
             // document a false near-duplicate of every other.
             if (fingerprint.tokens() > 0) {
@@ -224,7 +224,13 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return out;
     }
 
-    private Fingerprint analyze(String text) {
+    /** Whether this processor writes a simhash to {@code field} (the path a query names). */
+    public boolean writesSimhashTo(String field) {
+        return outputs.contains(Output.SIMHASH) && field.equals(targetField + ".simhash");
+    }
+
+    /** The fingerprints of a text, exactly as {@link #execute} computes them for a document. */
+    public Fingerprint fingerprint(String text) {
         Fingerprinter fingerprinter = fingerprinters.get();
         fingerprinter.reset();
         try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, text)) {

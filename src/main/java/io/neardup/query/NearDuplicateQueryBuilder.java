@@ -1,0 +1,344 @@
+package io.neardup.query;
+
+import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.mapper.SimhashFieldMapper;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
+import org.apache.lucene.search.Query;
+import org.opensearch.core.ParseField;
+import org.opensearch.core.common.ParsingException;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.xcontent.XContentBuilder;
+import org.opensearch.core.xcontent.XContentParser;
+import org.opensearch.index.mapper.IdFieldMapper;
+import org.opensearch.index.mapper.MappedFieldType;
+import org.opensearch.index.query.AbstractQueryBuilder;
+import org.opensearch.index.query.QueryShardContext;
+import org.opensearch.index.query.QueryShardException;
+
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * {@code near_duplicate}: the documents whose {@code simhash} field is within {@code max_distance}
+ * bits of a fingerprint, found by Probabilistic Simhash Matching (or exactly).
+ */
+public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDuplicateQueryBuilder> {
+
+    public static final String NAME = "near_duplicate";
+
+    public static final int DEFAULT_MAX_DISTANCE = 3;
+    public static final int MAX_MAX_DISTANCE = 8;
+    public static final int DEFAULT_MAX_FLIPS = 64;
+    public static final int MAX_MAX_FLIPS = 10_000;
+    public static final int MAX_PREFIX_BITS = 32;
+    /** {@code prefix_bits: "auto"}: about log2 of each segment's size. */
+    public static final int AUTO_PREFIX_BITS = 0;
+
+    private static final ParseField FIELD = new ParseField("field");
+    private static final ParseField LIKE = new ParseField("like");
+    private static final ParseField MAX_DISTANCE = new ParseField("max_distance");
+    private static final ParseField MODE = new ParseField("mode");
+    private static final ParseField MAX_FLIPS = new ParseField("max_flips");
+    private static final ParseField PREFIX_BITS = new ParseField("prefix_bits");
+    private static final ParseField FIRST_MATCH = new ParseField("first_match");
+    private static final ParseField INCLUDE_SELF = new ParseField("include_self");
+    private static final ParseField IGNORE_UNMAPPED = new ParseField("ignore_unmapped");
+
+    /** How the neighbours are looked up. */
+    public enum Mode {
+        /** Probabilistic Simhash Matching: the {@code max_flips} most probable flip sets of the query's weak bits. */
+        PSM,
+        /** Every document within {@code max_distance}: recall 1 by construction. */
+        EXACT;
+
+        public String paramName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Mode parse(String value) {
+            for (Mode mode : values()) {
+                if (mode.paramName().equals(value)) {
+                    return mode;
+                }
+            }
+            throw new IllegalArgumentException("[" + NAME + "] unknown mode [" + value + "], expected [psm] or [exact]");
+        }
+    }
+
+    private final String field;
+    private final Like like;
+    private int maxDistance = DEFAULT_MAX_DISTANCE;
+    private Mode mode = Mode.PSM;
+    private int maxFlips = DEFAULT_MAX_FLIPS;
+    private int prefixBits = AUTO_PREFIX_BITS;
+    private boolean firstMatch = false;
+    private boolean includeSelf = false;
+    private boolean ignoreUnmapped = false;
+    private final QueryServices services;
+
+    public NearDuplicateQueryBuilder(String field, Like like, QueryServices services) {
+        if (field == null || field.isBlank()) {
+            throw new IllegalArgumentException("[" + NAME + "] requires a [field]");
+        }
+        this.field = field;
+        this.like = Objects.requireNonNull(like, "[" + NAME + "] requires [like]");
+        this.services = services;
+    }
+
+    public NearDuplicateQueryBuilder(StreamInput in, QueryServices services) throws IOException {
+        super(in);
+        this.field = in.readString();
+        this.like = new Like(in);
+        this.maxDistance = in.readVInt();
+        this.mode = in.readEnum(Mode.class);
+        this.maxFlips = in.readVInt();
+        this.prefixBits = in.readVInt();
+        this.firstMatch = in.readBoolean();
+        this.includeSelf = in.readBoolean();
+        this.ignoreUnmapped = in.readBoolean();
+        this.services = services;
+    }
+
+    @Override
+    protected void doWriteTo(StreamOutput out) throws IOException {
+        out.writeString(field);
+        like.writeTo(out);
+        out.writeVInt(maxDistance);
+        out.writeEnum(mode);
+        out.writeVInt(maxFlips);
+        out.writeVInt(prefixBits);
+        out.writeBoolean(firstMatch);
+        out.writeBoolean(includeSelf);
+        out.writeBoolean(ignoreUnmapped);
+    }
+
+    public String field() {
+        return field;
+    }
+
+    public Like like() {
+        return like;
+    }
+
+    public NearDuplicateQueryBuilder maxDistance(int maxDistance) {
+        if (maxDistance < 0 || maxDistance > MAX_MAX_DISTANCE) {
+            throw new IllegalArgumentException("[" + NAME + "] [max_distance] must be in [0, " + MAX_MAX_DISTANCE + "], got [" + maxDistance
+                + "]");
+        }
+        this.maxDistance = maxDistance;
+        return this;
+    }
+
+    public NearDuplicateQueryBuilder mode(Mode mode) {
+        this.mode = Objects.requireNonNull(mode);
+        return this;
+    }
+
+    public NearDuplicateQueryBuilder maxFlips(int maxFlips) {
+        if (maxFlips < 1 || maxFlips > MAX_MAX_FLIPS) {
+            throw new IllegalArgumentException("[" + NAME + "] [max_flips] must be in [1, " + MAX_MAX_FLIPS + "], got [" + maxFlips + "]");
+        }
+        this.maxFlips = maxFlips;
+        return this;
+    }
+
+    /** @param prefixBits {@link #AUTO_PREFIX_BITS} or 1 to {@value #MAX_PREFIX_BITS} */
+    public NearDuplicateQueryBuilder prefixBits(int prefixBits) {
+        if (prefixBits != AUTO_PREFIX_BITS && (prefixBits < 1 || prefixBits > MAX_PREFIX_BITS)) {
+            throw new IllegalArgumentException("[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, " + MAX_PREFIX_BITS + "], got ["
+                + prefixBits + "]");
+        }
+        this.prefixBits = prefixBits;
+        return this;
+    }
+
+    public NearDuplicateQueryBuilder firstMatch(boolean firstMatch) {
+        this.firstMatch = firstMatch;
+        return this;
+    }
+
+    public NearDuplicateQueryBuilder includeSelf(boolean includeSelf) {
+        this.includeSelf = includeSelf;
+        return this;
+    }
+
+    public NearDuplicateQueryBuilder ignoreUnmapped(boolean ignoreUnmapped) {
+        this.ignoreUnmapped = ignoreUnmapped;
+        return this;
+    }
+
+    @Override
+    protected void doXContent(XContentBuilder builder, Params params) throws IOException {
+        builder.startObject(NAME);
+        builder.field(FIELD.getPreferredName(), field);
+        builder.field(LIKE.getPreferredName(), like);
+        builder.field(MAX_DISTANCE.getPreferredName(), maxDistance);
+        builder.field(MODE.getPreferredName(), mode.paramName());
+        builder.field(MAX_FLIPS.getPreferredName(), maxFlips);
+        if (prefixBits == AUTO_PREFIX_BITS) {
+            builder.field(PREFIX_BITS.getPreferredName(), "auto");
+        } else {
+            builder.field(PREFIX_BITS.getPreferredName(), prefixBits);
+        }
+        builder.field(FIRST_MATCH.getPreferredName(), firstMatch);
+        builder.field(INCLUDE_SELF.getPreferredName(), includeSelf);
+        builder.field(IGNORE_UNMAPPED.getPreferredName(), ignoreUnmapped);
+        printBoostAndQueryName(builder);
+        builder.endObject();
+    }
+
+    public static NearDuplicateQueryBuilder fromXContent(XContentParser parser, QueryServices services) throws IOException {
+        String field = null;
+        Like like = null;
+        Integer maxDistance = null, maxFlips = null, prefixBits = null;
+        Mode mode = null;
+        Boolean firstMatch = null, includeSelf = null, ignoreUnmapped = null;
+        float boost = DEFAULT_BOOST;
+        String queryName = null;
+        String name = null;
+        XContentParser.Token token;
+        try {
+            while ((token = parser.nextToken()) != XContentParser.Token.END_OBJECT) {
+                if (token == XContentParser.Token.FIELD_NAME) {
+                    name = parser.currentName();
+                } else if (LIKE.match(name, parser.getDeprecationHandler())) {
+                    like = Like.fromXContent(parser);
+                } else if (token.isValue() == false) {
+                    throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be a value, got [" + token
+                        + "]");
+                } else if (FIELD.match(name, parser.getDeprecationHandler())) {
+                    field = parser.text();
+                } else if (MAX_DISTANCE.match(name, parser.getDeprecationHandler())) {
+                    maxDistance = intValue(parser, name);
+                } else if (MODE.match(name, parser.getDeprecationHandler())) {
+                    mode = Mode.parse(parser.text());
+                } else if (MAX_FLIPS.match(name, parser.getDeprecationHandler())) {
+                    maxFlips = intValue(parser, name);
+                } else if (PREFIX_BITS.match(name, parser.getDeprecationHandler())) {
+                    prefixBits = "auto".equals(parser.text()) ? AUTO_PREFIX_BITS : intValue(parser, name);
+                } else if (FIRST_MATCH.match(name, parser.getDeprecationHandler())) {
+                    firstMatch = parser.booleanValue();
+                } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
+                    includeSelf = parser.booleanValue();
+                } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
+                    ignoreUnmapped = parser.booleanValue();
+                } else if (BOOST_FIELD.match(name, parser.getDeprecationHandler())) {
+                    boost = parser.floatValue();
+                } else if (NAME_FIELD.match(name, parser.getDeprecationHandler())) {
+                    queryName = parser.text();
+                } else {
+                    throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] query does not support [" + name + "]");
+                }
+            }
+            if (field == null) {
+                throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] requires a [field]");
+            }
+            if (like == null) {
+                throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] requires [like]: {\"_id\": …}, {\"text\": …}, "
+                    + "{\"simhash\": …} or {\"minhash\": …}");
+            }
+            NearDuplicateQueryBuilder builder = new NearDuplicateQueryBuilder(field, like, services);
+            if (maxDistance != null) {
+                builder.maxDistance(maxDistance);
+            }
+            if (mode != null) {
+                builder.mode(mode);
+            }
+            if (maxFlips != null) {
+                builder.maxFlips(maxFlips);
+            }
+            if (prefixBits != null) {
+                builder.prefixBits(prefixBits);
+            }
+            if (firstMatch != null) {
+                builder.firstMatch(firstMatch);
+            }
+            if (includeSelf != null) {
+                builder.includeSelf(includeSelf);
+            }
+            if (ignoreUnmapped != null) {
+                builder.ignoreUnmapped(ignoreUnmapped);
+            }
+            builder.boost(boost).queryName(queryName);
+            return builder;
+        } catch (IllegalArgumentException e) {
+            throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
+        }
+    }
+
+    private static int intValue(XContentParser parser, String name) throws IOException {
+        try {
+            return parser.intValue(false);
+        } catch (IllegalArgumentException e) {
+            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be an integer, got [" + parser.text()
+                + "]");
+        }
+    }
+
+    @Override
+    protected Query doToQuery(QueryShardContext context) throws IOException {
+        MappedFieldType fieldType = context.fieldMapper(field);
+        if (fieldType == null) {
+            if (ignoreUnmapped) {
+                return new MatchNoDocsQuery("[" + NAME + "] field [" + field + "] is not mapped");
+            }
+            throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] is not mapped; set [ignore_unmapped] to match "
+                + "nothing in indices without it");
+        }
+        if (fieldType instanceof MinhashFieldMapper.MinhashFieldType) {
+            throw new QueryShardException(context, "[" + NAME + "] on [minhash] field [" + field + "] is not supported yet; query the "
+                + "[simhash] field of the same fingerprints");
+        }
+        if (fieldType instanceof SimhashFieldMapper.SimhashFieldType == false) {
+            throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] is of type [" + fieldType.typeName()
+                + "], expected [simhash] or [minhash]");
+        }
+        if (fieldType.hasDocValues() == false) {
+            throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] has no doc values; map it with "
+                + "[doc_values: true]");
+        }
+        if (services == null) {
+            throw new IllegalStateException("[" + NAME + "] was built without its node services");
+        }
+        LikeResolver.Resolved target;
+        try {
+            target = services.resolver().resolveSimhash(like, field, context);
+        } catch (IllegalArgumentException e) {
+            throw new QueryShardException(context, e.getMessage(), e);
+        }
+        if (mode == Mode.PSM && target.margins() == null) {
+            throw new QueryShardException(context, "[" + NAME + "] mode [psm] ranks the query's weak bits by its margins, and this "
+                + "fingerprint has none (a bare hex value); pass [like.margins], query by [_id] or [text], or use mode [exact]");
+        }
+        Query neighbours = new SimhashNeighborQuery(field, target.simhash(), target.margins(), target.scheme(), maxDistance,
+            mode == Mode.EXACT, maxFlips, prefixBits, firstMatch, services.cache());
+        if (target.selfId() == null || includeSelf) {
+            return neighbours;
+        }
+        MappedFieldType idField = context.fieldMapper(IdFieldMapper.NAME);
+        return new BooleanQuery.Builder().add(neighbours, BooleanClause.Occur.MUST)
+            .add(idField.termQuery(target.selfId(), context), BooleanClause.Occur.MUST_NOT)
+            .build();
+    }
+
+    @Override
+    protected boolean doEquals(NearDuplicateQueryBuilder other) {
+        return field.equals(other.field) && like.equals(other.like) && maxDistance == other.maxDistance && mode == other.mode
+            && maxFlips == other.maxFlips && prefixBits == other.prefixBits && firstMatch == other.firstMatch
+            && includeSelf == other.includeSelf && ignoreUnmapped == other.ignoreUnmapped;
+    }
+
+    @Override
+    protected int doHashCode() {
+        return Objects.hash(field, like, maxDistance, mode, maxFlips, prefixBits, firstMatch, includeSelf, ignoreUnmapped);
+    }
+
+    @Override
+    public String getWriteableName() {
+        return NAME;
+    }
+}

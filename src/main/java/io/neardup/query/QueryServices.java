@@ -1,0 +1,5 @@
+package io.neardup.query;
+
+/** The node-local services a {@code near_duplicate} query needs on a shard; never serialized. */
+public record QueryServices(LikeResolver resolver, SegmentFingerprintCache cache) {
+}

@@ -1,0 +1,209 @@
+package io.neardup.query;
+
+import io.neardup.core.Margins;
+import io.neardup.mapper.FingerprintFields;
+import io.neardup.mapper.SimhashFieldMapper;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.SortedDocValuesField;
+import org.apache.lucene.document.SortedNumericDocValuesField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortedNumericSortField;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.util.BytesRef;
+import org.opensearch.test.OpenSearchTestCase;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+public class SimhashNeighborQueryTests extends OpenSearchTestCase {
+
+    private static final String FIELD = "fp.simhash";
+
+    private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> null);
+
+    /** A random fingerprint table with near-duplicates of the query planted at every distance 0..h+2. */
+    private static long[] fingerprints(Random random, long query, int n, int maxDistance) {
+        long[] fps = new long[n];
+        for (int i = 0; i < n; i++) {
+            if (i % 5 == 0) {
+                int distance = i / 5 % (maxDistance + 3);
+                long flipped = query;
+                Set<Integer> bits = new HashSet<>();
+                while (bits.size() < distance) {
+                    bits.add(random.nextInt(64));
+                }
+                for (int bit : bits) {
+                    flipped ^= 1L << bit;
+                }
+                fps[i] = flipped;
+            } else {
+                fps[i] = random.nextLong();
+            }
+        }
+        return fps;
+    }
+
+    /** How the index is sorted: not at all, as OpenSearch sorts (missing last), or with Lucene's default missing value (0). */
+    enum Layout {
+        UNSORTED, SORTED_MISSING_LAST, SORTED_MISSING_MID
+    }
+
+    private static Directory index(long[] fps, Layout layout, Random random) throws IOException {
+        Directory directory = newDirectory();
+        IndexWriterConfig config = new IndexWriterConfig();
+        if (layout != Layout.UNSORTED) {
+            SortField sort = new SortedNumericSortField(FIELD, SortField.Type.LONG);
+            if (layout == Layout.SORTED_MISSING_LAST) {
+                sort.setMissingValue(Long.MAX_VALUE);
+            }
+            config.setIndexSort(new Sort(sort));
+        }
+        config.setMaxBufferedDocs(50 + random.nextInt(200));
+        try (IndexWriter writer = new IndexWriter(directory, config)) {
+            for (int i = 0; i < fps.length; i++) {
+                Document doc = new Document();
+                doc.add(new StringField("id", Integer.toString(i), Field.Store.YES));
+                doc.add(new SortedNumericDocValuesField(FIELD, SimhashFieldMapper.encode(fps[i])));
+                doc.add(new SortedDocValuesField(FingerprintFields.schemeField(FIELD), new BytesRef("nd1-test")));
+                writer.addDocument(doc);
+                if (i % 7 == 3) {
+                    writer.addDocument(new Document()); // documents without a fingerprint
+                }
+            }
+            for (int i = 0; i < fps.length; i += 11) {
+                writer.deleteDocuments(new Term("id", Integer.toString(i)));
+            }
+        }
+        return directory;
+    }
+
+    private static Map<Integer, Integer> bruteForce(long[] fps, long query, int maxDistance) {
+        Map<Integer, Integer> expected = new HashMap<>();
+        for (int i = 0; i < fps.length; i++) {
+            int d = Long.bitCount(fps[i] ^ query);
+            if (d <= maxDistance && i % 11 != 0) {
+                expected.put(i, d);
+            }
+        }
+        return expected;
+    }
+
+    private static Map<Integer, Integer> search(IndexSearcher searcher, SimhashNeighborQuery query) throws IOException {
+        TopDocs top = searcher.search(query, 100_000);
+        Map<Integer, Integer> found = new HashMap<>();
+        for (ScoreDoc hit : top.scoreDocs) {
+            int id = Integer.parseInt(searcher.storedFields().document(hit.doc).get("id"));
+            int distance = Math.round((1f - hit.score) * 64f);
+            assertNull("document " + id + " returned twice", found.put(id, distance));
+        }
+        return found;
+    }
+
+    private static Margins randomMargins(Random random) {
+        byte[] q = new byte[Margins.BITS];
+        random.nextBytes(q);
+        return Margins.ofQuantized(q);
+    }
+
+    public void testExactModeEqualsBruteForceWithAndWithoutIndexSort() throws IOException {
+        Random random = random();
+        for (Layout sorted : Layout.values()) {
+            int maxDistance = random.nextInt(5);
+            long query = random.nextLong();
+            long[] fps = fingerprints(random, query, 500 + random.nextInt(1500), maxDistance);
+            try (Directory directory = index(fps, sorted, random); IndexReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = newSearcher(reader, false);
+                for (int prefixBits : new int[] { 0, 1 + random.nextInt(20) }) {
+                    SimhashNeighborQuery exact = new SimhashNeighborQuery(FIELD, query, null, null, maxDistance, true, 1, prefixBits, false,
+                        cache);
+                    assertEquals("sorted=" + sorted + " h=" + maxDistance + " p=" + prefixBits, bruteForce(fps, query, maxDistance),
+                        search(searcher, exact));
+                }
+            }
+        }
+    }
+
+    public void testPsmFindsASubsetWithTrueDistancesAndAllOfItWithEveryFlipSet() throws IOException {
+        Random random = random();
+        for (Layout sorted : Layout.values()) {
+            int maxDistance = 3;
+            long query = random.nextLong();
+            long[] fps = fingerprints(random, query, 2000, maxDistance);
+            Map<Integer, Integer> expected = bruteForce(fps, query, maxDistance);
+            try (Directory directory = index(fps, sorted, random); IndexReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = newSearcher(reader, false);
+                Margins margins = randomMargins(random);
+                Map<Integer, Integer> psm = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, "nd1-test", maxDistance,
+                    false, 23, 0, false, cache));
+                for (Map.Entry<Integer, Integer> hit : psm.entrySet()) {
+                    assertEquals("document " + hit.getKey(), expected.get(hit.getKey()), hit.getValue());
+                }
+                // p = 8 bits: every flip set of size <= 3 is 1 + 8 + 28 + 56 = 93 lookups
+                Map<Integer, Integer> all = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, null, maxDistance, false, 93, 8,
+                    false, cache));
+                assertEquals("sorted=" + sorted, expected, all);
+                Map<Integer, Integer> first = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, null, maxDistance, false, 93,
+                    8, true, cache));
+                assertTrue(all.keySet().containsAll(first.keySet()));
+            }
+        }
+    }
+
+    public void testSchemeMismatchFailsWithBothSchemes() throws IOException {
+        long[] fps = { 1L, 2L, 3L };
+        try (Directory directory = index(fps, Layout.UNSORTED, random()); IndexReader reader = DirectoryReader.open(directory)) {
+            IndexSearcher searcher = newSearcher(reader, false);
+            IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> searcher.search(
+                new SimhashNeighborQuery(FIELD, 1L, null, "nd1-other", 3, true, 1, 0, false, cache), 10));
+            assertEquals("the query fingerprint has scheme [nd1-other] but field [fp.simhash] holds scheme [nd1-test]; fingerprints of "
+                + "different schemes are not comparable", e.getMessage());
+        }
+    }
+
+    public void testCacheBuildsOnceAndAccountsMemory() throws IOException {
+        Random random = random();
+        long[] fps = fingerprints(random, 42L, 1000, 3);
+        try (Directory directory = index(fps, Layout.UNSORTED, random); IndexReader reader = DirectoryReader.open(directory)) {
+            IndexSearcher searcher = newSearcher(reader, false);
+            SimhashNeighborQuery query = new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, cache);
+            searcher.search(query, 10);
+            SegmentFingerprintCache.Stats first = cache.stats();
+            searcher.search(query, 10);
+            SegmentFingerprintCache.Stats second = cache.stats();
+            assertEquals(reader.leaves().size(), first.entries());
+            assertEquals(first.builds(), second.builds());
+            assertEquals(2, second.queries());
+            // 8 bytes of fingerprint and 4 of doc id per document, plus at most 4 per document of prefix index and headers
+            assertTrue("bytes " + first.bytes(), first.bytes() >= 12L * fps.length && first.bytes() <= 16L * fps.length + 1024);
+        }
+        assertEquals("closing the segments evicts their entries", 0, cache.stats().entries());
+        assertEquals(0, cache.stats().bytes());
+    }
+
+    public void testSegmentsSortedByTheFieldKeepOnlyAPrefixIndex() throws IOException {
+        Random random = random();
+        long[] fps = fingerprints(random, 42L, 4000, 3);
+        try (Directory directory = index(fps, Layout.SORTED_MISSING_LAST, random); IndexReader reader = DirectoryReader.open(directory)) {
+            IndexSearcher searcher = newSearcher(reader, false);
+            searcher.search(new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, cache), 10);
+            // 2^floor(log2 n) + 1 run starts of 4 bytes: at most 4 bytes a document, and no 8-byte fingerprint copies
+            long bytes = cache.stats().bytes();
+            assertTrue("bytes " + bytes + " for " + fps.length + " documents", bytes <= 4L * fps.length + 64L * reader.leaves().size());
+        }
+    }
+}
