@@ -1,5 +1,6 @@
 package io.neardup.mapper;
 
+import io.neardup.DemoCorpus;
 import io.neardup.core.Hamming;
 import org.opensearch.client.Request;
 import org.opensearch.client.Response;
@@ -7,7 +8,6 @@ import org.opensearch.client.ResponseException;
 import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,16 +20,6 @@ import java.util.Map;
  */
 public class FingerprintIndexIT extends OpenSearchRestTestCase {
 
-    private static final String INDEX_SETUP = """
-        {"settings": {"number_of_shards": 2, "number_of_replicas": 0, "index.sort.field": "text_fp.simhash"},
-         "mappings": {"properties": {
-           "group": {"type": "keyword"},
-           "text": {"type": "text"},
-           "text_fp": {"properties": {
-             "simhash": {"type": "simhash"},
-             "minhash": {"type": "minhash", "num_hashes": 128, "threshold": 0.8},
-             "content_hash": {"type": "keyword"}}}}}}""";
-
     private static Response request(String method, String path, String json) throws IOException {
         Request request = new Request(method, path);
         if (json != null) {
@@ -39,21 +29,7 @@ public class FingerprintIndexIT extends OpenSearchRestTestCase {
     }
 
     private static int loadDemoCorpus() throws IOException {
-        request("PUT", "/_ingest/pipeline/fingerprints", "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
-        request("PUT", "/manpages", INDEX_SETUP);
-        List<String> lines;
-        try (InputStream in = FingerprintIndexIT.class.getResourceAsStream("/manpages-demo.jsonl")) {
-            lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-        }
-        StringBuilder bulk = new StringBuilder();
-        for (String line : lines) {
-            bulk.append("{\"index\": {}}\n").append(line).append('\n');
-        }
-        Request request = new Request("POST", "/manpages/_bulk?pipeline=fingerprints&refresh=true");
-        request.setJsonEntity(bulk.toString());
-        Map<String, Object> response = entityAsMap(client().performRequest(request));
-        assertEquals("bulk errors: " + response, false, response.get("errors"));
-        return lines.size();
+        return DemoCorpus.load(client(), "manpages");
     }
 
     @SuppressWarnings("unchecked")
@@ -136,19 +112,19 @@ public class FingerprintIndexIT extends OpenSearchRestTestCase {
     }
 
     public void testMalformedFingerprintsAreRejectedWithTheFieldName() throws IOException {
-        request("PUT", "/manpages", INDEX_SETUP);
+        request("PUT", "/manpages", DemoCorpus.INDEX_SETUP);
         ResponseException e = expectThrows(ResponseException.class,
-            () -> request("PUT", "/manpages/_doc/bad", "{\"text_fp\": {\"simhash\": \"not-hex\"}}"));
+            () -> request("PUT", "/manpages/_doc/bad?pipeline=_none", "{\"text_fp\": {\"simhash\": \"not-hex\"}}"));
         assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
         String body = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(body, body.contains("text_fp.simhash"));
 
         e = expectThrows(ResponseException.class,
-            () -> request("PUT", "/manpages/_doc/bad", "{\"text_fp\": {\"minhash\": {\"value\": \"AQAAAAAAAAAB\"}}}"));
+            () -> request("PUT", "/manpages/_doc/bad?pipeline=_none", "{\"text_fp\": {\"minhash\": {\"value\": \"AQAAAAAAAAAB\"}}}"));
         assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
         body = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(body, body.contains("text_fp.minhash"));
 
-        request("PUT", "/manpages/_doc/bare?refresh=true", "{\"text_fp\": {\"simhash\": \"00000000000000FF\"}}");
+        request("PUT", "/manpages/_doc/bare?refresh=true&pipeline=_none", "{\"text_fp\": {\"simhash\": \"00000000000000FF\"}}");
     }
 }

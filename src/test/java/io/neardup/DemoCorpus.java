@@ -1,0 +1,60 @@
+package io.neardup;
+
+import org.opensearch.client.Request;
+import org.opensearch.client.RestClient;
+import org.opensearch.test.rest.OpenSearchRestTestCase;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+/** Loads the demo corpus (on the test classpath) through the fingerprinting pipeline, for tests over HTTP. */
+public final class DemoCorpus {
+
+    public static final String PIPELINE = "fingerprints";
+
+    public static final String INDEX_SETUP = """
+        {"settings": {"number_of_shards": 2, "number_of_replicas": 0, "index.sort.field": "text_fp.simhash",
+                      "index.default_pipeline": "fingerprints"},
+         "mappings": {"properties": {
+           "group": {"type": "keyword"},
+           "text": {"type": "text"},
+           "text_fp": {"properties": {
+             "simhash": {"type": "simhash"},
+             "minhash": {"type": "minhash", "num_hashes": 128, "threshold": 0.8},
+             "content_hash": {"type": "keyword"}}}}}}""";
+
+    private DemoCorpus() {
+    }
+
+    public static List<String> lines() throws IOException {
+        try (InputStream in = DemoCorpus.class.getResourceAsStream("/manpages-demo.jsonl")) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+        }
+    }
+
+    /** Creates the pipeline and the index, bulk-loads the corpus with each line's "id" as _id; returns the document count. */
+    public static int load(RestClient client, String index) throws IOException {
+        Request pipeline = new Request("PUT", "/_ingest/pipeline/" + PIPELINE);
+        pipeline.setJsonEntity("{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
+        client.performRequest(pipeline);
+        Request create = new Request("PUT", "/" + index);
+        create.setJsonEntity(INDEX_SETUP);
+        client.performRequest(create);
+        List<String> lines = lines();
+        StringBuilder bulk = new StringBuilder();
+        for (String line : lines) {
+            String id = line.substring(line.indexOf(": \"") + 3, line.indexOf("\", "));
+            bulk.append("{\"index\": {\"_id\": \"").append(id).append("\"}}\n").append(line).append('\n');
+        }
+        Request request = new Request("POST", "/" + index + "/_bulk?refresh=true");
+        request.setJsonEntity(bulk.toString());
+        Map<String, Object> response = OpenSearchRestTestCase.entityAsMap(client.performRequest(request));
+        if (Boolean.FALSE.equals(response.get("errors")) == false) {
+            throw new AssertionError("bulk errors: " + response);
+        }
+        return lines.size();
+    }
+}

@@ -1,0 +1,171 @@
+package io.neardup.query;
+
+import io.neardup.DemoCorpus;
+import org.opensearch.client.Request;
+import org.opensearch.client.ResponseException;
+import org.opensearch.test.rest.OpenSearchRestTestCase;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The query over HTTP on the real node, checked against brute force over the documents' own fingerprints. */
+public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
+
+    private static final String INDEX = "manpages";
+
+    private static Map<String, Object> search(String body) throws IOException {
+        Request request = new Request("POST", "/" + INDEX + "/_search");
+        request.setJsonEntity(body);
+        return entityAsMap(client().performRequest(request));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> hits(Map<String, Object> response) {
+        return (List<Map<String, Object>>) ((Map<String, Object>) response.get("hits")).get("hits");
+    }
+
+    private static Set<String> ids(Map<String, Object> response) {
+        Set<String> ids = new HashSet<>();
+        hits(response).forEach(hit -> ids.add((String) hit.get("_id")));
+        return ids;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String[]> fingerprints() throws IOException {
+        Map<String, String[]> all = new HashMap<>();
+        for (Map<String, Object> hit : hits(search("{\"size\": 1000, \"_source\": [\"text_fp.simhash\", \"text\", \"group\"]}"))) {
+            Map<String, Object> source = (Map<String, Object>) hit.get("_source");
+            Map<String, Object> simhash = (Map<String, Object>) ((Map<String, Object>) source.get("text_fp")).get("simhash");
+            all.put((String) hit.get("_id"), new String[] { (String) simhash.get("value"), (String) source.get("text"),
+                (String) simhash.get("margins"), (String) source.get("group") });
+        }
+        return all;
+    }
+
+    private static Set<String> bruteForce(Map<String, String[]> all, String hex, int maxDistance, String exclude) {
+        long query = Long.parseUnsignedLong(hex, 16);
+        Set<String> expected = new HashSet<>();
+        all.forEach((id, fp) -> {
+            if (id.equals(exclude) == false && Long.bitCount(Long.parseUnsignedLong(fp[0], 16) ^ query) <= maxDistance) {
+                expected.add(id);
+            }
+        });
+        return expected;
+    }
+
+    private static String query(String like, String extra) {
+        return "{\"size\": 1000, \"_source\": false, \"query\": {\"near_duplicate\": {\"field\": \"text_fp.simhash\", \"like\": " + like
+            + extra + "}}}";
+    }
+
+    private static void assertBadRequest(String body, String... reasonParts) throws IOException {
+        Request request = new Request("POST", "/" + INDEX + "/_search");
+        request.setJsonEntity(body);
+        ResponseException e = expectThrows(ResponseException.class, () -> client().performRequest(request));
+        String response = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(body + " -> " + response, 400, e.getResponse().getStatusLine().getStatusCode());
+        for (String part : reasonParts) {
+            assertTrue(response + " should contain [" + part + "]", response.contains(part));
+        }
+    }
+
+    public void testExactModeByIdEqualsBruteForceAndPsmFindsASubset() throws IOException {
+        DemoCorpus.load(client(), INDEX);
+        Map<String, String[]> all = fingerprints();
+        int queriesWithNeighbours = 0;
+        int neighbours = 0;
+        int foundByPsm = 0;
+        for (Map.Entry<String, String[]> doc : all.entrySet()) {
+            String like = "{\"_id\": \"" + doc.getKey() + "\"}";
+            for (int h : new int[] { 3, 6 }) {
+                Set<String> expected = bruteForce(all, doc.getValue()[0], h, doc.getKey());
+                Set<String> exact = ids(search(query(like, ", \"max_distance\": " + h + ", \"mode\": \"exact\"")));
+                assertEquals(doc.getKey() + " h=" + h, expected, exact);
+                Set<String> psm = ids(search(query(like, ", \"max_distance\": " + h)));
+                assertTrue(doc.getKey() + " psm " + psm + " exact " + exact, exact.containsAll(psm));
+                if (h == 3 && expected.isEmpty() == false) {
+                    queriesWithNeighbours++;
+                    neighbours += expected.size();
+                    foundByPsm += psm.size();
+                }
+            }
+        }
+        assertTrue("the demo corpus has near-duplicates within 3 bits", queriesWithNeighbours > 20);
+        // Tiny segments make p small, so 64 flip sets cover nearly every prefix at distance <= 3.
+        assertTrue("psm recall " + foundByPsm + "/" + neighbours, foundByPsm >= 0.9 * neighbours);
+    }
+
+    @SuppressWarnings("unchecked")
+    public void testTextSimhashScoresExplainAndComposition() throws IOException {
+        DemoCorpus.load(client(), INDEX);
+        Map<String, String[]> all = fingerprints();
+        String id = all.keySet().iterator().next();
+        String[] doc = all.get(id);
+
+        // a text is fingerprinted by the index's own pipeline: the document itself comes first, at distance 0
+        String text = doc[1].replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\t", "\\t");
+        List<Map<String, Object>> byText = hits(search(query("{\"text\": \"" + text + "\"}", "")));
+        assertEquals(1.0, ((Number) byText.get(0).get("_score")).doubleValue(), 0.0);
+        assertTrue(byText.stream().anyMatch(h -> h.get("_id").equals(id)));
+
+        // a fingerprint with margins runs PSM; without margins only exact mode can run
+        Set<String> bySimhash = ids(search(query("{\"simhash\": \"" + doc[0] + "\", \"margins\": \"" + doc[2] + "\"}", "")));
+        assertTrue(bySimhash.contains(id));
+        assertEquals(bruteForce(all, doc[0], 3, null), ids(search(query("{\"simhash\": \"" + doc[0] + "\"}", ", \"mode\": \"exact\""))));
+        assertBadRequest(query("{\"simhash\": \"" + doc[0] + "\"}", ""), "mode [psm] ranks the query's weak bits by its margins");
+
+        // the document itself is excluded unless asked for
+        assertFalse(ids(search(query("{\"_id\": \"" + id + "\"}", ""))).contains(id));
+        assertTrue(ids(search(query("{\"_id\": \"" + id + "\"}", ", \"include_self\": true"))).contains(id));
+
+        // closer documents score higher: score = 1 - distance / 64
+        long q = Long.parseUnsignedLong(doc[0], 16);
+        for (Map<String, Object> hit : hits(search(query("{\"simhash\": \"" + doc[0] + "\"}", ", \"mode\": \"exact\", \"max_distance\": 8")))) {
+            int distance = Long.bitCount(Long.parseUnsignedLong(all.get((String) hit.get("_id"))[0], 16) ^ q);
+            assertEquals((String) hit.get("_id"), 1.0 - distance / 64.0, ((Number) hit.get("_score")).doubleValue(), 1e-6);
+        }
+
+        // bool composition: the same query as a filter, minus the document's own group
+        String group = doc[3];
+        Map<String, Object> filtered = search("{\"size\": 1000, \"track_total_hits\": true, \"query\": {\"bool\": {\"filter\": [{\"near_duplicate\": "
+            + "{\"field\": \"text_fp.simhash\", \"like\": {\"_id\": \"" + id + "\"}, \"max_distance\": 8, \"mode\": \"exact\"}}], "
+            + "\"must_not\": [{\"term\": {\"group\": \"" + group + "\"}}]}}, \"aggs\": {\"groups\": {\"terms\": {\"field\": \"group\"}}}}");
+        Set<String> expected = bruteForce(all, doc[0], 8, id);
+        expected.removeIf(other -> all.get(other)[3].equals(group));
+        assertEquals(expected, ids(filtered));
+        assertEquals(expected.size(), ((Number) ((Map<String, Object>) ((Map<String, Object>) filtered.get("hits")).get("total"))
+            .get("value")).intValue());
+
+        // _explain names the distance
+        Request explain = new Request("POST", "/" + INDEX + "/_explain/"
+            + java.net.URLEncoder.encode((String) byText.get(0).get("_id"), StandardCharsets.UTF_8));
+        explain.setJsonEntity("{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.simhash\", \"like\": {\"simhash\": \"" + doc[0]
+            + "\"}, \"mode\": \"exact\"}}}");
+        Map<String, Object> explanation = entityAsMap(client().performRequest(explain));
+        assertTrue(explanation.toString(), explanation.toString().contains("hamming distance"));
+    }
+
+    public void testBadInputIsA400WithAReason() throws IOException {
+        DemoCorpus.load(client(), INDEX);
+        assertBadRequest(query("{\"_id\": \"no-such-document\"}", ""), "document [no-such-document] not found in index [manpages]");
+        assertBadRequest(query("{\"simhash\": \"12345\"}", ""), "simhash must be 16 hex characters");
+        assertBadRequest(query("{\"_id\": \"x\"}", ", \"max_distance\": 99"), "[max_distance] must be in [0, 8], got [99]");
+        assertBadRequest(query("{\"_id\": \"x\"}", ", \"max_flips\": 1000000"), "[max_flips] must be in [1, 10000]");
+        assertBadRequest(query("{\"simhash\": \"00000000000000ff\", \"scheme\": \"nd1-00000000\"}", ", \"mode\": \"exact\""),
+            "the query fingerprint has scheme [nd1-00000000] but field [text_fp.simhash] holds scheme [nd1-");
+        assertBadRequest("{\"query\": {\"near_duplicate\": {\"field\": \"group\", \"like\": {\"_id\": \"x\"}}}}",
+            "field [group] is of type [keyword], expected [simhash] or [minhash]");
+        assertBadRequest("{\"query\": {\"near_duplicate\": {\"field\": \"nowhere\", \"like\": {\"_id\": \"x\"}}}}",
+            "field [nowhere] is not mapped");
+        assertBadRequest(query("{\"text\": \"x\", \"pipeline\": \"missing\"}", ""), "pipeline [missing] does not exist");
+        assertBadRequest(query("{\"text\": \"!!! ???\"}", ""), "has no tokens after analysis");
+        Map<String, Object> none = search("{\"query\": {\"near_duplicate\": {\"field\": \"nowhere\", \"like\": {\"_id\": \"x\"}, "
+            + "\"ignore_unmapped\": true}}}");
+        assertTrue(hits(none).isEmpty());
+    }
+}
