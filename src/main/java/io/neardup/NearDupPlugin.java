@@ -9,6 +9,28 @@ import io.neardup.query.LikeResolver;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
 import io.neardup.query.SegmentFingerprintCache;
+import io.neardup.stats.NearDupStatsAction;
+import io.neardup.stats.RestNearDupStatsAction;
+import io.neardup.stats.TransportNearDupStatsAction;
+import org.opensearch.action.ActionRequest;
+import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.node.DiscoveryNodes;
+import org.opensearch.cluster.service.ClusterService;
+import org.opensearch.common.settings.ClusterSettings;
+import org.opensearch.common.settings.IndexScopedSettings;
+import org.opensearch.common.settings.SettingsFilter;
+import org.opensearch.core.action.ActionResponse;
+import org.opensearch.core.xcontent.NamedXContentRegistry;
+import org.opensearch.env.Environment;
+import org.opensearch.env.NodeEnvironment;
+import org.opensearch.plugins.ActionPlugin;
+import org.opensearch.repositories.RepositoriesService;
+import org.opensearch.rest.RestController;
+import org.opensearch.rest.RestHandler;
+import org.opensearch.script.ScriptService;
+import org.opensearch.threadpool.ThreadPool;
+import org.opensearch.transport.client.Client;
+import org.opensearch.watcher.ResourceWatcherService;
 import org.opensearch.common.settings.Setting;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.core.common.breaker.CircuitBreaker;
@@ -25,14 +47,16 @@ import org.opensearch.plugins.MapperPlugin;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.DocValueFormat;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Entry point that OpenSearch loads from {@code plugin-descriptor.properties}; it registers the
  * plugin's processor, field types, query and response processor as each lands.
  */
-public class NearDupPlugin extends Plugin implements IngestPlugin, MapperPlugin, SearchPlugin, CircuitBreakerPlugin {
+public class NearDupPlugin extends Plugin implements IngestPlugin, MapperPlugin, SearchPlugin, CircuitBreakerPlugin, ActionPlugin {
 
     public static final String BREAKER_NAME = "neardup";
     /** Heap the per-segment fingerprint structures may take on a node, beyond which a query fails with a 429. */
@@ -88,8 +112,40 @@ public class NearDupPlugin extends Plugin implements IngestPlugin, MapperPlugin,
         breaker = circuitBreaker;
     }
 
-    public SegmentFingerprintCache fingerprintCache() {
-        return cache;
+    /** Binds the cache for injection into {@link TransportNearDupStatsAction}. */
+    @Override
+    public Collection<Object> createComponents(
+        Client client,
+        ClusterService clusterService,
+        ThreadPool threadPool,
+        ResourceWatcherService resourceWatcherService,
+        ScriptService scriptService,
+        NamedXContentRegistry xContentRegistry,
+        Environment environment,
+        NodeEnvironment nodeEnvironment,
+        NamedWriteableRegistry namedWriteableRegistry,
+        IndexNameExpressionResolver indexNameExpressionResolver,
+        Supplier<RepositoriesService> repositoriesServiceSupplier
+    ) {
+        return List.of(cache);
+    }
+
+    @Override
+    public List<ActionHandler<? extends ActionRequest, ? extends ActionResponse>> getActions() {
+        return List.of(new ActionHandler<>(NearDupStatsAction.INSTANCE, TransportNearDupStatsAction.class));
+    }
+
+    @Override
+    public List<RestHandler> getRestHandlers(
+        Settings settings,
+        RestController restController,
+        ClusterSettings clusterSettings,
+        IndexScopedSettings indexScopedSettings,
+        SettingsFilter settingsFilter,
+        IndexNameExpressionResolver indexNameExpressionResolver,
+        Supplier<DiscoveryNodes> nodesInCluster
+    ) {
+        return List.of(new RestNearDupStatsAction());
     }
 
     /** The simhash doc value format travels between nodes with sort values and aggregation results. */

@@ -168,4 +168,21 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
             + "\"ignore_unmapped\": true}}}");
         assertTrue(hits(none).isEmpty());
     }
+
+    @SuppressWarnings("unchecked")
+    public void testStatsEndpointReportsStructuresAndWork() throws IOException {
+        DemoCorpus.load(client(), INDEX);
+        search(query("{\"_id\": \"" + fingerprints().keySet().iterator().next() + "\"}", ""));
+        Map<String, Object> stats = entityAsMap(client().performRequest(new Request("GET", "/_plugins/neardup/stats")));
+        Map<String, Object> nodes = (Map<String, Object>) stats.get("nodes");
+        assertEquals(1, nodes.size());
+        Map<String, Object> node = (Map<String, Object>) nodes.values().iterator().next();
+        Map<String, Object> structures = (Map<String, Object>) node.get("segment_structures");
+        Map<String, Object> queries = (Map<String, Object>) node.get("queries");
+        assertTrue(stats.toString(), ((Number) structures.get("entries")).longValue() > 0);
+        assertTrue(stats.toString(), ((Number) structures.get("bytes")).longValue() > 0);
+        assertTrue(stats.toString(), ((Number) queries.get("lookups")).longValue() > 0);
+        Map<String, Object> breakers = entityAsMap(client().performRequest(new Request("GET", "/_nodes/stats/breaker")));
+        assertTrue("the plugin's circuit breaker is registered: " + breakers, breakers.toString().contains("neardup"));
+    }
 }

@@ -1,0 +1,29 @@
+package io.neardup.stats;
+
+import org.opensearch.action.support.nodes.BaseNodesRequest;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.transport.TransportRequest;
+
+import java.io.IOException;
+
+/** Which nodes to ask. */
+public final class NearDupStatsRequest extends BaseNodesRequest<NearDupStatsRequest> {
+
+    public NearDupStatsRequest(String... nodeIds) {
+        super(nodeIds);
+    }
+
+    public NearDupStatsRequest(StreamInput in) throws IOException {
+        super(in);
+    }
+
+    /** What one node receives: nothing beyond the question itself. */
+    public static final class NodeRequest extends TransportRequest {
+        public NodeRequest() {
+        }
+
+        public NodeRequest(StreamInput in) throws IOException {
+            super(in);
+        }
+    }
+}
