@@ -32,6 +32,8 @@ public final class ShingleHasher {
     private final long[] hashes;
     private final float[] weights;
     private long tokens;
+    /** The slot the next token goes to: tokens % size, kept without a division. */
+    private int next;
     private long shingle;
     private float maxWeight;
 
@@ -56,15 +58,16 @@ public final class ShingleHasher {
 
     /** Adds a token; returns true if it completed a shingle, now in {@link #shingle()}. */
     public boolean add(long tokenHash, float weight) {
-        int slot = (int) (tokens % size);
+        int slot = next;
         hashes[slot] = tokenHash;
         weights[slot] = weight;
+        next = slot + 1 == size ? 0 : slot + 1;
         tokens++;
         if (tokens < size) {
             return false;
         }
         // The oldest token of the window sits right after the newest one.
-        computeWindow((slot + 1) % size, size);
+        computeWindow(next, size);
         return true;
     }
 
@@ -83,10 +86,11 @@ public final class ShingleHasher {
     private void computeWindow(int start, int length) {
         long h = h0;
         float max = Float.NEGATIVE_INFINITY;
+        int s = start;
         for (int i = 0; i < length; i++) {
-            int s = (start + i) % size;
             h = Murmur3.fmix64(h * C + hashes[s]);
             max = Math.max(max, weights[s]);
+            s = s + 1 == size ? 0 : s + 1;
         }
         shingle = h;
         maxWeight = max;
@@ -109,6 +113,7 @@ public final class ShingleHasher {
 
     public void reset() {
         tokens = 0;
+        next = 0;
         shingle = 0;
         maxWeight = 0;
     }

@@ -33,8 +33,14 @@ public final class SimhashAccumulator {
 
     /** Adds a feature: +weight to W_j where bit j of {@code featureHash} is 1, -weight where it is 0. */
     public void add(long featureHash, double weight) {
+        // Branch-free: hash bits are random, so a branch per bit would mispredict half the time.
+        // Flipping the IEEE sign bit gives exactly -weight, so the sums are bit-identical to
+        // w[j] += bit ? weight : -weight.
+        final long wbits = Double.doubleToRawLongBits(weight);
+        final long inverted = ~featureHash;
+        final double[] w = this.w;
         for (int j = 0; j < bits; j++) {
-            w[j] += ((featureHash >>> j) & 1L) != 0 ? weight : -weight;
+            w[j] += Double.longBitsToDouble(wbits ^ (((inverted >>> j) & 1L) << 63));
         }
     }
 

@@ -1,0 +1,126 @@
+package io.neardup.bench;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Reads the shared JSON-lines corpora ({@code id}, optional {@code group}, {@code text}) and
+ * tokenizes texts with Lucene's {@link StandardAnalyzer} without stop words, which is what
+ * OpenSearch's {@code standard} analyzer (the processor's default) runs.
+ */
+final class Corpus {
+    private Corpus() {}
+
+    /** One document; {@code group} is null where the corpus has none. */
+    record Doc(String id, String group, String text) {
+        int utf8Bytes() {
+            return text.getBytes(StandardCharsets.UTF_8).length;
+        }
+    }
+
+    /** Tokens of one text, packed: token i is {@code chars[starts[i], starts[i+1])}. */
+    record Tokens(char[] chars, int[] starts) {
+        int size() {
+            return starts.length - 1;
+        }
+
+        int start(int i) {
+            return starts[i];
+        }
+
+        int length(int i) {
+            return starts[i + 1] - starts[i];
+        }
+
+        String term(int i) {
+            return new String(chars, starts[i], length(i));
+        }
+    }
+
+    static List<Doc> read(Path path, int limit) throws IOException {
+        JsonFactory json = new JsonFactory();
+        List<Doc> docs = new ArrayList<>();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(
+            new GZIPInputStream(Files.newInputStream(path), 1 << 16), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null && docs.size() < limit) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                String id = null, group = null, text = null;
+                try (JsonParser p = json.createParser(line)) {
+                    if (p.nextToken() != JsonToken.START_OBJECT) {
+                        throw new IOException("not a JSON object: " + line.substring(0, Math.min(80, line.length())));
+                    }
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String name = p.currentName();
+                        JsonToken v = p.nextToken();
+                        if (v == JsonToken.START_OBJECT || v == JsonToken.START_ARRAY) {
+                            p.skipChildren();
+                            continue;
+                        }
+                        switch (name) {
+                            case "id" -> id = p.getValueAsString();
+                            case "group" -> group = p.getValueAsString();
+                            case "text" -> text = p.getValueAsString();
+                            default -> { }
+                        }
+                    }
+                }
+                if (text != null) {
+                    docs.add(new Doc(id, group, text));
+                }
+            }
+        }
+        return docs;
+    }
+
+    static Analyzer analyzer() {
+        return new StandardAnalyzer(); // Lucene 10: no stop words, max token length 255
+    }
+
+    static Tokens tokenize(Analyzer analyzer, String text) {
+        char[] chars = new char[Math.max(16, text.length())];
+        int[] starts = new int[64];
+        int n = 0;
+        int pos = 0;
+        try (TokenStream ts = analyzer.tokenStream("text", text)) {
+            CharTermAttribute term = ts.addAttribute(CharTermAttribute.class);
+            ts.reset();
+            while (ts.incrementToken()) {
+                int len = term.length();
+                if (pos + len > chars.length) {
+                    chars = Arrays.copyOf(chars, Math.max(chars.length * 2, pos + len));
+                }
+                System.arraycopy(term.buffer(), 0, chars, pos, len);
+                if (n + 2 > starts.length) {
+                    starts = Arrays.copyOf(starts, starts.length * 2);
+                }
+                starts[n++] = pos;
+                pos += len;
+            }
+            ts.end();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        starts[n] = pos;
+        return new Tokens(Arrays.copyOf(chars, pos), Arrays.copyOf(starts, n + 1));
+    }
+}
