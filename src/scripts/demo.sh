@@ -38,12 +38,28 @@ count=$(curl -fsS "$url/$index/_count" | sed -E 's/.*"count":([0-9]+).*/\1/')
 echo "demo: loaded $count man pages through the [fingerprints] pipeline into [$index], sorted by simhash"
 echo "      (several Debian releases of one page are near-duplicates: same \"group\", close simhashes)"
 
+# a page that has several releases in the corpus, for the examples
+example_id=$(grep -m 1 '"id": "coreutils_9.1-1_amd64/man1/' "$corpus" | sed -E 's/^\{"id": "([^"]*)".*/\1/')
+# ...and a text: that page as it might be re-posted, with its release line edited (the JSONL holds
+# it JSON-escaped already, so it goes into the request as it is)
+like_text_request="${TMPDIR:-/tmp}/neardup-like-text.json"
+page_text=$(grep -m 1 '"id": "coreutils_9.1-1_amd64/man1/chgrp.1"' "$corpus" | sed -E 's/.*"text": ("([^"\\]|\\.)*").*/\1/' \
+    | sed -E 's/GNU coreutils [0-9.]+/GNU coreutils 9.99/g')
+printf '{"query": {"near_duplicate": {"field": "text_fp.simhash", "like": {"text": %s}, "max_distance": 8}}}' "$page_text" \
+    > "$like_text_request"
+
 cat <<EXAMPLES
 
 Try:
   curl -s '$url/_cat/plugins?v'
   curl -s '$url/$index/_search?pretty' -H 'Content-Type: application/json' -d '{"query": {"match": {"text": "copy files"}}, "_source": ["id", "group"]}'
   curl -s '$url/$index/_search?pretty' -H 'Content-Type: application/json' -d '{"size": 0, "aggs": {"copies": {"terms": {"field": "group", "min_doc_count": 2, "size": 5}}}}'
+  # other releases of one man page, found by its fingerprint (the page itself is excluded):
+  curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._score' -H 'Content-Type: application/json' -d '{"query": {"near_duplicate": {"field": "text_fp.simhash", "like": {"_id": "$example_id"}, "max_distance": 6}}}'
+  # near-duplicates of a text (chgrp(1) with its release line edited), fingerprinted by the index's own pipeline:
+  curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._score' -H 'Content-Type: application/json' -d @$like_text_request
+  # what the plugin keeps in memory, and the work it did:
+  curl -s '$url/_plugins/neardup/stats?pretty'
   # fingerprint order puts near-duplicates next to each other:
   curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits.fields' -H 'Content-Type: application/json' -d '{"size": 12, "_source": false, "docvalue_fields": ["text_fp.simhash"], "sort": [{"text_fp.simhash": "asc"}]}'
   # exact duplicates share a content hash:
