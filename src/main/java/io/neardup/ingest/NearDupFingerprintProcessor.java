@@ -229,6 +229,11 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return outputs.contains(Output.SIMHASH) && field.equals(targetField + ".simhash");
     }
 
+    /** Whether this processor writes a MinHash signature to {@code field}. */
+    public boolean writesMinhashTo(String field) {
+        return outputs.contains(Output.MINHASH) && field.equals(targetField + ".minhash");
+    }
+
     /** The fingerprints of a text, exactly as {@link #execute} computes them for a document. */
     public Fingerprint fingerprint(String text) {
         Fingerprinter fingerprinter = fingerprinters.get();

@@ -2,6 +2,7 @@ package io.neardup.query;
 
 import io.neardup.core.Fingerprint;
 import io.neardup.core.Margins;
+import io.neardup.core.SignatureCodec;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.mapper.SimhashFieldMapper;
 import org.opensearch.action.get.GetRequest;
@@ -28,6 +29,10 @@ public final class LikeResolver {
     public record Resolved(long simhash, Margins margins, String scheme, String selfId) {
     }
 
+    /** The signature to compare with; {@code scheme} may be null. */
+    public record ResolvedSignature(int[] signature, int schemeHash, String scheme, String selfId) {
+    }
+
     private final Supplier<IngestService> ingestService;
 
     public LikeResolver(Supplier<IngestService> ingestService) {
@@ -44,7 +49,39 @@ public final class LikeResolver {
         };
     }
 
-    private static Resolved fromDocument(Like like, String field, QueryShardContext context) {
+    public ResolvedSignature resolveMinhash(Like like, String field, int numHashes, QueryShardContext context) {
+        return switch (like.kind()) {
+            case MINHASH -> signature(like.minhash(), like.scheme(), numHashes, null);
+            case ID -> {
+                Object value = fieldOf(like, field, context);
+                if (value instanceof String encoded) {
+                    yield signature(encoded, null, numHashes, like.id());
+                }
+                if (value instanceof Map<?, ?> object && object.get("value") instanceof String encoded) {
+                    yield signature(encoded, object.get("scheme") instanceof String s ? s : null, numHashes, like.id());
+                }
+                throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has no MinHash signature in [" + field + "]");
+            }
+            case TEXT -> {
+                NearDupFingerprintProcessor processor = processorFor(like, field, context, true);
+                Fingerprint fingerprint = fingerprintOf(processor, like.text());
+                if (fingerprint.minhash().length != numHashes) {
+                    throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(like, context) + "] makes signatures of "
+                        + fingerprint.minhash().length + " values but field [" + field + "] holds " + numHashes);
+                }
+                yield new ResolvedSignature(fingerprint.minhash(), processor.scheme().schemeHash(), processor.scheme().id(), null);
+            }
+            case SIMHASH -> throw new IllegalArgumentException("[like.simhash] cannot be compared with [minhash] field [" + field + "]");
+        };
+    }
+
+    private static ResolvedSignature signature(String encoded, String scheme, int numHashes, String selfId) {
+        int schemeHash = SignatureCodec.schemeHashOf(encoded);
+        return new ResolvedSignature(SignatureCodec.decode(encoded, numHashes, schemeHash), schemeHash, scheme, selfId);
+    }
+
+    /** That document's value of {@code field}, read from its source. */
+    private static Object fieldOf(Like like, String field, QueryShardContext context) {
         String index = like.index() != null ? like.index() : context.index().getName();
         // A blocking lookup on the search thread, as more_like_this does for its liked documents.
         GetResponse response = context.getClient()
@@ -53,7 +90,11 @@ public final class LikeResolver {
         if (response.isExists() == false) {
             throw new IllegalArgumentException("[like._id] document [" + like.id() + "] not found in index [" + index + "]");
         }
-        Object value = response.getSourceAsMap() == null ? null : XContentMapValues.extractValue(field, response.getSourceAsMap());
+        return response.getSourceAsMap() == null ? null : XContentMapValues.extractValue(field, response.getSourceAsMap());
+    }
+
+    private static Resolved fromDocument(Like like, String field, QueryShardContext context) {
+        Object value = fieldOf(like, field, context);
         if (value instanceof String hex) {
             return new Resolved(SimhashFieldMapper.parseHex(hex), null, null, like.id());
         }
@@ -63,12 +104,22 @@ public final class LikeResolver {
             return new Resolved(SimhashFieldMapper.parseHex(hex), margins instanceof String m ? Margins.decode(m) : null,
                 scheme instanceof String s ? s : null, like.id());
         }
-        throw new IllegalArgumentException("[like._id] document [" + like.id() + "] in index [" + index + "] has no fingerprint in ["
-            + field + "]");
+        throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has no simhash in [" + field + "]");
     }
 
     private Resolved fromText(Like like, String field, QueryShardContext context) {
-        String pipelineId = like.pipeline() != null ? like.pipeline() : context.getIndexSettings().getDefaultPipeline();
+        NearDupFingerprintProcessor processor = processorFor(like, field, context, false);
+        Fingerprint fingerprint = fingerprintOf(processor, like.text());
+        return new Resolved(fingerprint.simhash(), fingerprint.margins(), processor.scheme().id(), null);
+    }
+
+    private static String pipelineOf(Like like, QueryShardContext context) {
+        return like.pipeline() != null ? like.pipeline() : context.getIndexSettings().getDefaultPipeline();
+    }
+
+    /** The processor of the pipeline that writes the query's field: the text is fingerprinted exactly as the documents were. */
+    private NearDupFingerprintProcessor processorFor(Like like, String field, QueryShardContext context, boolean minhash) {
+        String pipelineId = pipelineOf(like, context);
         if (pipelineId == null || "_none".equals(pipelineId)) {
             throw new IllegalArgumentException("[like.text] needs the pipeline that fingerprints [" + field + "]: set [like.pipeline], "
                 + "or [index.default_pipeline] on index [" + context.index().getName() + "]");
@@ -77,22 +128,22 @@ public final class LikeResolver {
         if (pipeline == null) {
             throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] does not exist");
         }
-        NearDupFingerprintProcessor processor = null;
         for (Processor candidate : pipeline.flattenAllProcessors()) {
             Processor unwrapped = candidate instanceof ConditionalProcessor conditional ? conditional.getInnerProcessor() : candidate;
-            if (unwrapped instanceof NearDupFingerprintProcessor fingerprinting && fingerprinting.writesSimhashTo(field)) {
-                processor = fingerprinting;
-                break;
+            if (unwrapped instanceof NearDupFingerprintProcessor fingerprinting
+                && (minhash ? fingerprinting.writesMinhashTo(field) : fingerprinting.writesSimhashTo(field))) {
+                return fingerprinting;
             }
         }
-        if (processor == null) {
-            throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] has no [" + NearDupFingerprintProcessor.TYPE
-                + "] processor writing a simhash to [" + field + "]");
-        }
-        Fingerprint fingerprint = processor.fingerprint(like.text());
+        throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] has no [" + NearDupFingerprintProcessor.TYPE
+            + "] processor writing a " + (minhash ? "MinHash signature" : "simhash") + " to [" + field + "]");
+    }
+
+    private static Fingerprint fingerprintOf(NearDupFingerprintProcessor processor, String text) {
+        Fingerprint fingerprint = processor.fingerprint(text);
         if (fingerprint.tokens() == 0) {
             throw new IllegalArgumentException("[like.text] has no tokens after analysis, so it has no fingerprint");
         }
-        return new Resolved(fingerprint.simhash(), fingerprint.margins(), processor.scheme().id(), null);
+        return fingerprint;
     }
 }

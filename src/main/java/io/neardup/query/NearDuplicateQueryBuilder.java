@@ -1,11 +1,13 @@
 package io.neardup.query;
 
+import io.neardup.core.LshBanding;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
+import org.opensearch.common.logging.HeaderWarning;
 import org.opensearch.core.ParseField;
 import org.opensearch.core.common.ParsingException;
 import org.opensearch.core.common.io.stream.StreamInput;
@@ -24,7 +26,9 @@ import java.util.Objects;
 
 /**
  * {@code near_duplicate}: the documents whose {@code simhash} field is within {@code max_distance}
- * bits of a fingerprint, found by Probabilistic Simhash Matching (or exactly).
+ * bits of a fingerprint, found by Probabilistic Simhash Matching (or exactly), or whose
+ * {@code minhash} field has an estimated Jaccard similarity of at least {@code min_similarity},
+ * found through LSH bands and verified on the whole signature.
  */
 public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDuplicateQueryBuilder> {
 
@@ -35,6 +39,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     public static final int DEFAULT_MAX_FLIPS = 64;
     public static final int MAX_MAX_FLIPS = 10_000;
     public static final int MAX_PREFIX_BITS = 32;
+    public static final double DEFAULT_MIN_SIMILARITY = 0.8;
+    public static final int MAX_MIN_BAND_MATCHES = 1024;
     /** {@code prefix_bits: "auto"}: about log2 of each segment's size. */
     public static final int AUTO_PREFIX_BITS = 0;
 
@@ -45,6 +51,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private static final ParseField MAX_FLIPS = new ParseField("max_flips");
     private static final ParseField PREFIX_BITS = new ParseField("prefix_bits");
     private static final ParseField FIRST_MATCH = new ParseField("first_match");
+    private static final ParseField MIN_SIMILARITY = new ParseField("min_similarity");
+    private static final ParseField MIN_BAND_MATCHES = new ParseField("min_band_matches");
     private static final ParseField INCLUDE_SELF = new ParseField("include_self");
     private static final ParseField IGNORE_UNMAPPED = new ParseField("ignore_unmapped");
 
@@ -71,11 +79,14 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     private final String field;
     private final Like like;
-    private int maxDistance = DEFAULT_MAX_DISTANCE;
-    private Mode mode = Mode.PSM;
-    private int maxFlips = DEFAULT_MAX_FLIPS;
-    private int prefixBits = AUTO_PREFIX_BITS;
-    private boolean firstMatch = false;
+    // Options of one field type are null unless set, so that setting them for the other type is an error.
+    private Integer maxDistance;
+    private Mode mode;
+    private Integer maxFlips;
+    private Integer prefixBits;
+    private Boolean firstMatch;
+    private Double minSimilarity;
+    private Integer minBandMatches;
     private boolean includeSelf = false;
     private boolean ignoreUnmapped = false;
     private final QueryServices services;
@@ -93,11 +104,13 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         super(in);
         this.field = in.readString();
         this.like = new Like(in);
-        this.maxDistance = in.readVInt();
-        this.mode = in.readEnum(Mode.class);
-        this.maxFlips = in.readVInt();
-        this.prefixBits = in.readVInt();
-        this.firstMatch = in.readBoolean();
+        this.maxDistance = in.readOptionalVInt();
+        this.mode = in.readBoolean() ? in.readEnum(Mode.class) : null;
+        this.maxFlips = in.readOptionalVInt();
+        this.prefixBits = in.readOptionalVInt();
+        this.firstMatch = in.readOptionalBoolean();
+        this.minSimilarity = in.readOptionalDouble();
+        this.minBandMatches = in.readOptionalVInt();
         this.includeSelf = in.readBoolean();
         this.ignoreUnmapped = in.readBoolean();
         this.services = services;
@@ -107,11 +120,16 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     protected void doWriteTo(StreamOutput out) throws IOException {
         out.writeString(field);
         like.writeTo(out);
-        out.writeVInt(maxDistance);
-        out.writeEnum(mode);
-        out.writeVInt(maxFlips);
-        out.writeVInt(prefixBits);
-        out.writeBoolean(firstMatch);
+        out.writeOptionalVInt(maxDistance);
+        out.writeBoolean(mode != null);
+        if (mode != null) {
+            out.writeEnum(mode);
+        }
+        out.writeOptionalVInt(maxFlips);
+        out.writeOptionalVInt(prefixBits);
+        out.writeOptionalBoolean(firstMatch);
+        out.writeOptionalDouble(minSimilarity);
+        out.writeOptionalVInt(minBandMatches);
         out.writeBoolean(includeSelf);
         out.writeBoolean(ignoreUnmapped);
     }
@@ -161,6 +179,23 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         return this;
     }
 
+    public NearDuplicateQueryBuilder minSimilarity(double minSimilarity) {
+        if ((minSimilarity > 0 && minSimilarity <= 1) == false) {
+            throw new IllegalArgumentException("[" + NAME + "] [min_similarity] must be in (0, 1], got [" + minSimilarity + "]");
+        }
+        this.minSimilarity = minSimilarity;
+        return this;
+    }
+
+    public NearDuplicateQueryBuilder minBandMatches(int minBandMatches) {
+        if (minBandMatches < 1 || minBandMatches > MAX_MIN_BAND_MATCHES) {
+            throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] must be in [1, " + MAX_MIN_BAND_MATCHES + "], got ["
+                + minBandMatches + "]");
+        }
+        this.minBandMatches = minBandMatches;
+        return this;
+    }
+
     public NearDuplicateQueryBuilder includeSelf(boolean includeSelf) {
         this.includeSelf = includeSelf;
         return this;
@@ -176,15 +211,27 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         builder.startObject(NAME);
         builder.field(FIELD.getPreferredName(), field);
         builder.field(LIKE.getPreferredName(), like);
-        builder.field(MAX_DISTANCE.getPreferredName(), maxDistance);
-        builder.field(MODE.getPreferredName(), mode.paramName());
-        builder.field(MAX_FLIPS.getPreferredName(), maxFlips);
-        if (prefixBits == AUTO_PREFIX_BITS) {
-            builder.field(PREFIX_BITS.getPreferredName(), "auto");
-        } else {
-            builder.field(PREFIX_BITS.getPreferredName(), prefixBits);
+        if (maxDistance != null) {
+            builder.field(MAX_DISTANCE.getPreferredName(), maxDistance);
         }
-        builder.field(FIRST_MATCH.getPreferredName(), firstMatch);
+        if (mode != null) {
+            builder.field(MODE.getPreferredName(), mode.paramName());
+        }
+        if (maxFlips != null) {
+            builder.field(MAX_FLIPS.getPreferredName(), maxFlips);
+        }
+        if (prefixBits != null) {
+            builder.field(PREFIX_BITS.getPreferredName(), prefixBits == AUTO_PREFIX_BITS ? "auto" : prefixBits);
+        }
+        if (firstMatch != null) {
+            builder.field(FIRST_MATCH.getPreferredName(), firstMatch);
+        }
+        if (minSimilarity != null) {
+            builder.field(MIN_SIMILARITY.getPreferredName(), minSimilarity);
+        }
+        if (minBandMatches != null) {
+            builder.field(MIN_BAND_MATCHES.getPreferredName(), minBandMatches);
+        }
         builder.field(INCLUDE_SELF.getPreferredName(), includeSelf);
         builder.field(IGNORE_UNMAPPED.getPreferredName(), ignoreUnmapped);
         printBoostAndQueryName(builder);
@@ -194,7 +241,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     public static NearDuplicateQueryBuilder fromXContent(XContentParser parser, QueryServices services) throws IOException {
         String field = null;
         Like like = null;
-        Integer maxDistance = null, maxFlips = null, prefixBits = null;
+        Integer maxDistance = null, maxFlips = null, prefixBits = null, minBandMatches = null;
+        Double minSimilarity = null;
         Mode mode = null;
         Boolean firstMatch = null, includeSelf = null, ignoreUnmapped = null;
         float boost = DEFAULT_BOOST;
@@ -222,6 +270,10 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     prefixBits = "auto".equals(parser.text()) ? AUTO_PREFIX_BITS : intValue(parser, name);
                 } else if (FIRST_MATCH.match(name, parser.getDeprecationHandler())) {
                     firstMatch = parser.booleanValue();
+                } else if (MIN_SIMILARITY.match(name, parser.getDeprecationHandler())) {
+                    minSimilarity = doubleValue(parser, name);
+                } else if (MIN_BAND_MATCHES.match(name, parser.getDeprecationHandler())) {
+                    minBandMatches = intValue(parser, name);
                 } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
                     includeSelf = parser.booleanValue();
                 } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
@@ -257,6 +309,12 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             if (firstMatch != null) {
                 builder.firstMatch(firstMatch);
             }
+            if (minSimilarity != null) {
+                builder.minSimilarity(minSimilarity);
+            }
+            if (minBandMatches != null) {
+                builder.minBandMatches(minBandMatches);
+            }
             if (includeSelf != null) {
                 builder.includeSelf(includeSelf);
             }
@@ -279,6 +337,15 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         }
     }
 
+    private static double doubleValue(XContentParser parser, String name) throws IOException {
+        try {
+            return parser.doubleValue(false);
+        } catch (IllegalArgumentException e) {
+            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be a number, got [" + parser.text()
+                + "]");
+        }
+    }
+
     @Override
     protected Query doToQuery(QueryShardContext context) throws IOException {
         MappedFieldType fieldType = context.fieldMapper(field);
@@ -289,52 +356,97 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] is not mapped; set [ignore_unmapped] to match "
                 + "nothing in indices without it");
         }
-        if (fieldType instanceof MinhashFieldMapper.MinhashFieldType) {
-            throw new QueryShardException(context, "[" + NAME + "] on [minhash] field [" + field + "] is not supported yet; query the "
-                + "[simhash] field of the same fingerprints");
-        }
-        if (fieldType instanceof SimhashFieldMapper.SimhashFieldType == false) {
+        if (fieldType instanceof SimhashFieldMapper.SimhashFieldType == false
+            && fieldType instanceof MinhashFieldMapper.MinhashFieldType == false) {
             throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] is of type [" + fieldType.typeName()
                 + "], expected [simhash] or [minhash]");
         }
         if (fieldType.hasDocValues() == false) {
-            throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] has no doc values; map it with "
-                + "[doc_values: true]");
+            throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] has no doc values; map it with [doc_values: true]");
         }
         if (services == null) {
             throw new IllegalStateException("[" + NAME + "] was built without its node services");
         }
-        LikeResolver.Resolved target;
+        Query query;
+        String selfId;
         try {
-            target = services.resolver().resolveSimhash(like, field, context);
+            if (fieldType instanceof SimhashFieldMapper.SimhashFieldType) {
+                rejectOptions(context, "simhash", "minhash", minSimilarity, MIN_SIMILARITY, minBandMatches, MIN_BAND_MATCHES);
+                LikeResolver.Resolved target = services.resolver().resolveSimhash(like, field, context);
+                query = simhashQuery(context, target);
+                selfId = target.selfId();
+            } else {
+                MinhashFieldMapper.MinhashFieldType minhash = (MinhashFieldMapper.MinhashFieldType) fieldType;
+                rejectOptions(context, "minhash", "simhash", maxDistance, MAX_DISTANCE, mode, MODE, maxFlips, MAX_FLIPS, prefixBits,
+                    PREFIX_BITS, firstMatch, FIRST_MATCH);
+                LikeResolver.ResolvedSignature target = services.resolver().resolveMinhash(like, field, minhash.numHashes(), context);
+                query = minhashQuery(minhash, target);
+                selfId = target.selfId();
+            }
         } catch (IllegalArgumentException e) {
             throw new QueryShardException(context, e.getMessage(), e);
         }
-        if (mode == Mode.PSM && target.margins() == null) {
+        if (selfId == null || includeSelf) {
+            return query;
+        }
+        MappedFieldType idField = context.fieldMapper(IdFieldMapper.NAME);
+        return new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
+            .add(idField.termQuery(selfId, context), BooleanClause.Occur.MUST_NOT)
+            .build();
+    }
+
+    private Query simhashQuery(QueryShardContext context, LikeResolver.Resolved target) {
+        Mode effectiveMode = mode == null ? Mode.PSM : mode;
+        if (effectiveMode == Mode.PSM && target.margins() == null) {
             throw new QueryShardException(context, "[" + NAME + "] mode [psm] ranks the query's weak bits by its margins, and this "
                 + "fingerprint has none (a bare hex value); pass [like.margins], query by [_id] or [text], or use mode [exact]");
         }
-        Query neighbours = new SimhashNeighborQuery(field, target.simhash(), target.margins(), target.scheme(), maxDistance,
-            mode == Mode.EXACT, maxFlips, prefixBits, firstMatch, services.cache());
-        if (target.selfId() == null || includeSelf) {
-            return neighbours;
+        return new SimhashNeighborQuery(field, target.simhash(), target.margins(), target.scheme(),
+            maxDistance == null ? DEFAULT_MAX_DISTANCE : maxDistance, effectiveMode == Mode.EXACT,
+            maxFlips == null ? DEFAULT_MAX_FLIPS : maxFlips, prefixBits == null ? AUTO_PREFIX_BITS : prefixBits,
+            firstMatch != null && firstMatch, services.cache());
+    }
+
+    private Query minhashQuery(MinhashFieldMapper.MinhashFieldType fieldType, LikeResolver.ResolvedSignature target) {
+        LshBanding banding = fieldType.banding();
+        int m = minBandMatches == null ? 1 : minBandMatches;
+        if (m > banding.bands()) {
+            throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] is " + m + " but field [" + field + "] has only "
+                + banding.bands() + " bands");
         }
-        MappedFieldType idField = context.fieldMapper(IdFieldMapper.NAME);
-        return new BooleanQuery.Builder().add(neighbours, BooleanClause.Occur.MUST)
-            .add(idField.termQuery(target.selfId(), context), BooleanClause.Occur.MUST_NOT)
-            .build();
+        double tau = minSimilarity == null ? DEFAULT_MIN_SIMILARITY : minSimilarity;
+        double reach = MinhashSimilarityQuery.candidateProbability(banding, m, tau);
+        if (reach < MinhashSimilarityQuery.RELIABLE_CANDIDATE_PROBABILITY) {
+            HeaderWarning.addWarning(String.format(Locale.ROOT, "[%s] min_similarity [%s] is below what the banding of [%s] (%d bands of %d "
+                + "rows, min_band_matches %d) finds reliably: a document at that similarity becomes a candidate with probability %.2f, so "
+                + "some will be missed; map the field with a lower threshold", NAME, tau, field, banding.bands(), banding.rows(), m, reach));
+        }
+        return new MinhashSimilarityQuery(field, target.signature(), target.schemeHash(), target.scheme(), banding, m, tau);
+    }
+
+    /** Options of the other field type are an error, not silently ignored. */
+    private void rejectOptions(QueryShardContext context, String type, String otherType, Object... valuesAndNames) {
+        for (int i = 0; i < valuesAndNames.length; i += 2) {
+            if (valuesAndNames[i] != null) {
+                throw new QueryShardException(context, "[" + NAME + "] [" + ((ParseField) valuesAndNames[i + 1]).getPreferredName()
+                    + "] applies to [" + otherType + "] fields; [" + field + "] is a [" + type + "] field");
+            }
+        }
     }
 
     @Override
     protected boolean doEquals(NearDuplicateQueryBuilder other) {
-        return field.equals(other.field) && like.equals(other.like) && maxDistance == other.maxDistance && mode == other.mode
-            && maxFlips == other.maxFlips && prefixBits == other.prefixBits && firstMatch == other.firstMatch
-            && includeSelf == other.includeSelf && ignoreUnmapped == other.ignoreUnmapped;
+        return field.equals(other.field) && like.equals(other.like) && Objects.equals(maxDistance, other.maxDistance)
+            && mode == other.mode && Objects.equals(maxFlips, other.maxFlips) && Objects.equals(prefixBits, other.prefixBits)
+            && Objects.equals(firstMatch, other.firstMatch) && Objects.equals(minSimilarity, other.minSimilarity)
+            && Objects.equals(minBandMatches, other.minBandMatches) && includeSelf == other.includeSelf
+            && ignoreUnmapped == other.ignoreUnmapped;
     }
 
     @Override
     protected int doHashCode() {
-        return Objects.hash(field, like, maxDistance, mode, maxFlips, prefixBits, firstMatch, includeSelf, ignoreUnmapped);
+        return Objects.hash(field, like, maxDistance, mode, maxFlips, prefixBits, firstMatch, minSimilarity, minBandMatches, includeSelf,
+            ignoreUnmapped);
     }
 
     @Override

@@ -11,7 +11,6 @@ import io.neardup.mapper.SimhashFieldMapper;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
@@ -22,7 +21,6 @@ import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.Bits;
-import org.apache.lucene.util.BytesRef;
 
 import java.io.IOException;
 import java.util.Arrays;
@@ -97,7 +95,7 @@ public final class SimhashNeighborQuery extends Query {
         @Override
         public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
             LeafReader reader = context.reader();
-            checkScheme(reader);
+            SegmentScheme.requireSame(field, scheme, SegmentScheme.of(reader, field, FingerprintFields.schemeField(field)));
             SortedFingerprints fingerprints = cache.fingerprints(reader, field);
             if (fingerprints == null) {
                 return null;
@@ -171,28 +169,6 @@ public final class SimhashNeighborQuery extends Query {
 
     static float similarity(int distance) {
         return 1f - distance / 64f;
-    }
-
-    private void checkScheme(LeafReader reader) throws IOException {
-        SortedDocValues schemes = reader.getSortedDocValues(FingerprintFields.schemeField(field));
-        if (schemes == null || schemes.getValueCount() == 0) {
-            return;
-        }
-        if (schemes.getValueCount() > 1) {
-            StringBuilder all = new StringBuilder();
-            for (int ord = 0; ord < schemes.getValueCount(); ord++) {
-                all.append(ord == 0 ? "" : ", ").append(schemes.lookupOrd(ord).utf8ToString());
-            }
-            throw new IllegalArgumentException("field [" + field + "] holds fingerprints of several schemes [" + all + "]; they are not "
-                + "comparable: reindex through one pipeline");
-        }
-        if (scheme != null) {
-            BytesRef indexed = schemes.lookupOrd(0);
-            if (indexed.utf8ToString().equals(scheme) == false) {
-                throw new IllegalArgumentException("the query fingerprint has scheme [" + scheme + "] but field [" + field + "] holds scheme ["
-                    + indexed.utf8ToString() + "]; fingerprints of different schemes are not comparable");
-            }
-        }
     }
 
     /** Iterates precomputed matches of one segment. */

@@ -1,6 +1,9 @@
 package io.neardup.query;
 
 import io.neardup.DemoCorpus;
+import io.neardup.core.LshBanding;
+import io.neardup.core.MinHasher;
+import io.neardup.core.SignatureCodec;
 import org.opensearch.client.Request;
 import org.opensearch.client.ResponseException;
 import org.opensearch.test.rest.OpenSearchRestTestCase;
@@ -184,5 +187,77 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
         assertTrue(stats.toString(), ((Number) queries.get("lookups")).longValue() > 0);
         Map<String, Object> breakers = entityAsMap(client().performRequest(new Request("GET", "/_nodes/stats/breaker")));
         assertTrue("the plugin's circuit breaker is registered: " + breakers, breakers.toString().contains("neardup"));
+    }
+
+    private static int equalBands(int[] a, int[] b, LshBanding banding) {
+        int equal = 0;
+        for (int band = 0; band < banding.bands(); band++) {
+            int from = band * banding.rows();
+            equal += java.util.Arrays.equals(a, from, from + banding.rows(), b, from, from + banding.rows()) ? 1 : 0;
+        }
+        return equal;
+    }
+
+    @SuppressWarnings("unchecked")
+    public void testMinhashByIdEqualsVerifiedLshCandidates() throws IOException {
+        DemoCorpus.load(client(), INDEX);
+        Map<String, int[]> signatures = new HashMap<>();
+        for (Map<String, Object> hit : hits(search("{\"size\": 1000, \"_source\": [\"text_fp.minhash\"]}"))) {
+            Map<String, Object> fp = (Map<String, Object>) ((Map<String, Object>) hit.get("_source")).get("text_fp");
+            String encoded = (String) ((Map<String, Object>) fp.get("minhash")).get("value");
+            signatures.put((String) hit.get("_id"), SignatureCodec.decode(encoded, 128, SignatureCodec.schemeHashOf(encoded)));
+        }
+        LshBanding banding = LshBanding.optimal(0.8, 128); // what the mapping's threshold 0.8 derives
+        int withMatches = 0;
+        for (String id : signatures.keySet().stream().sorted().limit(60).toList()) {
+            for (int m : new int[] { 1, 2 }) {
+                Map<String, Double> expected = new HashMap<>();
+                signatures.forEach((other, signature) -> {
+                    double similarity = MinHasher.jaccard(signatures.get(id), signature);
+                    if (other.equals(id) == false && equalBands(signatures.get(id), signature, banding) >= m && similarity >= 0.8) {
+                        expected.put(other, similarity);
+                    }
+                });
+                Request request = new Request("POST", "/" + INDEX + "/_search");
+                request.setJsonEntity("{\"size\": 1000, \"_source\": false, \"query\": {\"near_duplicate\": {\"field\": "
+                    + "\"text_fp.minhash\", \"like\": {\"_id\": \"" + id + "\"}, \"min_similarity\": 0.8, \"min_band_matches\": " + m
+                    + "}}}");
+                org.opensearch.client.RequestOptions.Builder options = request.getOptions().toBuilder();
+                options.setWarningsHandler(org.opensearch.client.WarningsHandler.PERMISSIVE);
+                request.setOptions(options);
+                org.opensearch.client.Response response = client().performRequest(request);
+                // 9 bands of 13 rows: a pair at 0.8 is a candidate with probability 0.40 for one band, 0.085 for two
+                assertEquals("m=" + m + " " + response.getWarnings(), m > 1, response.getWarnings().isEmpty() == false);
+                List<Map<String, Object>> found = hits(entityAsMap(response));
+                Map<String, Double> scores = new HashMap<>();
+                found.forEach(hit -> scores.put((String) hit.get("_id"), ((Number) hit.get("_score")).doubleValue()));
+                assertEquals(id + " m=" + m, expected.keySet(), scores.keySet());
+                expected.forEach((other, similarity) -> assertEquals(similarity, scores.get(other), 1e-6));
+                withMatches += m == 1 && expected.isEmpty() == false ? 1 : 0;
+            }
+        }
+        assertTrue("releases of a page share bands: " + withMatches, withMatches > 5);
+    }
+
+    public void testMinhashWarnsBelowItsBandingAndRejectsOptionsOfTheOtherType() throws IOException {
+        DemoCorpus.load(client(), INDEX);
+        String id = fingerprints().keySet().iterator().next();
+        Request request = new Request("POST", "/" + INDEX + "/_search");
+        request.setJsonEntity("{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"_id\": \"" + id
+            + "\"}, \"min_similarity\": 0.3}}}");
+        org.opensearch.client.RequestOptions.Builder options = request.getOptions().toBuilder();
+        options.setWarningsHandler(org.opensearch.client.WarningsHandler.PERMISSIVE);
+        request.setOptions(options);
+        org.opensearch.client.Response response = client().performRequest(request);
+        assertTrue(response.getWarnings().toString(), response.getWarnings().stream()
+            .anyMatch(w -> w.contains("min_similarity [0.3] is below what the banding of [text_fp.minhash] (9 bands of 13 rows")));
+
+        String minhash = "{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"_id\": \"" + id + "\"}";
+        assertBadRequest(minhash + ", \"max_distance\": 3}}}", "[max_distance] applies to [simhash] fields; [text_fp.minhash] is a "
+            + "[minhash] field");
+        assertBadRequest(minhash + ", \"min_band_matches\": 20}}}", "[min_band_matches] is 20 but field [text_fp.minhash] has only 9 bands");
+        assertBadRequest(query("{\"_id\": \"" + id + "\"}", ", \"min_similarity\": 0.5"), "[min_similarity] applies to [minhash] fields");
+        assertBadRequest("{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"simhash\": "
+            + "\"00000000000000ff\"}}}}", "[like.simhash] cannot be compared with [minhash] field");
     }
 }
