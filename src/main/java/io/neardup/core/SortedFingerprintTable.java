@@ -188,21 +188,7 @@ public final class SortedFingerprintTable implements SortedFingerprints {
     public long run(long prefix, int prefixBits) {
         assert prefixBits >= 1 && prefixBits <= MAX_PREFIX_BITS : "prefixBits " + prefixBits;
         assert prefix >>> prefixBits == 0 : "prefix " + prefix + " has more than " + prefixBits + " bits";
-        if (prefixBits == indexBits) {
-            int b = (int) prefix;
-            return SortedFingerprints.pack(runStarts[b], runStarts[b + 1]);
-        }
-        if (prefixBits < indexBits) {
-            int shift = indexBits - prefixBits;
-            return SortedFingerprints.pack(runStarts[(int) (prefix << shift)], runStarts[(int) ((prefix + 1) << shift)]);
-        }
-        int b = (int) (prefix >>> (prefixBits - indexBits));
-        int from = runStarts[b];
-        int to = runStarts[b + 1];
-        int shift = 64 - prefixBits;
-        int start = SortedFingerprints.lowerBound(this, prefix << shift, from, to);
-        int end = prefix == (1L << prefixBits) - 1 ? to : SortedFingerprints.lowerBound(this, (prefix + 1) << shift, start, to);
-        return SortedFingerprints.pack(start, end);
+        return SortedFingerprints.runFromIndex(this, runStarts, indexBits, prefix, prefixBits);
     }
 
     /** The same fingerprints without the prefix index: lookups binary-search (for comparisons and tests). */

@@ -46,6 +46,25 @@ public interface SortedFingerprints {
         return pack(start, end);
     }
 
+    /**
+     * {@link #run} answered from a prefix index: {@code runStarts[b]} is the first position of
+     * {@code indexBits}-bit prefix b (2^indexBits + 1 entries). Narrower prefixes merge index
+     * entries; wider ones binary-search within one entry's run.
+     */
+    static long runFromIndex(SortedFingerprints fingerprints, int[] runStarts, int indexBits, long prefix, int prefixBits) {
+        if (prefixBits <= indexBits) {
+            int shift = indexBits - prefixBits;
+            return pack(runStarts[(int) (prefix << shift)], runStarts[(int) ((prefix + 1) << shift)]);
+        }
+        int b = (int) (prefix >>> (prefixBits - indexBits));
+        int from = runStarts[b];
+        int to = runStarts[b + 1];
+        int shift = 64 - prefixBits;
+        int start = lowerBound(fingerprints, prefix << shift, from, to);
+        int end = prefix == (1L << prefixBits) - 1 ? to : lowerBound(fingerprints, (prefix + 1) << shift, start, to);
+        return pack(start, end);
+    }
+
     /** Packs a run [start, end). */
     static long pack(int start, int end) {
         return ((long) start << 32) | (end & 0xFFFFFFFFL);

@@ -122,17 +122,7 @@ final class SortedSegmentFingerprints {
 
         @Override
         public long run(long prefix, int prefixBits) {
-            if (prefixBits <= indexBits) {
-                int shift = indexBits - prefixBits;
-                return SortedFingerprints.pack(runStarts[(int) (prefix << shift)], runStarts[(int) ((prefix + 1) << shift)]);
-            }
-            int bucket = (int) (prefix >>> (prefixBits - indexBits));
-            int from = runStarts[bucket];
-            int to = runStarts[bucket + 1];
-            int shift = 64 - prefixBits;
-            int start = SortedFingerprints.lowerBound(this, prefix << shift, from, to);
-            int end = prefix == (1L << prefixBits) - 1 ? to : SortedFingerprints.lowerBound(this, (prefix + 1) << shift, start, to);
-            return SortedFingerprints.pack(start, end);
+            return SortedFingerprints.runFromIndex(this, runStarts, indexBits, prefix, prefixBits);
         }
     }
 }
