@@ -83,11 +83,24 @@ public final class PsmSearch {
      */
     public static final int UNINDEXED_LOOKUP_FACTOR = 3;
 
+    /** No document excluded. */
+    public static final int NO_DOC = -1;
+
     private final FlipSetGenerator generator = new FlipSetGenerator();
     private final double[] logFlip = new double[Margins.BITS];
 
     /** Searches with flip probabilities from the query's margins under {@code model}. */
     public void search(SortedFingerprints table, long query, Margins margins, FlipModel model, Params params,
+                       Matches out) {
+        search(table, query, margins, model, params, NO_DOC, out);
+    }
+
+    /**
+     * As {@link #search(SortedFingerprints, long, Margins, FlipModel, Params, Matches)}, never
+     * reporting {@code excludedDoc}: the query's own document, which would otherwise end a PSM_F
+     * search at the empty flip set.
+     */
+    public void search(SortedFingerprints table, long query, Margins margins, FlipModel model, Params params, int excludedDoc,
                        Matches out) {
         if (params == null) {
             throw new IllegalArgumentException("params must not be null");
@@ -100,7 +113,7 @@ public final class PsmSearch {
             throw new IllegalArgumentException("model must not be null");
         }
         model.logFlipProbabilities(margins, params.prefixBits(), logFlip);
-        search(table, query, logFlip, params, out);
+        search(table, query, logFlip, params, excludedDoc, out);
     }
 
     /**
@@ -109,6 +122,11 @@ public final class PsmSearch {
      */
     public void search(SortedFingerprints table, long query, double[] logFlipProbabilities, Params params,
                        Matches out) {
+        search(table, query, logFlipProbabilities, params, NO_DOC, out);
+    }
+
+    private void search(SortedFingerprints table, long query, double[] logFlipProbabilities, Params params, int excludedDoc,
+                        Matches out) {
         if (table == null || out == null || params == null) {
             throw new IllegalArgumentException("table, params and out must not be null");
         }
@@ -123,14 +141,14 @@ public final class PsmSearch {
         int shift = 64 - p;
         while (generator.next()) {
             long flipped = query ^ generator.mask();
-            if (lookup(table, query, flipped >>> shift, p, h, out) && stopAtFirst) {
+            if (lookup(table, query, flipped >>> shift, p, h, excludedDoc, out) && stopAtFirst) {
                 return;
             }
         }
     }
 
     /** Looks up one prefix run and adds its matches; true if it added any. */
-    private static boolean lookup(SortedFingerprints table, long query, long prefix, int p, int h, Matches out) {
+    private static boolean lookup(SortedFingerprints table, long query, long prefix, int p, int h, int excludedDoc, Matches out) {
         long run = table.run(prefix, p);
         int start = SortedFingerprints.runStart(run);
         int end = SortedFingerprints.runEnd(run);
@@ -139,7 +157,7 @@ public final class PsmSearch {
         boolean found = false;
         for (int i = start; i < end; i++) {
             int d = Long.bitCount(table.fingerprintAt(i) ^ query);
-            if (d <= h) {
+            if (d <= h && table.docAt(i) != excludedDoc) {
                 out.add(table.docAt(i), d);
                 found = true;
             }
@@ -163,12 +181,12 @@ public final class PsmSearch {
         long queryPrefix = query >>> (64 - p);
         int maxSize = Math.min(h, p);
         long limit = 1L << p;
-        lookup(table, query, queryPrefix, p, h, out);
+        lookup(table, query, queryPrefix, p, h, NO_DOC, out);
         for (int size = 1; size <= maxSize; size++) {
             // Gosper's hack: every p-bit mask with exactly `size` bits, in increasing order.
             long comb = (1L << size) - 1;
             while (comb < limit) {
-                lookup(table, query, queryPrefix ^ comb, p, h, out);
+                lookup(table, query, queryPrefix ^ comb, p, h, NO_DOC, out);
                 long c = comb & -comb;
                 long r = comb + c;
                 comb = (((r ^ comb) >>> 2) / c) | r;

@@ -16,6 +16,7 @@ import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.index.mapper.IdFieldMapper;
 import org.opensearch.index.mapper.MappedFieldType;
+import org.opensearch.index.mapper.Uid;
 import org.opensearch.index.query.AbstractQueryBuilder;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.index.query.QueryShardException;
@@ -373,20 +374,20 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             if (fieldType instanceof SimhashFieldMapper.SimhashFieldType) {
                 rejectOptions(context, "simhash", "minhash", minSimilarity, MIN_SIMILARITY, minBandMatches, MIN_BAND_MATCHES);
                 LikeResolver.Resolved target = services.resolver().resolveSimhash(like, field, context);
-                query = simhashQuery(context, target);
-                selfId = target.selfId();
+                selfId = includeSelf ? null : target.selfId();
+                query = simhashQuery(context, target, selfId);
             } else {
                 MinhashFieldMapper.MinhashFieldType minhash = (MinhashFieldMapper.MinhashFieldType) fieldType;
                 rejectOptions(context, "minhash", "simhash", maxDistance, MAX_DISTANCE, mode, MODE, maxFlips, MAX_FLIPS, prefixBits,
                     PREFIX_BITS, firstMatch, FIRST_MATCH);
                 LikeResolver.ResolvedSignature target = services.resolver().resolveMinhash(like, field, minhash.numHashes(), context);
                 query = minhashQuery(minhash, target);
-                selfId = target.selfId();
+                selfId = includeSelf ? null : target.selfId();
             }
         } catch (IllegalArgumentException e) {
             throw new QueryShardException(context, e.getMessage(), e);
         }
-        if (selfId == null || includeSelf) {
+        if (selfId == null) {
             return query;
         }
         MappedFieldType idField = context.fieldMapper(IdFieldMapper.NAME);
@@ -395,7 +396,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             .build();
     }
 
-    private Query simhashQuery(QueryShardContext context, LikeResolver.Resolved target) {
+    private Query simhashQuery(QueryShardContext context, LikeResolver.Resolved target, String excludedId) {
         Mode effectiveMode = mode == null ? Mode.PSM : mode;
         if (effectiveMode == Mode.PSM && target.margins() == null) {
             throw new QueryShardException(context, "[" + NAME + "] mode [psm] ranks the query's weak bits by its margins, and this "
@@ -404,7 +405,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         return new SimhashNeighborQuery(field, target.simhash(), target.margins(), target.scheme(),
             maxDistance == null ? DEFAULT_MAX_DISTANCE : maxDistance, effectiveMode == Mode.EXACT,
             maxFlips == null ? DEFAULT_MAX_FLIPS : maxFlips, prefixBits == null ? AUTO_PREFIX_BITS : prefixBits,
-            firstMatch != null && firstMatch, services.cache());
+            firstMatch != null && firstMatch, excludedId == null ? null : Uid.encodeId(excludedId), services.cache());
     }
 
     private Query minhashQuery(MinhashFieldMapper.MinhashFieldType fieldType, LikeResolver.ResolvedSignature target) {

@@ -11,6 +11,9 @@ import io.neardup.mapper.SimhashFieldMapper;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
@@ -21,6 +24,8 @@ import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
+import org.opensearch.index.mapper.IdFieldMapper;
 
 import java.io.IOException;
 import java.util.Arrays;
@@ -47,15 +52,18 @@ public final class SimhashNeighborQuery extends Query {
     private final int maxFlips;
     private final int prefixBits;
     private final boolean firstMatch;
+    private final BytesRef excludedId;
     private final SegmentFingerprintCache cache;
 
     /**
      * @param margins    the query's margins; required unless {@code exact}
      * @param scheme     the query fingerprint's scheme, checked against every segment's; null skips the check
      * @param prefixBits p, or 0 for about log2 of each segment's size
+     * @param excludedId the encoded {@code _id} of the query's own document, never matched (so that it cannot end a
+     *                   {@code firstMatch} search either), or null
      */
     public SimhashNeighborQuery(String field, long fingerprint, Margins margins, String scheme, int maxDistance, boolean exact,
-        int maxFlips, int prefixBits, boolean firstMatch, SegmentFingerprintCache cache) {
+        int maxFlips, int prefixBits, boolean firstMatch, BytesRef excludedId, SegmentFingerprintCache cache) {
         this.field = Objects.requireNonNull(field, "field");
         if (exact == false && margins == null) {
             throw new IllegalArgumentException("PSM needs the query fingerprint's margins");
@@ -69,6 +77,7 @@ public final class SimhashNeighborQuery extends Query {
         this.maxFlips = maxFlips;
         this.prefixBits = prefixBits;
         this.firstMatch = firstMatch;
+        this.excludedId = excludedId;
         this.cache = Objects.requireNonNull(cache, "cache");
     }
 
@@ -102,12 +111,13 @@ public final class SimhashNeighborQuery extends Query {
             }
             int p = prefixBits > 0 ? prefixBits : SortedFingerprintTable.defaultIndexBits(fingerprints.size());
             Matches found = new Matches();
+            int excludedDoc = excludedDoc(reader);
             SEARCHES.get().search(fingerprints, fingerprint, margins, FLIP_MODEL, params(maxDistance, maxFlips, p, exact, firstMatch),
-                found);
+                excludedDoc, found);
             cache.recordSegmentSearch(found.lookups(), found.candidates(), found.size());
             int[] docs = new int[found.size()];
             float[] scores = new float[found.size()];
-            int n = collectLive(found, reader.getLiveDocs(), docs, scores);
+            int n = collectLive(found, reader.getLiveDocs(), excludedDoc, docs, scores);
             if (n == 0) {
                 return null;
             }
@@ -124,8 +134,27 @@ public final class SimhashNeighborQuery extends Query {
             };
         }
 
+        private int excludedDoc(LeafReader reader) throws IOException {
+            if (excludedId == null) {
+                return PsmSearch.NO_DOC;
+            }
+            Terms ids = reader.terms(IdFieldMapper.NAME);
+            TermsEnum terms = ids == null ? null : ids.iterator();
+            if (terms == null || terms.seekExact(excludedId) == false) {
+                return PsmSearch.NO_DOC;
+            }
+            PostingsEnum docs = terms.postings(null, PostingsEnum.NONE);
+            Bits live = reader.getLiveDocs();
+            for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
+                if (live == null || live.get(doc)) {
+                    return doc;
+                }
+            }
+            return PsmSearch.NO_DOC;
+        }
+
         /** Matches of live documents, sorted by doc id, scored; a document found twice (equal flipped prefixes) counts once. */
-        private int collectLive(Matches found, Bits liveDocs, int[] docs, float[] scores) {
+        private int collectLive(Matches found, Bits liveDocs, int excludedDoc, int[] docs, float[] scores) {
             long[] packed = new long[found.size()];
             for (int i = 0; i < packed.length; i++) {
                 packed[i] = ((long) found.doc(i) << 32) | found.distance(i);
@@ -134,7 +163,7 @@ public final class SimhashNeighborQuery extends Query {
             int n = 0;
             for (long entry : packed) {
                 int doc = (int) (entry >>> 32);
-                if ((n > 0 && docs[n - 1] == doc) || (liveDocs != null && liveDocs.get(doc) == false)) {
+                if ((n > 0 && docs[n - 1] == doc) || (liveDocs != null && liveDocs.get(doc) == false) || doc == excludedDoc) {
                     continue;
                 }
                 docs[n] = doc;
@@ -259,11 +288,12 @@ public final class SimhashNeighborQuery extends Query {
         SimhashNeighborQuery that = (SimhashNeighborQuery) other;
         return field.equals(that.field) && fingerprint == that.fingerprint && Objects.equals(margins, that.margins)
             && Objects.equals(scheme, that.scheme) && maxDistance == that.maxDistance && exact == that.exact && maxFlips == that.maxFlips
-            && prefixBits == that.prefixBits && firstMatch == that.firstMatch;
+            && prefixBits == that.prefixBits && firstMatch == that.firstMatch && Objects.equals(excludedId, that.excludedId);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(classHash(), field, fingerprint, margins, scheme, maxDistance, exact, maxFlips, prefixBits, firstMatch);
+        return Objects.hash(classHash(), field, fingerprint, margins, scheme, maxDistance, exact, maxFlips, prefixBits, firstMatch,
+            excludedId);
     }
 }

@@ -130,7 +130,7 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
                 IndexSearcher searcher = newSearcher(reader, false);
                 for (int prefixBits : new int[] { 0, 1 + random.nextInt(20) }) {
                     SimhashNeighborQuery exact = new SimhashNeighborQuery(FIELD, query, null, null, maxDistance, true, 1, prefixBits, false,
-                        cache);
+                        null, cache);
                     assertEquals("sorted=" + sorted + " h=" + maxDistance + " p=" + prefixBits, bruteForce(fps, query, maxDistance),
                         search(searcher, exact));
                 }
@@ -149,16 +149,16 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
                 IndexSearcher searcher = newSearcher(reader, false);
                 Margins margins = randomMargins(random);
                 Map<Integer, Integer> psm = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, "nd1-test", maxDistance,
-                    false, 23, 0, false, cache));
+                    false, 23, 0, false, null, cache));
                 for (Map.Entry<Integer, Integer> hit : psm.entrySet()) {
                     assertEquals("document " + hit.getKey(), expected.get(hit.getKey()), hit.getValue());
                 }
                 // p = 8 bits: every flip set of size <= 3 is 1 + 8 + 28 + 56 = 93 lookups
                 Map<Integer, Integer> all = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, null, maxDistance, false, 93, 8,
-                    false, cache));
+                    false, null, cache));
                 assertEquals("sorted=" + sorted, expected, all);
                 Map<Integer, Integer> first = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, null, maxDistance, false, 93,
-                    8, true, cache));
+                    8, true, null, cache));
                 assertTrue(all.keySet().containsAll(first.keySet()));
             }
         }
@@ -169,7 +169,7 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
         try (Directory directory = index(fps, Layout.UNSORTED, random()); IndexReader reader = DirectoryReader.open(directory)) {
             IndexSearcher searcher = newSearcher(reader, false);
             IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> searcher.search(
-                new SimhashNeighborQuery(FIELD, 1L, null, "nd1-other", 3, true, 1, 0, false, cache), 10));
+                new SimhashNeighborQuery(FIELD, 1L, null, "nd1-other", 3, true, 1, 0, false, null, cache), 10));
             assertEquals("the query fingerprint has scheme [nd1-other] but field [fp.simhash] holds scheme [nd1-test]; fingerprints of "
                 + "different schemes are not comparable", e.getMessage());
         }
@@ -180,7 +180,7 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
         long[] fps = fingerprints(random, 42L, 1000, 3);
         try (Directory directory = index(fps, Layout.UNSORTED, random); IndexReader reader = DirectoryReader.open(directory)) {
             IndexSearcher searcher = newSearcher(reader, false);
-            SimhashNeighborQuery query = new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, cache);
+            SimhashNeighborQuery query = new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, cache);
             searcher.search(query, 10);
             SegmentFingerprintCache.Stats first = cache.stats();
             searcher.search(query, 10);
@@ -200,10 +200,41 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
         long[] fps = fingerprints(random, 42L, 4000, 3);
         try (Directory directory = index(fps, Layout.SORTED_MISSING_LAST, random); IndexReader reader = DirectoryReader.open(directory)) {
             IndexSearcher searcher = newSearcher(reader, false);
-            searcher.search(new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, cache), 10);
+            searcher.search(new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, cache), 10);
             // 2^floor(log2 n) + 1 run starts of 4 bytes: at most 4 bytes a document, and no 8-byte fingerprint copies
             long bytes = cache.stats().bytes();
             assertTrue("bytes " + bytes + " for " + fps.length + " documents", bytes <= 4L * fps.length + 64L * reader.leaves().size());
+        }
+    }
+
+    public void testFirstMatchIsNeverTheQueryDocumentItself() throws IOException {
+        long self = 0x0123456789abcdefL;
+        long neighbour = self ^ (1L << 63); // differs in the leading bit: another prefix run than the query's own
+        long[] fps = { self, neighbour, ~self };
+        byte[] quantized = new byte[Margins.BITS];
+        java.util.Arrays.fill(quantized, (byte) 200);
+        quantized[0] = 1; // the leading bit is the weakest: the first flip set after the empty one
+        Margins margins = Margins.ofQuantized(quantized);
+        try (Directory directory = newDirectory()) {
+            try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig())) {
+                for (int i = 0; i < fps.length; i++) {
+                    Document doc = new Document();
+                    doc.add(new StringField("id", Integer.toString(i), Field.Store.YES));
+                    doc.add(new Field(org.opensearch.index.mapper.IdFieldMapper.NAME, org.opensearch.index.mapper.Uid.encodeId(i == 0
+                        ? "self" : "other" + i), StringField.TYPE_NOT_STORED));
+                    doc.add(new SortedNumericDocValuesField(FIELD, SimhashFieldMapper.encode(fps[i])));
+                    writer.addDocument(doc);
+                }
+            }
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = newSearcher(reader, false);
+                Map<Integer, Integer> withoutExclusion = search(searcher, new SimhashNeighborQuery(FIELD, self, margins, null, 3, false, 64,
+                    8, true, null, cache));
+                assertEquals("without exclusion the search stops at the document itself", Map.of(0, 0), withoutExclusion);
+                Map<Integer, Integer> first = search(searcher, new SimhashNeighborQuery(FIELD, self, margins, null, 3, false, 64, 8, true,
+                    org.opensearch.index.mapper.Uid.encodeId("self"), cache));
+                assertEquals(Map.of(1, 1), first);
+            }
         }
     }
 }

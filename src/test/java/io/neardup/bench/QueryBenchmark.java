@@ -1,0 +1,916 @@
+package io.neardup.bench;
+
+import io.neardup.core.Fingerprint;
+import io.neardup.core.FingerprintScheme;
+import io.neardup.core.Margins;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Speed, recall and memory of the {@code near_duplicate} query against a real node, compared with a
+ * {@code script_score} Painless Hamming scan over the same field.
+ *
+ * <p>Corpus: {@link SyntheticCorpus}'s generator (Zipf(1.0) vocabulary of 200k words, documents of
+ * 200–2,000 words, fingerprinted by the real {@code Fingerprinter} with
+ * {@code FingerprintScheme.defaults("standard")}); the first 80% of the N documents are originals,
+ * the rest variants (1–10% of words edited) of random originals — the same recipe as
+ * {@link SyntheticCorpus#build} but with every table document's margins kept, since the documents
+ * are indexed with them. Cached in {@code --cache} (fingerprint + 64 margin bytes a document).
+ * Queries are fresh variants of random originals (not in the index), kept only if at least one
+ * indexed document lies within {@code h} bits (brute force in-process, which is also the ground
+ * truth every method is checked against).
+ *
+ * <p>Per index ({@code unsorted}, then {@code sorted} with {@code index.sort.field: fp.simhash}):
+ * one shard, 0 replicas, bulk with {@code ?pipeline=_none}, force-merge to one segment; then, after
+ * warm-up, one interleaved loop over the queries running PSM (k = 64), PSM (k = 23), EXACT and (on
+ * every {@code Q / script-queries}-th query) the script_score scan, plus an {@code ids} query returning
+ * one hit as the floor (HTTP, parsing, fetch); then a pass with {@code "profile": true} for the
+ * server-side query time, a check of {@code like: {_id}}, the neardup breaker and the store size.
+ *
+ * <pre>
+ * cd /work/main &amp;&amp; export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+ * java -Xmx3g -cp /tmp/h5-target/classes:/tmp/h5-target/test-classes:$(cat /tmp/h5-cp.txt) io.neardup.bench.QueryBenchmark \
+ *     --url http://127.0.0.1:9290 --n 1000000 --queries 500 --warmup 100 --script-queries 50 --h 3 \
+ *     --indices unsorted,sorted --cache /tmp/h5-cache [--profile-queries 100] [--id-queries 50] [--reuse] [--threads 2]
+ * </pre>
+ * {@code --reuse} keeps an existing index that already holds N documents in one segment.
+ */
+public final class QueryBenchmark {
+
+    static final String FIELD = "fp.simhash";
+    static final String[] METHODS = {"psm_k64", "psm_k23", "exact", "script_score", "ids_baseline"};
+    static final String SCRIPT = "int d = Long.bitCount(doc['fp.simhash'].value ^ params.q); return d <= params.h ? 64 - d : 0;";
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(10)).build();
+    private final String url;
+
+    QueryBenchmark(String url) {
+        this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opt = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].startsWith("--") == false) {
+                throw new IllegalArgumentException("unexpected argument " + args[i]);
+            }
+            String key = args[i].substring(2);
+            if (key.equals("reuse")) {
+                opt.put(key, "true");
+            } else {
+                opt.put(key, args[++i]);
+            }
+        }
+        String url = opt.getOrDefault("url", "http://127.0.0.1:9290");
+        int n = Integer.parseInt(opt.getOrDefault("n", "1000000"));
+        int q = Integer.parseInt(opt.getOrDefault("queries", "500"));
+        int warmup = Integer.parseInt(opt.getOrDefault("warmup", "100"));
+        int scriptQueries = Integer.parseInt(opt.getOrDefault("script-queries", "50"));
+        int h = Integer.parseInt(opt.getOrDefault("h", "3"));
+        long seed = Long.parseLong(opt.getOrDefault("seed", "1"));
+        int threads = Integer.parseInt(opt.getOrDefault("threads", "2"));
+        boolean reuse = opt.containsKey("reuse");
+        profileQueries = Integer.parseInt(opt.getOrDefault("profile-queries", "100"));
+        idQueries = Integer.parseInt(opt.getOrDefault("id-queries", "50"));
+        corpusSeed = seed;
+        Path cache = Path.of(opt.getOrDefault("cache", "/tmp/h5-cache"));
+        String[] indices = opt.getOrDefault("indices", "unsorted,sorted").split(",");
+        Files.createDirectories(cache);
+
+        String scheme = FingerprintScheme.defaults("standard").id();
+        Table table = Table.loadOrBuild(cache, n, seed, threads);
+        Queries queries = Queries.loadOrBuild(cache, table, warmup + q, h, seed);
+        System.out.printf(Locale.ROOT, "corpus: n = %,d (%,d originals + %,d variants), scheme %s; queries: %,d fresh variants tried, "
+            + "%,d kept (>= 1 document within %d bits): %,d pairs, by distance 0..%d %s%n", n, (int) (n * 0.8), n - (int) (n * 0.8), scheme,
+            queries.tried, queries.size(), h, queries.pairs(warmup, warmup + q), h, Arrays.toString(queries.pairsByDistance(warmup, warmup + q, h)));
+
+        QueryBenchmark bench = new QueryBenchmark(url);
+        long breakerBefore = bench.breakerBytes();
+        System.out.printf(Locale.ROOT, "neardup breaker before: %,d bytes%n", breakerBefore);
+        for (String index : indices) {
+            boolean sorted = index.equals("sorted") || index.endsWith("_sorted");
+            bench.index(index, sorted, table, scheme, reuse);
+            bench.run(index, table, queries, warmup, q, scriptQueries, h, breakerBefore);
+            breakerBefore = bench.breakerBytes();
+        }
+    }
+
+    // ---------------------------------------------------------------- corpus
+
+    /** The indexed fingerprints and their margins (64 bytes each, consecutive). */
+    static final class Table {
+        final long[] fingerprints;
+        final byte[] margins;
+
+        Table(long[] fingerprints, byte[] margins) {
+            this.fingerprints = fingerprints;
+            this.margins = margins;
+        }
+
+        int size() {
+            return fingerprints.length;
+        }
+
+        String marginsB64(int i) {
+            return Margins.ofQuantized(Arrays.copyOfRange(margins, i * Margins.BITS, (i + 1) * Margins.BITS)).encode();
+        }
+
+        static Table loadOrBuild(Path dir, int n, long seed, int threads) throws Exception {
+            Path file = dir.resolve("qbench-table-v1-n" + n + "-s" + seed + ".bin");
+            if (Files.exists(file)) {
+                long[] fps = new long[n];
+                byte[] m = new byte[n * Margins.BITS];
+                try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
+                    for (int i = 0; i < n; i++) {
+                        fps[i] = in.readLong();
+                    }
+                    in.readFully(m);
+                }
+                System.out.println("table: read " + file);
+                return new Table(fps, m);
+            }
+            long[] fps = new long[n];
+            byte[] m = new byte[n * Margins.BITS];
+            int originals = (int) (n * 0.8);
+            long t0 = System.nanoTime();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread[] workers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                int first = t;
+                workers[t] = new Thread(() -> {
+                    try {
+                        SyntheticCorpus.Generator gen = new SyntheticCorpus.Generator(seed);
+                        for (int i = first; i < n; i += threads) {
+                            if (i < originals) {
+                                gen.original(i);
+                            } else {
+                                gen.original(gen.pick(seed, i, originals));
+                                gen.variant(seed ^ 0x5EEDL, i);
+                            }
+                            Fingerprint f = gen.fingerprint();
+                            fps[i] = f.simhash();
+                            System.arraycopy(f.margins().toBytes(), 0, m, i * Margins.BITS, Margins.BITS);
+                            if (first == 0 && (i / threads) % 100_000 == 0 && i > 0) {
+                                System.err.printf(Locale.ROOT, "  fingerprinted ~%,d of %,d (%.0f s)%n", i, n, (System.nanoTime() - t0) / 1e9);
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                });
+                workers[t].start();
+            }
+            for (Thread w : workers) {
+                w.join();
+            }
+            if (failure.get() != null) {
+                throw new RuntimeException(failure.get());
+            }
+            System.out.printf(Locale.ROOT, "table: fingerprinted %,d documents in %.0f s (%d threads)%n", n, (System.nanoTime() - t0) / 1e9,
+                threads);
+            Path tmp = Files.createTempFile(dir, "qbench-table", ".tmp");
+            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
+                for (long fp : fps) {
+                    out.writeLong(fp);
+                }
+                out.write(m);
+            }
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            return new Table(fps, m);
+        }
+    }
+
+    /** Query fingerprints with at least one neighbour within h, and their ground truth (ids within h). */
+    static final class Queries {
+        final long[] fingerprints;
+        final String[] margins;
+        final int[][] truth;
+        final int[][] truthDistances;
+        final int tried;
+
+        Queries(long[] fingerprints, String[] margins, int[][] truth, int[][] truthDistances, int tried) {
+            this.fingerprints = fingerprints;
+            this.margins = margins;
+            this.truth = truth;
+            this.truthDistances = truthDistances;
+            this.tried = tried;
+        }
+
+        int size() {
+            return fingerprints.length;
+        }
+
+        int pairs(int from, int to) {
+            int p = 0;
+            for (int i = from; i < to; i++) {
+                p += truth[i].length;
+            }
+            return p;
+        }
+
+        int[] pairsByDistance(int from, int to, int h) {
+            int[] by = new int[h + 1];
+            for (int i = from; i < to; i++) {
+                for (int d : truthDistances[i]) {
+                    by[d]++;
+                }
+            }
+            return by;
+        }
+
+        static Queries loadOrBuild(Path dir, Table table, int count, int h, long seed) throws IOException {
+            Path file = dir.resolve("qbench-queries-v1-n" + table.size() + "-c" + count + "-h" + h + "-s" + seed + ".bin");
+            if (Files.exists(file)) {
+                try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
+                    int tried = in.readInt();
+                    long[] fps = new long[count];
+                    String[] ms = new String[count];
+                    int[][] truth = new int[count][];
+                    int[][] dist = new int[count][];
+                    for (int i = 0; i < count; i++) {
+                        fps[i] = in.readLong();
+                        ms[i] = in.readUTF();
+                        int k = in.readInt();
+                        truth[i] = new int[k];
+                        dist[i] = new int[k];
+                        for (int j = 0; j < k; j++) {
+                            truth[i][j] = in.readInt();
+                            dist[i][j] = in.readInt();
+                        }
+                    }
+                    System.out.println("queries: read " + file);
+                    return new Queries(fps, ms, truth, dist, tried);
+                }
+            }
+            long t0 = System.nanoTime();
+            int n = table.size();
+            int originals = (int) (n * 0.8);
+            SyntheticCorpus.Generator gen = new SyntheticCorpus.Generator(seed);
+            long[] fps = new long[count];
+            String[] ms = new String[count];
+            int[][] truth = new int[count][];
+            int[][] dist = new int[count][];
+            int kept = 0;
+            int tried = 0;
+            long[] t = table.fingerprints;
+            while (kept < count) {
+                int o = gen.pick(seed ^ 0x9E3779B97F4A7C15L, tried, originals);
+                gen.original(o);
+                gen.variant(seed ^ 0xC0FFEEL, tried);
+                tried++;
+                Fingerprint f = gen.fingerprint();
+                long fp = f.simhash();
+                List<int[]> found = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    int d = Long.bitCount(t[i] ^ fp);
+                    if (d <= h) {
+                        found.add(new int[] {i, d});
+                    }
+                }
+                if (found.isEmpty()) {
+                    continue;
+                }
+                fps[kept] = fp;
+                ms[kept] = f.margins().encode();
+                truth[kept] = found.stream().mapToInt(a -> a[0]).toArray();
+                dist[kept] = found.stream().mapToInt(a -> a[1]).toArray();
+                kept++;
+            }
+            System.out.printf(Locale.ROOT, "queries: %,d of %,d fresh variants have a neighbour within %d (%.0f s)%n", count, tried, h,
+                (System.nanoTime() - t0) / 1e9);
+            Path tmp = Files.createTempFile(dir, "qbench-queries", ".tmp");
+            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp)))) {
+                out.writeInt(tried);
+                for (int i = 0; i < count; i++) {
+                    out.writeLong(fps[i]);
+                    out.writeUTF(ms[i]);
+                    out.writeInt(truth[i].length);
+                    for (int j = 0; j < truth[i].length; j++) {
+                        out.writeInt(truth[i][j]);
+                        out.writeInt(dist[i][j]);
+                    }
+                }
+            }
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            return new Queries(fps, ms, truth, dist, tried);
+        }
+    }
+
+    // ---------------------------------------------------------------- HTTP
+
+    record Response(int status, String body, long nanos) {
+    }
+
+    Response call(String method, String path, String body, Duration timeout) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path)).timeout(timeout);
+        if (body != null) {
+            b.header("Content-Type", path.contains("_bulk") ? "application/x-ndjson" : "application/json");
+            b.method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        } else {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        HttpRequest request = b.build();
+        long t0 = System.nanoTime();
+        HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        return new Response(r.statusCode(), r.body(), System.nanoTime() - t0);
+    }
+
+    Response ok(String method, String path, String body, Duration timeout) throws IOException, InterruptedException {
+        Response r = call(method, path, body, timeout);
+        if (r.status() / 100 != 2) {
+            throw new IllegalStateException(method + " " + path + " -> " + r.status() + ": " + abbreviate(r.body(), 2000)
+                + (body == null ? "" : "\nrequest: " + abbreviate(body, 2000)));
+        }
+        return r;
+    }
+
+    static String abbreviate(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max) + "…";
+    }
+
+    // ---------------------------------------------------------------- indexing
+
+    void index(String index, boolean sorted, Table table, String scheme, boolean reuse) throws Exception {
+        int n = table.size();
+        Response exists = call("HEAD", "/" + index, null, Duration.ofSeconds(30));
+        if (exists.status() == 200 && reuse) {
+            long count = docCount(index);
+            int segments = segments(index);
+            if (count == n && segments == 1) {
+                System.out.printf(Locale.ROOT, "%n== index %s: reused (%,d docs, 1 segment)%n", index, count);
+                return;
+            }
+            System.out.printf(Locale.ROOT, "index %s exists with %,d docs in %d segments: rebuilding%n", index, count, segments);
+        }
+        if (exists.status() == 200) {
+            ok("DELETE", "/" + index, null, Duration.ofMinutes(2));
+        }
+        String settings = "\"number_of_shards\": 1, \"number_of_replicas\": 0, \"refresh_interval\": \"-1\""
+            + (sorted ? ", \"index.sort.field\": \"" + FIELD + "\"" : "");
+        ok("PUT", "/" + index, "{\"settings\": {" + settings + "}, \"mappings\": {\"properties\": {\"fp\": {\"properties\": "
+            + "{\"simhash\": {\"type\": \"simhash\"}}}}}}", Duration.ofMinutes(2));
+        ok("GET", "/_cluster/health/" + index + "?wait_for_status=green&timeout=60s", null, Duration.ofSeconds(90));
+
+        int batch = 5_000;
+        Semaphore inFlight = new Semaphore(2);
+        AtomicReference<String> error = new AtomicReference<>();
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (int from = 0; from < n && error.get() == null; from += batch) {
+            int to = Math.min(n, from + batch);
+            StringBuilder sb = new StringBuilder((to - from) * 180);
+            for (int i = from; i < to; i++) {
+                sb.append("{\"index\":{\"_id\":\"").append(i).append("\"}}\n{\"fp\":{\"simhash\":{\"value\":\"")
+                    .append(String.format(Locale.ROOT, "%016x", table.fingerprints[i])).append("\",\"margins\":\"")
+                    .append(table.marginsB64(i)).append("\",\"scheme\":\"").append(scheme).append("\"}}}\n");
+            }
+            inFlight.acquire();
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/" + index + "/_bulk?pipeline=_none"))
+                .timeout(Duration.ofMinutes(5)).header("Content-Type", "application/x-ndjson")
+                .POST(HttpRequest.BodyPublishers.ofString(sb.toString(), StandardCharsets.UTF_8)).build();
+            int batchFrom = from;
+            pending.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
+                inFlight.release();
+                if (e != null) {
+                    error.compareAndSet(null, "bulk from " + batchFrom + ": " + e);
+                } else if (r.statusCode() != 200 || r.body().startsWith("{\"took\":") && r.body().contains("\"errors\":true")) {
+                    error.compareAndSet(null, "bulk from " + batchFrom + " -> " + r.statusCode() + ": " + abbreviate(r.body(), 3000));
+                }
+            }));
+            if ((to / batch) % 40 == 0) {
+                System.err.printf(Locale.ROOT, "  %s: sent %,d of %,d (%.0f s)%n", index, to, n, (System.nanoTime() - t0) / 1e9);
+            }
+        }
+        CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).join();
+        if (error.get() != null) {
+            throw new IllegalStateException(error.get());
+        }
+        double indexSeconds = (System.nanoTime() - t0) / 1e9;
+        ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
+        long t1 = System.nanoTime();
+        ok("POST", "/" + index + "/_forcemerge?max_num_segments=1", null, Duration.ofMinutes(60));
+        ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
+        double mergeSeconds = (System.nanoTime() - t1) / 1e9;
+        long count = docCount(index);
+        int segments = segments(index);
+        System.out.printf(Locale.ROOT, "%n== index %s: %,d docs bulk-indexed in %.0f s (%,.0f docs/s), force-merged in %.0f s; %,d docs, %d segment(s)%n",
+            index, n, indexSeconds, n / indexSeconds, mergeSeconds, count, segments);
+        if (count != n) {
+            throw new IllegalStateException("index " + index + " holds " + count + " documents, expected " + n);
+        }
+    }
+
+    long docCount(String index) throws Exception {
+        Response r = ok("GET", "/_cat/indices/" + index + "?h=docs.count", null, Duration.ofSeconds(30));
+        return Long.parseLong(r.body().trim());
+    }
+
+    int segments(String index) throws Exception {
+        Response r = ok("GET", "/_cat/segments/" + index + "?h=segment", null, Duration.ofSeconds(30));
+        return (int) r.body().lines().filter(l -> l.isBlank() == false).count();
+    }
+
+    long storeBytes(String index) throws Exception {
+        Response r = ok("GET", "/_cat/indices/" + index + "?bytes=b&h=pri.store.size", null, Duration.ofSeconds(30));
+        return Long.parseLong(r.body().trim());
+    }
+
+    private static final Pattern BREAKER = Pattern.compile("\"neardup\"\\s*:\\s*\\{[^}]*?\"estimated_size_in_bytes\"\\s*:\\s*(\\d+)");
+
+    long breakerBytes() throws Exception {
+        Response r = ok("GET", "/_nodes/stats/breaker", null, Duration.ofSeconds(30));
+        Matcher m = BREAKER.matcher(r.body());
+        if (m.find() == false) {
+            throw new IllegalStateException("no [neardup] breaker in _nodes/stats/breaker: " + abbreviate(r.body(), 3000));
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    // ---------------------------------------------------------------- queries
+
+    static String body(String method, long fp, String margins, int h) {
+        return body(method, fp, margins, h, -1, false);
+    }
+
+    /**
+     * The request of a method; {@code ids_baseline} (the HTTP + search floor: an {@code ids} query
+     * returning one hit) looks up {@code baselineId}.
+     */
+    static String body(String method, long fp, String margins, int h, int baselineId, boolean profile) {
+        String hex = String.format(Locale.ROOT, "%016x", fp);
+        String head = "{\"size\": 100, \"_source\": false, \"track_total_hits\": true, " + (profile ? "\"profile\": true, " : "")
+            + "\"query\": ";
+        return switch (method) {
+            case "ids_baseline" -> head + "{\"ids\": {\"values\": [\"" + baselineId + "\"]}}}";
+            case "psm_k64" -> head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
+                + "\", \"margins\": \"" + margins + "\"}, \"max_distance\": " + h + ", \"mode\": \"psm\", \"max_flips\": 64}}}";
+            case "psm_k23" -> head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
+                + "\", \"margins\": \"" + margins + "\"}, \"max_distance\": " + h + ", \"mode\": \"psm\", \"max_flips\": 23}}}";
+            case "exact" -> head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
+                + "\"}, \"max_distance\": " + h + ", \"mode\": \"exact\"}}}";
+            case "script_score" -> head + "{\"script_score\": {\"query\": {\"match_all\": {}}, \"script\": {\"source\": \"" + SCRIPT
+                + "\", \"params\": {\"q\": " + (fp ^ Long.MIN_VALUE) + ", \"h\": " + h + "}}, \"min_score\": 1}}}";
+            default -> throw new IllegalArgumentException(method);
+        };
+    }
+
+    private static final Pattern TOOK = Pattern.compile("\"took\"\\s*:\\s*(\\d+)");
+    private static final Pattern TOTAL = Pattern.compile("\"total\"\\s*:\\s*\\{\\s*\"value\"\\s*:\\s*(\\d+)\\s*,\\s*\"relation\"\\s*:\\s*\"(\\w+)\"");
+    private static final Pattern HIT = Pattern.compile("\"_id\"\\s*:\\s*\"(\\d+)\"\\s*,\\s*\"_score\"\\s*:\\s*([0-9.Ee+-]+|null)");
+    private static final Pattern SHARDS_FAILED = Pattern.compile("\"_shards\"\\s*:\\s*\\{[^}]*\"failed\"\\s*:\\s*(\\d+)");
+
+    record Result(long clientNanos, int took, int total, String relation, int[] ids, float[] scores) {
+    }
+
+    /** Per method: latencies, results by query index, errors. */
+    static final class Stats {
+        final List<Long> client = new ArrayList<>();
+        final List<Integer> took = new ArrayList<>();
+        final Map<Integer, Result> results = new LinkedHashMap<>();
+        final List<String> errors = new ArrayList<>();
+    }
+
+    Result search(String index, String method, long fp, String margins, int h, Stats stats, int queryIndex) throws Exception {
+        return search(index, method, fp, margins, h, stats, queryIndex, -1, false);
+    }
+
+    private String lastBody = "";
+
+    Result search(String index, String method, long fp, String margins, int h, Stats stats, int queryIndex, int baselineId, boolean profile)
+        throws Exception {
+        String body = body(method, fp, margins, h, baselineId, profile);
+        Response r = call("POST", "/" + index + "/_search", body, Duration.ofMinutes(5));
+        if (r.status() != 200) {
+            String e = method + " query " + queryIndex + " -> HTTP " + r.status() + ": " + abbreviate(r.body(), 1500) + "\n  request: POST /"
+                + index + "/_search " + body;
+            if (stats != null) {
+                stats.errors.add(e);
+            }
+            if (stats == null || stats.errors.size() <= 3) {
+                System.out.println("ERROR " + e);
+            }
+            return null;
+        }
+        Matcher sf = SHARDS_FAILED.matcher(r.body());
+        if (sf.find() && Integer.parseInt(sf.group(1)) != 0) {
+            String e = method + " query " + queryIndex + " -> shard failures: " + abbreviate(r.body(), 1500) + "\n  request: " + body;
+            if (stats != null) {
+                stats.errors.add(e);
+            }
+            System.out.println("ERROR " + e);
+            return null;
+        }
+        Matcher took = TOOK.matcher(r.body());
+        Matcher total = TOTAL.matcher(r.body());
+        if (took.find() == false || total.find() == false) {
+            throw new IllegalStateException("unexpected response: " + abbreviate(r.body(), 1500));
+        }
+        Matcher hit = HIT.matcher(r.body());
+        List<int[]> ids = new ArrayList<>();
+        List<Float> scores = new ArrayList<>();
+        while (hit.find()) {
+            ids.add(new int[] {Integer.parseInt(hit.group(1))});
+            scores.add(hit.group(2).equals("null") ? Float.NaN : Float.parseFloat(hit.group(2)));
+        }
+        int[] idArray = ids.stream().mapToInt(a -> a[0]).toArray();
+        float[] scoreArray = new float[scores.size()];
+        for (int i = 0; i < scoreArray.length; i++) {
+            scoreArray[i] = scores.get(i);
+        }
+        lastBody = r.body();
+        return new Result(r.nanos(), Integer.parseInt(took.group(1)), Integer.parseInt(total.group(1)), total.group(2), idArray, scoreArray);
+    }
+
+    static int profileQueries = 100;
+    static int idQueries = 50;
+    static long corpusSeed = 1;
+
+    private static final Pattern PROFILE_QUERY = Pattern.compile(
+        "\"searches\"\\s*:\\s*\\[\\s*\\{\\s*\"query\"\\s*:\\s*\\[\\s*\\{\\s*\"type\"\\s*:\\s*\"[^\"]*\"\\s*,\\s*\"description\"\\s*:\\s*\"(?:[^\"\\\\]|\\\\.)*\"\\s*,\\s*\"time_in_nanos\"\\s*:\\s*(\\d+)");
+    private static final Pattern PROFILE_COLLECTOR = Pattern.compile("\"collector\"\\s*:\\s*\\[\\s*\\{[^}]*?\"time_in_nanos\"\\s*:\\s*(\\d+)");
+
+    /** Server-side query time from the search profiler (top-level query time_in_nanos, plus collector). */
+    void profile(String index, Queries queries, int warmup, int count, int h) throws Exception {
+        if (count <= 0) {
+            return;
+        }
+        Map<String, List<Double>> queryUs = new LinkedHashMap<>();
+        Map<String, List<Double>> collectorUs = new LinkedHashMap<>();
+        for (String m : METHODS) {
+            queryUs.put(m, new ArrayList<>());
+            collectorUs.put(m, new ArrayList<>());
+        }
+        int scriptEvery = 5;
+        for (int j = 0; j < count; j++) {
+            int qi = warmup + j;
+            for (String m : METHODS) {
+                if (m.equals("script_score") && j % scriptEvery != 0) {
+                    continue;
+                }
+                Result r = search(index, m, queries.fingerprints[qi], queries.margins[qi], h, null, qi, queries.truth[qi][0], true);
+                if (r == null) {
+                    continue;
+                }
+                Matcher pq = PROFILE_QUERY.matcher(lastBody);
+                Matcher pc = PROFILE_COLLECTOR.matcher(lastBody);
+                if (pq.find() == false) {
+                    System.out.println("no profile in " + abbreviate(lastBody, 1500));
+                    continue;
+                }
+                queryUs.get(m).add(Long.parseLong(pq.group(1)) / 1e3);
+                if (pc.find()) {
+                    collectorUs.get(m).add(Long.parseLong(pc.group(1)) / 1e3);
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "%nprofiled (\"profile\": true, %d queries; script_score on every %dth): server query time of the "
+            + "shard's top-level query, µs%n%n", count, scriptEvery);
+        System.out.println("| method | queries | median query µs | p99 query µs | median collector µs |");
+        System.out.println("|---|---|---|---|---|");
+        for (String m : METHODS) {
+            double[] q = queryUs.get(m).stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double[] c = collectorUs.get(m).stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            System.out.printf(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f |%n", m, q.length, median(q), p99(q), median(c));
+        }
+        System.out.println("(the profiler times every nextDoc/score call: for script_score's 1M calls that inflates its time; compare its `took` instead)");
+    }
+
+    /**
+     * like: {_id} on indexed variants (margins from the stored field): psm k = 64 and exact against brute force over the table,
+     * excluding the document itself.
+     */
+    void idCheck(String index, Table table, int count, int h, long seed) throws Exception {
+        if (count <= 0) {
+            return;
+        }
+        int n = table.size();
+        int originals = (int) (n * 0.8);
+        long[] t = table.fingerprints;
+        int checked = 0;
+        int exactMismatch = 0;
+        int psmFound = 0;
+        int pairs = 0;
+        int psmExtra = 0;
+        for (int i = originals; i < n && checked < count; i++) {
+            int o = new java.util.SplittableRandom(seed * 31 + i).nextInt(originals);
+            if (Long.bitCount(t[i] ^ t[o]) > h) {
+                continue;
+            }
+            Set<Integer> want = new TreeSet<>();
+            for (int j = 0; j < n; j++) {
+                if (j != i && Long.bitCount(t[j] ^ t[i]) <= h) {
+                    want.add(j);
+                }
+            }
+            checked++;
+            for (String mode : new String[] {"exact", "psm"}) {
+                String body = "{\"size\": 100, \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": {\"field\": \""
+                    + FIELD + "\", \"like\": {\"_id\": \"" + i + "\"}, \"max_distance\": " + h + ", \"mode\": \"" + mode + "\"}}}";
+                Response r = call("POST", "/" + index + "/_search", body, Duration.ofMinutes(1));
+                if (r.status() != 200) {
+                    System.out.println("ERROR like _id -> " + r.status() + ": " + abbreviate(r.body(), 1500) + "\n  request: POST /" + index
+                        + "/_search " + body);
+                    continue;
+                }
+                Set<Integer> got = new TreeSet<>();
+                Matcher hit = Pattern.compile("\"_id\"\\s*:\\s*\"(\\d+)\"").matcher(r.body());
+                while (hit.find()) {
+                    got.add(Integer.parseInt(hit.group(1)));
+                }
+                if (mode.equals("exact")) {
+                    if (got.equals(want) == false && exactMismatch++ < 3) {
+                        System.out.println("MISMATCH like _id exact: got " + got + ", want " + want + "\n  request: POST /" + index + "/_search "
+                            + body);
+                    }
+                } else {
+                    pairs += want.size();
+                    for (int g : got) {
+                        if (want.contains(g)) {
+                            psmFound++;
+                        } else {
+                            psmExtra++;
+                        }
+                    }
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "like {_id} on %d indexed variants with their original within %d: exact mismatches %d; psm k=64 "
+            + "recall %d/%d, results not within %d or the document itself: %d%n", checked, h, exactMismatch, psmFound, pairs, h, psmExtra);
+    }
+
+    void run(String index, Table table, Queries queries, int warmup, int q, int scriptQueries, int h, long breakerBefore) throws Exception {
+        int scriptStride = Math.max(1, q / Math.max(1, scriptQueries));
+        // Warm-up: the first near_duplicate query builds the segment's structure; time it alone.
+        long t0 = System.nanoTime();
+        Result first = search(index, "exact", queries.fingerprints[0], queries.margins[0], h, null, -1);
+        double firstMs = (System.nanoTime() - t0) / 1e6;
+        long breakerAfterFirst = breakerBytes();
+        System.out.printf(Locale.ROOT, "first near_duplicate query (builds the segment structure): %.1f ms client, took %s ms; "
+            + "neardup breaker %,d -> %,d bytes%n", firstMs, first == null ? "?" : String.valueOf(first.took()), breakerBefore, breakerAfterFirst);
+        long tw = System.nanoTime();
+        for (int i = 0; i < warmup; i++) {
+            for (String m : METHODS) {
+                if (m.equals("script_score") && i % 10 != 0) {
+                    continue;
+                }
+                search(index, m, queries.fingerprints[i], queries.margins[i], h, null, -1, queries.truth[i][0], false);
+            }
+        }
+        System.out.printf(Locale.ROOT, "warm-up: %d queries (script_score on %d) in %.0f s%n", warmup, (warmup + 9) / 10,
+            (System.nanoTime() - tw) / 1e9);
+
+        Map<String, Stats> stats = new LinkedHashMap<>();
+        for (String m : METHODS) {
+            stats.put(m, new Stats());
+        }
+        long tl = System.nanoTime();
+        for (int j = 0; j < q; j++) {
+            int qi = warmup + j;
+            boolean withScript = j % scriptStride == 0 && stats.get("script_score").results.size() < scriptQueries;
+            for (int r = 0; r < METHODS.length; r++) {
+                String m = METHODS[(j + r) % METHODS.length]; // rotate the order so no method always runs first
+                if (m.equals("script_score") && withScript == false) {
+                    continue;
+                }
+                Stats s = stats.get(m);
+                Result res = search(index, m, queries.fingerprints[qi], queries.margins[qi], h, s, qi, queries.truth[qi][0], false);
+                if (res != null) {
+                    s.client.add(res.clientNanos());
+                    s.took.add(res.took());
+                    s.results.put(qi, res);
+                }
+            }
+            if ((j + 1) % 100 == 0) {
+                System.err.printf(Locale.ROOT, "  %s: %d of %d queries (%.0f s)%n", index, j + 1, q, (System.nanoTime() - tl) / 1e9);
+            }
+        }
+        long breaker = breakerBytes();
+        long store = storeBytes(index);
+        idCheck(index, table, idQueries, h, corpusSeed);
+        int n = table.size();
+
+        System.out.printf(Locale.ROOT, "%n### index `%s` (n = %,d, 1 shard, 1 segment, h = %d, size 100)%n%n", index, n, h);
+        System.out.println("| method | queries | median ms (client) | p99 ms (client) | mean ms (client) | median took ms | p99 took ms | "
+            + "median total hits | errors |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
+        Map<String, Double> medians = new HashMap<>();
+        Map<String, Double> tookMedians = new HashMap<>();
+        for (String m : METHODS) {
+            Stats s = stats.get(m);
+            double[] c = s.client.stream().mapToDouble(v -> v / 1e6).sorted().toArray();
+            double[] t = s.took.stream().mapToDouble(Integer::doubleValue).sorted().toArray();
+            double[] totals = s.results.values().stream().mapToDouble(Result::total).sorted().toArray();
+            medians.put(m, median(c));
+            tookMedians.put(m, median(t));
+            if (c.length == 0) {
+                continue;
+            }
+            System.out.printf(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %d |%n", m, c.length, median(c), p99(c),
+                Arrays.stream(c).average().orElse(Double.NaN), median(t), p99(t), median(totals), s.errors.size());
+        }
+        System.out.printf(Locale.ROOT, "%nratios of client medians: script_score / psm_k64 = %.1f, script_score / psm_k23 = %.1f, "
+            + "exact / psm_k64 = %.2f, exact / psm_k23 = %.2f%n", medians.get("script_score") / medians.get("psm_k64"),
+            medians.get("script_score") / medians.get("psm_k23"), medians.get("exact") / medians.get("psm_k64"),
+            medians.get("exact") / medians.get("psm_k23"));
+        System.out.printf(Locale.ROOT, "ratios of server took medians: script_score / psm_k64 = %s, exact / psm_k64 = %s%n",
+            ratio(tookMedians.get("script_score"), tookMedians.get("psm_k64")), ratio(tookMedians.get("exact"), tookMedians.get("psm_k64")));
+
+        Map<String, Double> minusFloor = new LinkedHashMap<>();
+        for (String m : new String[] {"psm_k64", "psm_k23", "exact", "script_score"}) {
+            List<Double> diffs = new ArrayList<>();
+            for (Map.Entry<Integer, Result> e : stats.get(m).results.entrySet()) {
+                Result base = stats.get("ids_baseline").results.get(e.getKey());
+                if (base != null) {
+                    diffs.add((e.getValue().clientNanos() - base.clientNanos()) / 1e6);
+                }
+            }
+            minusFloor.put(m, median(diffs.stream().mapToDouble(Double::doubleValue).sorted().toArray()));
+        }
+        System.out.printf(Locale.ROOT, "median per-query (method - ids_baseline) client ms: %s%n", minusFloor);
+
+        profile(index, queries, warmup, profileQueries, h);
+
+        // Correctness and recall.
+        Stats exact = stats.get("exact");
+        int exactVsTruthMismatch = 0;
+        int truncated = 0;
+        int badScores = 0;
+        for (Map.Entry<Integer, Result> e : exact.results.entrySet()) {
+            Set<Integer> got = ids(e.getValue());
+            Set<Integer> want = new TreeSet<>();
+            for (int id : queries.truth[e.getKey()]) {
+                want.add(id);
+            }
+            if (e.getValue().total() > 100) {
+                truncated++;
+            }
+            if (got.equals(want) == false || e.getValue().total() != want.size()) {
+                if (exactVsTruthMismatch++ < 5) {
+                    System.out.println("MISMATCH exact vs brute force, query " + e.getKey() + ": got " + got + " (total "
+                        + e.getValue().total() + "), want " + want + "\n  request: " + body("exact", queries.fingerprints[e.getKey()],
+                        queries.margins[e.getKey()], h));
+                }
+            }
+            badScores += checkScores(e.getValue(), queries.fingerprints[e.getKey()], table, 1f / 64f, false);
+        }
+        int scriptVsExact = 0;
+        int compared = 0;
+        int scriptBadScores = 0;
+        for (Map.Entry<Integer, Result> e : stats.get("script_score").results.entrySet()) {
+            Result ex = exact.results.get(e.getKey());
+            if (ex == null) {
+                continue;
+            }
+            compared++;
+            if (ids(e.getValue()).equals(ids(ex)) == false || e.getValue().total() != ex.total()) {
+                if (scriptVsExact++ < 5) {
+                    System.out.println("MISMATCH script_score vs exact, query " + e.getKey() + ": script " + ids(e.getValue()) + " (total "
+                        + e.getValue().total() + "), exact " + ids(ex) + " (total " + ex.total() + ")");
+                }
+            }
+            scriptBadScores += checkScores(e.getValue(), queries.fingerprints[e.getKey()], table, 1f, true);
+        }
+        System.out.printf(Locale.ROOT, "%nexact vs in-process brute force: %d mismatches of %d queries (%d with > 100 hits); "
+            + "script_score vs exact: %d mismatches of %d queries compared; hits with a wrong score: exact %d, script_score %d%n",
+            exactVsTruthMismatch, exact.results.size(), truncated, scriptVsExact, compared, badScores, scriptBadScores);
+
+        for (String m : new String[] {"psm_k64", "psm_k23"}) {
+            int pairs = 0;
+            int found = 0;
+            int queriesWith = 0;
+            int queriesFound = 0;
+            int falsePositives = 0;
+            int psmBadScores = 0;
+            int[] byDistance = new int[h + 1];
+            int[] foundByDistance = new int[h + 1];
+            for (Map.Entry<Integer, Result> e : stats.get(m).results.entrySet()) {
+                Result ex = exact.results.get(e.getKey());
+                if (ex == null) {
+                    continue;
+                }
+                Set<Integer> want = ids(ex);
+                Set<Integer> got = ids(e.getValue());
+                long fp = queries.fingerprints[e.getKey()];
+                for (int id : want) {
+                    int d = Long.bitCount(table.fingerprints[id] ^ fp);
+                    byDistance[d]++;
+                    if (got.contains(id)) {
+                        foundByDistance[d]++;
+                    }
+                }
+                pairs += want.size();
+                int hit = 0;
+                for (int id : got) {
+                    if (want.contains(id)) {
+                        hit++;
+                    } else {
+                        falsePositives++;
+                    }
+                }
+                found += hit;
+                if (want.isEmpty() == false) {
+                    queriesWith++;
+                    if (hit > 0) {
+                        queriesFound++;
+                    }
+                }
+                psmBadScores += checkScores(e.getValue(), fp, table, 1f / 64f, false);
+            }
+            StringBuilder byD = new StringBuilder();
+            for (int d = 0; d <= h; d++) {
+                byD.append(d == 0 ? "" : ", ").append("d=").append(d).append(": ")
+                    .append(String.format(Locale.ROOT, "%.3f (%d/%d)", byDistance[d] == 0 ? Double.NaN : foundByDistance[d] / (double) byDistance[d],
+                        foundByDistance[d], byDistance[d]));
+            }
+            System.out.printf(Locale.ROOT, "recall %s vs exact: pairs %.4f (%d/%d), queries with >= 1 found %.4f (%d/%d); by distance %s; "
+                + "results not in exact: %d; hits with a wrong score: %d%n", m, found / (double) pairs, found, pairs,
+                queriesFound / (double) queriesWith, queriesFound, queriesWith, byD, falsePositives, psmBadScores);
+        }
+
+        for (String m : METHODS) {
+            for (String e : stats.get(m).errors) {
+                System.out.println("error: " + abbreviate(e, 3000));
+            }
+        }
+
+        long indexBytes = breaker - breakerBefore;
+        System.out.printf(Locale.ROOT, "%nmemory: neardup breaker %,d bytes (before this index: %,d) -> %,d bytes for this index = %.2f bytes/doc; "
+            + "store size (primary) %,d bytes = %.1f bytes/doc%n", breaker, breakerBefore, indexBytes, indexBytes / (double) n, store,
+            store / (double) n);
+    }
+
+    /** Checks each hit's score: near_duplicate scores 1 - d/64, the script 64 - d. Returns the number of wrong ones. */
+    static int checkScores(Result r, long fp, Table table, float unit, boolean script) {
+        int bad = 0;
+        for (int i = 0; i < r.ids().length; i++) {
+            int d = Long.bitCount(table.fingerprints[r.ids()[i]] ^ fp);
+            float want = script ? 64f - d : 1f - d / 64f;
+            if (Math.abs(r.scores()[i] - want) > 1e-4f * Math.max(1f, Math.abs(want))) {
+                if (bad++ == 0) {
+                    System.out.println("WRONG SCORE: doc " + r.ids()[i] + " at distance " + d + " scored " + r.scores()[i] + ", want " + want);
+                }
+            }
+        }
+        return bad;
+    }
+
+    static Set<Integer> ids(Result r) {
+        Set<Integer> s = new TreeSet<>();
+        for (int id : r.ids()) {
+            s.add(id);
+        }
+        return s;
+    }
+
+    static String ratio(Double a, Double b) {
+        if (a == null || b == null || b == 0) {
+            return "n/a (took rounds to 0 ms)";
+        }
+        return String.format(Locale.ROOT, "%.1f", a / b);
+    }
+
+    static double median(double[] sorted) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int m = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+    }
+
+    /** Nearest-rank 99th percentile. */
+    static double p99(double[] sorted) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int rank = (int) Math.ceil(0.99 * sorted.length);
+        return sorted[Math.max(0, rank - 1)];
+    }
+}
