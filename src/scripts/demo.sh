@@ -38,6 +38,12 @@ count=$(curl -fsS "$url/$index/_count" | sed -E 's/.*"count":([0-9]+).*/\1/')
 echo "demo: loaded $count man pages through the [fingerprints] pipeline into [$index], sorted by simhash"
 echo "      (several Debian releases of one page are near-duplicates: same \"group\", close simhashes)"
 
+# a search pipeline that folds near-duplicate hits into the best-ranked copy (see the README)
+curl -fsS -X PUT "$url/_search/pipeline/dedup" -H 'Content-Type: application/json' -d '{
+  "request_processors": [{"near_dup_window": {"window": 200}}],
+  "response_processors": [{"near_dup_collapse": {"field": "text_fp.simhash", "max_distance": 3}}]
+}' > /dev/null
+
 # a page that has several releases in the corpus, for the examples
 example_id=$(grep -m 1 '"id": "coreutils_9.1-1_amd64/man1/' "$corpus" | sed -E 's/^\{"id": "([^"]*)".*/\1/')
 # ...and a text: that page as it might be re-posted, with its release line edited (the JSONL holds
@@ -58,6 +64,9 @@ Try:
   curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._score' -H 'Content-Type: application/json' -d '{"query": {"near_duplicate": {"field": "text_fp.simhash", "like": {"_id": "$example_id"}, "max_distance": 6}}}'
   # near-duplicates of a text (chgrp(1) with its release line edited), fingerprinted by the index's own pipeline:
   curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._score' -H 'Content-Type: application/json' -d @$like_text_request
+  # one search without, then with the [dedup] pipeline: releases of one page fold into the best-ranked one (fields._near_dup.*)
+  curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._source,hits.hits.fields' -H 'Content-Type: application/json' -d '{"query": {"match": {"text": "copy files"}}, "_source": ["group"], "docvalue_fields": ["text_fp.simhash"]}'
+  curl -s '$url/$index/_search?pretty&search_pipeline=dedup&filter_path=hits.hits._id,hits.hits._source,hits.hits.fields,ext' -H 'Content-Type: application/json' -d '{"query": {"match": {"text": "copy files"}}, "_source": ["group"], "docvalue_fields": ["text_fp.simhash"]}'
   # what the plugin keeps in memory, and the work it did:
   curl -s '$url/_plugins/neardup/stats?pretty'
   # fingerprint order puts near-duplicates next to each other:

@@ -1,5 +1,8 @@
 package io.neardup;
 
+import io.neardup.collapse.NearDupCollapseExt;
+import io.neardup.collapse.NearDupCollapseResponseProcessor;
+import io.neardup.collapse.NearDupWindowRequestProcessor;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.ingest.NearDupFingerprintProcessorFactory;
 import io.neardup.mapper.MinhashFieldMapper;
@@ -38,6 +41,7 @@ import org.opensearch.core.common.unit.ByteSizeValue;
 import org.opensearch.indices.breaker.BreakerSettings;
 import org.opensearch.ingest.IngestService;
 import org.opensearch.plugins.CircuitBreakerPlugin;
+import org.opensearch.plugins.SearchPipelinePlugin;
 import org.opensearch.plugins.SearchPlugin;
 import org.opensearch.core.common.io.stream.NamedWriteableRegistry;
 import org.opensearch.index.mapper.Mapper;
@@ -46,6 +50,9 @@ import org.opensearch.plugins.IngestPlugin;
 import org.opensearch.plugins.MapperPlugin;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.DocValueFormat;
+import org.opensearch.search.SearchExtBuilder;
+import org.opensearch.search.pipeline.SearchRequestProcessor;
+import org.opensearch.search.pipeline.SearchResponseProcessor;
 
 import java.util.Collection;
 import java.util.List;
@@ -53,10 +60,17 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Entry point that OpenSearch loads from {@code plugin-descriptor.properties}; it registers the
- * plugin's processor, field types, query and response processor as each lands.
+ * Entry point that OpenSearch loads from {@code plugin-descriptor.properties}: registers the
+ * fingerprint processor, the field types, the query and its stats, and the collapse processors.
  */
-public class NearDupPlugin extends Plugin implements IngestPlugin, MapperPlugin, SearchPlugin, CircuitBreakerPlugin, ActionPlugin {
+public class NearDupPlugin extends Plugin
+    implements
+        IngestPlugin,
+        MapperPlugin,
+        SearchPlugin,
+        SearchPipelinePlugin,
+        CircuitBreakerPlugin,
+        ActionPlugin {
 
     public static final String BREAKER_NAME = "neardup";
     /** Heap the per-segment fingerprint structures may take on a node, beyond which a query fails with a 429. */
@@ -148,9 +162,31 @@ public class NearDupPlugin extends Plugin implements IngestPlugin, MapperPlugin,
         return List.of(new RestNearDupStatsAction());
     }
 
-    /** The simhash doc value format travels between nodes with sort values and aggregation results. */
+    /** {@code near_dup_window}: fetches the top {@code window} hits for {@code near_dup_collapse} and remembers the user's page. */
+    @Override
+    public Map<String, org.opensearch.search.pipeline.Processor.Factory<SearchRequestProcessor>> getRequestProcessors(
+        SearchPipelinePlugin.Parameters parameters
+    ) {
+        return Map.of(NearDupWindowRequestProcessor.TYPE, new NearDupWindowRequestProcessor.Factory());
+    }
+
+    /** {@code near_dup_collapse}: folds near-duplicates in the hits into the best-ranked copy. */
+    @Override
+    public Map<String, org.opensearch.search.pipeline.Processor.Factory<SearchResponseProcessor>> getResponseProcessors(
+        SearchPipelinePlugin.Parameters parameters
+    ) {
+        return Map.of(NearDupCollapseResponseProcessor.TYPE, new NearDupCollapseResponseProcessor.Factory());
+    }
+
+    /**
+     * The simhash doc value format travels between nodes with sort values and aggregation results;
+     * the collapse summary with a search response.
+     */
     @Override
     public List<NamedWriteableRegistry.Entry> getNamedWriteables() {
-        return List.of(new NamedWriteableRegistry.Entry(DocValueFormat.class, SimhashDocValueFormat.NAME, SimhashDocValueFormat::readFrom));
+        return List.of(
+            new NamedWriteableRegistry.Entry(DocValueFormat.class, SimhashDocValueFormat.NAME, SimhashDocValueFormat::readFrom),
+            new NamedWriteableRegistry.Entry(SearchExtBuilder.class, NearDupCollapseExt.NAME, NearDupCollapseExt::new)
+        );
     }
 }

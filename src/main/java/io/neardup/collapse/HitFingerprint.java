@@ -1,0 +1,123 @@
+package io.neardup.collapse;
+
+import io.neardup.core.SignatureCodec;
+import org.opensearch.common.document.DocumentField;
+import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.search.SearchHit;
+
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A hit's fingerprint as the collapse reads it, without a second round trip: from {@code _source}
+ * first (the ingest processor's object {@code {"value", "margins", "scheme"}}, or a bare value),
+ * else from the hit's {@code fields} ({@code docvalue_fields} or {@code fields}, which render a
+ * simhash as 16 hex characters and a minhash as its signature string).
+ *
+ * <p>The kind is told by the value: 16 hex characters are a simhash, a base64url string with a
+ * version-1 signature header is a MinHash signature (a signature is never 16 characters long).
+ * The scheme key: a simhash's {@code scheme} string when {@code _source} has one (none for a bare
+ * hex value or a doc value); a signature's header scheme hash and length.
+ */
+record HitFingerprint(Kind kind, long simhash, int[] signature, String scheme) {
+
+    enum Kind {
+        SIMHASH("simhash"),
+        MINHASH("minhash");
+
+        final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+    }
+
+    /** The hit's fingerprint, or null when the hit has none; a value that is not a fingerprint fails. */
+    static HitFingerprint read(SearchHit hit, String field) {
+        Object value = null;
+        if (hit.hasSource()) {
+            Map<String, Object> source = hit.getSourceAsMap();
+            value = source == null ? null : single(hit, field, XContentMapValues.extractValue(field, source));
+        }
+        if (value == null) {
+            DocumentField fromFields = hit.field(field);
+            if (fromFields != null) {
+                value = single(hit, field, fromFields.getValues());
+            }
+        }
+        if (value == null) {
+            return null;
+        }
+        String scheme = null;
+        if (value instanceof Map<?, ?> object) {
+            Object schemeValue = object.get("scheme");
+            scheme = schemeValue == null ? null : schemeValue.toString();
+            value = object.get("value");
+            if (value == null) {
+                throw notAFingerprint(hit, field, object);
+            }
+        }
+        if (value instanceof String string) {
+            return parse(hit, field, string, scheme);
+        }
+        throw notAFingerprint(hit, field, value);
+    }
+
+    private static Object single(SearchHit hit, String field, Object value) {
+        if (value instanceof List<?> list) {
+            if (list.isEmpty()) {
+                return null;
+            }
+            if (list.size() > 1) {
+                throw new IllegalArgumentException(prefix(hit, field) + "has " + list.size()
+                    + " values; a fingerprint field holds one per document");
+            }
+            return list.get(0);
+        }
+        return value;
+    }
+
+    private static HitFingerprint parse(SearchHit hit, String field, String value, String scheme) {
+        if (value.length() == 16 && isHex(value)) {
+            return new HitFingerprint(Kind.SIMHASH, Long.parseUnsignedLong(value, 16), null, scheme);
+        }
+        byte[] raw;
+        try {
+            raw = Base64.getUrlDecoder().decode(value);
+        } catch (IllegalArgumentException e) {
+            throw notAFingerprint(hit, field, value);
+        }
+        if (raw.length < 9 || (raw.length - 5) % 4 != 0 || raw[0] != SignatureCodec.FORMAT_VERSION) {
+            throw notAFingerprint(hit, field, value);
+        }
+        int schemeHash = SignatureCodec.schemeHashOf(value);
+        int values = (raw.length - 5) / 4;
+        int[] signature = SignatureCodec.decode(value, values, schemeHash);
+        return new HitFingerprint(Kind.MINHASH, 0, signature, String.format(Locale.ROOT, "%08x/%d", schemeHash, values));
+    }
+
+    private static boolean isHex(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (Character.digit(s.charAt(i), 16) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static String prefix(SearchHit hit, String field) {
+        return "[" + NearDupCollapseResponseProcessor.TYPE + "] field [" + field + "] of hit [" + hit.getId() + "]"
+            + (hit.getIndex() == null ? "" : " in index [" + hit.getIndex() + "]") + " ";
+    }
+
+    private static IllegalArgumentException notAFingerprint(SearchHit hit, String field, Object value) {
+        String shown = String.valueOf(value);
+        if (shown.length() > 40) {
+            shown = shown.substring(0, 37) + "...";
+        }
+        return new IllegalArgumentException(prefix(hit, field) + "is neither a simhash (16 hex characters) nor a minhash signature: ["
+            + shown + "]");
+    }
+}
