@@ -41,7 +41,7 @@ echo "      (several Debian releases of one page are near-duplicates: same \"gro
 # a search pipeline that folds near-duplicate hits into the best-ranked copy (see the README)
 curl -fsS -X PUT "$url/_search/pipeline/dedup" -H 'Content-Type: application/json' -d '{
   "request_processors": [{"near_dup_window": {"window": 200}}],
-  "response_processors": [{"near_dup_collapse": {"field": "text_fp.simhash", "max_distance": 3}}]
+  "response_processors": [{"near_dup_collapse": {"field": "text_fp.simhash", "max_distance": 8}}]
 }' > /dev/null
 
 # a page that has several releases in the corpus, for the examples
