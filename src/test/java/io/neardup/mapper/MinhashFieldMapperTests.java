@@ -80,8 +80,10 @@ public class MinhashFieldMapperTests extends MapperTestCase {
     }
 
     public void testBanding() throws IOException {
-        assertEquals(new LshBanding(9, 13), banding(b -> b.field("type", "minhash")));
-        assertEquals(new LshBanding(5, 25), banding(b -> b.field("type", "minhash").field("threshold", 0.9)));
+        assertEquals(new LshBanding(12, 10), banding(b -> b.field("type", "minhash")));
+        assertEquals(new LshBanding(7, 18), banding(b -> b.field("type", "minhash").field("threshold", 0.9)));
+        assertEquals("equal weights reproduce datasketch's worked example", new LshBanding(5, 25), banding(b -> b.field("type", "minhash")
+            .field("threshold", 0.9).field("false_positive_weight", 0.5).field("false_negative_weight", 0.5)));
         assertEquals(new LshBanding(10, 6), banding(b -> b.field("type", "minhash").field("num_hashes", 64).field("threshold", 0.7)
             .field("false_positive_weight", 0.3).field("false_negative_weight", 0.7)));
         assertEquals(new LshBanding(16, 8), banding(b -> b.field("type", "minhash").field("bands", 16).field("rows", 8)));
@@ -99,7 +101,7 @@ public class MinhashFieldMapperTests extends MapperTestCase {
             "[num_hashes] must be in [1, 1024], got [2000]",
             b -> b.field("type", "minhash").field("threshold", 1.0),
             "[threshold] must be in (0, 1), got [1.0]",
-            b -> b.field("type", "minhash").field("bands", 4).field("rows", 8).field("false_positive_weight", 0.2),
+            b -> b.field("type", "minhash").field("bands", 4).field("rows", 8).field("false_positive_weight", 0.5),
             "[false_positive_weight] and [false_negative_weight] only apply to [threshold]"
         );
         for (Map.Entry<CheckedMapping, String> c : cases.entrySet()) {
