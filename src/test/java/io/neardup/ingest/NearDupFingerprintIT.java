@@ -139,4 +139,20 @@ public class NearDupFingerprintIT extends OpenSearchRestTestCase {
         Map<String, Object> handled = (Map<String, Object>) entityAsMap(request("GET", "/docs/_doc/handled", null)).get("_source");
         assertEquals("field [body] is a number [42], expected a string or an array of strings", handled.get("fingerprint_error"));
     }
+
+    @SuppressWarnings("unchecked")
+    public void testShippedIdfTableLoadsFromThePluginConfigFolder() throws IOException {
+        putPipeline("idf", "{\"field\": \"body\", \"idf_table\": \"english-idf.tsv\", \"simhash_shingle_size\": 1, "
+            + "\"weighting\": \"tf\"}");
+        putPipeline("plain", "{\"field\": \"body\", \"simhash_shingle_size\": 1, \"weighting\": \"tf\"}");
+        String simulate = "{\"docs\": [{\"_source\": {\"body\": \"copy files and directories to another place\"}}]}";
+        List<String> schemes = new java.util.ArrayList<>();
+        for (String pipeline : new String[] { "idf", "plain" }) {
+            Map<String, Object> result = entityAsMap(request("POST", "/_ingest/pipeline/" + pipeline + "/_simulate", simulate));
+            Map<String, Object> source = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>)
+                ((List<Object>) result.get("docs")).get(0)).get("doc")).get("_source");
+            schemes.add((String) ((Map<String, Object>) ((Map<String, Object>) source.get("body_fp")).get("simhash")).get("scheme"));
+        }
+        assertNotEquals("the IDF table is part of the scheme", schemes.get(0), schemes.get(1));
+    }
 }
