@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Reads the shared JSON-lines corpora ({@code id}, optional {@code group}, {@code text}) and
+ * Reads JSON-lines corpora, gzipped or not ({@code id}, optional {@code group}, {@code text}) and
  * tokenizes texts with Lucene's {@link StandardAnalyzer} without stop words, which is what
  * OpenSearch's {@code standard} analyzer (the processor's default) runs.
  */
@@ -57,8 +57,7 @@ final class Corpus {
     static List<Doc> read(Path path, int limit) throws IOException {
         JsonFactory json = new JsonFactory();
         List<Doc> docs = new ArrayList<>();
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(
-            new GZIPInputStream(Files.newInputStream(path), 1 << 16), StandardCharsets.UTF_8))) {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(open(path), StandardCharsets.UTF_8), 1 << 16)) {
             String line;
             while ((line = in.readLine()) != null && docs.size() < limit) {
                 if (line.isBlank()) {
@@ -90,6 +89,15 @@ final class Corpus {
             }
         }
         return docs;
+    }
+
+    /** The file's bytes, gunzipped when it starts with the gzip magic (so .jsonl and .jsonl.gz both work). */
+    static java.io.InputStream open(Path path) throws IOException {
+        java.io.BufferedInputStream in = new java.io.BufferedInputStream(Files.newInputStream(path), 1 << 16);
+        in.mark(2);
+        int b0 = in.read(), b1 = in.read();
+        in.reset();
+        return b0 == 0x1f && b1 == 0x8b ? new GZIPInputStream(in, 1 << 16) : in;
     }
 
     static Analyzer analyzer() {

@@ -63,15 +63,44 @@ public final class IngestBenchmark {
         int batch = args.length > 2 ? Integer.parseInt(args[2]) : 500;
         int runs = args.length > 3 ? Integer.parseInt(args[3]) : 3;
         String[] variants = (args.length > 4 ? args[4] : "plain,fingerprint").split(",");
-        http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
         List<Corpus.Doc> docs = Corpus.read(corpus, Integer.MAX_VALUE);
+        System.out.printf(Locale.ROOT, "corpus %s%n", corpus);
+        double[] medians = measure(base, docs, batch, runs, true, variants);
+        long textBytes = textBytes(docs);
+        int plainIndex = Arrays.asList(variants).indexOf("plain");
+        double plain = plainIndex < 0 ? Double.NaN : medians[plainIndex];
+        System.out.println();
+        System.out.println("| variant | median time (s) | docs/s | MB/s | overhead vs plain |");
+        System.out.println("|---|---|---|---|---|");
+        for (int v = 0; v < variants.length; v++) {
+            double m = medians[v];
+            System.out.printf(Locale.ROOT, "| %s | %.2f | %.0f | %.2f | %+.1f%% |%n", variants[v], m, docs.size() / m,
+                textBytes / 1e6 / m, 100 * (m / plain - 1));
+        }
+    }
+
+    static long textBytes(List<Corpus.Doc> docs) {
         long textBytes = 0;
         for (Corpus.Doc d : docs) {
             textBytes += d.utf8Bytes();
         }
+        return textBytes;
+    }
+
+    /**
+     * Bulk-indexes {@code docs} once per variant and run (after one untimed warm-up run per variant when
+     * {@code warmup}), printing each run, and returns the median seconds per variant (in the order given).
+     * Creates and deletes its own index and pipelines. Also used by {@link Evaluate}.
+     */
+    static double[] measure(String url, List<Corpus.Doc> docs, int batch, int runs, boolean warmup, String[] variants) throws Exception {
+        base = url.replaceAll("/$", "");
+        if (http == null) {
+            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        }
+        long textBytes = textBytes(docs);
         List<byte[]> bodies = bulkBodies(docs, batch);
-        System.out.printf(Locale.ROOT, "corpus %s: %d docs, %.1f MB of text, %d bulk requests of <= %d docs%n", corpus,
+        System.out.printf(Locale.ROOT, "ingest benchmark: %d docs, %.1f MB of text, %d bulk requests of <= %d docs%n",
             docs.size(), textBytes / 1e6, bodies.size(), batch);
 
         for (String v : variants) {
@@ -85,7 +114,7 @@ public final class IngestBenchmark {
         }
 
         double[][] seconds = new double[variants.length][runs];
-        for (int r = -1; r < runs; r++) {
+        for (int r = warmup ? -1 : 0; r < runs; r++) {
             for (int v = 0; v < variants.length; v++) {
                 String pipeline = variants[v].equals("plain") ? null : PIPELINE + "-" + variants[v];
                 double s = run(bodies, docs.size(), pipeline, !variants[v].equals("plain")
@@ -97,22 +126,17 @@ public final class IngestBenchmark {
                 }
             }
         }
-        int plainIndex = Arrays.asList(variants).indexOf("plain");
-        double plain = plainIndex < 0 ? Double.NaN : median(seconds[plainIndex]);
-        System.out.println();
-        System.out.println("| variant | median time (s) | docs/s | MB/s | overhead vs plain |");
-        System.out.println("|---|---|---|---|---|");
-        for (int v = 0; v < variants.length; v++) {
-            double m = median(seconds[v]);
-            System.out.printf(Locale.ROOT, "| %s | %.2f | %.0f | %.2f | %+.1f%% |%n", variants[v], m, docs.size() / m,
-                textBytes / 1e6 / m, 100 * (m / plain - 1));
-        }
         sendAllowing404("DELETE", "/" + INDEX);
         for (String v : variants) {
             if (!v.equals("plain")) {
                 send("DELETE", "/_ingest/pipeline/" + PIPELINE + "-" + v, null);
             }
         }
+        double[] medians = new double[variants.length];
+        for (int v = 0; v < variants.length; v++) {
+            medians[v] = median(seconds[v]);
+        }
+        return medians;
     }
 
     private static double run(List<byte[]> bodies, int expected, String pipeline, boolean checkSketches)

@@ -137,9 +137,18 @@ public final class SyntheticCorpus {
         private int[] doc = new int[4096];
         private int docLength;
         private int[] edited = new int[4096];
+        private final int minWords;
+        private final int maxWords;
 
         Generator(long seed) {
+            this(seed, 200, 2000);
+        }
+
+        /** Documents of minWords to maxWords words (the PSM experiments use 200–2,000; {@link SyntheticJsonl} 50–300). */
+        Generator(long seed, int minWords, int maxWords) {
             this.seed = seed;
+            this.minWords = minWords;
+            this.maxWords = maxWords;
             double sum = 0;
             for (int r = 0; r < VOCABULARY; r++) {
                 words[r] = ("w" + Integer.toString(r, 36)).toCharArray();
@@ -170,7 +179,10 @@ public final class SyntheticCorpus {
         /** Generates original document i into the internal buffer. */
         void original(int i) {
             SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + i);
-            int len = 200 + random.nextInt(1801);
+            int len = minWords + random.nextInt(maxWords - minWords + 1);
+            if (doc.length < len) {
+                doc = new int[len];
+            }
             for (int j = 0; j < len; j++) {
                 doc[j] = word(random);
             }
@@ -206,6 +218,16 @@ public final class SyntheticCorpus {
                 edited = new int[doc.length];
             }
             docLength = out;
+        }
+
+        /** The current document as text: its words separated by single spaces. */
+        void text(StringBuilder out) {
+            for (int j = 0; j < docLength; j++) {
+                if (j > 0) {
+                    out.append(' ');
+                }
+                out.append(words[doc[j]]);
+            }
         }
 
         /** Fingerprints the current document. */
