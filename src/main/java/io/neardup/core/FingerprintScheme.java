@@ -1,6 +1,7 @@
 package io.neardup.core;
 
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -36,6 +37,7 @@ public record FingerprintScheme(
     public static final int CURRENT_VERSION = 1;
     public static final String NO_IDF = "none";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
+    private static final Pattern ID = Pattern.compile("nd[0-9]+-([0-9a-f]{8})");
     private static final Pattern IDF_IDENTITY = Pattern.compile("[A-Za-z0-9._-]{1,128}@[0-9a-f]{16}");
 
     public FingerprintScheme {
@@ -97,6 +99,18 @@ public record FingerprintScheme(
     public int schemeHash() {
         byte[] bytes = describe().getBytes(StandardCharsets.UTF_8);
         return (int) (Murmur3.hash64(bytes, 0, bytes.length, 0) >>> 32);
+    }
+
+    /**
+     * The {@link #schemeHash()} inside a string of the {@link #id()} form, or null if it is not one
+     * (schemes may also be opaque strings given by users).
+     */
+    public static Integer schemeHashOfId(String id) {
+        if (id == null) {
+            return null;
+        }
+        Matcher matcher = ID.matcher(id);
+        return matcher.matches() ? Integer.parseUnsignedInt(matcher.group(1), 16) : null;
     }
 
     /** {@code nd<version>-<8 hex>}, e.g. {@code nd1-0123abcd}. */

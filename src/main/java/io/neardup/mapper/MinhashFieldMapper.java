@@ -1,5 +1,6 @@
 package io.neardup.mapper;
 
+import io.neardup.core.FingerprintScheme;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.Murmur3;
@@ -26,8 +27,6 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The {@code minhash} field type: one MinHash signature per document, indexed as LSH band terms.
@@ -69,8 +68,6 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     public static final double DEFAULT_FALSE_POSITIVE_WEIGHT = 0.2;
     public static final double DEFAULT_FALSE_NEGATIVE_WEIGHT = 0.8;
     private static final Set<String> KEYS = Set.of("value", "scheme");
-    private static final Pattern SCHEME_ID = Pattern.compile("nd[0-9]+-([0-9a-f]{8})");
-
     /** The band terms' field type. */
     public static final FieldType BAND_FIELD_TYPE = new FieldType();
     static {
@@ -270,8 +267,8 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         try {
             int headerHash = SignatureCodec.schemeHashOf(raw.value());
             if (raw.scheme() != null) {
-                Matcher m = SCHEME_ID.matcher(raw.scheme());
-                if (m.matches() && Integer.parseUnsignedInt(m.group(1), 16) != headerHash) {
+                Integer schemeHash = FingerprintScheme.schemeHashOfId(raw.scheme());
+                if (schemeHash != null && schemeHash != headerHash) {
                     throw new IllegalArgumentException("signature header has scheme hash " + String.format(java.util.Locale.ROOT, "%08x", headerHash)
                         + " but [scheme] is [" + raw.scheme() + "]");
                 }

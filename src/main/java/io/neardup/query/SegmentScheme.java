@@ -1,17 +1,14 @@
 package io.neardup.query;
 
+import io.neardup.core.FingerprintScheme;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.SortedDocValues;
 
 import java.io.IOException;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** The fingerprint scheme of a field in one segment, and the check that a query's fingerprint shares it. */
 final class SegmentScheme {
-
-    private static final Pattern SCHEME_ID = Pattern.compile("nd\\d+-([0-9a-f]{8})");
 
     private SegmentScheme() {
     }
@@ -41,18 +38,10 @@ final class SegmentScheme {
 
     /** For a MinHash signature, whose header carries the 32-bit hash of its scheme. */
     static void requireSameHash(String field, int querySchemeHash, String segmentScheme) {
-        Integer segmentHash = hashOf(segmentScheme);
+        Integer segmentHash = FingerprintScheme.schemeHashOfId(segmentScheme);
         if (segmentHash != null && segmentHash != querySchemeHash) {
             throw mismatch(field, String.format(Locale.ROOT, "scheme hash %08x", querySchemeHash), segmentScheme);
         }
-    }
-
-    private static Integer hashOf(String scheme) {
-        if (scheme == null) {
-            return null;
-        }
-        Matcher matcher = SCHEME_ID.matcher(scheme);
-        return matcher.matches() ? Integer.parseUnsignedInt(matcher.group(1), 16) : null;
     }
 
     private static IllegalArgumentException mismatch(String field, String query, String segment) {

@@ -2,6 +2,7 @@ package io.neardup.core;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 
 import java.util.HashSet;
@@ -82,5 +83,14 @@ public class FingerprintSchemeTests {
 
     private static String error(Runnable r) {
         return assertThrows(IllegalArgumentException.class, r::run).getMessage();
+    }
+
+    @Test
+    public void testSchemeHashOfIdReadsBackTheIdsHash() {
+        FingerprintScheme scheme = FingerprintScheme.defaults("standard");
+        assertEquals(Integer.valueOf(scheme.schemeHash()), FingerprintScheme.schemeHashOfId(scheme.id()));
+        assertNull(FingerprintScheme.schemeHashOfId("my-own-scheme"));
+        assertNull(FingerprintScheme.schemeHashOfId("nd1-0123abc"));
+        assertNull(FingerprintScheme.schemeHashOfId(null));
     }
 }
