@@ -1,6 +1,8 @@
 package io.neardup.query;
 
+import io.neardup.core.FlipSetGenerator;
 import io.neardup.core.LshBanding;
+import io.neardup.core.SortedFingerprints;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import org.apache.lucene.search.BooleanClause;
@@ -36,10 +38,10 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     public static final String NAME = "near_duplicate";
 
     public static final int DEFAULT_MAX_DISTANCE = 3;
-    public static final int MAX_MAX_DISTANCE = 8;
+    public static final int MAX_MAX_DISTANCE = FlipSetGenerator.MAX_DISTANCE;
     public static final int DEFAULT_MAX_FLIPS = 64;
-    public static final int MAX_MAX_FLIPS = 10_000;
-    public static final int MAX_PREFIX_BITS = 32;
+    public static final int MAX_MAX_FLIPS = FlipSetGenerator.MAX_K;
+    public static final int MAX_PREFIX_BITS = SortedFingerprints.MAX_PREFIX_BITS;
     public static final double DEFAULT_MIN_SIMILARITY = 0.8;
     public static final int MAX_MIN_BAND_MATCHES = 1024;
     /** {@code prefix_bits: "auto"}: about log2 of each segment's size. */

@@ -49,8 +49,7 @@ public final class SegmentFingerprintCache {
     SortedFingerprints fingerprints(LeafReader reader, String field) throws IOException {
         IndexReader.CacheHelper cacheHelper = reader.getCoreCacheHelper();
         if (cacheHelper == null) {
-            Object entry = build(reader, field);
-            return entry instanceof SortedSegmentFingerprints s ? s.view(reader) : (SortedFingerprints) entry;
+            return viewOf(build(reader, field), reader);
         }
         Key key = new Key(cacheHelper.getKey(), field);
         Object entry = entries.get(key);
@@ -74,6 +73,11 @@ public final class SegmentFingerprintCache {
                 cacheHelper.addClosedListener(closed -> evict(key));
             }
         }
+        return viewOf(entry, reader);
+    }
+
+    /** A segment sorted by the field is read through its doc values; a table is its own view. */
+    private static SortedFingerprints viewOf(Object entry, LeafReader reader) throws IOException {
         return entry instanceof SortedSegmentFingerprints s ? s.view(reader) : (SortedFingerprints) entry;
     }
 
