@@ -43,8 +43,9 @@ public final class MinhashSimilarityQuery extends Query {
     static final double RELIABLE_CANDIDATE_PROBABILITY = 0.25;
 
     private final String field;
-    private final int[] signature;
+    /** The query signature in the stored layout (4 bytes a value), compared in place with each document's. */
     private final byte[] signatureBytes;
+    private final int numHashes;
     private final int schemeHash;
     private final String scheme;
     private final LshBanding banding;
@@ -54,8 +55,8 @@ public final class MinhashSimilarityQuery extends Query {
     public MinhashSimilarityQuery(String field, int[] signature, int schemeHash, String scheme, LshBanding banding, int minBandMatches,
         double minSimilarity) {
         this.field = Objects.requireNonNull(field, "field");
-        this.signature = signature.clone();
         this.signatureBytes = MinhashFieldMapper.signatureBytes(signature);
+        this.numHashes = signature.length;
         this.schemeHash = schemeHash;
         this.scheme = scheme;
         this.banding = Objects.requireNonNull(banding, "banding");
@@ -108,7 +109,7 @@ public final class MinhashSimilarityQuery extends Query {
                 equal++;
             }
         }
-        return (double) equal / signature.length;
+        return (double) equal / numHashes;
     }
 
     @Override
@@ -200,7 +201,7 @@ public final class MinhashSimilarityQuery extends Query {
 
                 @Override
                 public float matchCost() {
-                    return signature.length;
+                    return numHashes;
                 }
             };
         }
@@ -250,13 +251,13 @@ public final class MinhashSimilarityQuery extends Query {
             return false;
         }
         MinhashSimilarityQuery that = (MinhashSimilarityQuery) other;
-        return field.equals(that.field) && Arrays.equals(signature, that.signature) && schemeHash == that.schemeHash
+        return field.equals(that.field) && Arrays.equals(signatureBytes, that.signatureBytes) && schemeHash == that.schemeHash
             && Objects.equals(scheme, that.scheme) && banding.equals(that.banding) && minBandMatches == that.minBandMatches
             && minSimilarity == that.minSimilarity;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(classHash(), field, Arrays.hashCode(signature), schemeHash, scheme, banding, minBandMatches, minSimilarity);
+        return Objects.hash(classHash(), field, Arrays.hashCode(signatureBytes), schemeHash, scheme, banding, minBandMatches, minSimilarity);
     }
 }
