@@ -23,7 +23,7 @@ public final class DemoCorpus {
            "text": {"type": "text"},
            "text_fp": {"properties": {
              "simhash": {"type": "simhash"},
-             "minhash": {"type": "minhash", "num_hashes": 128, "threshold": 0.8},
+             "minhash": {"type": "minhash", "num_hashes": 128},
              "content_hash": {"type": "keyword"}}}}}}""";
 
     private DemoCorpus() {
@@ -37,11 +37,16 @@ public final class DemoCorpus {
 
     /** Creates the pipeline and the index, bulk-loads the corpus with each line's "id" as _id; returns the document count. */
     public static int load(RestClient client, String index) throws IOException {
+        return load(client, index, INDEX_SETUP);
+    }
+
+    /** As {@link #load(RestClient, String)}, with another index body. */
+    public static int load(RestClient client, String index, String setup) throws IOException {
         Request pipeline = new Request("PUT", "/_ingest/pipeline/" + PIPELINE);
         pipeline.setJsonEntity("{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
         client.performRequest(pipeline);
         Request create = new Request("PUT", "/" + index);
-        create.setJsonEntity(INDEX_SETUP);
+        create.setJsonEntity(setup);
         client.performRequest(create);
         List<String> lines = lines();
         StringBuilder bulk = new StringBuilder();

@@ -1,6 +1,7 @@
 package io.neardup.core;
 
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * The fingerprints of one document, as produced by {@link Fingerprinter#finish()}.
@@ -10,8 +11,13 @@ import java.util.Arrays;
  * @param minhash  the MinHash signature (owned by this record: fresh per document, do not mutate)
  * @param tokens   the number of tokens seen
  * @param features the number of distinct simhash features
+ * @param shingleSet the distinct MinHash shingles ({@link ShingleSetCodec#of}), or null when not asked for
  */
-public record Fingerprint(long simhash, Margins margins, int[] minhash, long tokens, int features) {
+public record Fingerprint(long simhash, Margins margins, int[] minhash, long tokens, int features, int[] shingleSet) {
+
+    public Fingerprint(long simhash, Margins margins, int[] minhash, long tokens, int features) {
+        this(simhash, margins, minhash, tokens, features, null);
+    }
 
     @Override
     public boolean equals(Object o) {
@@ -20,7 +26,8 @@ public record Fingerprint(long simhash, Margins margins, int[] minhash, long tok
             && margins.equals(f.margins)
             && Arrays.equals(minhash, f.minhash)
             && tokens == f.tokens
-            && features == f.features;
+            && features == f.features
+            && Arrays.equals(shingleSet, f.shingleSet);
     }
 
     @Override
@@ -30,7 +37,8 @@ public record Fingerprint(long simhash, Margins margins, int[] minhash, long tok
 
     @Override
     public String toString() {
-        return "Fingerprint[simhash=" + String.format("%016x", simhash) + ", margins=" + margins.encode()
-            + ", minhash=" + Arrays.toString(minhash) + ", tokens=" + tokens + ", features=" + features + "]";
+        return "Fingerprint[simhash=" + String.format(Locale.ROOT, "%016x", simhash) + ", margins=" + margins.encode()
+            + ", minhash=" + Arrays.toString(minhash) + ", tokens=" + tokens + ", features=" + features
+            + (shingleSet == null ? "" : ", shingleSet=" + shingleSet.length + " values") + "]";
     }
 }

@@ -106,6 +106,11 @@ public final class Fingerprinter {
 
     /** Ends the document and computes its fingerprints. Call {@link #reset()} before the next one. */
     public Fingerprint finish() {
+        return finish(false);
+    }
+
+    /** As {@link #finish()}, with the document's shingle set ({@link ShingleSetCodec#of}) when {@code withShingleSet}. */
+    public Fingerprint finish(boolean withShingleSet) {
         if (finished) {
             throw new IllegalStateException("finish() was already called: call reset() first");
         }
@@ -123,7 +128,8 @@ public final class Fingerprinter {
         long simhash = accumulator.fingerprint();
         Margins margins = Margins.of(accumulator.weights(weights), Margins.BITS);
         int[] minhash = minHasher.signature(shingles.keysArray(), shingles.size());
-        return new Fingerprint(simhash, margins, minhash, simhashShingles.tokens(), features.size());
+        int[] shingleSet = withShingleSet ? ShingleSetCodec.of(shingles.keysArray(), shingles.size()) : null;
+        return new Fingerprint(simhash, margins, minhash, simhashShingles.tokens(), features.size(), shingleSet);
     }
 
     /** Forgets the current document, keeping the grown buffers. */

@@ -92,9 +92,97 @@ public record LshBanding(int bands, int rows) {
         return best;
     }
 
+    /**
+     * The candidate recall a banding promises at and above its {@link #floor()}, and that the query's
+     * automatic {@code min_band_matches} keeps at its threshold.
+     */
+    public static final double CANDIDATE_RECALL = 0.99;
+
+    /**
+     * The banding that serves every threshold at or above {@code floor} from one index: pairs of
+     * similarity {@code floor} share at least one band with probability at least
+     * {@link #CANDIDATE_RECALL}, with the longest bands that allow it (the fewest chance candidates
+     * among dissimilar documents), and as many bands of that length as fit, so that a query at a
+     * higher threshold can ask for more bands to agree ({@link #minBandMatchesFor}). For 128 values:
+     * floor 0.5 gives 42 bands of 3 rows, 0.8 gives 21 of 6. The rule is part of the mapping
+     * contract: changing it would change the band terms of existing fields.
+     */
+    public static LshBanding forFloor(double floor, int numHashes) {
+        if (!(floor > 0 && floor < 1)) {
+            throw new IllegalArgumentException("min_similarity_floor must be in (0, 1), got " + floor);
+        }
+        if (numHashes < 1 || numHashes > MinHasher.MAX_HASHES) {
+            throw new IllegalArgumentException("num_hashes must be in [1, " + MinHasher.MAX_HASHES + "], got " + numHashes);
+        }
+        for (int r = numHashes; r >= 1; r--) {
+            int b = numHashes / r;
+            if (candidate(floor, b, r) >= CANDIDATE_RECALL) {
+                return new LshBanding(b, r);
+            }
+        }
+        throw new IllegalArgumentException("min_similarity_floor [" + floor + "] is too low for num_hashes [" + numHashes
+            + "]: even " + numHashes + " bands of one value find a pair at that similarity with probability "
+            + String.format(java.util.Locale.ROOT, "%.3f", candidate(floor, numHashes, 1)) + " < " + CANDIDATE_RECALL);
+    }
+
     /** Probability that two signatures of Jaccard similarity {@code s} share at least one band. */
     public double candidateProbability(double s) {
         return candidate(s, bands, rows);
+    }
+
+    /**
+     * Probability that two signatures of Jaccard similarity {@code s} agree on at least {@code m}
+     * bands: a binomial tail, each band agreeing independently with probability {@code s^rows}.
+     */
+    public double candidateProbability(int m, double s) {
+        if (m < 1 || m > bands) {
+            throw new IllegalArgumentException("min_band_matches must be in [1, " + bands + "], got " + m);
+        }
+        double p = Math.pow(s, rows);
+        if (p >= 1) {
+            return 1;
+        }
+        if (p <= 0) {
+            return 0;
+        }
+        // P(X < m) summed in log space: C(b, i) p^i (1 - p)^(b - i) underflows for large b otherwise.
+        double logP = Math.log(p), logQ = Math.log1p(-p);
+        double below = 0, logBinomial = 0;
+        for (int i = 0; i < m; i++) {
+            below += Math.exp(logBinomial + i * logP + (bands - i) * logQ);
+            logBinomial += Math.log((double) (bands - i) / (i + 1));
+        }
+        return Math.min(1, Math.max(0, 1 - below));
+    }
+
+    /**
+     * The most bands that may be required to agree while pairs of similarity {@code threshold} still
+     * become candidates with probability at least {@link #CANDIDATE_RECALL}; 1 when even one band
+     * cannot promise that (the threshold is below the {@link #floor()}).
+     */
+    public int minBandMatchesFor(double threshold) {
+        int m = 1;
+        while (m < bands && candidateProbability(m + 1, threshold) >= CANDIDATE_RECALL) {
+            m++;
+        }
+        return m;
+    }
+
+    /**
+     * The lowest similarity at which one agreeing band finds pairs with probability at least
+     * {@link #CANDIDATE_RECALL}: the least threshold this banding serves reliably.
+     */
+    public double floor() {
+        double lo = 0, hi = 1;
+        for (int i = 0; i < 50; i++) {
+            double mid = (lo + hi) / 2;
+            if (candidate(mid, bands, rows) >= CANDIDATE_RECALL) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        return hi;
     }
 
     /** {@code ∫_0^t P(s) ds}. */

@@ -5,6 +5,7 @@ import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.IdfTable;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
@@ -33,7 +34,9 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
 
     /** The parts of the output a pipeline may ask for. */
     public enum Output {
-        SIMHASH, MINHASH, CONTENT_HASH;
+        SIMHASH, MINHASH, SHINGLES, CONTENT_HASH;
+
+        static final String NAMES = "[simhash, minhash, shingles, content_hash]";
 
         public String paramName() {
             return name().toLowerCase(Locale.ROOT);
@@ -45,7 +48,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
                     return output;
                 }
             }
-            throw new IllegalArgumentException("unknown output [" + value + "], expected any of [simhash, minhash, content_hash]");
+            throw new IllegalArgumentException("unknown output [" + value + "], expected any of " + NAMES);
         }
     }
 
@@ -55,6 +58,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
     private final int maxChars;
     private final boolean truncate;
     private final Set<Output> outputs;
+    private final int maxShingles;
     private final Analyzer analyzer;
     private final FingerprintScheme scheme;
     private final IdfTable idfTable;
@@ -70,6 +74,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         int maxChars,
         boolean truncate,
         Set<Output> outputs,
+        int maxShingles,
         Analyzer analyzer,
         FingerprintScheme scheme,
         IdfTable idfTable
@@ -81,6 +86,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         this.maxChars = maxChars;
         this.truncate = truncate;
         this.outputs = EnumSet.copyOf(outputs);
+        this.maxShingles = maxShingles;
         this.analyzer = analyzer;
         this.scheme = scheme;
         this.idfTable = idfTable;
@@ -118,6 +124,10 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
 
     Set<Output> outputs() {
         return EnumSet.copyOf(outputs);
+    }
+
+    int maxShingles() {
+        return maxShingles;
     }
 
     IdfTable idfTable() {
@@ -195,7 +205,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         Map<String, Object> out = new LinkedHashMap<>();
         String schemeId = scheme.id();
         if (outputs.contains(Output.SIMHASH) || outputs.contains(Output.MINHASH)) {
-            Fingerprint fingerprint = fingerprint(text);
+            Fingerprint fingerprint = fingerprint(text, writesShingleSets());
             // A text without tokens has no simhash or MinHash; writing zeros would make every such
             // document a false near-duplicate of every other.
             if (fingerprint.tokens() > 0) {
@@ -209,6 +219,10 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
                 if (outputs.contains(Output.MINHASH)) {
                     Map<String, Object> minhash = new LinkedHashMap<>();
                     minhash.put("value", SignatureCodec.encode(fingerprint.minhash(), scheme.schemeHash()));
+                    // Past max_shingles the set is left out: that document is verified by the estimate.
+                    if (fingerprint.shingleSet() != null && fingerprint.shingleSet().length <= maxShingles) {
+                        minhash.put("shingles", ShingleSetCodec.encode(fingerprint.shingleSet(), scheme.schemeHash()));
+                    }
                     minhash.put("scheme", schemeId);
                     out.put("minhash", minhash);
                 }
@@ -234,8 +248,18 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return outputs.contains(Output.MINHASH) && field.equals(targetField + ".minhash");
     }
 
+    /** Whether this processor writes shingle sets next to its MinHash signatures. */
+    public boolean writesShingleSets() {
+        return outputs.contains(Output.SHINGLES);
+    }
+
     /** The fingerprints of a text, exactly as {@link #execute} computes them for a document. */
     public Fingerprint fingerprint(String text) {
+        return fingerprint(text, false);
+    }
+
+    /** As {@link #fingerprint(String)}, with the shingle set when {@code withShingleSet}. */
+    public Fingerprint fingerprint(String text, boolean withShingleSet) {
         Fingerprinter fingerprinter = fingerprinters.get();
         fingerprinter.reset();
         try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, text)) {
@@ -248,6 +272,6 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         } catch (IOException e) {
             throw new UncheckedIOException("analyzing field [" + field + "] failed", e);
         }
-        return fingerprinter.finish();
+        return fingerprinter.finish(withShingleSet);
     }
 }

@@ -5,6 +5,7 @@ import io.neardup.core.FingerprintScheme;
 import io.neardup.core.IdfTable;
 import io.neardup.core.MinHasher;
 import io.neardup.core.Murmur3;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.ingest.NearDupFingerprintProcessor.Output;
 import org.apache.lucene.analysis.Analyzer;
 import org.opensearch.OpenSearchException;
@@ -38,6 +39,11 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
     public static final String CONFIG_FOLDER = "opensearch-neardup";
     public static final int DEFAULT_MAX_CHARS = 1_000_000;
     public static final int MAX_MAX_CHARS = 10_000_000;
+    /**
+     * Sets larger than this are not written (the document's candidates are then verified by the
+     * MinHash estimate): about 300 KB of doc values, a text of some 100,000 words.
+     */
+    public static final int DEFAULT_MAX_SHINGLES = 100_000;
     private static final FingerprintScheme DEFAULTS = FingerprintScheme.defaults("standard");
     private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
@@ -71,6 +77,7 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
         int maxChars = readIntInRange(tag, config, "max_chars", DEFAULT_MAX_CHARS, 1, MAX_MAX_CHARS);
         boolean truncate = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "truncate", false);
         Set<Output> outputs = readOutputs(tag, config);
+        int maxShingles = readIntInRange(tag, config, "max_shingles", DEFAULT_MAX_SHINGLES, 1, ShingleSetCodec.MAX_VALUES);
 
         AnalyzerChoice analyzer = readAnalyzer(tag, config);
         int simhashShingleSize = readIntInRange(tag, config, "simhash_shingle_size", DEFAULTS.simhashShingleSize(), 1, 8);
@@ -101,7 +108,8 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
             throw newConfigurationException(TYPE, tag, null, e.getMessage());
         }
         return new NearDupFingerprintProcessor(
-            tag, description, field, targetField, ignoreMissing, maxChars, truncate, outputs, analyzer.analyzer(), scheme, idfTable
+            tag, description, field, targetField, ignoreMissing, maxChars, truncate, outputs, maxShingles, analyzer.analyzer(), scheme,
+            idfTable
         );
     }
 
@@ -196,11 +204,14 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
             return EnumSet.allOf(Output.class);
         }
         if (names.isEmpty()) {
-            throw newConfigurationException(TYPE, tag, "outputs", "must name at least one of [simhash, minhash, content_hash]");
+            throw newConfigurationException(TYPE, tag, "outputs", "must name at least one of " + Output.NAMES);
         }
         Set<Output> outputs = EnumSet.noneOf(Output.class);
         for (Object name : names) {
             outputs.add(parse(tag, "outputs", String.valueOf(name), Output::parse));
+        }
+        if (outputs.contains(Output.SHINGLES) && outputs.contains(Output.MINHASH) == false) {
+            throw newConfigurationException(TYPE, tag, "outputs", "[shingles] are written inside the [minhash] object: add [minhash]");
         }
         return outputs;
     }

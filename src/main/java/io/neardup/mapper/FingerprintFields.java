@@ -14,7 +14,7 @@ import java.util.Set;
  * a fingerprint field, and the parsing of the value contract written by the ingest processor:
  * <pre>
  * "simhash": {"value": "&lt;16 hex&gt;", "margins": "&lt;base64url&gt;", "scheme": "&lt;scheme&gt;"}   or "&lt;16 hex&gt;"
- * "minhash": {"value": "&lt;base64url&gt;", "scheme": "&lt;scheme&gt;"}                          or "&lt;base64url&gt;"
+ * "minhash": {"value": "&lt;base64url&gt;", "shingles": "&lt;base64url&gt;", "scheme": "&lt;scheme&gt;"}   or "&lt;base64url&gt;"
  * </pre>
  * Errors are {@link IllegalArgumentException}s that name the field and the reason; the mapper
  * framework wraps them in a {@code MapperParsingException} (HTTP 400).
@@ -24,6 +24,8 @@ public final class FingerprintFields {
     public static final String SCHEME_SUFFIX = "._scheme";
     /** Suffix of the stored field holding a simhash's 64 quantized margins (MSB first). */
     public static final String MARGINS_SUFFIX = "._margins";
+    /** Suffix of the BinaryDocValues field holding a {@code minhash} field's shingle set ({@code ShingleSetCodec} payload). */
+    public static final String SHINGLES_SUFFIX = "._shingles";
     /** Longest accepted scheme string, in characters. */
     public static final int MAX_SCHEME_LENGTH = 512;
 
@@ -33,12 +35,16 @@ public final class FingerprintFields {
         return field + SCHEME_SUFFIX;
     }
 
+    public static String shinglesField(String field) {
+        return field + SHINGLES_SUFFIX;
+    }
+
     public static String marginsField(String field) {
         return field + MARGINS_SUFFIX;
     }
 
     /** A parsed value: the mandatory {@code value} string and the optional keys (null when absent). */
-    record RawValue(String value, String margins, String scheme) {}
+    record RawValue(String value, String margins, String scheme, String shingles) {}
 
     /**
      * Reads the current value: null (returns null), a bare string, or an object with the allowed
@@ -51,7 +57,7 @@ public final class FingerprintFields {
             case VALUE_NULL:
                 return null;
             case VALUE_STRING:
-                return new RawValue(parser.text(), null, null);
+                return new RawValue(parser.text(), null, null, null);
             case START_ARRAY:
                 throw new IllegalArgumentException(prefix(type, field) + "takes one fingerprint per document, got an array");
             case START_OBJECT:
@@ -82,7 +88,7 @@ public final class FingerprintFields {
             throw new IllegalArgumentException(prefix(type, field) + "[scheme] must have 1 to " + MAX_SCHEME_LENGTH
                 + " characters, got " + scheme.length());
         }
-        return new RawValue(value, (String) map.get("margins"), scheme);
+        return new RawValue(value, (String) map.get("margins"), scheme, (String) map.get("shingles"));
     }
 
     /** Adds the scheme doc value when the value carried a scheme (a bare string carries none). */

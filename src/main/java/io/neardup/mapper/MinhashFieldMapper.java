@@ -4,6 +4,7 @@ import io.neardup.core.FingerprintScheme;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.Murmur3;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Field;
@@ -34,11 +35,13 @@ import java.util.Set;
  * <pre>
  * "body_fp": {"properties": {"minhash": {"type": "minhash", "num_hashes": 128, "threshold": 0.8}}}
  * parameters: num_hashes (128, in [1, 1024]);
- *             either bands + rows (bands * rows &lt;= num_hashes)
- *             or threshold in (0, 1) with false_positive_weight / false_negative_weight (0.5 / 0.5),
+ *             one of: min_similarity_floor in (0, 1), the banding from {@link LshBanding#forFloor}
+ *             (default 0.5: 42 bands of 3 rows for 128 values), serving every query threshold at or
+ *             above it;
+ *             bands + rows (bands * rows &lt;= num_hashes);
+ *             threshold in (0, 1) with false_positive_weight / false_negative_weight (0.2 / 0.8),
  *             from which bands and rows are derived by {@link LshBanding#optimal};
- *             neither: threshold 0.8 (128 values: 12 bands of 10 rows); meta.
- * None of them can be changed on an existing field.
+ *             meta. None of them can be changed on an existing field.
  * </pre>
  *
  * <p>Lucene fields for a field named {@code f} (the query depends on these):
@@ -49,6 +52,8 @@ import java.util.Set;
  *     2 bytes band index (big-endian) followed by 8 bytes (big-endian) of
  *     {@code Murmur3.hash64(seed 0)} over the band's {@code rows} values as big-endian int32
  *     bytes; band {@code i} covers values {@code [i * rows, (i + 1) * rows)}.</li>
+ * <li>{@code f._shingles}: BinaryDocValues, the document's shingle set as a {@link ShingleSetCodec}
+ *     payload, when the value has {@code shingles} (its header must carry the signature's scheme hash).</li>
  * <li>{@code f._scheme}: SortedDocValues of the scheme string, when the value had one.</li>
  * </ul>
  * The signature's header (format version, scheme hash) is checked: a wrong length or version fails,
@@ -60,6 +65,11 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     public static final int DEFAULT_NUM_HASHES = 128;
     public static final double DEFAULT_THRESHOLD = 0.8;
     /**
+     * With exact verification, the banding only has to find the candidates: band for the lowest
+     * threshold users ask for, and require more bands to agree at higher ones (docs/minhash.md).
+     */
+    public static final double DEFAULT_MIN_SIMILARITY_FLOOR = 0.5;
+    /**
      * Missing a near-duplicate costs more than verifying a candidate (every candidate is checked on
      * its whole signature): on the man pages these weights raise F1 at threshold 0.8 from 0.854
      * (equal weights: 9 x 13) to 0.914 (12 x 10), against a ceiling of 0.922 without any banding
@@ -67,7 +77,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
      */
     public static final double DEFAULT_FALSE_POSITIVE_WEIGHT = 0.2;
     public static final double DEFAULT_FALSE_NEGATIVE_WEIGHT = 0.8;
-    private static final Set<String> KEYS = Set.of("value", "scheme");
+    private static final Set<String> KEYS = Set.of("value", "shingles", "scheme");
     /** The band terms' field type. */
     public static final FieldType BAND_FIELD_TYPE = new FieldType();
     static {
@@ -123,6 +133,17 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
                 throw new IllegalArgumentException("[threshold] must be in (0, 1), got [" + v + "]");
             }
         });
+        private final Parameter<Double> floor = new Parameter<Double>(
+            "min_similarity_floor",
+            false,
+            () -> null,
+            (n, c, o) -> o == null ? null : XContentMapValues.nodeDoubleValue(o),
+            m -> toType(m).floorParam
+        ).acceptsNull().setSerializerCheck((includeDefaults, isConfigured, v) -> v != null).setValidator(v -> {
+            if (v != null && !(v > 0 && v < 1)) {
+                throw new IllegalArgumentException("[min_similarity_floor] must be in (0, 1), got [" + v + "]");
+            }
+        });
         private final Parameter<Double> fpWeight = Parameter.doubleParam(
             "false_positive_weight",
             false,
@@ -143,33 +164,34 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         protected List<Parameter<?>> getParameters() {
-            return List.of(numHashes, bands, rows, threshold, fpWeight, fnWeight, meta);
+            return List.of(numHashes, floor, bands, rows, threshold, fpWeight, fnWeight, meta);
         }
 
         private LshBanding banding() {
             int n = numHashes.getValue();
             boolean explicit = bands.getValue() != null || rows.getValue() != null;
-            if (explicit) {
-                if (threshold.getValue() != null) {
-                    throw new IllegalArgumentException("[threshold] cannot be combined with [bands] and [rows]: set either [threshold] "
-                        + "or both [bands] and [rows]");
-                }
-                if (bands.getValue() == null || rows.getValue() == null) {
-                    throw new IllegalArgumentException("[bands] and [rows] must be set together");
-                }
-                if (fpWeight.isConfigured() || fnWeight.isConfigured()) {
-                    throw new IllegalArgumentException(
-                        "[false_positive_weight] and [false_negative_weight] only apply to [threshold], not to [bands] and [rows]");
-                }
-                try {
-                    return LshBanding.of(bands.getValue(), rows.getValue(), n);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("[" + CONTENT_TYPE + "] field [" + name + "]: " + e.getMessage(), e);
-                }
+            int given = (explicit ? 1 : 0) + (threshold.getValue() != null ? 1 : 0) + (floor.getValue() != null ? 1 : 0);
+            if (given > 1) {
+                throw new IllegalArgumentException("set one of [min_similarity_floor], [threshold], or [bands] with [rows], not several");
             }
-            double t = threshold.getValue() == null ? DEFAULT_THRESHOLD : threshold.getValue();
+            if ((fpWeight.isConfigured() || fnWeight.isConfigured()) && threshold.getValue() == null) {
+                throw new IllegalArgumentException("[false_positive_weight] and [false_negative_weight] only apply to [threshold]");
+            }
             try {
-                return LshBanding.optimal(t, n, fpWeight.getValue(), fnWeight.getValue());
+                if (explicit) {
+                    if (bands.getValue() == null || rows.getValue() == null) {
+                        throw new IllegalArgumentException("[bands] and [rows] must be set together");
+                    }
+                    return LshBanding.of(bands.getValue(), rows.getValue(), n);
+                }
+                if (threshold.getValue() != null) {
+                    return LshBanding.optimal(threshold.getValue(), n, fpWeight.getValue(), fnWeight.getValue());
+                }
+                if (floor.getValue() == null) {
+                    // Recorded in the mapping, so that a later default cannot change the band terms of this field.
+                    floor.setValue(DEFAULT_MIN_SIMILARITY_FLOOR);
+                }
+                return LshBanding.forFloor(floor.getValue(), n);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("[" + CONTENT_TYPE + "] field [" + name + "]: " + e.getMessage(), e);
             }
@@ -232,6 +254,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     private final Integer bandsParam;
     private final Integer rowsParam;
     private final Double thresholdParam;
+    private final Double floorParam;
     private final double fpWeight;
     private final double fnWeight;
 
@@ -241,6 +264,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         this.bandsParam = builder.bands.getValue();
         this.rowsParam = builder.rows.getValue();
         this.thresholdParam = builder.threshold.getValue();
+        this.floorParam = builder.floor.getValue();
         this.fpWeight = builder.fpWeight.getValue();
         this.fnWeight = builder.fnWeight.getValue();
     }
@@ -264,6 +288,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
             return;
         }
         int[] signature;
+        byte[] shingleSet = null;
         try {
             int headerHash = SignatureCodec.schemeHashOf(raw.value());
             if (raw.scheme() != null) {
@@ -274,6 +299,9 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
                 }
             }
             signature = SignatureCodec.decode(raw.value(), numHashes, headerHash);
+            if (raw.shingles() != null) {
+                shingleSet = ShingleSetCodec.decodePayload(raw.shingles(), headerHash);
+            }
         } catch (IllegalArgumentException e) {
             String message = e.getMessage();
             if (message.contains(" values, expected ")) {
@@ -290,6 +318,9 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         LshBanding banding = fieldType().banding();
         for (int band = 0; band < banding.bands(); band++) {
             context.doc().add(new Field(field, bandTerm(bytes, band, banding.rows()), BAND_FIELD_TYPE));
+        }
+        if (shingleSet != null) {
+            context.doc().add(new BinaryDocValuesField(FingerprintFields.shinglesField(field), new BytesRef(shingleSet)));
         }
         FingerprintFields.addScheme(context, field, raw.scheme());
     }

@@ -27,6 +27,7 @@ public final class Like implements Writeable, ToXContentObject {
     static final ParseField SIMHASH = new ParseField("simhash");
     static final ParseField MARGINS = new ParseField("margins");
     static final ParseField MINHASH = new ParseField("minhash");
+    static final ParseField SHINGLES = new ParseField("shingles");
     static final ParseField SCHEME = new ParseField("scheme");
     /** Texts beyond this are refused: the processor's own default cap. */
     static final int MAX_TEXT_CHARS = 1_000_000;
@@ -43,10 +44,11 @@ public final class Like implements Writeable, ToXContentObject {
     private final String simhash;
     private final String margins;
     private final String minhash;
+    private final String shingles;
     private final String scheme;
 
     private Like(Kind kind, String id, String index, String text, String pipeline, String simhash, String margins, String minhash,
-        String scheme) {
+        String shingles, String scheme) {
         this.kind = kind;
         this.id = id;
         this.index = index;
@@ -55,11 +57,12 @@ public final class Like implements Writeable, ToXContentObject {
         this.simhash = simhash;
         this.margins = margins;
         this.minhash = minhash;
+        this.shingles = shingles;
         this.scheme = scheme;
     }
 
     public static Like id(String id, String index) {
-        return new Like(Kind.ID, requireText(id, ID), index, null, null, null, null, null, null);
+        return new Like(Kind.ID, requireText(id, ID), index, null, null, null, null, null, null, null);
     }
 
     public static Like text(String text, String pipeline) {
@@ -67,7 +70,7 @@ public final class Like implements Writeable, ToXContentObject {
         if (text.length() > MAX_TEXT_CHARS) {
             throw new IllegalArgumentException("[like.text] has " + text.length() + " characters, more than " + MAX_TEXT_CHARS);
         }
-        return new Like(Kind.TEXT, null, null, text, pipeline, null, null, null, null);
+        return new Like(Kind.TEXT, null, null, text, pipeline, null, null, null, null, null);
     }
 
     public static Like simhash(String hex, String margins, String scheme) {
@@ -75,11 +78,12 @@ public final class Like implements Writeable, ToXContentObject {
         if (margins != null) {
             Margins.decode(margins);
         }
-        return new Like(Kind.SIMHASH, null, null, null, null, hex, margins, null, scheme);
+        return new Like(Kind.SIMHASH, null, null, null, null, hex, margins, null, null, scheme);
     }
 
-    public static Like minhash(String signature, String scheme) {
-        return new Like(Kind.MINHASH, null, null, null, null, null, null, requireText(signature, MINHASH), scheme);
+    /** @param shingles the shingle set as the processor writes it, or null: then candidates are verified by the estimate */
+    public static Like minhash(String signature, String shingles, String scheme) {
+        return new Like(Kind.MINHASH, null, null, null, null, null, null, requireText(signature, MINHASH), shingles, scheme);
     }
 
     private static String requireText(String value, ParseField field) {
@@ -121,6 +125,10 @@ public final class Like implements Writeable, ToXContentObject {
         return minhash;
     }
 
+    public String shingles() {
+        return shingles;
+    }
+
     public String scheme() {
         return scheme;
     }
@@ -134,6 +142,7 @@ public final class Like implements Writeable, ToXContentObject {
         this.simhash = in.readOptionalString();
         this.margins = in.readOptionalString();
         this.minhash = in.readOptionalString();
+        this.shingles = in.readOptionalString();
         this.scheme = in.readOptionalString();
     }
 
@@ -147,6 +156,7 @@ public final class Like implements Writeable, ToXContentObject {
         out.writeOptionalString(simhash);
         out.writeOptionalString(margins);
         out.writeOptionalString(minhash);
+        out.writeOptionalString(shingles);
         out.writeOptionalString(scheme);
     }
 
@@ -160,6 +170,7 @@ public final class Like implements Writeable, ToXContentObject {
         field(builder, SIMHASH, simhash);
         field(builder, MARGINS, margins);
         field(builder, MINHASH, minhash);
+        field(builder, SHINGLES, shingles);
         field(builder, SCHEME, scheme);
         return builder.endObject();
     }
@@ -175,7 +186,8 @@ public final class Like implements Writeable, ToXContentObject {
             throw new ParsingException(parser.getTokenLocation(), "[like] must be an object with one of [_id], [text], [simhash], "
                 + "[minhash], got [" + parser.currentToken() + "]");
         }
-        String id = null, index = null, text = null, pipeline = null, simhash = null, margins = null, minhash = null, scheme = null;
+        String id = null, index = null, text = null, pipeline = null, simhash = null, margins = null, minhash = null, shingles = null;
+        String scheme = null;
         String name = null;
         XContentParser.Token token;
         while ((token = parser.nextToken()) != XContentParser.Token.END_OBJECT) {
@@ -190,6 +202,7 @@ public final class Like implements Writeable, ToXContentObject {
                     case "simhash" -> simhash = parser.text();
                     case "margins" -> margins = parser.text();
                     case "minhash" -> minhash = parser.text();
+                    case "shingles" -> shingles = parser.text();
                     case "scheme" -> scheme = parser.text();
                     default -> throw new ParsingException(parser.getTokenLocation(), "[like] does not support [" + name + "]");
                 }
@@ -204,19 +217,20 @@ public final class Like implements Writeable, ToXContentObject {
         }
         try {
             if (id != null) {
-                rejectOthers(parser, "_id", pipeline, margins, scheme);
+                rejectOthers(parser, "_id", pipeline, margins, shingles, scheme);
                 return id(id, index);
             }
             if (text != null) {
-                rejectOthers(parser, "text", index, margins, scheme);
+                rejectOthers(parser, "text", index, margins, shingles, scheme);
                 return text(text, pipeline);
             }
             rejectOthers(parser, simhash != null ? "simhash" : "minhash", index, pipeline);
             if (simhash != null) {
+                rejectOthers(parser, "simhash", shingles);
                 return simhash(simhash, margins, scheme);
             }
             rejectOthers(parser, "minhash", margins);
-            return minhash(minhash, scheme);
+            return minhash(minhash, shingles, scheme);
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
         }
@@ -226,7 +240,7 @@ public final class Like implements Writeable, ToXContentObject {
         for (String other : others) {
             if (other != null) {
                 throw new ParsingException(parser.getTokenLocation(), "[like] with [" + kind + "] takes none of the other keys it was "
-                    + "given (only _id+_index, text+pipeline, simhash+margins+scheme, minhash+scheme go together)");
+                    + "given (only _id+_index, text+pipeline, simhash+margins+scheme, minhash+shingles+scheme go together)");
             }
         }
     }
@@ -242,11 +256,11 @@ public final class Like implements Writeable, ToXContentObject {
         Like other = (Like) o;
         return kind == other.kind && Objects.equals(id, other.id) && Objects.equals(index, other.index) && Objects.equals(text, other.text)
             && Objects.equals(pipeline, other.pipeline) && Objects.equals(simhash, other.simhash) && Objects.equals(margins, other.margins)
-            && Objects.equals(minhash, other.minhash) && Objects.equals(scheme, other.scheme);
+            && Objects.equals(minhash, other.minhash) && Objects.equals(shingles, other.shingles) && Objects.equals(scheme, other.scheme);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, id, index, text, pipeline, simhash, margins, minhash, scheme);
+        return Objects.hash(kind, id, index, text, pipeline, simhash, margins, minhash, shingles, scheme);
     }
 }

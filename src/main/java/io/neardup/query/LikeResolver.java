@@ -2,6 +2,7 @@ package io.neardup.query;
 
 import io.neardup.core.Fingerprint;
 import io.neardup.core.Margins;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.mapper.SimhashFieldMapper;
@@ -29,8 +30,11 @@ public final class LikeResolver {
     public record Resolved(long simhash, Margins margins, String scheme, String selfId) {
     }
 
-    /** The signature to compare with; {@code scheme} may be null. */
-    public record ResolvedSignature(int[] signature, int schemeHash, String scheme, String selfId) {
+    /**
+     * The signature to compare with, and the shingle set payload ({@code ShingleSetCodec}) when the
+     * query has one; {@code scheme} and {@code shingleSet} may be null.
+     */
+    public record ResolvedSignature(int[] signature, byte[] shingleSet, int schemeHash, String scheme, String selfId) {
     }
 
     private final Supplier<IngestService> ingestService;
@@ -51,14 +55,15 @@ public final class LikeResolver {
 
     public ResolvedSignature resolveMinhash(Like like, String field, int numHashes, QueryShardContext context) {
         return switch (like.kind()) {
-            case MINHASH -> signature(like.minhash(), like.scheme(), numHashes, null);
+            case MINHASH -> signature(like.minhash(), like.shingles(), like.scheme(), numHashes, null);
             case ID -> {
                 Object value = fieldOf(like, field, context);
                 if (value instanceof String encoded) {
-                    yield signature(encoded, null, numHashes, like.id());
+                    yield signature(encoded, null, null, numHashes, like.id());
                 }
                 if (value instanceof Map<?, ?> object && object.get("value") instanceof String encoded) {
-                    yield signature(encoded, object.get("scheme") instanceof String s ? s : null, numHashes, like.id());
+                    yield signature(encoded, object.get("shingles") instanceof String set ? set : null,
+                        object.get("scheme") instanceof String s ? s : null, numHashes, like.id());
                 }
                 throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has no MinHash signature in [" + field + "]");
             }
@@ -69,15 +74,25 @@ public final class LikeResolver {
                     throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(like, context) + "] makes signatures of "
                         + fingerprint.minhash().length + " values but field [" + field + "] holds " + numHashes);
                 }
-                yield new ResolvedSignature(fingerprint.minhash(), processor.scheme().schemeHash(), processor.scheme().id(), null);
+                byte[] shingleSet = fingerprint.shingleSet() == null ? null : ShingleSetCodec.payload(fingerprint.shingleSet());
+                yield new ResolvedSignature(fingerprint.minhash(), shingleSet, processor.scheme().schemeHash(), processor.scheme().id(),
+                    null);
             }
             case SIMHASH -> throw new IllegalArgumentException("[like.simhash] cannot be compared with [minhash] field [" + field + "]");
         };
     }
 
-    private static ResolvedSignature signature(String encoded, String scheme, int numHashes, String selfId) {
+    private static ResolvedSignature signature(String encoded, String shingles, String scheme, int numHashes, String selfId) {
         int schemeHash = SignatureCodec.schemeHashOf(encoded);
-        return new ResolvedSignature(SignatureCodec.decode(encoded, numHashes, schemeHash), schemeHash, scheme, selfId);
+        int[] signature = SignatureCodec.decode(encoded, numHashes, schemeHash);
+        byte[] shingleSet;
+        try {
+            shingleSet = shingles == null ? null : ShingleSetCodec.decodePayload(shingles, schemeHash);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException((selfId == null ? "[like.shingles]" : "[like._id] document [" + selfId + "]") + ": "
+                + e.getMessage(), e);
+        }
+        return new ResolvedSignature(signature, shingleSet, schemeHash, scheme, selfId);
     }
 
     /** That document's value of {@code field}, read from its source. */
@@ -140,7 +155,7 @@ public final class LikeResolver {
     }
 
     private static Fingerprint fingerprintOf(NearDupFingerprintProcessor processor, String text) {
-        Fingerprint fingerprint = processor.fingerprint(text);
+        Fingerprint fingerprint = processor.fingerprint(text, processor.writesShingleSets());
         if (fingerprint.tokens() == 0) {
             throw new IllegalArgumentException("[like.text] has no tokens after analysis, so it has no fingerprint");
         }

@@ -56,6 +56,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private static final ParseField FIRST_MATCH = new ParseField("first_match");
     private static final ParseField MIN_SIMILARITY = new ParseField("min_similarity");
     private static final ParseField MIN_BAND_MATCHES = new ParseField("min_band_matches");
+    private static final ParseField VERIFICATION = new ParseField("verification");
     private static final ParseField INCLUDE_SELF = new ParseField("include_self");
     private static final ParseField IGNORE_UNMAPPED = new ParseField("ignore_unmapped");
 
@@ -80,6 +81,27 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         }
     }
 
+    /** How candidates of a {@code minhash} field are checked against {@code min_similarity}. */
+    public enum Verification {
+        /** The exact Jaccard of the shingle sets where the query and the document both have one, else the estimate. */
+        AUTO,
+        /** Always the MinHash estimate (fraction of equal signature values): cheaper, ±0.035 at J = 0.8 with 128 values. */
+        ESTIMATE;
+
+        public String paramName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Verification parse(String value) {
+            for (Verification verification : values()) {
+                if (verification.paramName().equals(value)) {
+                    return verification;
+                }
+            }
+            throw new IllegalArgumentException("[" + NAME + "] unknown verification [" + value + "], expected [auto] or [estimate]");
+        }
+    }
+
     private final String field;
     private final Like like;
     // Options of one field type are null unless set, so that setting them for the other type is an error.
@@ -90,6 +112,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private Boolean firstMatch;
     private Double minSimilarity;
     private Integer minBandMatches;
+    private Verification verification;
     private boolean includeSelf = false;
     private boolean ignoreUnmapped = false;
     private final QueryServices services;
@@ -114,6 +137,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         this.firstMatch = in.readOptionalBoolean();
         this.minSimilarity = in.readOptionalDouble();
         this.minBandMatches = in.readOptionalVInt();
+        this.verification = in.readBoolean() ? in.readEnum(Verification.class) : null;
         this.includeSelf = in.readBoolean();
         this.ignoreUnmapped = in.readBoolean();
         this.services = services;
@@ -133,6 +157,10 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         out.writeOptionalBoolean(firstMatch);
         out.writeOptionalDouble(minSimilarity);
         out.writeOptionalVInt(minBandMatches);
+        out.writeBoolean(verification != null);
+        if (verification != null) {
+            out.writeEnum(verification);
+        }
         out.writeBoolean(includeSelf);
         out.writeBoolean(ignoreUnmapped);
     }
@@ -199,6 +227,11 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         return this;
     }
 
+    public NearDuplicateQueryBuilder verification(Verification verification) {
+        this.verification = Objects.requireNonNull(verification);
+        return this;
+    }
+
     public NearDuplicateQueryBuilder includeSelf(boolean includeSelf) {
         this.includeSelf = includeSelf;
         return this;
@@ -235,6 +268,9 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         if (minBandMatches != null) {
             builder.field(MIN_BAND_MATCHES.getPreferredName(), minBandMatches);
         }
+        if (verification != null) {
+            builder.field(VERIFICATION.getPreferredName(), verification.paramName());
+        }
         builder.field(INCLUDE_SELF.getPreferredName(), includeSelf);
         builder.field(IGNORE_UNMAPPED.getPreferredName(), ignoreUnmapped);
         printBoostAndQueryName(builder);
@@ -247,6 +283,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         Integer maxDistance = null, maxFlips = null, prefixBits = null, minBandMatches = null;
         Double minSimilarity = null;
         Mode mode = null;
+        Verification verification = null;
         Boolean firstMatch = null, includeSelf = null, ignoreUnmapped = null;
         float boost = DEFAULT_BOOST;
         String queryName = null;
@@ -277,6 +314,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     minSimilarity = doubleValue(parser, name);
                 } else if (MIN_BAND_MATCHES.match(name, parser.getDeprecationHandler())) {
                     minBandMatches = intValue(parser, name);
+                } else if (VERIFICATION.match(name, parser.getDeprecationHandler())) {
+                    verification = Verification.parse(parser.text());
                 } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
                     includeSelf = parser.booleanValue();
                 } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
@@ -317,6 +356,9 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             }
             if (minBandMatches != null) {
                 builder.minBandMatches(minBandMatches);
+            }
+            if (verification != null) {
+                builder.verification(verification);
             }
             if (includeSelf != null) {
                 builder.includeSelf(includeSelf);
@@ -374,7 +416,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         String selfId;
         try {
             if (fieldType instanceof SimhashFieldMapper.SimhashFieldType) {
-                rejectOptions(context, "simhash", "minhash", minSimilarity, MIN_SIMILARITY, minBandMatches, MIN_BAND_MATCHES);
+                rejectOptions(context, "simhash", "minhash", minSimilarity, MIN_SIMILARITY, minBandMatches, MIN_BAND_MATCHES,
+                    verification, VERIFICATION);
                 LikeResolver.Resolved target = services.resolver().resolveSimhash(like, field, context);
                 selfId = includeSelf ? null : target.selfId();
                 query = simhashQuery(context, target, selfId);
@@ -412,19 +455,28 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     private Query minhashQuery(MinhashFieldMapper.MinhashFieldType fieldType, LikeResolver.ResolvedSignature target) {
         LshBanding banding = fieldType.banding();
-        int m = minBandMatches == null ? 1 : minBandMatches;
+        double tau = minSimilarity == null ? DEFAULT_MIN_SIMILARITY : minSimilarity;
+        // By default as many bands must agree as still find a pair at tau with probability 0.99: few
+        // candidates at high thresholds, all of them at the field's floor.
+        int m = minBandMatches == null ? banding.minBandMatchesFor(tau) : minBandMatches;
         if (m > banding.bands()) {
             throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] is " + m + " but field [" + field + "] has only "
                 + banding.bands() + " bands");
         }
-        double tau = minSimilarity == null ? DEFAULT_MIN_SIMILARITY : minSimilarity;
-        double reach = MinhashSimilarityQuery.candidateProbability(banding, m, tau);
-        if (reach < MinhashSimilarityQuery.RELIABLE_CANDIDATE_PROBABILITY) {
+        double reach = banding.candidateProbability(m, tau);
+        if (reach < LshBanding.CANDIDATE_RECALL) {
             HeaderWarning.addWarning(String.format(Locale.ROOT, "[%s] min_similarity [%s] is below what the banding of [%s] (%d bands of %d "
                 + "rows, min_band_matches %d) finds reliably: a document at that similarity becomes a candidate with probability %.2f, so "
-                + "some will be missed; map the field with a lower threshold", NAME, tau, field, banding.bands(), banding.rows(), m, reach));
+                + "some will be missed; this field serves min_similarity >= %.2f (map it with a lower [min_similarity_floor] for less)",
+                NAME, tau, field, banding.bands(), banding.rows(), m, reach, banding.floor()));
         }
-        return new MinhashSimilarityQuery(field, target.signature(), target.schemeHash(), target.scheme(), banding, m, tau);
+        boolean exact = verification != Verification.ESTIMATE && target.shingleSet() != null;
+        if (verification != Verification.ESTIMATE && target.shingleSet() == null) {
+            HeaderWarning.addWarning(String.format(Locale.ROOT, "[%s] the query fingerprint has no shingle set, so candidates in [%s] are "
+                + "verified by the MinHash estimate, not the exact Jaccard similarity", NAME, field));
+        }
+        return new MinhashSimilarityQuery(field, target.signature(), exact ? target.shingleSet() : null, target.schemeHash(),
+            target.scheme(), banding, m, tau);
     }
 
     /** Options of the other field type are an error, not silently ignored. */
@@ -442,14 +494,14 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         return field.equals(other.field) && like.equals(other.like) && Objects.equals(maxDistance, other.maxDistance)
             && mode == other.mode && Objects.equals(maxFlips, other.maxFlips) && Objects.equals(prefixBits, other.prefixBits)
             && Objects.equals(firstMatch, other.firstMatch) && Objects.equals(minSimilarity, other.minSimilarity)
-            && Objects.equals(minBandMatches, other.minBandMatches) && includeSelf == other.includeSelf
+            && Objects.equals(minBandMatches, other.minBandMatches) && verification == other.verification && includeSelf == other.includeSelf
             && ignoreUnmapped == other.ignoreUnmapped;
     }
 
     @Override
     protected int doHashCode() {
-        return Objects.hash(field, like, maxDistance, mode, maxFlips, prefixBits, firstMatch, minSimilarity, minBandMatches, includeSelf,
-            ignoreUnmapped);
+        return Objects.hash(field, like, maxDistance, mode, maxFlips, prefixBits, firstMatch, minSimilarity, minBandMatches, verification,
+            includeSelf, ignoreUnmapped);
     }
 
     @Override

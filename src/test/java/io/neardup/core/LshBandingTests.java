@@ -49,4 +49,62 @@ public class LshBandingTests {
         assertEquals("bands and rows must be at least 1, got bands [0] rows [3]", e.getMessage());
         assertEquals(new LshBanding(8, 16), LshBanding.of(8, 16, 128));
     }
+
+    /** The floor rule: the longest bands that still find pairs at the floor with probability 0.99, as many as fit. */
+    @Test
+    public void testForFloor() {
+        assertEquals(new LshBanding(42, 3), LshBanding.forFloor(0.5, 128));
+        assertEquals(new LshBanding(21, 6), LshBanding.forFloor(0.8, 128));
+        for (double floor : new double[] {0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}) {
+            for (int k : new int[] {64, 128, 256}) {
+                LshBanding banding = LshBanding.forFloor(floor, k);
+                assertTrue(floor + "/" + k, banding.candidateProbability(floor) >= LshBanding.CANDIDATE_RECALL);
+                assertEquals(k / banding.rows(), banding.bands());
+                if (banding.rows() < k) {
+                    int r = banding.rows() + 1;
+                    assertTrue("longer bands would miss pairs at the floor", 1 - Math.pow(1 - Math.pow(floor, r), k / r) < 0.99);
+                }
+                assertTrue(banding.floor() <= floor + 1e-9);
+            }
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LshBanding.forFloor(0.01, 16));
+        assertEquals("min_similarity_floor [0.01] is too low for num_hashes [16]: even 16 bands of one value find a pair at that "
+            + "similarity with probability 0.149 < 0.99", e.getMessage());
+    }
+
+    /** At least m of b bands: checked against the binomial sum written out, including m = 1 (one band). */
+    @Test
+    public void testCandidateProbabilityWithMinBandMatches() {
+        LshBanding banding = new LshBanding(9, 13);
+        for (double s : new double[] {0.1, 0.5, 0.8, 0.95}) {
+            double classic = 1 - Math.pow(1 - Math.pow(s, 13), 9);
+            assertEquals(classic, banding.candidateProbability(1, s), 1e-12);
+            assertEquals(banding.candidateProbability(s), banding.candidateProbability(1, s), 1e-12);
+            double p = Math.pow(s, 13);
+            assertEquals(classic - 9 * p * Math.pow(1 - p, 8), banding.candidateProbability(2, s), 1e-12);
+        }
+        assertEquals(1.0, banding.candidateProbability(9, 1.0), 0.0);
+        assertEquals(0.0, banding.candidateProbability(1, 0.0), 0.0);
+        // Many bands: no underflow. 1024 bands of one row at s = 0.5: P(X >= 512) is about one half.
+        assertEquals(0.5, new LshBanding(1024, 1).candidateProbability(512, 0.5), 0.02);
+    }
+
+    /** The automatic min_band_matches keeps 0.99 at the threshold and is the largest that does. */
+    @Test
+    public void testMinBandMatchesFor() {
+        LshBanding banding = LshBanding.forFloor(0.5, 128);
+        assertEquals(1, banding.minBandMatchesFor(0.5));
+        assertEquals(1, banding.minBandMatchesFor(0.3));
+        int previous = 1;
+        for (double tau : new double[] {0.6, 0.7, 0.8, 0.9, 0.95}) {
+            int m = banding.minBandMatchesFor(tau);
+            assertTrue(tau + ": " + m, m >= previous);
+            assertTrue(banding.candidateProbability(m, tau) >= LshBanding.CANDIDATE_RECALL);
+            if (m < banding.bands()) {
+                assertTrue(banding.candidateProbability(m + 1, tau) < LshBanding.CANDIDATE_RECALL);
+            }
+            previous = m;
+        }
+        assertTrue("at 0.9 most bands must agree", banding.minBandMatchesFor(0.9) > 20);
+    }
 }

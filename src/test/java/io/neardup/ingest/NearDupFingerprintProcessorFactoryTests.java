@@ -13,6 +13,7 @@ import org.junit.Before;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +51,8 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
         assertFalse(processor.ignoreMissing());
         assertFalse(processor.truncate());
         assertEquals(NearDupFingerprintProcessorFactory.DEFAULT_MAX_CHARS, processor.maxChars());
-        assertEquals(3, processor.outputs().size());
+        assertEquals(EnumSet.allOf(NearDupFingerprintProcessor.Output.class), processor.outputs());
+        assertEquals(NearDupFingerprintProcessorFactory.DEFAULT_MAX_SHINGLES, processor.maxShingles());
         FingerprintScheme defaults = FingerprintScheme.defaults("standard");
         assertEquals(defaults, processor.scheme());
     }
@@ -114,6 +116,9 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
         assertRejected(Map.of("field", "body", "minhash_method", "fast"), "minhash_method", "unknown minhash method [fast]");
         assertRejected(Map.of("field", "body", "outputs", List.of("simhash", "sha1")), "outputs", "unknown output [sha1]");
         assertRejected(Map.of("field", "body", "outputs", List.of()), "outputs", "at least one");
+        assertRejected(Map.of("field", "body", "outputs", List.of("simhash", "shingles")), "outputs",
+            "[shingles] are written inside the [minhash] object: add [minhash]");
+        assertRejected(Map.of("field", "body", "max_shingles", 0), "max_shingles", "must be in [1, 10000000], got [0]");
         assertRejected(Map.of("field", "body", "max_chars", 0), "max_chars", "must be in [1, 10000000]");
         assertRejected(Map.of("field", "body", "max_chars", 20_000_000), "max_chars", "got [20000000]");
         assertRejected(Map.of("field", "body", "seed", "x"), "seed", "must be a 64-bit integer, got [x]");

@@ -5,6 +5,7 @@ import io.neardup.core.Hamming;
 import io.neardup.core.IdfTable;
 import io.neardup.core.Margins;
 import io.neardup.core.MinHasher;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.ingest.NearDupFingerprintProcessor.Output;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
@@ -29,7 +30,7 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
 
     private static NearDupFingerprintProcessor processor(boolean ignoreMissing, int maxChars, boolean truncate, Output... outputs) {
         return new NearDupFingerprintProcessor("tag", null, "body", "body_fp", ignoreMissing, maxChars, truncate,
-            outputs.length == 0 ? EnumSet.allOf(Output.class) : EnumSet.of(outputs[0], outputs),
+            outputs.length == 0 ? EnumSet.allOf(Output.class) : EnumSet.of(outputs[0], outputs), 100_000,
             new StandardAnalyzer(), FingerprintScheme.defaults("standard"), (IdfTable) null);
     }
 
@@ -75,6 +76,48 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         assertTrue(fp.get("content_hash").toString().matches("[0-9a-f]{32}"));
         assertEquals(35L, ((Number) fp.get("tokens")).longValue());
         assertFalse(fp.containsKey("truncated"));
+    }
+
+    /** The set written is the distinct 3-word shingles, checked against shingles built from the words themselves. */
+    @SuppressWarnings("unchecked")
+    public void testShingleSetIsTheDistinctShinglesOfTheMinhashScheme() throws Exception {
+        FingerprintScheme scheme = FingerprintScheme.defaults("standard");
+        String text = TEXT + " " + TEXT; // every shingle of the second copy repeats one of the first, but one joins the two
+        Map<String, Object> minhash = (Map<String, Object>) fingerprintOf(text).get("minhash");
+        byte[] payload = ShingleSetCodec.decodePayload((String) minhash.get("shingles"), scheme.schemeHash());
+        String[] words = text.toLowerCase(java.util.Locale.ROOT).split(" ");
+        java.util.Set<String> shingles = new java.util.HashSet<>();
+        for (int i = 0; i + 3 <= words.length; i++) {
+            shingles.add(words[i] + " " + words[i + 1] + " " + words[i + 2]);
+        }
+        assertEquals(shingles.size(), ShingleSetCodec.size(payload, 0, payload.length));
+        assertEquals(minhash.get("shingles"), ((Map<String, Object>) fingerprintOf(text).get("minhash")).get("shingles"));
+        // One new word in a text of 33 distinct 3-word shingles replaces the three shingles that held the old one.
+        byte[] original = shingleSetOf(TEXT, scheme);
+        byte[] edited = shingleSetOf(TEXT.replace("lazy", "sleepy"), scheme);
+        assertEquals(33, ShingleSetCodec.size(original, 0, original.length));
+        assertEquals(30.0 / 36.0, ShingleSetCodec.jaccard(original, 0, original.length, edited, 0, edited.length), 1e-12);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static byte[] shingleSetOf(String text, FingerprintScheme scheme) throws Exception {
+        Map<String, Object> minhash = (Map<String, Object>) fingerprintOf(text).get("minhash");
+        return ShingleSetCodec.decodePayload((String) minhash.get("shingles"), scheme.schemeHash());
+    }
+
+    @SuppressWarnings("unchecked")
+    public void testShingleSetsPastMaxShinglesAreLeftOut() throws Exception {
+        NearDupFingerprintProcessor small = new NearDupFingerprintProcessor("t", null, "body", "body_fp", false, 100_000, false,
+            EnumSet.allOf(Output.class), 10, new StandardAnalyzer(), FingerprintScheme.defaults("standard"), null);
+        Map<String, Object> minhash = (Map<String, Object>) small.execute(document(TEXT)).getFieldValue("body_fp", Map.class).get("minhash");
+        assertNotNull(minhash.get("value"));
+        assertFalse(minhash.containsKey("shingles"));
+        minhash = (Map<String, Object>) small.execute(document("only five words here now")).getFieldValue("body_fp", Map.class)
+            .get("minhash");
+        assertTrue(minhash.containsKey("shingles"));
+        minhash = (Map<String, Object>) processor(false, 1000, false, Output.MINHASH).execute(document(TEXT))
+            .getFieldValue("body_fp", Map.class).get("minhash");
+        assertFalse("shingles are an output of their own", minhash.containsKey("shingles"));
     }
 
     public void testSameTextSameFingerprintsAndContentHashIgnoresCaseAndSpacing() throws Exception {
@@ -189,7 +232,7 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
             FingerprintScheme scheme = new FingerprintScheme(1, "standard", 1, FingerprintScheme.defaults("standard").weighting(),
                 FingerprintScheme.NO_IDF, 3, 128, method, 7L);
             NearDupFingerprintProcessor p = new NearDupFingerprintProcessor("t", null, "body", "body_fp", false, 100_000, false,
-                EnumSet.of(Output.MINHASH), new StandardAnalyzer(), scheme, null);
+                EnumSet.of(Output.MINHASH), 100_000, new StandardAnalyzer(), scheme, null);
             int[] a = signature(p, scheme, TEXT);
             int[] b = signature(p, scheme, TEXT.replace("lazy dog", "sleepy dog"));
             assertTrue(method + ": " + MinHasher.jaccard(a, b), MinHasher.jaccard(a, b) > 0.5);

@@ -3,6 +3,7 @@ package io.neardup.mapper;
 import io.neardup.NearDupPlugin;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.LshBanding;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.IndexOptions;
@@ -50,7 +51,8 @@ public class MinhashFieldMapperTests extends MapperTestCase {
 
     @Override
     protected void minimalMapping(XContentBuilder b) throws IOException {
-        b.field("type", "minhash");
+        // The floor is recorded in the mapping even when it was not given (see testDefaultFloorIsRecorded).
+        b.field("type", "minhash").field("min_similarity_floor", MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR);
     }
 
     @Override
@@ -61,9 +63,14 @@ public class MinhashFieldMapperTests extends MapperTestCase {
     @Override
     protected void registerParameters(ParameterChecker checker) throws IOException {
         checker.registerConflictCheck("num_hashes", b -> b.field("num_hashes", 64));
-        checker.registerConflictCheck("threshold", b -> b.field("threshold", 0.5));
-        checker.registerConflictCheck("false_positive_weight", b -> b.field("false_positive_weight", 0.3));
-        checker.registerConflictCheck("false_negative_weight", b -> b.field("false_negative_weight", 0.3));
+        checker.registerConflictCheck("min_similarity_floor", fieldMapping(this::minimalMapping),
+            fieldMapping(b -> b.field("type", "minhash").field("min_similarity_floor", 0.6)));
+        checker.registerConflictCheck("threshold", fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8)),
+            fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.5)));
+        checker.registerConflictCheck("false_positive_weight", fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8)),
+            fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8).field("false_positive_weight", 0.3)));
+        checker.registerConflictCheck("false_negative_weight", fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8)),
+            fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8).field("false_negative_weight", 0.3)));
         checker.registerConflictCheck("bands", fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 8)),
             fieldMapping(b -> b.field("type", "minhash").field("bands", 8).field("rows", 8)));
         checker.registerConflictCheck("rows", fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 8)),
@@ -80,7 +87,9 @@ public class MinhashFieldMapperTests extends MapperTestCase {
     }
 
     public void testBanding() throws IOException {
-        assertEquals(new LshBanding(12, 10), banding(b -> b.field("type", "minhash")));
+        assertEquals(new LshBanding(42, 3), banding(b -> b.field("type", "minhash")));
+        assertEquals(new LshBanding(21, 6), banding(b -> b.field("type", "minhash").field("min_similarity_floor", 0.8)));
+        assertEquals(new LshBanding(12, 10), banding(b -> b.field("type", "minhash").field("threshold", 0.8)));
         assertEquals(new LshBanding(7, 18), banding(b -> b.field("type", "minhash").field("threshold", 0.9)));
         assertEquals("equal weights reproduce datasketch's worked example", new LshBanding(5, 25), banding(b -> b.field("type", "minhash")
             .field("threshold", 0.9).field("false_positive_weight", 0.5).field("false_negative_weight", 0.5)));
@@ -89,10 +98,25 @@ public class MinhashFieldMapperTests extends MapperTestCase {
         assertEquals(new LshBanding(16, 8), banding(b -> b.field("type", "minhash").field("bands", 16).field("rows", 8)));
     }
 
+    /** A later default cannot change the band terms of an existing field: the floor it was built with is in its mapping. */
+    public void testDefaultFloorIsRecorded() throws IOException {
+        String mapping = createMapperService(fieldMapping(b -> b.field("type", "minhash"))).documentMapper().mappingSource().string();
+        assertThat(mapping, containsString("\"min_similarity_floor\":0.5"));
+        String withThreshold = createMapperService(fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.9))).documentMapper()
+            .mappingSource().string();
+        assertFalse(withThreshold, withThreshold.contains("min_similarity_floor"));
+    }
+
     public void testInvalidParameters() {
         Map<CheckedMapping, String> cases = Map.of(
             b -> b.field("type", "minhash").field("threshold", 0.8).field("bands", 4).field("rows", 8),
-            "[threshold] cannot be combined with [bands] and [rows]",
+            "set one of [min_similarity_floor], [threshold], or [bands] with [rows], not several",
+            b -> b.field("type", "minhash").field("threshold", 0.8).field("min_similarity_floor", 0.5),
+            "set one of [min_similarity_floor], [threshold], or [bands] with [rows], not several",
+            b -> b.field("type", "minhash").field("min_similarity_floor", 0.0),
+            "[min_similarity_floor] must be in (0, 1), got [0.0]",
+            b -> b.field("type", "minhash").field("num_hashes", 16).field("min_similarity_floor", 0.01),
+            "min_similarity_floor [0.01] is too low for num_hashes [16]",
             b -> b.field("type", "minhash").field("bands", 4),
             "[bands] and [rows] must be set together",
             b -> b.field("type", "minhash").field("bands", 16).field("rows", 9),
@@ -102,6 +126,8 @@ public class MinhashFieldMapperTests extends MapperTestCase {
             b -> b.field("type", "minhash").field("threshold", 1.0),
             "[threshold] must be in (0, 1), got [1.0]",
             b -> b.field("type", "minhash").field("bands", 4).field("rows", 8).field("false_positive_weight", 0.5),
+            "[false_positive_weight] and [false_negative_weight] only apply to [threshold]",
+            b -> b.field("type", "minhash").field("false_negative_weight", 0.5),
             "[false_positive_weight] and [false_negative_weight] only apply to [threshold]"
         );
         for (Map.Entry<CheckedMapping, String> c : cases.entrySet()) {
@@ -173,6 +199,26 @@ public class MinhashFieldMapperTests extends MapperTestCase {
             assertThat(c.getKey(), e.getMessage(), containsString("failed to parse field [field] of type [minhash]"));
             assertThat(c.getKey(), e.getCause().getMessage(), containsString(c.getValue()));
         }
+    }
+
+    public void testShingleSetIsStoredInDocValues() throws IOException {
+        DocumentMapper mapper = createDocumentMapper(fieldMapping(this::minimalMapping));
+        int[] set = { 3, 70000, 0x80000000, 0xFFFFFFF0 };
+        String value = "{\"field\": {\"value\": \"" + encoded(128) + "\", \"shingles\": \""
+            + ShingleSetCodec.encode(set, SCHEME.schemeHash()) + "\", \"scheme\": \"" + SCHEME.id() + "\"}}";
+        ParseContext.Document doc = mapper.parse(source(value)).rootDoc();
+        IndexableField stored = doc.getField("field._shingles");
+        assertEquals(DocValuesType.BINARY, stored.fieldType().docValuesType());
+        assertEquals(new BytesRef(ShingleSetCodec.payload(set)), stored.binaryValue());
+        assertNull("no set, no field", mapper.parse(source(b -> b.field("field", encoded(128)))).rootDoc().getField("field._shingles"));
+
+        String otherScheme = "{\"field\": {\"value\": \"" + encoded(128) + "\", \"shingles\": \""
+            + ShingleSetCodec.encode(set, SCHEME.schemeHash() + 1) + "\"}}";
+        MapperParsingException e = expectThrows(MapperParsingException.class, () -> mapper.parse(source(otherScheme)));
+        assertThat(e.getCause().getMessage(), containsString("[minhash] field [field]: shingle set was made by another fingerprint scheme"));
+        String corrupt = "{\"field\": {\"value\": \"" + encoded(128) + "\", \"shingles\": \"AQAAAAAC\"}}";
+        e = expectThrows(MapperParsingException.class, () -> mapper.parse(source(corrupt)));
+        assertThat(e.getCause().getMessage(), containsString("shingle set"));
     }
 
     public void testQueriesAndFetch() throws IOException {

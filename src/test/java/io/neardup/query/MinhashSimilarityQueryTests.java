@@ -2,6 +2,7 @@ package io.neardup.query;
 
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
 import org.apache.lucene.document.BinaryDocValuesField;
@@ -16,6 +17,8 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.tests.index.RandomIndexWriter;
+import org.apache.lucene.tests.search.QueryUtils;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.test.OpenSearchTestCase;
@@ -23,6 +26,8 @@ import org.opensearch.test.OpenSearchTestCase;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.Map;
 import java.util.Random;
 
@@ -32,20 +37,34 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
     private static final int K = 64;
     private static final int SCHEME_HASH = 0x2586f90f;
 
-    /** Signatures of documents that overlap a base set by a random fraction: a spread of similarities. */
-    private static int[][] signatures(Random random, int n) {
-        MinHasher hasher = MinHasher.of(K, 7L, MinHasher.Method.ONE_PERMUTATION);
+    /** Shingle-hash sets that overlap a base set by a random fraction: a spread of similarities. */
+    private static long[][] sets(Random random, int n) {
         long[] base = random.longs(300).toArray();
-        int[][] signatures = new int[n][];
+        long[][] sets = new long[n][];
         for (int i = 0; i < n; i++) {
             long[] set = base.clone();
             int replaced = random.nextInt(set.length + 1);
             for (int j = 0; j < replaced; j++) {
                 set[random.nextInt(set.length)] = random.nextLong();
             }
-            signatures[i] = hasher.signature(set, set.length);
+            sets[i] = set;
         }
-        return signatures;
+        return sets;
+    }
+
+    /** Jaccard of the distinct high 32 bits, with Java's own sets: the truth the stored sets must reproduce. */
+    private static double jaccard(long[] a, long[] b) {
+        Set<Long> left = new HashSet<>(), right = new HashSet<>();
+        for (long x : a) {
+            left.add(x >>> 32);
+        }
+        for (long x : b) {
+            right.add(x >>> 32);
+        }
+        Set<Long> union = new HashSet<>(left);
+        union.addAll(right);
+        left.retainAll(right);
+        return (double) left.size() / union.size();
     }
 
     private static int equalBands(int[] a, int[] b, LshBanding banding) {
@@ -57,74 +76,152 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
         return equal;
     }
 
+    private static Document document(int id, int[] signature, long[] set, LshBanding banding) {
+        Document doc = new Document();
+        doc.add(new StringField("id", Integer.toString(id), Field.Store.YES));
+        byte[] bytes = MinhashFieldMapper.signatureBytes(signature);
+        doc.add(new BinaryDocValuesField(FIELD, new BytesRef(bytes)));
+        for (int band = 0; band < banding.bands(); band++) {
+            doc.add(new Field(FIELD, MinhashFieldMapper.bandTerm(bytes, band, banding.rows()), MinhashFieldMapper.BAND_FIELD_TYPE));
+        }
+        if (set != null) {
+            doc.add(new BinaryDocValuesField(FingerprintFields.shinglesField(FIELD),
+                new BytesRef(ShingleSetCodec.payload(ShingleSetCodec.of(set, set.length)))));
+        }
+        doc.add(new SortedDocValuesField(FingerprintFields.schemeField(FIELD), new BytesRef("nd1-2586f90f")));
+        return doc;
+    }
+
+    /**
+     * Duel against a brute-force reference over a random index with deletes: a document is returned
+     * iff it shares at least m bands and its similarity is at least tau, where the similarity is the
+     * exact Jaccard (from Java sets) for documents that stored a set and the estimate for the rest;
+     * without a query set, the estimate everywhere. Scores are those similarities.
+     */
     public void testResultIsExactlyTheVerifiedCandidates() throws IOException {
         Random random = random();
-        int[][] signatures = signatures(random, 400);
+        MinHasher hasher = MinHasher.of(K, 7L, MinHasher.Method.ONE_PERMUTATION);
+        long[][] sets = sets(random, atLeast(300));
+        int[][] signatures = new int[sets.length][];
+        boolean[] stored = new boolean[sets.length];
+        boolean[] deleted = new boolean[sets.length];
+        LshBanding banding = LshBanding.of(8, 8, K);
         try (Directory directory = newDirectory()) {
-            LshBanding banding = LshBanding.of(8, 8, K);
-            try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setMaxBufferedDocs(100))) {
-                for (int i = 0; i < signatures.length; i++) {
-                    Document doc = new Document();
-                    doc.add(new StringField("id", Integer.toString(i), Field.Store.YES));
-                    byte[] bytes = MinhashFieldMapper.signatureBytes(signatures[i]);
-                    doc.add(new BinaryDocValuesField(FIELD, new BytesRef(bytes)));
-                    for (int band = 0; band < banding.bands(); band++) {
-                        doc.add(new Field(FIELD, MinhashFieldMapper.bandTerm(bytes, band, banding.rows()), MinhashFieldMapper.BAND_FIELD_TYPE));
+            try (RandomIndexWriter writer = new RandomIndexWriter(random, directory)) {
+                for (int i = 0; i < sets.length; i++) {
+                    signatures[i] = hasher.signature(sets[i], sets[i].length);
+                    stored[i] = random.nextInt(5) > 0;
+                    writer.addDocument(document(i, signatures[i], stored[i] ? sets[i] : null, banding));
+                    if (i > 0 && random.nextInt(20) == 0) {
+                        int victim = random.nextInt(i);
+                        deleted[victim] = true;
+                        writer.deleteDocuments(new Term("id", Integer.toString(victim)));
                     }
-                    doc.add(new SortedDocValuesField(FingerprintFields.schemeField(FIELD), new BytesRef("nd1-2586f90f")));
-                    writer.addDocument(doc);
                 }
-                writer.deleteDocuments(new Term("id", "3"));
             }
             try (IndexReader reader = DirectoryReader.open(directory)) {
-                IndexSearcher searcher = newSearcher(reader, false);
-                int[] query = signatures[0];
-                for (int m : new int[] { 1, 2, 4 }) {
-                    for (double tau : new double[] { 0.3, 0.6, 0.9 }) {
-                        Map<Integer, Double> expected = new HashMap<>();
-                        for (int i = 0; i < signatures.length; i++) {
-                            double similarity = MinHasher.jaccard(query, signatures[i]);
-                            if (i != 3 && equalBands(query, signatures[i], banding) >= m && similarity >= tau) {
-                                expected.put(i, similarity);
+                IndexSearcher searcher = newSearcher(reader);
+                int q = random.nextInt(sets.length);
+                byte[] querySet = ShingleSetCodec.payload(ShingleSetCodec.of(sets[q], sets[q].length));
+                for (boolean exact : new boolean[] { true, false }) {
+                    for (int m : new int[] { 1, 2, 4 }) {
+                        for (double tau : new double[] { 0.3, 0.6, 0.9 }) {
+                            Map<Integer, Double> expected = new HashMap<>();
+                            for (int i = 0; i < sets.length; i++) {
+                                double similarity = exact && stored[i] ? jaccard(sets[q], sets[i])
+                                    : MinHasher.jaccard(signatures[q], signatures[i]);
+                                if (deleted[i] == false && equalBands(signatures[q], signatures[i], banding) >= m && similarity >= tau) {
+                                    expected.put(i, similarity);
+                                }
                             }
+                            MinhashSimilarityQuery query = new MinhashSimilarityQuery(FIELD, signatures[q], exact ? querySet : null,
+                                SCHEME_HASH, null, banding, m, tau);
+                            Map<Integer, Double> found = new HashMap<>();
+                            for (ScoreDoc hit : searcher.search(query, sets.length).scoreDocs) {
+                                found.put(Integer.parseInt(searcher.storedFields().document(hit.doc).get("id")), (double) hit.score);
+                            }
+                            String message = "exact=" + exact + " m=" + m + " tau=" + tau;
+                            assertEquals(message, expected.keySet(), found.keySet());
+                            expected.forEach((id, similarity) -> assertEquals(message, similarity, found.get(id), 1e-6));
+                            QueryUtils.check(random, query, searcher);
                         }
-                        Map<Integer, Double> found = new HashMap<>();
-                        for (ScoreDoc hit : searcher.search(new MinhashSimilarityQuery(FIELD, query, SCHEME_HASH, null, banding, m, tau),
-                            1000).scoreDocs) {
-                            found.put(Integer.parseInt(searcher.storedFields().document(hit.doc).get("id")), (double) hit.score);
-                        }
-                        assertEquals("m=" + m + " tau=" + tau, expected.keySet(), found.keySet());
-                        expected.forEach((id, similarity) -> assertEquals(similarity, found.get(id), 1e-6));
                     }
                 }
                 IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> searcher.search(
-                    new MinhashSimilarityQuery(FIELD, query, 0x12345678, null, banding, 1, 0.5), 10));
+                    new MinhashSimilarityQuery(FIELD, signatures[0], null, 0x12345678, null, banding, 1, 0.5), 10));
                 assertEquals("the query fingerprint has scheme [scheme hash 12345678] but field [fp.minhash] holds scheme [nd1-2586f90f]; "
                     + "fingerprints of different schemes are not comparable", e.getMessage());
             }
         }
     }
 
-    public void testCandidateProbabilityIsTheBandingSCurve() {
-        LshBanding banding = LshBanding.of(9, 13, 128);
-        for (double s : new double[] { 0.1, 0.5, 0.8, 0.95 }) {
-            double classic = 1 - Math.pow(1 - Math.pow(s, 13), 9);
-            assertEquals(classic, MinhashSimilarityQuery.candidateProbability(banding, 1, s), 1e-12);
-            double p = Math.pow(s, 13);
-            double atLeastTwo = classic - 9 * p * Math.pow(1 - p, 8);
-            assertEquals(atLeastTwo, MinhashSimilarityQuery.candidateProbability(banding, 2, s), 1e-12);
+    /**
+     * With one-row bands and m = 1 every document sharing a single MinHash value is a candidate, so on
+     * sets that overlap the query the result is exactly {Jaccard >= tau}, for thresholds across the range.
+     */
+    public void testEveryCandidateReadGivesExactlyTheTruth() throws IOException {
+        Random random = random();
+        MinHasher hasher = MinHasher.of(K, 11L, MinHasher.Method.ONE_PERMUTATION);
+        long[][] sets = sets(random, 200);
+        LshBanding banding = LshBanding.of(K, 1, K);
+        try (Directory directory = newDirectory()) {
+            int[][] signatures = new int[sets.length][];
+            try (RandomIndexWriter writer = new RandomIndexWriter(random, directory)) {
+                for (int i = 0; i < sets.length; i++) {
+                    signatures[i] = hasher.signature(sets[i], sets[i].length);
+                    writer.addDocument(document(i, signatures[i], sets[i], banding));
+                }
+            }
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = newSearcher(reader);
+                byte[] querySet = ShingleSetCodec.payload(ShingleSetCodec.of(sets[0], sets[0].length));
+                for (double tau : new double[] { 0.05, 0.2, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0 }) {
+                    Set<Integer> expected = new HashSet<>();
+                    for (int i = 0; i < sets.length; i++) {
+                        if (jaccard(sets[0], sets[i]) >= tau) {
+                            expected.add(i);
+                        }
+                    }
+                    Set<Integer> found = new HashSet<>();
+                    for (ScoreDoc hit : searcher.search(new MinhashSimilarityQuery(FIELD, signatures[0], querySet, SCHEME_HASH, null, banding,
+                        1, tau), sets.length).scoreDocs) {
+                        found.add(Integer.parseInt(searcher.storedFields().document(hit.doc).get("id")));
+                    }
+                    assertEquals("tau=" + tau, expected, found);
+                    assertTrue(found.contains(0));
+                }
+            }
         }
-        assertEquals(1.0, MinhashSimilarityQuery.candidateProbability(banding, 9, 1.0), 0.0);
+    }
+
+    public void testCorruptStoredSetFailsNamingTheDocument() throws IOException {
+        try (Directory directory = newDirectory()) {
+            int[] signature = new int[K];
+            LshBanding banding = LshBanding.of(8, 8, K);
+            try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig())) {
+                Document doc = document(0, signature, null, banding);
+                doc.add(new BinaryDocValuesField(FingerprintFields.shinglesField(FIELD), new BytesRef(new byte[] { 2, 5 })));
+                writer.addDocument(doc);
+            }
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = newSearcher(reader, false);
+                byte[] querySet = ShingleSetCodec.payload(new int[] { 5 });
+                IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> searcher.search(
+                    new MinhashSimilarityQuery(FIELD, signature, querySet, SCHEME_HASH, null, banding, 1, 0.5), 10));
+                assertEquals("document [segment doc 0] has a corrupt shingle set in [fp.minhash]: shingle set is corrupt: it ends inside a "
+                    + "value", e.getMessage());
+            }
+        }
     }
 
     public void testConstructorRejectsWhatCannotWork() {
         int[] signature = new int[K];
         LshBanding banding = LshBanding.of(8, 8, K);
         assertEquals("min_band_matches must be in [1, 8], got 9", expectThrows(IllegalArgumentException.class,
-            () -> new MinhashSimilarityQuery(FIELD, signature, 0, null, banding, 9, 0.5)).getMessage());
+            () -> new MinhashSimilarityQuery(FIELD, signature, null, 0, null, banding, 9, 0.5)).getMessage());
         assertEquals("min_similarity must be in (0, 1], got 0.0", expectThrows(IllegalArgumentException.class,
-            () -> new MinhashSimilarityQuery(FIELD, signature, 0, null, banding, 1, 0)).getMessage());
+            () -> new MinhashSimilarityQuery(FIELD, signature, null, 0, null, banding, 1, 0)).getMessage());
         assertEquals("banding 8 x 8 needs 64 values, the signature has 32", expectThrows(IllegalArgumentException.class,
-            () -> new MinhashSimilarityQuery(FIELD, new int[32], 0, null, banding, 1, 0.5)).getMessage());
+            () -> new MinhashSimilarityQuery(FIELD, new int[32], null, 0, null, banding, 1, 0.5)).getMessage());
     }
 }

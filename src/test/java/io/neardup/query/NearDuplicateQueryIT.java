@@ -1,6 +1,7 @@
 package io.neardup.query;
 
 import io.neardup.DemoCorpus;
+import io.neardup.ShingleTruth;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.SignatureCodec;
@@ -198,8 +199,105 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
         return equal;
     }
 
+    /** Every document's exact Jaccard to every other, from its text with Lucene's StandardAnalyzer (not the plugin's hashes). */
     @SuppressWarnings("unchecked")
-    public void testMinhashByIdEqualsVerifiedLshCandidates() throws IOException {
+    private static Map<String, Set<String>> truthShingles(String index) throws IOException {
+        Request request = new Request("POST", "/" + index + "/_search");
+        request.setJsonEntity("{\"size\": 1000, \"_source\": [\"text\"]}");
+        Map<String, Set<String>> shingles = new HashMap<>();
+        for (Map<String, Object> hit : hits(entityAsMap(client().performRequest(request)))) {
+            shingles.put((String) hit.get("_id"), ShingleTruth.shingles((String) ((Map<String, Object>) hit.get("_source")).get("text"), 3));
+        }
+        return shingles;
+    }
+
+    /** Ids of documents with at least one other document of Jaccard >= 0.5, then the rest, up to {@code limit}. */
+    private static List<String> queryIds(Map<String, Set<String>> shingles, int limit) {
+        List<String> withCopies = new java.util.ArrayList<>(), without = new java.util.ArrayList<>();
+        for (String id : shingles.keySet().stream().sorted().toList()) {
+            boolean copied = shingles.entrySet().stream()
+                .anyMatch(e -> e.getKey().equals(id) == false && ShingleTruth.jaccard(shingles.get(id), e.getValue()) >= 0.5);
+            (copied ? withCopies : without).add(id);
+        }
+        withCopies.addAll(without);
+        return withCopies.subList(0, Math.min(limit, withCopies.size()));
+    }
+
+    private static Map<String, Object> minhashSearch(String index, String id, String options) throws IOException {
+        Request request = new Request("POST", "/" + index + "/_search");
+        request.setJsonEntity("{\"size\": 1000, \"_source\": false, \"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", "
+            + "\"like\": {\"_id\": \"" + id + "\"}" + options + "}}}");
+        org.opensearch.client.Response response = client().performRequest(request);
+        assertTrue(options + " " + response.getWarnings(), response.getWarnings().isEmpty());
+        return entityAsMap(response);
+    }
+
+    /**
+     * The duel of the acceptance list: on an index whose banding makes every document sharing one of
+     * 128 MinHash values a candidate (128 bands of 1 row, min_band_matches 1), the result is exactly
+     * {other documents with exact Jaccard >= tau}, scored by that Jaccard, at every tau. A pair with
+     * J >= 0.5 shares no value with probability 0.5^128. Scores may differ from the truth by a
+     * 32-bit shingle-hash collision, about 1e-4 for the longest pages, hence the 1e-3 tolerance.
+     */
+    public void testMinhashEqualsExactJaccardWhereEveryCandidateIsRead() throws IOException {
+        String index = "manpages_every_candidate";
+        DemoCorpus.load(client(), index, DemoCorpus.INDEX_SETUP.replace("\"num_hashes\": 128}", "\"bands\": 128, \"rows\": 1}"));
+        Map<String, Set<String>> shingles = truthShingles(index);
+        int pairs = 0;
+        for (String id : queryIds(shingles, 40)) {
+            for (double tau : new double[] { 0.5, 0.6, 0.7, 0.8, 0.9, 0.95 }) {
+                Map<String, Double> expected = new HashMap<>();
+                shingles.forEach((other, set) -> {
+                    double jaccard = ShingleTruth.jaccard(shingles.get(id), set);
+                    if (other.equals(id) == false && jaccard >= tau) {
+                        expected.put(other, jaccard);
+                    }
+                });
+                Map<String, Double> found = new HashMap<>();
+                hits(minhashSearch(index, id, ", \"min_similarity\": " + tau + ", \"min_band_matches\": 1")).forEach(
+                    hit -> found.put((String) hit.get("_id"), ((Number) hit.get("_score")).doubleValue()));
+                assertEquals(id + " tau=" + tau, expected.keySet(), found.keySet());
+                expected.forEach((other, jaccard) -> assertEquals(id + " ~ " + other, jaccard, found.get(other), 1e-3));
+                pairs += expected.size();
+            }
+        }
+        assertTrue("releases of a page are near-duplicates: " + pairs, pairs > 40);
+    }
+
+    /**
+     * On the default banding (floor 0.5: 42 bands of 3 rows) with the automatic min_band_matches, exact
+     * verification never returns a document below tau, and finds the pairs at or above it: each with
+     * probability >= 0.99 by construction (most are far above tau, so more). The aggregate recall is
+     * asserted >= 0.97, leaving room for the binomial spread of a few hundred pairs.
+     */
+    public void testMinhashDefaultBandingIsPreciseAndFindsAlmostEveryPairAtEveryThreshold() throws IOException {
+        DemoCorpus.load(client(), INDEX);
+        Map<String, Set<String>> shingles = truthShingles(INDEX);
+        int truePairs = 0, foundPairs = 0;
+        for (String id : queryIds(shingles, 40)) {
+            for (double tau : new double[] { 0.5, 0.7, 0.8, 0.9, 0.95 }) {
+                Set<String> expected = new HashSet<>();
+                shingles.forEach((other, set) -> {
+                    if (other.equals(id) == false && ShingleTruth.jaccard(shingles.get(id), set) >= tau) {
+                        expected.add(other);
+                    }
+                });
+                Set<String> found = ids(minhashSearch(INDEX, id, ", \"min_similarity\": " + tau));
+                assertTrue(id + " tau=" + tau + " returned documents below tau: " + found + " vs " + expected, expected.containsAll(found));
+                truePairs += expected.size();
+                foundPairs += found.size();
+            }
+        }
+        assertTrue("pairs: " + truePairs, truePairs > 40);
+        assertTrue("recall " + foundPairs + " / " + truePairs, foundPairs >= 0.97 * truePairs);
+    }
+
+    /**
+     * verification: estimate is the previous contract, checked against brute force over the stored
+     * signatures: shares >= m bands and the fraction of equal values is >= tau.
+     */
+    @SuppressWarnings("unchecked")
+    public void testMinhashEstimateEqualsVerifiedLshCandidates() throws IOException {
         DemoCorpus.load(client(), INDEX);
         Map<String, int[]> signatures = new HashMap<>();
         for (Map<String, Object> hit : hits(search("{\"size\": 1000, \"_source\": [\"text_fp.minhash\"]}"))) {
@@ -207,10 +305,10 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
             String encoded = (String) ((Map<String, Object>) fp.get("minhash")).get("value");
             signatures.put((String) hit.get("_id"), SignatureCodec.decode(encoded, 128, SignatureCodec.schemeHashOf(encoded)));
         }
-        LshBanding banding = LshBanding.optimal(0.8, 128, 0.2, 0.8); // what the mapping's threshold 0.8 derives: 12 x 10
+        LshBanding banding = LshBanding.forFloor(0.5, 128); // the mapping's default floor: 42 x 3
         int withMatches = 0;
         for (String id : signatures.keySet().stream().sorted().limit(60).toList()) {
-            for (int m : new int[] { 1, 2 }) {
+            for (int m : new int[] { 1, 2, 10 }) {
                 Map<String, Double> expected = new HashMap<>();
                 signatures.forEach((other, signature) -> {
                     double similarity = MinHasher.jaccard(signatures.get(id), signature);
@@ -218,19 +316,9 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
                         expected.put(other, similarity);
                     }
                 });
-                Request request = new Request("POST", "/" + INDEX + "/_search");
-                request.setJsonEntity("{\"size\": 1000, \"_source\": false, \"query\": {\"near_duplicate\": {\"field\": "
-                    + "\"text_fp.minhash\", \"like\": {\"_id\": \"" + id + "\"}, \"min_similarity\": 0.8, \"min_band_matches\": " + m
-                    + "}}}");
-                org.opensearch.client.RequestOptions.Builder options = request.getOptions().toBuilder();
-                options.setWarningsHandler(org.opensearch.client.WarningsHandler.PERMISSIVE);
-                request.setOptions(options);
-                org.opensearch.client.Response response = client().performRequest(request);
-                // 12 bands of 10 rows: a pair at 0.8 is a candidate with probability 0.74 for one band, 0.37 for two
-                assertTrue("m=" + m + " " + response.getWarnings(), response.getWarnings().isEmpty());
-                List<Map<String, Object>> found = hits(entityAsMap(response));
                 Map<String, Double> scores = new HashMap<>();
-                found.forEach(hit -> scores.put((String) hit.get("_id"), ((Number) hit.get("_score")).doubleValue()));
+                hits(minhashSearch(INDEX, id, ", \"min_similarity\": 0.8, \"verification\": \"estimate\", \"min_band_matches\": " + m))
+                    .forEach(hit -> scores.put((String) hit.get("_id"), ((Number) hit.get("_score")).doubleValue()));
                 assertEquals(id + " m=" + m, expected.keySet(), scores.keySet());
                 expected.forEach((other, similarity) -> assertEquals(similarity, scores.get(other), 1e-6));
                 withMatches += m == 1 && expected.isEmpty() == false ? 1 : 0;
@@ -250,12 +338,17 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
         request.setOptions(options);
         org.opensearch.client.Response response = client().performRequest(request);
         assertTrue(response.getWarnings().toString(), response.getWarnings().stream()
-            .anyMatch(w -> w.contains("min_similarity [0.3] is below what the banding of [text_fp.minhash] (12 bands of 10 rows")));
+            .anyMatch(w -> w.contains("min_similarity [0.3] is below what the banding of [text_fp.minhash] (42 bands of 3 rows")));
 
         String minhash = "{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"_id\": \"" + id + "\"}";
         assertBadRequest(minhash + ", \"max_distance\": 3}}}", "[max_distance] applies to [simhash] fields; [text_fp.minhash] is a "
             + "[minhash] field");
-        assertBadRequest(minhash + ", \"min_band_matches\": 20}}}", "[min_band_matches] is 20 but field [text_fp.minhash] has only 12 bands");
+        assertBadRequest(minhash + ", \"min_band_matches\": 50}}}", "[min_band_matches] is 50 but field [text_fp.minhash] has only 42 bands");
+        assertBadRequest(minhash + ", \"verification\": \"maybe\"}}}", "unknown verification [maybe], expected [auto] or [estimate]");
+        assertBadRequest(query("{\"_id\": \"" + id + "\"}", ", \"verification\": \"estimate\""), "[verification] applies to [minhash] fields");
+        assertBadRequest("{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"minhash\": \""
+            + SignatureCodec.encode(new int[128], 7) + "\", \"shingles\": \"" + io.neardup.core.ShingleSetCodec.encode(new int[] { 1 }, 8)
+            + "\"}}}}", "[like.shingles]: shingle set was made by another fingerprint scheme: scheme hash 00000008, expected 00000007");
         assertBadRequest(query("{\"_id\": \"" + id + "\"}", ", \"min_similarity\": 0.5"), "[min_similarity] applies to [minhash] fields");
         assertBadRequest("{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"simhash\": "
             + "\"00000000000000ff\"}}}}", "[like.simhash] cannot be compared with [minhash] field");

@@ -1,0 +1,168 @@
+package io.neardup.query;
+
+import io.neardup.core.ShingleSetCodec;
+import io.neardup.mapper.FingerprintFields;
+import io.neardup.mapper.MinhashFieldMapper;
+import org.apache.lucene.index.BinaryDocValues;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.search.Explanation;
+import org.apache.lucene.util.BytesRef;
+import org.opensearch.index.mapper.IdFieldMapper;
+import org.opensearch.index.mapper.Uid;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Checks a candidate's Jaccard similarity to the query against {@code min_similarity}: exactly, on
+ * the two shingle sets ({@link ShingleSetCodec}), where the query has one and the document stored
+ * one in {@code <minhash field>._shingles}; otherwise by the MinHash estimate, the fraction of
+ * equal signature values. Immutable; {@link #leaf} gives the per-segment, single-threaded part.
+ */
+final class JaccardVerifier {
+    private final String minhashField;
+    /** The query signature in the stored layout (4 bytes a value). */
+    private final byte[] signatureBytes;
+    /** The query's shingle set payload, or null: then every candidate is verified by the estimate. */
+    private final byte[] shingleSet;
+    private final double minSimilarity;
+
+    JaccardVerifier(String minhashField, int[] signature, byte[] shingleSet, double minSimilarity) {
+        this.minhashField = Objects.requireNonNull(minhashField, "minhashField");
+        this.signatureBytes = MinhashFieldMapper.signatureBytes(signature);
+        this.shingleSet = shingleSet;
+        if ((minSimilarity > 0 && minSimilarity <= 1) == false) {
+            throw new IllegalArgumentException("min_similarity must be in (0, 1], got " + minSimilarity);
+        }
+        this.minSimilarity = minSimilarity;
+    }
+
+    String minhashField() {
+        return minhashField;
+    }
+
+    byte[] signatureBytes() {
+        return signatureBytes;
+    }
+
+    int numHashes() {
+        return signatureBytes.length / 4;
+    }
+
+    boolean hasShingleSet() {
+        return shingleSet != null;
+    }
+
+    double minSimilarity() {
+        return minSimilarity;
+    }
+
+    Leaf leaf(LeafReaderContext context) throws IOException {
+        LeafReader reader = context.reader();
+        return new Leaf(reader, DocValues.getBinary(reader, minhashField),
+            shingleSet == null ? null : DocValues.getBinary(reader, FingerprintFields.shinglesField(minhashField)));
+    }
+
+    boolean isCacheable(LeafReaderContext context) {
+        return DocValues.isCacheable(context, minhashField, FingerprintFields.shinglesField(minhashField));
+    }
+
+    /** One segment's verification; doc ids must be visited in increasing order. */
+    final class Leaf {
+        private final LeafReader reader;
+        private final BinaryDocValues signatures;
+        private final BinaryDocValues shingles;
+        private double similarity;
+        private boolean exact;
+        private boolean present;
+
+        private Leaf(LeafReader reader, BinaryDocValues signatures, BinaryDocValues shingles) {
+            this.reader = reader;
+            this.signatures = signatures;
+            this.shingles = shingles;
+        }
+
+        /** Whether {@code doc} is similar enough; then {@link #similarity()} and {@link #exact()} describe it. */
+        boolean matches(int doc) throws IOException {
+            if (shingles != null && shingles.advanceExact(doc)) {
+                BytesRef stored = shingles.binaryValue();
+                try {
+                    similarity = ShingleSetCodec.jaccard(shingleSet, 0, shingleSet.length, stored.bytes, stored.offset, stored.length);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("document [" + idOf(doc) + "] has a corrupt shingle set in [" + minhashField
+                        + "]: " + e.getMessage(), e);
+                }
+                exact = true;
+                present = true;
+                return similarity >= minSimilarity;
+            }
+            exact = false;
+            present = signatures.advanceExact(doc);
+            if (present == false) {
+                similarity = 0;
+                return false;
+            }
+            similarity = estimate(signatures.binaryValue(), doc);
+            return similarity >= minSimilarity;
+        }
+
+        double similarity() {
+            return similarity;
+        }
+
+        boolean exact() {
+            return exact;
+        }
+
+        Explanation explain(int doc, float boost) throws IOException {
+            boolean match = matches(doc);
+            if (present == false) {
+                return Explanation.noMatch("no MinHash signature or shingle set in [" + minhashField + "]");
+            }
+            String how = exact ? "exact Jaccard of the shingle sets in [" + minhashField + "]"
+                : "estimated Jaccard (fraction of equal MinHash values) of [" + minhashField + "]"
+                    + (shingleSet == null ? ", the query has no shingle set" : ", the document has no shingle set");
+            if (match == false) {
+                return Explanation.noMatch(how + ": " + similarity + " < min_similarity " + minSimilarity);
+            }
+            return Explanation.match((float) (boost * similarity), "near_duplicate, product of:",
+                Explanation.match((float) similarity, how), Explanation.match(boost, "boost"));
+        }
+
+        /** Fraction of equal 4-byte values, compared in place in the stored layout. */
+        private double estimate(BytesRef stored, int doc) throws IOException {
+            if (stored.length != signatureBytes.length) {
+                throw new IllegalArgumentException("document [" + idOf(doc) + "] has a signature of " + stored.length / 4
+                    + " values in [" + minhashField + "], expected " + signatureBytes.length / 4);
+            }
+            int equal = 0;
+            for (int i = 0; i < signatureBytes.length; i += 4) {
+                if (Arrays.equals(signatureBytes, i, i + 4, stored.bytes, stored.offset + i, stored.offset + i + 4)) {
+                    equal++;
+                }
+            }
+            return (double) equal / (signatureBytes.length / 4);
+        }
+
+        /** The document's {@code _id} for an error message; its segment-local number where there is none. */
+        private String idOf(int doc) throws IOException {
+            BytesRef id = reader.storedFields().document(doc).getBinaryValue(IdFieldMapper.NAME);
+            return id == null ? "segment doc " + doc : Uid.decodeId(Arrays.copyOfRange(id.bytes, id.offset, id.offset + id.length));
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof JaccardVerifier that && minhashField.equals(that.minhashField)
+            && Arrays.equals(signatureBytes, that.signatureBytes) && Arrays.equals(shingleSet, that.shingleSet)
+            && minSimilarity == that.minSimilarity;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(minhashField, Arrays.hashCode(signatureBytes), Arrays.hashCode(shingleSet), minSimilarity);
+    }
+}

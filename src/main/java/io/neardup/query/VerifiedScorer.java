@@ -1,0 +1,61 @@
+package io.neardup.query;
+
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.Scorer;
+import org.apache.lucene.search.TwoPhaseIterator;
+
+import java.io.IOException;
+
+/**
+ * Candidates as the approximation, the Jaccard check of a {@link JaccardVerifier.Leaf} as the exact
+ * phase; the score is {@code boost * similarity}.
+ */
+final class VerifiedScorer extends Scorer {
+    private final DocIdSetIterator approximation;
+    private final JaccardVerifier.Leaf verifier;
+    private final float boost;
+    private final TwoPhaseIterator twoPhase;
+
+    /** @param matchCost the cost of one verification, e.g. the number of values compared */
+    VerifiedScorer(DocIdSetIterator approximation, JaccardVerifier.Leaf verifier, float matchCost, float boost) {
+        this.approximation = approximation;
+        this.verifier = verifier;
+        this.boost = boost;
+        this.twoPhase = new TwoPhaseIterator(approximation) {
+            @Override
+            public boolean matches() throws IOException {
+                return verifier.matches(approximation.docID());
+            }
+
+            @Override
+            public float matchCost() {
+                return matchCost;
+            }
+        };
+    }
+
+    @Override
+    public int docID() {
+        return approximation.docID();
+    }
+
+    @Override
+    public TwoPhaseIterator twoPhaseIterator() {
+        return twoPhase;
+    }
+
+    @Override
+    public DocIdSetIterator iterator() {
+        return TwoPhaseIterator.asDocIdSetIterator(twoPhase);
+    }
+
+    @Override
+    public float getMaxScore(int upTo) {
+        return boost;
+    }
+
+    @Override
+    public float score() {
+        return (float) (boost * verifier.similarity());
+    }
+}

@@ -1,0 +1,57 @@
+package io.neardup;
+
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Ground truth for near-duplicate tests and evaluations, computed without the plugin's hashing: the
+ * set of word shingles of a text as strings, from Lucene's StandardAnalyzer (what OpenSearch's
+ * {@code standard} analyzer runs), and the exact Jaccard similarity of two such sets. A text of
+ * fewer words than the shingle size has one shingle of all its words, as the fingerprints do.
+ */
+public final class ShingleTruth {
+    private ShingleTruth() {}
+
+    public static Set<String> shingles(String text, int size) {
+        List<String> words = new ArrayList<>();
+        try (Analyzer analyzer = new StandardAnalyzer(); TokenStream tokens = analyzer.tokenStream("text", text)) {
+            CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
+            tokens.reset();
+            while (tokens.incrementToken()) {
+                words.add(term.toString());
+            }
+            tokens.end();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Set<String> shingles = new HashSet<>();
+        if (words.isEmpty() == false && words.size() < size) {
+            shingles.add(String.join(" ", words));
+        }
+        for (int i = 0; i + size <= words.size(); i++) {
+            shingles.add(String.join(" ", words.subList(i, i + size)));
+        }
+        return shingles;
+    }
+
+    public static double jaccard(Set<String> a, Set<String> b) {
+        if (a.isEmpty() && b.isEmpty()) {
+            return 1.0;
+        }
+        Set<String> smaller = a.size() <= b.size() ? a : b, larger = smaller == a ? b : a;
+        int common = 0;
+        for (String s : smaller) {
+            common += larger.contains(s) ? 1 : 0;
+        }
+        return (double) common / (a.size() + b.size() - common);
+    }
+}

@@ -1,0 +1,436 @@
+package io.neardup.bench;
+
+import io.neardup.core.Fingerprint;
+import io.neardup.core.FingerprintScheme;
+import io.neardup.core.Fingerprinter;
+import io.neardup.core.LshBanding;
+import io.neardup.core.ShingleSetCodec;
+import io.neardup.mapper.FingerprintFields;
+import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.query.MinhashSimilarityQuery;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.document.BinaryDocValuesField;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.SortedDocValuesField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.LogDocMergePolicy;
+import org.apache.lucene.search.Collector;
+import org.apache.lucene.search.CollectorManager;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.LeafCollector;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.Scorable;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Accuracy of the {@code near_duplicate} query on a {@code minhash} field against the exact Jaccard
+ * similarity of every pair of documents, at thresholds 0.5 to 0.95, from <em>one</em> index.
+ *
+ * <p>Truth (independent of the plugin's hashing and of the code under test): each document's set of
+ * word 3-shingles, the words from Lucene's StandardAnalyzer (OpenSearch's {@code standard}), each
+ * shingle hashed to 64 bits with FNV-1a over its characters (collisions: 2^-64 per pair of shingles);
+ * every pair's Jaccard by an inverted index over those hashes.
+ *
+ * <p>System: the ingest processor's own {@link Fingerprinter} (default scheme) gives each document's
+ * signature and shingle set; they are indexed in the Lucene layout of the {@code minhash} field
+ * (signature doc values, band terms, {@code ._shingles} doc values, scheme), and every document is
+ * queried with the real {@link MinhashSimilarityQuery} at every threshold, excluding itself.
+ * Precision and recall are over ordered (query, result) pairs. Modes:
+ * <ul>
+ *   <li>{@code before}: what the previous version shipped: banding for threshold 0.8 (12 x 10), one
+ *       band, verified by the estimate;</li>
+ *   <li>{@code estimate}: the new default banding (floor 0.5: 42 x 3) with the automatic
+ *       {@code min_band_matches}, verified by the estimate;</li>
+ *   <li>{@code exact}: the same candidates, verified by the exact Jaccard of the stored sets (the new default).</li>
+ * </ul>
+ * Also reported: candidates read per query, in-process query latency, and storage (bytes per document
+ * of the shingle sets, and the merged index size with and without them).
+ *
+ * <pre>
+ * export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 MAVEN_OPTS=--sun-misc-unsafe-memory-access=allow
+ * mvn -B -o -Dbuild.dir=/tmp/ja-target test-compile
+ * mvn -B -o -Dbuild.dir=/tmp/ja-target dependency:build-classpath -Dmdep.outputFile=/tmp/ja-cp.txt -Dmdep.includeScope=test
+ * $JAVA_HOME/bin/java -Xmx6g -cp /tmp/ja-target/classes:/tmp/ja-target/test-classes:$(cat /tmp/ja-cp.txt) \
+ *     io.neardup.bench.JaccardAccuracy ../shared/corpus/manpages.jsonl.gz [--out report.md] [--export DIR]
+ * </pre>
+ * {@code --export DIR} writes {@code shingles.tsv} (one line per document: its 3-shingles' 32-bit
+ * values as the plugin stores them, space-separated) and {@code truth.tsv} ({@code i j jaccard} for
+ * every unordered pair with Jaccard >= 0.5) for a side-by-side run of another library on the same sets.
+ */
+public final class JaccardAccuracy {
+    private static final double[] TAUS = { 0.5, 0.6, 0.7, 0.8, 0.9, 0.95 };
+    private static final String[] MODES = { "before", "estimate", "exact" };
+    private static final String OLD = "old.minhash";
+    private static final String NEW = "new.minhash";
+    private static final double TRUTH_FLOOR = 0.5;
+
+    public static void main(String[] args) throws Exception {
+        Path corpus = Path.of(args[0]);
+        PrintStream out = System.out;
+        Path export = null;
+        for (int a = 1; a < args.length; a += 2) {
+            switch (args[a]) {
+                case "--out" -> out = new PrintStream(Files.newOutputStream(Path.of(args[a + 1])), true, StandardCharsets.UTF_8);
+                case "--export" -> export = Path.of(args[a + 1]);
+                default -> throw new IllegalArgumentException("unknown option " + args[a]);
+            }
+        }
+        long started = System.nanoTime();
+        List<Corpus.Doc> docs = Corpus.read(corpus, Integer.MAX_VALUE);
+        int n = docs.size();
+        Analyzer analyzer = Corpus.analyzer();
+        FingerprintScheme scheme = FingerprintScheme.defaults("standard");
+        Fingerprinter fingerprinter = new Fingerprinter(scheme, null);
+        long[][] truthSets = new long[n][];
+        int[][] signatures = new int[n][];
+        int[][] shingleSets = new int[n][];
+        long shingleBytes = 0, shingles = 0;
+        for (int i = 0; i < n; i++) {
+            Corpus.Tokens tokens = Corpus.tokenize(analyzer, docs.get(i).text());
+            truthSets[i] = truthShingles(tokens);
+            fingerprinter.reset();
+            for (int k = 0; k < tokens.size(); k++) {
+                fingerprinter.token(tokens.chars(), tokens.start(k), tokens.length(k));
+            }
+            Fingerprint fingerprint = fingerprinter.finish(true);
+            signatures[i] = fingerprint.minhash();
+            shingleSets[i] = fingerprint.shingleSet();
+            shingleBytes += ShingleSetCodec.payload(shingleSets[i]).length;
+            shingles += shingleSets[i].length;
+        }
+        System.err.printf(Locale.ROOT, "fingerprinted %d documents in %.1f s%n", n, seconds(started));
+
+        long truthStarted = System.nanoTime();
+        Map<Long, Float> truth = truthPairs(truthSets);
+        long[] truthPositives = new long[TAUS.length];
+        for (float j : truth.values()) {
+            for (int t = 0; t < TAUS.length; t++) {
+                truthPositives[t] += j >= TAUS[t] ? 2 : 0; // ordered pairs
+            }
+        }
+        System.err.printf(Locale.ROOT, "truth: %d unordered pairs with J >= %.1f in %.1f s%n", truth.size(), TRUTH_FLOOR,
+            seconds(truthStarted));
+        if (export != null) {
+            export(export, shingleSets, truth, n);
+        }
+
+        LshBanding before = LshBanding.optimal(MinhashFieldMapper.DEFAULT_THRESHOLD, 128, MinhashFieldMapper.DEFAULT_FALSE_POSITIVE_WEIGHT,
+            MinhashFieldMapper.DEFAULT_FALSE_NEGATIVE_WEIGHT);
+        LshBanding floor = LshBanding.forFloor(MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR, 128);
+        Path dir = Files.createTempDirectory("jaccard-accuracy");
+        long sizeWithSets = indexSize(dir.resolve("sizes-with"), signatures, shingleSets, floor, true);
+        long sizeWithoutSets = indexSize(dir.resolve("sizes-without"), signatures, shingleSets, floor, false);
+
+        long[][] found = new long[MODES.length][TAUS.length];
+        long[][] correct = new long[MODES.length][TAUS.length];
+        long[][] candidates = new long[MODES.length][TAUS.length];
+        long[][][] nanos = new long[MODES.length][TAUS.length][n];
+        try (Directory directory = FSDirectory.open(dir.resolve("index"))) {
+            try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setMergePolicy(new LogDocMergePolicy())
+                .setRAMBufferSizeMB(256))) {
+                for (int i = 0; i < n; i++) {
+                    Document doc = new Document();
+                    addMinhash(doc, OLD, signatures[i], null, before, scheme);
+                    addMinhash(doc, NEW, signatures[i], shingleSets[i], floor, scheme);
+                    writer.addDocument(doc);
+                }
+                writer.forceMerge(1);
+            }
+            try (DirectoryReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = new IndexSearcher(reader);
+                searcher.setQueryCache(null);
+                for (int i = 0; i < n; i++) {
+                    byte[] set = ShingleSetCodec.payload(shingleSets[i]);
+                    for (int t = 0; t < TAUS.length; t++) {
+                        double tau = TAUS[t];
+                        for (int mode = 0; mode < MODES.length; mode++) {
+                            MinhashSimilarityQuery query = switch (mode) {
+                                case 0 -> new MinhashSimilarityQuery(OLD, signatures[i], null, scheme.schemeHash(), scheme.id(), before, 1, tau);
+                                case 1 -> new MinhashSimilarityQuery(NEW, signatures[i], null, scheme.schemeHash(), scheme.id(), floor,
+                                    floor.minBandMatchesFor(tau), tau);
+                                default -> new MinhashSimilarityQuery(NEW, signatures[i], set, scheme.schemeHash(), scheme.id(), floor,
+                                    floor.minBandMatchesFor(tau), tau);
+                            };
+                            long t0 = System.nanoTime();
+                            int[] hits = searcher.search(query, new DocIds());
+                            nanos[mode][t][i] = System.nanoTime() - t0;
+                            for (int doc : hits) {
+                                if (doc == i) {
+                                    continue;
+                                }
+                                found[mode][t]++;
+                                Float j = truth.get(key(i, doc));
+                                if (j != null && j >= tau) {
+                                    correct[mode][t]++;
+                                }
+                            }
+                            if (i % 10 == 0) {
+                                candidates[mode][t] += searcher.count(query.bandQuery());
+                            }
+                        }
+                    }
+                    if (i % 5000 == 0) {
+                        System.err.printf(Locale.ROOT, "queried %d / %d%n", i, n);
+                    }
+                }
+            }
+        }
+        IOUtils.deleteRecursively(dir);
+
+        out.printf(Locale.ROOT, "## %s: %,d documents%n%n", corpus.getFileName(), n);
+        out.printf(Locale.ROOT, "Truth: %,d unordered pairs with exact 3-shingle Jaccard >= 0.5. Every document queried at every "
+            + "threshold (%,d queries per mode); precision and recall over ordered (query, result) pairs.%n%n", truth.size(),
+            (long) n * TAUS.length);
+        out.println("| τ | true pairs | before (12×10, estimate) P / R / F1 | estimate (42×3, auto m) P / R / F1 "
+            + "| exact (42×3, auto m) P / R / F1 | m at τ |");
+        out.println("|---|---|---|---|---|---|");
+        for (int t = 0; t < TAUS.length; t++) {
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %.2f | %,d |", TAUS[t], truthPositives[t]));
+            for (int mode = 0; mode < MODES.length; mode++) {
+                double p = found[mode][t] == 0 ? 1 : (double) correct[mode][t] / found[mode][t];
+                double r = truthPositives[t] == 0 ? 1 : (double) correct[mode][t] / truthPositives[t];
+                double f1 = p + r == 0 ? 0 : 2 * p * r / (p + r);
+                row.append(String.format(Locale.ROOT, " %.3f / %.3f / **%.3f** |", p, r, f1));
+            }
+            row.append(' ').append(floor.minBandMatchesFor(TAUS[t])).append(" |");
+            out.println(row);
+        }
+        out.println();
+        out.println("| τ | candidates read per query (before / estimate / exact) | median latency µs (before / estimate / exact) "
+            + "| p99 µs |");
+        out.println("|---|---|---|---|");
+        for (int t = 0; t < TAUS.length; t++) {
+            long sampled = (n + 9) / 10;
+            out.printf(Locale.ROOT, "| %.2f | %.1f / %.1f / %.1f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f |%n", TAUS[t],
+                (double) candidates[0][t] / sampled, (double) candidates[1][t] / sampled, (double) candidates[2][t] / sampled,
+                percentile(nanos[0][t], 0.5), percentile(nanos[1][t], 0.5), percentile(nanos[2][t], 0.5),
+                percentile(nanos[0][t], 0.99), percentile(nanos[1][t], 0.99), percentile(nanos[2][t], 0.99));
+        }
+        out.println();
+        out.printf(Locale.ROOT, "Storage: shingle sets average %.0f bytes a document (%.0f shingles, %.2f bytes a shingle) in doc "
+            + "values, and %.0f characters of base64 in `_source`; the signature is 512 bytes. Merged Lucene index of the minhash field "
+            + "(signature, 42 band terms, scheme): %,d bytes without the sets, %,d with them (%.0f vs %.0f bytes a document).%n%n",
+            (double) shingleBytes / n, (double) shingles / n, (double) shingleBytes / Math.max(1, shingles),
+            Math.ceil((shingleBytes + 5.0 * n) * 4 / 3) / n, sizeWithoutSets, sizeWithSets, (double) sizeWithoutSets / n,
+            (double) sizeWithSets / n);
+        out.printf(Locale.ROOT, "Whole run: %.0f s.%n", seconds(started));
+    }
+
+    private static void addMinhash(Document doc, String field, int[] signature, int[] shingleSet, LshBanding banding,
+        FingerprintScheme scheme) {
+        byte[] bytes = MinhashFieldMapper.signatureBytes(signature);
+        doc.add(new BinaryDocValuesField(field, new BytesRef(bytes)));
+        for (int band = 0; band < banding.bands(); band++) {
+            doc.add(new Field(field, MinhashFieldMapper.bandTerm(bytes, band, banding.rows()), MinhashFieldMapper.BAND_FIELD_TYPE));
+        }
+        if (shingleSet != null) {
+            doc.add(new BinaryDocValuesField(FingerprintFields.shinglesField(field), new BytesRef(ShingleSetCodec.payload(shingleSet))));
+        }
+        doc.add(new SortedDocValuesField(FingerprintFields.schemeField(field), new BytesRef(scheme.id())));
+    }
+
+    private static long indexSize(Path path, int[][] signatures, int[][] shingleSets, LshBanding banding, boolean withSets)
+        throws IOException {
+        FingerprintScheme scheme = FingerprintScheme.defaults("standard");
+        try (Directory directory = FSDirectory.open(path)) {
+            try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
+                for (int i = 0; i < signatures.length; i++) {
+                    Document doc = new Document();
+                    addMinhash(doc, NEW, signatures[i], withSets ? shingleSets[i] : null, banding, scheme);
+                    writer.addDocument(doc);
+                }
+                writer.forceMerge(1);
+            }
+            long size = 0;
+            for (String file : directory.listAll()) {
+                size += directory.fileLength(file);
+            }
+            return size;
+        }
+    }
+
+    /** FNV-1a 64 over the words of each 3-shingle (a space between words), distinct and sorted. */
+    static long[] truthShingles(Corpus.Tokens tokens) {
+        int size = 3;
+        int count = tokens.size() == 0 ? 0 : Math.max(1, tokens.size() - size + 1);
+        long[] set = new long[count];
+        for (int s = 0; s < count; s++) {
+            long h = 0xcbf29ce484222325L;
+            for (int k = s; k < Math.min(tokens.size(), s + size); k++) {
+                if (k > s) {
+                    h = (h ^ ' ') * 0x100000001b3L;
+                }
+                for (int c = tokens.start(k); c < tokens.start(k) + tokens.length(k); c++) {
+                    h = (h ^ tokens.chars()[c]) * 0x100000001b3L;
+                }
+            }
+            set[s] = h;
+        }
+        Arrays.sort(set);
+        int u = 0;
+        for (int i = 0; i < set.length; i++) {
+            if (i == 0 || set[i] != set[i - 1]) {
+                set[u++] = set[i];
+            }
+        }
+        return Arrays.copyOf(set, u);
+    }
+
+    /** Every unordered pair with Jaccard >= {@link #TRUTH_FLOOR}, keyed by {@link #key}, by counting intersections over postings. */
+    private static Map<Long, Float> truthPairs(long[][] sets) {
+        int n = sets.length;
+        long[] dictionary = Arrays.stream(sets).flatMapToLong(Arrays::stream).sorted().distinct().toArray();
+        int[] df = new int[dictionary.length];
+        int[][] ids = new int[n][];
+        for (int i = 0; i < n; i++) {
+            ids[i] = new int[sets[i].length];
+            for (int k = 0; k < sets[i].length; k++) {
+                ids[i][k] = Arrays.binarySearch(dictionary, sets[i][k]);
+                df[ids[i][k]]++;
+            }
+        }
+        int[] start = new int[dictionary.length + 1];
+        for (int s = 0; s < dictionary.length; s++) {
+            start[s + 1] = start[s] + df[s];
+        }
+        int[] postings = new int[start[dictionary.length]];
+        int[] fill = Arrays.copyOf(start, dictionary.length);
+        for (int i = 0; i < n; i++) {
+            for (int id : ids[i]) {
+                postings[fill[id]++] = i;
+            }
+        }
+        Map<Long, Float> pairs = new HashMap<>();
+        int[] common = new int[n];
+        int[] touched = new int[n];
+        for (int i = 0; i < n; i++) {
+            int touchedCount = 0;
+            for (int id : ids[i]) {
+                // Only later documents: each unordered pair once. Postings are ascending, so skip to j > i.
+                int from = Arrays.binarySearch(postings, start[id], start[id + 1], i + 1);
+                from = from < 0 ? -from - 1 : from;
+                for (int p = from; p < start[id + 1]; p++) {
+                    int j = postings[p];
+                    if (common[j]++ == 0) {
+                        touched[touchedCount++] = j;
+                    }
+                }
+            }
+            for (int t = 0; t < touchedCount; t++) {
+                int j = touched[t];
+                double jaccard = (double) common[j] / (sets[i].length + sets[j].length - common[j]);
+                if (jaccard >= TRUTH_FLOOR) {
+                    pairs.put(key(i, j), (float) jaccard);
+                }
+                common[j] = 0;
+            }
+        }
+        return pairs;
+    }
+
+    private static long key(int a, int b) {
+        return a < b ? (long) a << 32 | b : (long) b << 32 | a;
+    }
+
+    private static void export(Path dir, int[][] shingleSets, Map<Long, Float> truth, int n) throws IOException {
+        Files.createDirectories(dir);
+        try (PrintStream out = new PrintStream(Files.newOutputStream(dir.resolve("shingles.tsv")), false, StandardCharsets.UTF_8)) {
+            for (int[] set : shingleSets) {
+                StringBuilder line = new StringBuilder();
+                for (int v : set) {
+                    line.append(line.isEmpty() ? "" : " ").append(Integer.toUnsignedString(v));
+                }
+                out.println(line);
+            }
+        }
+        try (PrintStream out = new PrintStream(Files.newOutputStream(dir.resolve("truth.tsv")), false, StandardCharsets.UTF_8)) {
+            truth.forEach((k, j) -> out.printf(Locale.ROOT, "%d\t%d\t%.6f%n", k >>> 32, k & 0xFFFFFFFFL, j));
+        }
+        System.err.println("exported " + n + " shingle sets and " + truth.size() + " truth pairs to " + dir);
+    }
+
+    private static double percentile(long[] nanos, double q) {
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        return sorted[Math.min(sorted.length - 1, (int) (q * sorted.length))] / 1e3;
+    }
+
+    private static double seconds(long since) {
+        return (System.nanoTime() - since) / 1e9;
+    }
+
+    /** Collects the matching doc ids of one (single-segment) search. */
+    private static final class DocIds implements CollectorManager<DocIds.IdCollector, int[]> {
+        @Override
+        public IdCollector newCollector() {
+            return new IdCollector();
+        }
+
+        @Override
+        public int[] reduce(Collection<IdCollector> collectors) {
+            List<Integer> all = new ArrayList<>();
+            for (IdCollector c : collectors) {
+                for (int i = 0; i < c.size; i++) {
+                    all.add(c.ids[i]);
+                }
+            }
+            return all.stream().mapToInt(Integer::intValue).toArray();
+        }
+
+        static final class IdCollector implements Collector {
+            int[] ids = new int[16];
+            int size;
+
+            @Override
+            public LeafCollector getLeafCollector(LeafReaderContext context) {
+                int base = context.docBase;
+                return new LeafCollector() {
+                    @Override
+                    public void setScorer(Scorable scorer) {
+                    }
+
+                    @Override
+                    public void collect(int doc) {
+                        if (size == ids.length) {
+                            ids = Arrays.copyOf(ids, size * 2);
+                        }
+                        ids[size++] = base + doc;
+                    }
+                };
+            }
+
+            @Override
+            public ScoreMode scoreMode() {
+                return ScoreMode.COMPLETE_NO_SCORES;
+            }
+        }
+    }
+
+    private static final class IOUtils {
+        static void deleteRecursively(Path dir) throws IOException {
+            try (var paths = Files.walk(dir)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}

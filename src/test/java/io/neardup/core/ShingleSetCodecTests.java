@@ -1,0 +1,145 @@
+package io.neardup.core;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.Test;
+
+public class ShingleSetCodecTests {
+
+    /** A fresh seed per run, named in every failure message so that a failure can be replayed. */
+    private static final long SEED = Long.getLong("tests.core.seed", System.nanoTime());
+
+    @Test
+    public void testSetIsDistinctHighHalvesInUnsignedOrder() {
+        long[] hashes = {0xFFFFFFFF00000001L, 0x0000000100000000L, 0x8000000000000000L, 0x00000001FFFFFFFFL, 0x7FFFFFFF12345678L};
+        int[] set = ShingleSetCodec.of(hashes, hashes.length);
+        assertArrayEquals(new int[] {1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF}, set);
+        assertArrayEquals(new int[] {0xFFFFFFFF}, ShingleSetCodec.of(hashes, 1));
+        assertArrayEquals(new int[0], ShingleSetCodec.of(hashes, 0));
+    }
+
+    @Test
+    public void testKnownEncoding() {
+        // version 1, scheme 0x01020304, then count 3, first value 1, gaps 127 and 128: 03 01 7f 80 01.
+        byte[] bytes = Base64.getUrlDecoder().decode(ShingleSetCodec.encode(new int[] {1, 128, 256}, 0x01020304));
+        assertArrayEquals(new byte[] {1, 1, 2, 3, 4, 3, 1, 0x7f, (byte) 0x80, 1}, bytes);
+        assertArrayEquals(new byte[] {3, 1, 0x7f, (byte) 0x80, 1}, ShingleSetCodec.payload(new int[] {1, 128, 256}));
+        // The largest value and the largest gap take five bytes.
+        assertArrayEquals(new byte[] {2, 0, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f},
+            ShingleSetCodec.payload(new int[] {0, 0xFFFFFFFF}));
+    }
+
+    @Test
+    public void testRoundTripAndJaccardAgainstHashSets() {
+        SplittableRandom random = new SplittableRandom(SEED);
+        for (int round = 0; round < 200; round++) {
+            int universe = 1 + random.nextInt(2_000);
+            long[] a = randomSubset(random, universe), b = randomSubset(random, universe);
+            int[] setA = ShingleSetCodec.of(a, a.length), setB = ShingleSetCodec.of(b, b.length);
+            byte[] pa = ShingleSetCodec.payload(setA), pb = ShingleSetCodec.payload(setB);
+            String message = "seed " + SEED + " round " + round;
+            assertArrayEquals(message, setA, ShingleSetCodec.values(pa, 0, pa.length));
+            assertArrayEquals(message, setA, ShingleSetCodec.values(
+                ShingleSetCodec.decodePayload(ShingleSetCodec.encode(setA, 42), 42), 0, pa.length));
+            assertEquals(message, jaccard(a, b), ShingleSetCodec.jaccard(pa, 0, pa.length, pb, 0, pb.length), 1e-12);
+            // Payloads inside larger arrays are read at their offsets.
+            byte[] padded = new byte[pb.length + 7];
+            System.arraycopy(pb, 0, padded, 3, pb.length);
+            assertEquals(message, jaccard(a, b), ShingleSetCodec.jaccard(pa, 0, pa.length, padded, 3, pb.length), 1e-12);
+        }
+    }
+
+    /** Shingle hashes whose high halves are a random subset of {@code universe} values, each repeated at random. */
+    private static long[] randomSubset(SplittableRandom random, int universe) {
+        double keep = random.nextDouble();
+        long[] out = new long[universe * 2];
+        int n = 0;
+        for (int i = 0; i < universe; i++) {
+            if (random.nextDouble() < keep) {
+                long high = (long) (i * 2_654_435_761L) << 32; // distinct high halves spread over the 32-bit range
+                out[n++] = high | (random.nextInt() & 0xFFFFFFFFL);
+                if (random.nextBoolean()) {
+                    out[n++] = high | (random.nextInt() & 0xFFFFFFFFL);
+                }
+            }
+        }
+        return Arrays.copyOf(out, n);
+    }
+
+    private static double jaccard(long[] a, long[] b) {
+        Set<Long> left = new HashSet<>(), union = new HashSet<>();
+        for (long x : a) {
+            left.add(x >>> 32);
+        }
+        for (long x : b) {
+            union.add(x >>> 32);
+        }
+        Set<Long> common = new HashSet<>(left);
+        common.retainAll(union);
+        union.addAll(left);
+        return union.isEmpty() ? 1.0 : (double) common.size() / union.size();
+    }
+
+    @Test
+    public void testCompactForRealisticSets() {
+        SplittableRandom random = new SplittableRandom(SEED);
+        long[] hashes = random.longs(1_000).toArray();
+        byte[] payload = ShingleSetCodec.payload(ShingleSetCodec.of(hashes, hashes.length));
+        // Gaps of about 2^32 / 1000 = 2^22 take 4 bytes in LEB128 (at most 3.3% of them 3 bytes or 5).
+        assertTrue("seed " + SEED + ": " + payload.length, payload.length > 3_500 && payload.length < 4_100);
+    }
+
+    @Test
+    public void testCorruptPayloadsFailWithTheReason() {
+        byte[] good = ShingleSetCodec.payload(new int[] {5, 9, 300});
+        assertEquals("shingle set is corrupt: it ends inside a value", assertThrows(IllegalArgumentException.class,
+            () -> ShingleSetCodec.jaccard(good, 0, good.length - 1, good, 0, good.length)).getMessage());
+        byte[] trailing = Arrays.copyOf(good, good.length + 1);
+        assertEquals("shingle set is corrupt: 1 bytes after its last value", assertThrows(IllegalArgumentException.class,
+            () -> ShingleSetCodec.jaccard(good, 0, good.length, trailing, 0, trailing.length)).getMessage());
+        byte[] zeroGap = {2, 5, 0};
+        assertEquals("shingle set is corrupt: value 5 after 5 is not ascending within 32 bits",
+            assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.size(zeroGap, 0, 3)).getMessage());
+        byte[] past32Bits = {2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f, 1};
+        assertEquals("shingle set is corrupt: value 4294967296 after 4294967295 is not ascending within 32 bits",
+            assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.size(past32Bits, 0, past32Bits.length)).getMessage());
+        byte[] hugeCount = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f};
+        assertEquals("shingle set claims 4294967295 values, more than 10000000", assertThrows(IllegalArgumentException.class,
+            () -> ShingleSetCodec.size(hugeCount, 0, hugeCount.length)).getMessage());
+        assertEquals("shingle set values must be distinct and ascending (unsigned)", assertThrows(IllegalArgumentException.class,
+            () -> ShingleSetCodec.payload(new int[] {-1, 1})).getMessage());
+    }
+
+    @Test
+    public void testSourceFormChecksVersionAndScheme() {
+        String encoded = ShingleSetCodec.encode(new int[] {1, 2}, 0x0a0b0c0d);
+        assertEquals("shingle set was made by another fingerprint scheme: scheme hash 0a0b0c0d, expected 00000001",
+            assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload(encoded, 1)).getMessage());
+        byte[] bytes = Base64.getUrlDecoder().decode(encoded);
+        bytes[0] = 2;
+        String otherVersion = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        assertEquals("shingle set has format version 2, expected 1", assertThrows(IllegalArgumentException.class,
+            () -> ShingleSetCodec.decodePayload(otherVersion, 0x0a0b0c0d)).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload("not base64!", 1)).getMessage()
+            .startsWith("shingle set is not valid URL-safe base64"));
+        assertEquals("shingle set has 3 bytes, shorter than its 5-byte header and a count",
+            assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload("AQID", 1)).getMessage());
+    }
+
+    @Test
+    public void testEmptySets() {
+        byte[] empty = ShingleSetCodec.payload(new int[0]);
+        byte[] one = ShingleSetCodec.payload(new int[] {7});
+        assertEquals(1.0, ShingleSetCodec.jaccard(empty, 0, 1, empty, 0, 1), 0.0);
+        assertEquals(0.0, ShingleSetCodec.jaccard(empty, 0, 1, one, 0, one.length), 0.0);
+        assertEquals(0.0, ShingleSetCodec.jaccard(one, 0, one.length, empty, 0, 1), 0.0);
+    }
+}
