@@ -416,11 +416,16 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         String selfId;
         try {
             if (fieldType instanceof SimhashFieldMapper.SimhashFieldType) {
-                rejectOptions(context, "simhash", "minhash", minSimilarity, MIN_SIMILARITY, minBandMatches, MIN_BAND_MATCHES,
-                    verification, VERIFICATION);
+                rejectOptions(context, "simhash", "minhash", minBandMatches, MIN_BAND_MATCHES);
+                if (minSimilarity == null && verification != null) {
+                    throw new IllegalArgumentException("[" + NAME + "] [verification] on a [simhash] field goes with [min_similarity]");
+                }
                 LikeResolver.Resolved target = services.resolver().resolveSimhash(like, field, context);
                 selfId = includeSelf ? null : target.selfId();
                 query = simhashQuery(context, target, selfId);
+                if (minSimilarity != null) {
+                    query = jaccardVerified(context, query);
+                }
             } else {
                 MinhashFieldMapper.MinhashFieldType minhash = (MinhashFieldMapper.MinhashFieldType) fieldType;
                 rejectOptions(context, "minhash", "simhash", maxDistance, MAX_DISTANCE, mode, MODE, maxFlips, MAX_FLIPS, prefixBits,
@@ -453,6 +458,40 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             firstMatch != null && firstMatch, excludedId == null ? null : Uid.encodeId(excludedId), services.cache());
     }
 
+    /**
+     * Simhash neighbours verified on their Jaccard similarity, read from the {@code minhash} field
+     * beside the {@code simhash} one in the same fingerprint object ({@code body_fp.simhash} →
+     * {@code body_fp.minhash}), as the processor writes them.
+     */
+    private Query jaccardVerified(QueryShardContext context, Query candidates) {
+        int dot = field.lastIndexOf('.');
+        String sibling = (dot < 0 ? "" : field.substring(0, dot + 1)) + "minhash";
+        if (context.fieldMapper(sibling) instanceof MinhashFieldMapper.MinhashFieldType minhash) {
+            if (like.kind() == Like.Kind.SIMHASH) {
+                throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field + "] needs the query "
+                    + "document's MinHash signature: query by [_id] or [text]");
+            }
+            LikeResolver.ResolvedSignature target = services.resolver().resolveMinhash(like, sibling, minhash.numHashes(), context);
+            return new JaccardVerifiedQuery(candidates, sibling, target.signature(), exactSet(target, sibling), target.schemeHash(),
+                minSimilarity);
+        }
+        throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field + "] verifies candidates on "
+            + "the [minhash] field [" + sibling + "] of the same fingerprint object, which is not mapped as [minhash] in index ["
+            + context.index().getName() + "]");
+    }
+
+    /** The shingle set to verify with, or null for the estimate; warns when exact verification was wanted but the query has none. */
+    private byte[] exactSet(LikeResolver.ResolvedSignature target, String minhashField) {
+        if (verification == Verification.ESTIMATE) {
+            return null;
+        }
+        if (target.shingleSet() == null) {
+            HeaderWarning.addWarning(String.format(Locale.ROOT, "[%s] the query fingerprint has no shingle set, so candidates are "
+                + "verified on [%s] by the MinHash estimate, not the exact Jaccard similarity", NAME, minhashField));
+        }
+        return target.shingleSet();
+    }
+
     private Query minhashQuery(MinhashFieldMapper.MinhashFieldType fieldType, LikeResolver.ResolvedSignature target) {
         LshBanding banding = fieldType.banding();
         double tau = minSimilarity == null ? DEFAULT_MIN_SIMILARITY : minSimilarity;
@@ -470,13 +509,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 + "some will be missed; this field serves min_similarity >= %.2f (map it with a lower [min_similarity_floor] for less)",
                 NAME, tau, field, banding.bands(), banding.rows(), m, reach, banding.floor()));
         }
-        boolean exact = verification != Verification.ESTIMATE && target.shingleSet() != null;
-        if (verification != Verification.ESTIMATE && target.shingleSet() == null) {
-            HeaderWarning.addWarning(String.format(Locale.ROOT, "[%s] the query fingerprint has no shingle set, so candidates in [%s] are "
-                + "verified by the MinHash estimate, not the exact Jaccard similarity", NAME, field));
-        }
-        return new MinhashSimilarityQuery(field, target.signature(), exact ? target.shingleSet() : null, target.schemeHash(),
-            target.scheme(), banding, m, tau);
+        return new MinhashSimilarityQuery(field, target.signature(), exactSet(target, field), target.schemeHash(), target.scheme(), banding,
+            m, tau);
     }
 
     /** Options of the other field type are an error, not silently ignored. */

@@ -40,7 +40,7 @@ import java.util.Objects;
 public final class SimhashNeighborQuery extends Query {
 
     /** Calibrated flip probabilities: 0.95 / 0.99 recall at k = 21 / 65 against 25 / 82 for eq. 4.5 (docs/psm.md). */
-    static final FlipModel FLIP_MODEL = FlipModel.gaussian(0.5);
+    public static final FlipModel FLIP_MODEL = FlipModel.gaussian(0.5);
     private static final ThreadLocal<PsmSearch> SEARCHES = ThreadLocal.withInitial(PsmSearch::new);
 
     private final String field;

@@ -4,10 +4,15 @@ import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.LshBanding;
+import io.neardup.core.Margins;
+import io.neardup.core.Matches;
+import io.neardup.core.PsmSearch;
 import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.SortedFingerprintTable;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.query.MinhashSimilarityQuery;
+import io.neardup.query.SimhashNeighborQuery;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
@@ -104,6 +109,8 @@ public final class JaccardAccuracy {
         long[][] truthSets = new long[n][];
         int[][] signatures = new int[n][];
         int[][] shingleSets = new int[n][];
+        long[] simhashes = new long[n];
+        Margins[] margins = new Margins[n];
         long shingleBytes = 0, shingles = 0;
         for (int i = 0; i < n; i++) {
             Corpus.Tokens tokens = Corpus.tokenize(analyzer, docs.get(i).text());
@@ -114,6 +121,8 @@ public final class JaccardAccuracy {
             }
             Fingerprint fingerprint = fingerprinter.finish(true);
             signatures[i] = fingerprint.minhash();
+            simhashes[i] = fingerprint.simhash();
+            margins[i] = fingerprint.margins();
             shingleSets[i] = fingerprint.shingleSet();
             shingleBytes += ShingleSetCodec.payload(shingleSets[i]).length;
             shingles += shingleSets[i].length;
@@ -121,9 +130,9 @@ public final class JaccardAccuracy {
         System.err.printf(Locale.ROOT, "fingerprinted %d documents in %.1f s%n", n, seconds(started));
 
         long truthStarted = System.nanoTime();
-        Map<Long, Float> truth = truthPairs(truthSets);
+        Map<Long, Double> truth = truthPairs(truthSets);
         long[] truthPositives = new long[TAUS.length];
-        for (float j : truth.values()) {
+        for (double j : truth.values()) {
             for (int t = 0; t < TAUS.length; t++) {
                 truthPositives[t] += j >= TAUS[t] ? 2 : 0; // ordered pairs
             }
@@ -179,7 +188,7 @@ public final class JaccardAccuracy {
                                     continue;
                                 }
                                 found[mode][t]++;
-                                Float j = truth.get(key(i, doc));
+                                Double j = truth.get(key(i, doc));
                                 if (j != null && j >= tau) {
                                     correct[mode][t]++;
                                 }
@@ -233,7 +242,80 @@ public final class JaccardAccuracy {
             (double) shingleBytes / n, (double) shingles / n, (double) shingleBytes / Math.max(1, shingles),
             Math.ceil((shingleBytes + 5.0 * n) * 4 / 3) / n, sizeWithoutSets, sizeWithSets, (double) sizeWithoutSets / n,
             (double) sizeWithSets / n);
+        simhashRecall(out, truth, simhashes, margins);
         out.printf(Locale.ROOT, "Whole run: %.0f s.%n", seconds(started));
+    }
+
+    private static final double[] SIMHASH_TAUS = { 0.8, 0.9 };
+    private static final int[] DISTANCES = { 3, 4, 5, 6, 7, 8 };
+    private static final int[] FLIPS = { 64, 256, 1024, 4096 };
+
+    /**
+     * A {@code simhash} query with {@code min_similarity}: candidates within h bits, verified exactly
+     * (precision 1), so its recall is the share of pairs at or above tau that the candidate search
+     * reaches: by {@code mode: exact}, every pair within h; by PSM, those its k flip sets find (the
+     * core search the query runs per segment, here over one table of the whole corpus).
+     */
+    private static void simhashRecall(PrintStream out, Map<Long, Double> truth, long[] simhashes, Margins[] margins) {
+        int n = simhashes.length;
+        int[] docs = new int[n];
+        for (int i = 0; i < n; i++) {
+            docs[i] = i;
+        }
+        SortedFingerprintTable table = SortedFingerprintTable.build(simhashes.clone(), docs);
+        int prefixBits = SortedFingerprintTable.defaultIndexBits(n);
+        long[] positives = new long[SIMHASH_TAUS.length];
+        long[][] withinExact = new long[SIMHASH_TAUS.length][DISTANCES.length];
+        truth.forEach((key, jaccard) -> {
+            int d = Long.bitCount(simhashes[(int) (key >>> 32)] ^ simhashes[(int) (key & 0xFFFFFFFFL)]);
+            for (int t = 0; t < SIMHASH_TAUS.length; t++) {
+                if (jaccard >= SIMHASH_TAUS[t]) {
+                    positives[t] += 2;
+                    for (int h = 0; h < DISTANCES.length; h++) {
+                        withinExact[t][h] += d <= DISTANCES[h] ? 2 : 0;
+                    }
+                }
+            }
+        });
+        long[][][] withinPsm = new long[SIMHASH_TAUS.length][DISTANCES.length][FLIPS.length];
+        PsmSearch search = new PsmSearch();
+        Matches matches = new Matches();
+        for (int h = 0; h < DISTANCES.length; h++) {
+            for (int k = 0; k < FLIPS.length; k++) {
+                PsmSearch.Params params = new PsmSearch.Params(PsmSearch.Mode.PSM_A, DISTANCES[h], FLIPS[k], prefixBits);
+                for (int i = 0; i < n; i++) {
+                    matches.clear();
+                    search.search(table, simhashes[i], margins[i], SimhashNeighborQuery.FLIP_MODEL, params, i, matches);
+                    for (int m = 0; m < matches.size(); m++) {
+                        Double jaccard = truth.get(key(i, matches.doc(m)));
+                        for (int t = 0; t < SIMHASH_TAUS.length; t++) {
+                            withinPsm[t][h][k] += jaccard != null && jaccard >= SIMHASH_TAUS[t] ? 1 : 0;
+                        }
+                    }
+                }
+            }
+        }
+        out.println("Simhash with `min_similarity` (candidates within h bits, verified on the exact Jaccard, so precision is 1): recall "
+            + "against every pair at or above τ, by `max_distance` h; `exact` mode, then PSM with `max_flips` k = "
+            + Arrays.toString(FLIPS) + " (p = " + prefixBits + ").");
+        out.println();
+        out.println("| τ | pairs | h | recall, exact mode | recall, PSM k = " + Arrays.toString(FLIPS) + " |");
+        out.println("|---|---|---|---|---|");
+        for (int t = 0; t < SIMHASH_TAUS.length; t++) {
+            for (int h = 0; h < DISTANCES.length; h++) {
+                StringBuilder psm = new StringBuilder();
+                for (int k = 0; k < FLIPS.length; k++) {
+                    psm.append(k == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%.3f", ratio(withinPsm[t][h][k], positives[t])));
+                }
+                out.printf(Locale.ROOT, "| %.2f | %,d | %d | %.3f | %s |%n", SIMHASH_TAUS[t], positives[t], DISTANCES[h],
+                    ratio(withinExact[t][h], positives[t]), psm);
+            }
+        }
+        out.println();
+    }
+
+    private static double ratio(long part, long whole) {
+        return whole == 0 ? 1 : (double) part / whole;
     }
 
     private static void addMinhash(Document doc, String field, int[] signature, int[] shingleSet, LshBanding banding,
@@ -297,7 +379,7 @@ public final class JaccardAccuracy {
     }
 
     /** Every unordered pair with Jaccard >= {@link #TRUTH_FLOOR}, keyed by {@link #key}, by counting intersections over postings. */
-    private static Map<Long, Float> truthPairs(long[][] sets) {
+    private static Map<Long, Double> truthPairs(long[][] sets) {
         int n = sets.length;
         long[] dictionary = Arrays.stream(sets).flatMapToLong(Arrays::stream).sorted().distinct().toArray();
         int[] df = new int[dictionary.length];
@@ -320,7 +402,7 @@ public final class JaccardAccuracy {
                 postings[fill[id]++] = i;
             }
         }
-        Map<Long, Float> pairs = new HashMap<>();
+        Map<Long, Double> pairs = new HashMap<>();
         int[] common = new int[n];
         int[] touched = new int[n];
         for (int i = 0; i < n; i++) {
@@ -340,7 +422,7 @@ public final class JaccardAccuracy {
                 int j = touched[t];
                 double jaccard = (double) common[j] / (sets[i].length + sets[j].length - common[j]);
                 if (jaccard >= TRUTH_FLOOR) {
-                    pairs.put(key(i, j), (float) jaccard);
+                    pairs.put(key(i, j), jaccard);
                 }
                 common[j] = 0;
             }
@@ -352,7 +434,7 @@ public final class JaccardAccuracy {
         return a < b ? (long) a << 32 | b : (long) b << 32 | a;
     }
 
-    private static void export(Path dir, int[][] shingleSets, Map<Long, Float> truth, int n) throws IOException {
+    private static void export(Path dir, int[][] shingleSets, Map<Long, Double> truth, int n) throws IOException {
         Files.createDirectories(dir);
         try (PrintStream out = new PrintStream(Files.newOutputStream(dir.resolve("shingles.tsv")), false, StandardCharsets.UTF_8)) {
             for (int[] set : shingleSets) {

@@ -327,6 +327,56 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
         assertTrue("releases of a page share bands: " + withMatches, withMatches > 5);
     }
 
+    /**
+     * A simhash query with min_similarity is the simhash neighbours (exact mode, brute force over the
+     * stored simhashes) whose exact Jaccard, from the texts, is at least tau; scored by that Jaccard.
+     */
+    public void testSimhashWithMinSimilarityIsTheNeighboursAtOrAboveTau() throws IOException {
+        DemoCorpus.load(client(), INDEX);
+        Map<String, String[]> all = fingerprints();
+        Map<String, Set<String>> shingles = truthShingles(INDEX);
+        int pairs = 0;
+        for (String id : queryIds(shingles, 30)) {
+            for (double tau : new double[] { 0.5, 0.8, 0.9 }) {
+                Map<String, Double> expected = new HashMap<>();
+                for (String other : bruteForce(all, all.get(id)[0], 8, id)) {
+                    double jaccard = ShingleTruth.jaccard(shingles.get(id), shingles.get(other));
+                    if (jaccard >= tau) {
+                        expected.put(other, jaccard);
+                    }
+                }
+                Map<String, Double> found = new HashMap<>();
+                hits(search(query("{\"_id\": \"" + id + "\"}", ", \"mode\": \"exact\", \"max_distance\": 8, \"min_similarity\": " + tau)))
+                    .forEach(hit -> found.put((String) hit.get("_id"), ((Number) hit.get("_score")).doubleValue()));
+                assertEquals(id + " tau=" + tau, expected.keySet(), found.keySet());
+                expected.forEach((other, jaccard) -> assertEquals(id + " ~ " + other, jaccard, found.get(other), 1e-3));
+                pairs += expected.size();
+            }
+        }
+        assertTrue("pairs: " + pairs, pairs > 20);
+        String id = all.keySet().iterator().next();
+        assertBadRequest(query("{\"simhash\": \"" + all.get(id)[0] + "\", \"margins\": \"" + all.get(id)[2] + "\"}",
+            ", \"min_similarity\": 0.8"), "[min_similarity] on [simhash] field [text_fp.simhash] needs the query document's MinHash "
+            + "signature: query by [_id] or [text]");
+        assertBadRequest(query("{\"_id\": \"" + id + "\"}", ", \"verification\": \"estimate\""),
+            "[verification] on a [simhash] field goes with [min_similarity]");
+        assertBadRequest(query("{\"_id\": \"" + id + "\"}", ", \"min_similarity\": 1.5"), "[min_similarity] must be in (0, 1], got [1.5]");
+
+        Request lonely = new Request("PUT", "/lonely");
+        lonely.setJsonEntity("{\"mappings\": {\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}}");
+        client().performRequest(lonely);
+        Request doc = new Request("PUT", "/lonely/_doc/1?refresh=true");
+        doc.setJsonEntity("{\"fp\": {\"simhash\": \"00000000000000ff\"}}");
+        client().performRequest(doc);
+        Request search = new Request("POST", "/lonely/_search");
+        search.setJsonEntity("{\"query\": {\"near_duplicate\": {\"field\": \"fp.simhash\", \"like\": {\"_id\": \"1\"}, \"mode\": "
+            + "\"exact\", \"min_similarity\": 0.8}}}");
+        ResponseException e = expectThrows(ResponseException.class, () -> client().performRequest(search));
+        assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
+        assertTrue(new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8).contains(
+            "verifies candidates on the [minhash] field [fp.minhash] of the same fingerprint object, which is not mapped as [minhash]"));
+    }
+
     public void testMinhashWarnsBelowItsBandingAndRejectsOptionsOfTheOtherType() throws IOException {
         DemoCorpus.load(client(), INDEX);
         String id = fingerprints().keySet().iterator().next();
@@ -345,11 +395,10 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
             + "[minhash] field");
         assertBadRequest(minhash + ", \"min_band_matches\": 50}}}", "[min_band_matches] is 50 but field [text_fp.minhash] has only 42 bands");
         assertBadRequest(minhash + ", \"verification\": \"maybe\"}}}", "unknown verification [maybe], expected [auto] or [estimate]");
-        assertBadRequest(query("{\"_id\": \"" + id + "\"}", ", \"verification\": \"estimate\""), "[verification] applies to [minhash] fields");
+        assertBadRequest(query("{\"_id\": \"" + id + "\"}", ", \"min_band_matches\": 2"), "[min_band_matches] applies to [minhash] fields");
         assertBadRequest("{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"minhash\": \""
             + SignatureCodec.encode(new int[128], 7) + "\", \"shingles\": \"" + io.neardup.core.ShingleSetCodec.encode(new int[] { 1 }, 8)
             + "\"}}}}", "[like.shingles]: shingle set was made by another fingerprint scheme: scheme hash 00000008, expected 00000007");
-        assertBadRequest(query("{\"_id\": \"" + id + "\"}", ", \"min_similarity\": 0.5"), "[min_similarity] applies to [minhash] fields");
         assertBadRequest("{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"simhash\": "
             + "\"00000000000000ff\"}}}}", "[like.simhash] cannot be compared with [minhash] field");
     }
