@@ -19,7 +19,7 @@ curl -fsS -X PUT "$url/$index" -H 'Content-Type: application/json' -d '{
     "version": {"type": "keyword"}, "text": {"type": "text"},
     "text_fp": {"properties": {
       "simhash": {"type": "simhash"},
-      "minhash": {"type": "minhash", "threshold": 0.8},
+      "minhash": {"type": "minhash"},
       "content_hash": {"type": "keyword"}
     }}
   }}

@@ -1,5 +1,6 @@
 package io.neardup.collapse;
 
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import org.opensearch.common.document.DocumentField;
 import org.opensearch.common.xcontent.support.XContentMapValues;
@@ -19,9 +20,11 @@ import java.util.Map;
  * <p>The kind is told by the value: 16 hex characters are a simhash, a base64url string with a
  * version-1 signature header is a MinHash signature (a signature is never 16 characters long).
  * The scheme key: a simhash's {@code scheme} string when {@code _source} has one (none for a bare
- * hex value or a doc value); a signature's header scheme hash and length.
+ * hex value or a doc value); a signature's header scheme hash and length. A MinHash object in
+ * {@code _source} may also carry its shingle set ({@code shingles}), read with the signature's
+ * scheme hash; doc values and bare signatures carry none.
  */
-record HitFingerprint(Kind kind, long simhash, int[] signature, String scheme) {
+record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet, String scheme) {
 
     enum Kind {
         SIMHASH("simhash"),
@@ -51,16 +54,22 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, String scheme) {
             return null;
         }
         String scheme = null;
+        Object shingles = null;
         if (value instanceof Map<?, ?> object) {
             Object schemeValue = object.get("scheme");
             scheme = schemeValue == null ? null : schemeValue.toString();
+            shingles = object.get("shingles");
             value = object.get("value");
             if (value == null) {
                 throw notAFingerprint(hit, field, object);
             }
         }
         if (value instanceof String string) {
-            return parse(hit, field, string, scheme);
+            HitFingerprint fingerprint = parse(hit, field, string, scheme);
+            if (fingerprint.kind() == Kind.MINHASH && shingles != null) {
+                return fingerprint.withShingleSet(hit, field, shingles);
+            }
+            return fingerprint;
         }
         throw notAFingerprint(hit, field, value);
     }
@@ -81,7 +90,7 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, String scheme) {
 
     private static HitFingerprint parse(SearchHit hit, String field, String value, String scheme) {
         if (value.length() == 16 && isHex(value)) {
-            return new HitFingerprint(Kind.SIMHASH, Long.parseUnsignedLong(value, 16), null, scheme);
+            return new HitFingerprint(Kind.SIMHASH, Long.parseUnsignedLong(value, 16), null, null, scheme);
         }
         byte[] raw;
         try {
@@ -95,7 +104,19 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, String scheme) {
         int schemeHash = SignatureCodec.schemeHashOf(value);
         int values = (raw.length - 5) / 4;
         int[] signature = SignatureCodec.decode(value, values, schemeHash);
-        return new HitFingerprint(Kind.MINHASH, 0, signature, String.format(Locale.ROOT, "%08x/%d", schemeHash, values));
+        return new HitFingerprint(Kind.MINHASH, 0, signature, null, String.format(Locale.ROOT, "%08x/%d", schemeHash, values));
+    }
+
+    private HitFingerprint withShingleSet(SearchHit hit, String field, Object shingles) {
+        if (shingles instanceof String encoded) {
+            try {
+                byte[] payload = ShingleSetCodec.decodePayload(encoded, Integer.parseUnsignedInt(scheme.substring(0, 8), 16));
+                return new HitFingerprint(kind, simhash, signature, ShingleSetCodec.values(payload, 0, payload.length), scheme);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(prefix(hit, field) + "has a bad shingle set: " + e.getMessage(), e);
+            }
+        }
+        throw new IllegalArgumentException(prefix(hit, field) + "has [shingles] that are not a string");
     }
 
     private static boolean isHex(String s) {

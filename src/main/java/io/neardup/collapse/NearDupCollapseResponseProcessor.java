@@ -151,12 +151,20 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                 : schemes.computeIfAbsent(fp.scheme() == null ? "" : fp.scheme(), s -> schemes.size());
         }
         int[] leaderOf;
+        String verification = null;
         if (resolved == Kind.MINHASH) {
+            // Exact Jaccard when every fingerprinted hit brought its shingle set; one rule for the whole window otherwise.
+            boolean exact = true;
             int[][] signatures = new int[n][];
+            int[][] shingleSets = new int[n][];
             for (int i = 0; i < n; i++) {
                 signatures[i] = fingerprints[i] == null ? null : fingerprints[i].signature();
+                shingleSets[i] = fingerprints[i] == null ? null : fingerprints[i].shingleSet();
+                exact &= fingerprints[i] == null || shingleSets[i] != null;
             }
-            leaderOf = NearDupCollapser.collapseMinhash(signatures, schemeKeys, minSimilarity);
+            verification = exact ? "exact" : "estimate";
+            leaderOf = exact ? NearDupCollapser.collapseJaccard(shingleSets, schemeKeys, minSimilarity)
+                : NearDupCollapser.collapseMinhash(signatures, schemeKeys, minSimilarity);
         } else {
             long[] simhashes = new long[n];
             for (int i = 0; i < n; i++) {
@@ -213,6 +221,9 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
         stats.put("field", field);
         if (resolved != null) {
             stats.put("fingerprint", resolved.label);
+        }
+        if (verification != null) {
+            stats.put("verification", verification);
         }
         if (window != null) {
             stats.put("window", window.window());

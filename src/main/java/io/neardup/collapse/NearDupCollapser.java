@@ -1,6 +1,8 @@
 package io.neardup.collapse;
 
+import io.neardup.core.LongIndexMap;
 import io.neardup.core.MinHasher;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.Murmur3;
 
 import java.util.Arrays;
@@ -123,6 +125,100 @@ public final class NearDupCollapser {
             }
         }
         return leaderOf;
+    }
+
+    /**
+     * MinHash with shingle sets: folded when the exact Jaccard of the two sets ({@link ShingleSetCodec}
+     * values, ascending unsigned) is at least {@code minSimilarity}. Exact and not quadratic, by prefix
+     * filtering ("A Primitive Operator for Similarity Joins in Data Cleaning", Chaudhuri, Ganti and
+     * Kaushik, 2006): two sets with Jaccard >= t share one of the first {@code |x| - ceil(t |x|) + 1}
+     * values of each in a common order (here: ascending), so leaders are indexed by their prefix
+     * values and a hit is checked only against the leaders sharing one with it; the best-ranked one
+     * that passes wins. Hits with {@link #MISSING} scheme keys are never folded nor leaders of others.
+     */
+    public static int[] collapseJaccard(int[][] shingleSets, int[] schemeKeys, double minSimilarity) {
+        int n = shingleSets.length;
+        checkLengths(n, schemeKeys.length);
+        if (!(minSimilarity > 0 && minSimilarity <= 1)) {
+            throw new IllegalArgumentException("min_similarity must be in (0, 1], got [" + minSimilarity + "]");
+        }
+        int[] leaderOf = new int[n];
+        LongIndexMap postingsOf = new LongIndexMap(64);
+        int[][] postings = new int[64][];
+        for (int i = 0; i < n; i++) {
+            leaderOf[i] = i;
+            int scheme = schemeKeys[i];
+            if (scheme == MISSING) {
+                continue;
+            }
+            int[] set = shingleSets[i];
+            int prefix = prefixLength(set.length, minSimilarity);
+            int best = Integer.MAX_VALUE;
+            for (int p = 0; p < prefix; p++) {
+                int slot = postingsOf.indexOf(key(scheme, set, p));
+                if (slot < 0) {
+                    continue;
+                }
+                int[] bucket = postings[slot];
+                for (int c = 1; c <= bucket[0]; c++) {
+                    int leader = bucket[c];
+                    if (leader < best && jaccard(shingleSets[leader], set) >= minSimilarity) {
+                        best = leader;
+                    }
+                }
+            }
+            if (best != Integer.MAX_VALUE) {
+                leaderOf[i] = best;
+                continue;
+            }
+            for (int p = 0; p < prefix; p++) {
+                int slot = postingsOf.add(key(scheme, set, p));
+                if (slot == postings.length) {
+                    postings = Arrays.copyOf(postings, postings.length * 2);
+                }
+                int[] bucket = postings[slot];
+                if (bucket == null) {
+                    bucket = new int[4];
+                } else if (bucket[0] + 1 == bucket.length) {
+                    bucket = Arrays.copyOf(bucket, bucket.length * 2);
+                }
+                bucket[++bucket[0]] = i;
+                postings[slot] = bucket;
+            }
+        }
+        return leaderOf;
+    }
+
+    /** How many leading values of a set of {@code size} must be indexed and probed; an empty set uses one key of its own. */
+    static int prefixLength(int size, double minSimilarity) {
+        return size == 0 ? 1 : size - (int) Math.ceil(minSimilarity * size - 1e-9) + 1;
+    }
+
+    /** A prefix value with its scheme key; {@code p} past an empty set stands for "empty". */
+    private static long key(int scheme, int[] set, int p) {
+        long value = set.length == 0 ? 1L << 32 : Integer.toUnsignedLong(set[p]);
+        return (long) scheme << 33 | value;
+    }
+
+    /** Exact Jaccard of two ascending unsigned sets; two empty sets are equal. */
+    static double jaccard(int[] a, int[] b) {
+        if (a.length == 0 && b.length == 0) {
+            return 1;
+        }
+        int i = 0, j = 0, common = 0;
+        while (i < a.length && j < b.length) {
+            int c = Integer.compareUnsigned(a[i], b[j]);
+            if (c == 0) {
+                common++;
+                i++;
+                j++;
+            } else if (c < 0) {
+                i++;
+            } else {
+                j++;
+            }
+        }
+        return (double) common / (a.length + b.length - common);
     }
 
     /** The smallest number of equal positions out of k whose fraction is at least s, as {@link MinHasher#jaccard} computes it. */

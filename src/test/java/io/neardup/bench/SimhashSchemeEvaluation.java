@@ -20,6 +20,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.IntStream;
 
 /**
  * Measures which simhash feature scheme should be the default: for simhash_shingle_size 1/2/3 x
@@ -44,9 +45,9 @@ import java.util.concurrent.Future;
  * the same pairs, with fingerprints from the real {@link Fingerprinter} fed the same tokens.
  *
  * <p>Objective (also written into the report): maximize the share of pairs with Jaccard >= 0.9
- * within 3 bits, averaged over the corpora that have at least {@value #MIN_HIGH_PAIRS} such pairs,
- * subject to the share of unrelated pairs (Jaccard < 0.3) within 3 bits staying under 0.1% on every
- * corpus.
+ * within 3 bits, averaged over the corpora that have at least {@value #MIN_HIGH_PAIRS} such pairs
+ * (over all that have any if none has that many), subject to the share of unrelated pairs
+ * (Jaccard < 0.3) within 3 bits staying under 0.1% on every corpus.
  *
  * <p>Command line (from /work/main):
  * <pre>
@@ -65,14 +66,13 @@ import java.util.concurrent.Future;
  * was counted on, to mark where its rows are not held-out; default
  * {@code wordnet,fortunes,manpages}, true of the shipped table), {@code --random-pairs} (200000),
  * {@code --max-near-pairs} (2000000), {@code --seed} (42), {@code --threads} (2; schemes are
- * fingerprinted in parallel). Deterministic for a given seed. Takes about ten minutes on 2 cores
- * for the three corpora above.
+ * fingerprinted in parallel). Deterministic for a given seed. Takes about a minute on 2 cores
+ * for the three corpora above (2.4 GB resident).
  */
 public final class SimhashSchemeEvaluation {
     private static final int TRUTH_SHINGLE_SIZE = 3;
     private static final double NEAR_THRESHOLD = 0.5;
     private static final double UNRELATED_BELOW = 0.3;
-    private static final double HIGH_JACCARD = 0.9;
     private static final int CLOSE_BITS = 3;
     private static final int LOOSE_BITS = 6;
     /** Constraint: unrelated pairs within {@link #CLOSE_BITS} must stay under this share on every corpus. */
@@ -84,7 +84,8 @@ public final class SimhashSchemeEvaluation {
     private static final double[] BUCKET_FLOORS = {0.5, 0.7, 0.8, 0.9, 0.95, 1.0};
     private static final String[] BUCKET_NAMES = {"[0.5,0.7)", "[0.7,0.8)", "[0.8,0.9)", "[0.9,0.95)", "[0.95,1.0)", "1.0"};
     private static final int BUCKETS = BUCKET_FLOORS.length;
-    private static final int FIRST_HIGH_BUCKET = 3; // [0.9, 0.95)
+    /** The buckets from here on hold the pairs of Jaccard >= 0.9. */
+    private static final int FIRST_HIGH_BUCKET = 3;
     private static final int EXACT_BUCKET = BUCKETS - 1;
 
     private static final long FNV_OFFSET = 0xcbf29ce484222325L;
@@ -257,8 +258,8 @@ public final class SimhashSchemeEvaluation {
 
         try (PrintStream report = out == null ? System.out
             : new PrintStream(Files.newOutputStream(out), false, StandardCharsets.UTF_8)) {
-            writeReport(report, candidates, results, idfPath, idfTable, idfBuiltFrom, randomPairs, maxNearPairs, seed,
-                threads, seconds);
+            writeReport(report, candidates, results,
+                new RunInfo(idfPath, idfTable, idfBuiltFrom, randomPairs, maxNearPairs, seed, threads, seconds));
         }
         System.err.printf(Locale.ROOT, "done in %.1f s%n", seconds);
     }
@@ -572,14 +573,66 @@ public final class SimhashSchemeEvaluation {
 
     // ---------------------------------------------------------------- report
 
-    private static void writeReport(PrintStream out, List<Candidate> candidates, List<CorpusResult> results, Path idfPath,
-                                    IdfTable idfTable, List<String> idfBuiltFrom, int randomPairs, int maxNearPairs,
-                                    long seed, int threads, double seconds) {
-        List<CorpusResult> objectiveCorpora = results.stream().filter(r -> r.highPairs() >= MIN_HIGH_PAIRS).toList();
-        List<String> idfSeen = results.stream().map(CorpusResult::name)
-            .filter(name -> idfBuiltFrom.stream().anyMatch(name::startsWith)).toList();
-        List<String> idfHeldOut = results.stream().map(CorpusResult::name).filter(name -> !idfSeen.contains(name)).toList();
+    /** What the report needs to know about the IDF table and the run's settings. */
+    private record RunInfo(Path idfPath, IdfTable idfTable, List<String> idfBuiltFrom, int randomPairs,
+                           int maxNearPairs, long seed, int threads, double seconds) {}
 
+    /**
+     * The objective per candidate, over {@code objectiveCorpora}; {@code order} lists candidates
+     * feasible first, then by falling objective.
+     */
+    private record Ranking(List<CorpusResult> objectiveCorpora, double[] objective, double[] objectiveExclExact,
+                           boolean[] feasible, int[] order) {
+        static Ranking of(List<Candidate> candidates, List<CorpusResult> results) {
+            List<CorpusResult> enough = results.stream().filter(r -> r.highPairs() >= MIN_HIGH_PAIRS).toList();
+            // With no corpus large enough, a thin average still beats none.
+            List<CorpusResult> objectiveCorpora = enough.isEmpty()
+                ? results.stream().filter(r -> r.highPairs() > 0).toList() : enough;
+            int k = candidates.size();
+            double[] objective = new double[k];
+            double[] exclExact = new double[k];
+            boolean[] feasible = new boolean[k];
+            for (int c = 0; c < k; c++) {
+                final int candidate = c;
+                objective[c] = meanHighCloseShare(objectiveCorpora, c);
+                exclExact[c] = objectiveCorpora.stream()
+                    .mapToDouble(r -> r.tallies()[candidate].highCloseShare(false)).average().orElse(Double.NaN);
+                feasible[c] = results.stream().allMatch(r -> r.tallies()[candidate].falseCloseness() < MAX_FALSE_CLOSENESS);
+            }
+            int[] order = IntStream.range(0, k).boxed()
+                .sorted(Comparator.<Integer, Boolean>comparing(c -> !feasible[c]).thenComparing(c -> -objective[c]))
+                .mapToInt(Integer::intValue).toArray();
+            return new Ranking(objectiveCorpora, objective, exclExact, feasible, order);
+        }
+
+        /** The best feasible candidate by the objective restricted to {@code corpora}, or -1. */
+        int best(List<CorpusResult> corpora, int candidates) {
+            int best = -1;
+            for (int c = 0; c < candidates; c++) {
+                if (feasible[c] && (best < 0 || meanHighCloseShare(corpora, c) > meanHighCloseShare(corpora, best))) {
+                    best = c;
+                }
+            }
+            return best;
+        }
+    }
+
+    private static void writeReport(PrintStream out, List<Candidate> candidates, List<CorpusResult> results, RunInfo run) {
+        List<String> idfSeen = results.stream().map(CorpusResult::name)
+            .filter(name -> run.idfBuiltFrom().stream().anyMatch(name::startsWith)).toList();
+        Ranking ranking = Ranking.of(candidates, results);
+        writeIntroduction(out, results, run, idfSeen);
+        writeCorpora(out, results, idfSeen);
+        writeRanking(out, candidates, results, ranking);
+        writeRecommendation(out, candidates, results, ranking, idfSeen);
+        for (CorpusResult r : results) {
+            writeDetails(out, candidates, r, idfSeen.contains(r.name()));
+        }
+        out.printf(Locale.ROOT, "Total run time %.1f s (%d threads).%n", run.seconds(), run.threads());
+    }
+
+    private static void writeIntroduction(PrintStream out, List<CorpusResult> results, RunInfo run, List<String> idfSeen) {
+        List<String> idfHeldOut = results.stream().map(CorpusResult::name).filter(name -> !idfSeen.contains(name)).toList();
         out.println("# Simhash feature scheme evaluation");
         out.println();
         out.println("Candidates: simhash_shingle_size 1/2/3 x weighting binary/tf/log_tf x IDF none / `+idf`; everything "
@@ -590,8 +643,9 @@ public final class SimhashSchemeEvaluation {
         out.printf(Locale.ROOT, "`+idf` = `%s`, loaded with `IdfTable.load(\"%s\", 0, ...)` as the ingest factory does "
                 + "(identity `%s`; %,d docs, %,d terms). It was counted on %s, so **its rows are not held-out for %s** "
                 + "(optimistic there) and **held-out for %s**.%n%n",
-            idfPath, idfTable.name(), idfTable.identity(), idfTable.docCount(), idfTable.size(),
-            String.join(" + ", idfBuiltFrom), idfSeen.isEmpty() ? "(none of these corpora)" : String.join(", ", idfSeen),
+            run.idfPath(), run.idfTable().name(), run.idfTable().identity(), run.idfTable().docCount(),
+            run.idfTable().size(), String.join(" + ", run.idfBuiltFrom()),
+            idfSeen.isEmpty() ? "(none of these corpora)" : String.join(", ", idfSeen),
             idfHeldOut.isEmpty() ? "none" : String.join(", ", idfHeldOut));
         out.println("Truth: exact Jaccard of each document's set of word 3-shingles (same tokens; shingles hashed "
             + "independently of the plugin, FNV-1a 64 over the words joined by a space; a 1–2 word text has one "
@@ -599,8 +653,10 @@ public final class SimhashSchemeEvaluation {
         out.printf(Locale.ROOT, "Pairs per corpus: **every** pair with Jaccard >= 0.5, found exactly by prefix filtering "
                 + "(no shingle skipped; capped by a uniform sample of %,d, seed %d, if there are more), plus %,d random "
                 + "pairs of distinct documents (seed %d); *unrelated* = random pairs with Jaccard < 0.3.%n%n",
-            maxNearPairs, seed, randomPairs, seed);
+            run.maxNearPairs(), run.seed(), run.randomPairs(), run.seed());
+    }
 
+    private static void writeCorpora(PrintStream out, List<CorpusResult> results, List<String> idfSeen) {
         out.println("## Corpora");
         out.println();
         out.println("| corpus | docs (with tokens) | tokens | distinct 3-shingles | pairs J >= 0.5 found | scored "
@@ -619,64 +675,41 @@ public final class SimhashSchemeEvaluation {
                 buckets, r.randomUnrelated(), r.randomNear(), idfSeen.contains(r.name()) ? "no" : "yes");
         }
         out.println();
+    }
 
-        // Objective and ranking.
-        int k = candidates.size();
-        double[] objective = new double[k];
-        double[] objectiveNoExact = new double[k];
-        boolean[] feasible = new boolean[k];
-        for (int c = 0; c < k; c++) {
-            double sum = 0, sumNoExact = 0;
-            for (CorpusResult r : objectiveCorpora) {
-                sum += r.tallies()[c].highCloseShare(true);
-                sumNoExact += r.tallies()[c].highCloseShare(false);
-            }
-            objective[c] = sum / objectiveCorpora.size();
-            objectiveNoExact[c] = sumNoExact / objectiveCorpora.size();
-            feasible[c] = true;
-            for (CorpusResult r : results) {
-                feasible[c] &= r.tallies()[c].falseCloseness() < MAX_FALSE_CLOSENESS;
-            }
-        }
-        Integer[] order = new Integer[k];
-        for (int c = 0; c < k; c++) {
-            order[c] = c;
-        }
-        Arrays.sort(order, Comparator.<Integer, Boolean>comparing(c -> !feasible[c])
-            .thenComparing(c -> -objective[c]).thenComparing(c -> c));
-        String objectiveNames = String.join(" + ", objectiveCorpora.stream().map(CorpusResult::name).toList());
-        List<String> left = results.stream().filter(r -> !objectiveCorpora.contains(r))
+    private static void writeRanking(PrintStream out, List<Candidate> candidates, List<CorpusResult> results,
+                                     Ranking ranking) {
+        List<String> left = results.stream().filter(r -> !ranking.objectiveCorpora().contains(r))
             .map(r -> String.format(Locale.ROOT, "%s (%,d pairs with J >= 0.9)", r.name(), r.highPairs())).toList();
-
         out.println("## Ranking");
         out.println();
         out.printf(Locale.ROOT, "**Objective:** maximize the share of pairs with Jaccard >= 0.9 that are within %d bits, "
                 + "averaged (unweighted) over %s, subject to unrelated pairs (J < 0.3) within %d bits staying under "
                 + "%.1f%% on **every** corpus. Corpora with fewer than %,d pairs of J >= 0.9 are left out of the "
-                + "average%s.%n%n",
-            CLOSE_BITS, objectiveNames, CLOSE_BITS, 100 * MAX_FALSE_CLOSENESS, MIN_HIGH_PAIRS,
+                + "average unless none has that many%s.%n%n",
+            CLOSE_BITS, names(ranking.objectiveCorpora(), " + "), CLOSE_BITS, 100 * MAX_FALSE_CLOSENESS, MIN_HIGH_PAIRS,
             left.isEmpty() ? " (none was)" : ": " + String.join(", ", left));
         out.println("`J>=0.9 ≤3`: share of pairs with J >= 0.9 (including exact 1.0) within 3 bits; `excl. 1.0`: the "
-            + "same over [0.9, 1.0) only, i.e. without documents whose shingle sets are identical. `unrel ≤3`: share "
-            + "of unrelated pairs within 3 bits; `unrel h`: their mean Hamming distance (ideal 32).");
+            + "same over [0.9, 1.0) only, i.e. without documents whose shingle sets are identical; `worst corpus`: the "
+            + "lowest `J>=0.9 ≤3` of the objective's corpora. `unrel ≤3`: share of unrelated pairs within 3 bits; "
+            + "`unrel h`: their mean Hamming distance (ideal 32).");
         out.println();
-        StringBuilder header = new StringBuilder("| rank | scheme | objective | objective excl. 1.0 | constraint |");
-        StringBuilder rule = new StringBuilder("|---|---|---|---|---|");
+        StringBuilder header = new StringBuilder("| rank | scheme | objective | objective excl. 1.0 | worst corpus | constraint |");
+        StringBuilder rule = new StringBuilder("|---|---|---|---|---|---|");
         for (CorpusResult r : results) {
             header.append(String.format(Locale.ROOT, " %s J>=0.9 ≤3 | excl. 1.0 | unrel ≤3 | unrel h |", r.name()));
             rule.append("---|---|---|---|");
         }
         out.println(header);
         out.println(rule);
-        int rank = 0;
-        for (int c : order) {
-            rank++;
-            Candidate cand = candidates.get(c);
-            boolean current = cand.isCurrentDefault();
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s |", rank,
-                current ? "**" + cand.name() + "** ◀ current default" : cand.name(),
-                bold(current, percent(objective[c])), bold(current, percent(objectiveNoExact[c])),
-                feasible[c] ? "ok" : "**violated**"));
+        for (int rank = 0; rank < ranking.order().length; rank++) {
+            int c = ranking.order()[rank];
+            Candidate candidate = candidates.get(c);
+            boolean current = candidate.isCurrentDefault();
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s |", rank + 1,
+                current ? "**" + candidate.name() + "** ◀ current default" : candidate.name(),
+                bold(current, percent(ranking.objective()[c])), bold(current, percent(ranking.objectiveExclExact()[c])),
+                percent(worstCorpusShare(ranking.objectiveCorpora(), c)), ranking.feasible()[c] ? "ok" : "**violated**"));
             for (CorpusResult r : results) {
                 Tally t = r.tallies()[c];
                 row.append(String.format(Locale.ROOT, " %s | %s | %s | %.1f |", percent(t.highCloseShare(true)),
@@ -685,84 +718,122 @@ public final class SimhashSchemeEvaluation {
             out.println(row);
         }
         out.println();
+    }
 
-        // Recommendation, derived from the ranking.
-        int best = order[0];
-        int bestNoIdf = -1;
-        int currentDefault = -1;
-        for (int c : order) {
-            if (bestNoIdf < 0 && feasible[c] && !candidates.get(c).idf()) {
-                bestNoIdf = c;
-            }
-            if (candidates.get(c).isCurrentDefault()) {
-                currentDefault = c;
-            }
-        }
+    private static void writeRecommendation(PrintStream out, List<Candidate> candidates, List<CorpusResult> results,
+                                            Ranking ranking, List<String> idfSeen) {
         out.println("## Recommendation (computed)");
         out.println();
-        if (!feasible[best]) {
+        int best = ranking.order()[0];
+        if (!ranking.feasible()[best]) {
             out.println("No scheme meets the constraint on every corpus.");
-        } else {
-            out.printf(Locale.ROOT, "* Best scheme overall: **%s**, objective %s (excl. 1.0: %s).%n",
-                candidates.get(best).name(), percent(objective[best]), percent(objectiveNoExact[best]));
-            if (bestNoIdf >= 0) {
-                out.printf(Locale.ROOT, "* Best scheme without an IDF table: **%s**, objective %s (excl. 1.0: %s).%n",
-                    candidates.get(bestNoIdf).name(), percent(objective[bestNoIdf]), percent(objectiveNoExact[bestNoIdf]));
+            out.println();
+            return;
+        }
+        int bestWithoutIdf = -1;
+        for (int c : ranking.order()) {
+            if (ranking.feasible()[c] && !candidates.get(c).idf()) {
+                bestWithoutIdf = c;
+                break;
             }
-            if (currentDefault >= 0) {
-                out.printf(Locale.ROOT, "* Current default **%s**: objective %s (excl. 1.0: %s), constraint %s.%n",
-                    candidates.get(currentDefault).name(), percent(objective[currentDefault]),
-                    percent(objectiveNoExact[currentDefault]), feasible[currentDefault] ? "met" : "violated");
+        }
+        int currentDefault = -1;
+        for (int c = 0; c < candidates.size(); c++) {
+            currentDefault = candidates.get(c).isCurrentDefault() ? c : currentDefault;
+        }
+        out.printf(Locale.ROOT, "* Best scheme overall: **%s**, objective %s (excl. 1.0: %s).%n",
+            candidates.get(best).name(), percent(ranking.objective()[best]), percent(ranking.objectiveExclExact()[best]));
+        if (bestWithoutIdf >= 0) {
+            out.printf(Locale.ROOT, "* Best scheme without an IDF table: **%s**, objective %s (excl. 1.0: %s).%n",
+                candidates.get(bestWithoutIdf).name(), percent(ranking.objective()[bestWithoutIdf]),
+                percent(ranking.objectiveExclExact()[bestWithoutIdf]));
+        }
+        if (currentDefault >= 0) {
+            out.printf(Locale.ROOT, "* Current default **%s**: objective %s (excl. 1.0: %s), constraint %s.%n",
+                candidates.get(currentDefault).name(), percent(ranking.objective()[currentDefault]),
+                percent(ranking.objectiveExclExact()[currentDefault]), ranking.feasible()[currentDefault] ? "met" : "violated");
+        }
+        // How much the choice rests on any single corpus.
+        List<CorpusResult> objectiveCorpora = ranking.objectiveCorpora();
+        for (CorpusResult dropped : objectiveCorpora.size() > 1 ? objectiveCorpora : List.<CorpusResult>of()) {
+            List<CorpusResult> rest = objectiveCorpora.stream().filter(r -> r != dropped).toList();
+            int bestOfRest = ranking.best(rest, candidates.size());
+            out.printf(Locale.ROOT, "* Without %s, the objective would pick **%s** (%s; %s there: %s; current default: "
+                    + "%s).%n", dropped.name(), candidates.get(bestOfRest).name(),
+                percent(meanHighCloseShare(rest, bestOfRest)), candidates.get(best).name(),
+                percent(meanHighCloseShare(rest, best)),
+                currentDefault < 0 ? "–" : percent(meanHighCloseShare(rest, currentDefault)));
+        }
+        List<CorpusResult> heldOut = results.stream().filter(r -> !idfSeen.contains(r.name())).toList();
+        if (!idfSeen.isEmpty()) {
+            out.printf(Locale.ROOT, "* `+idf` rows are optimistic on %s (the table saw them); compare `+idf` against "
+                + "no-IDF on %s alone for an honest view.%n", String.join(", ", idfSeen),
+                heldOut.isEmpty() ? "a held-out corpus" : names(heldOut, ", "));
+        }
+        for (CorpusResult r : heldOut) {
+            int wins = 0, compared = 0;
+            for (int c = 0; c < candidates.size(); c++) {
+                Candidate candidate = candidates.get(c);
+                if (candidate.idf()) {
+                    int withoutIdf = candidates.indexOf(new Candidate(candidate.shingleSize(), candidate.weighting(), false));
+                    compared++;
+                    wins += r.tallies()[c].highCloseShare(true) > r.tallies()[withoutIdf].highCloseShare(true) ? 1 : 0;
+                }
             }
-            if (!idfSeen.isEmpty()) {
-                out.printf(Locale.ROOT, "* `+idf` rows are optimistic on %s (the table saw them); compare `+idf` "
-                    + "against no-IDF on %s alone for an honest view.%n", String.join(", ", idfSeen),
-                    idfHeldOut.isEmpty() ? "a held-out corpus" : String.join(", ", idfHeldOut));
-            }
+            out.printf(Locale.ROOT, "* On %s (held-out for the table), `+idf` puts more J >= 0.9 pairs within %d bits "
+                + "than the same scheme without IDF in %d of %d cases.%n", r.name(), CLOSE_BITS, wins, compared);
         }
         out.println();
+    }
 
-        // Details per corpus.
-        for (CorpusResult r : results) {
-            out.printf(Locale.ROOT, "## %s: share within %d / %d bits by Jaccard bucket%n%n", r.name(), CLOSE_BITS,
-                LOOSE_BITS);
-            out.printf(Locale.ROOT, "%s: %,d docs with tokens; %,d near pairs scored%s, %,d unrelated random pairs.%s%n%n",
-                r.path(), r.docsUsed(), r.nearPairsScored(),
-                r.nearPairsFound() > r.nearPairsScored()
-                    ? String.format(Locale.ROOT, " (a uniform sample of the %,d found)", r.nearPairsFound()) : " (all)",
-                r.randomUnrelated(), idfSeen.contains(r.name()) ? " `+idf` is **not held-out** here." : "");
-            StringBuilder h = new StringBuilder("| scheme |");
-            StringBuilder counts = new StringBuilder("| *pairs* |");
-            StringBuilder line = new StringBuilder("|---|");
-            for (int b = 0; b < BUCKETS; b++) {
-                h.append(String.format(Locale.ROOT, " %s ≤%d / ≤%d |", BUCKET_NAMES[b], CLOSE_BITS, LOOSE_BITS));
-                counts.append(String.format(Locale.ROOT, " %,d |", r.nearPairsByBucket()[b]));
-                line.append("---|");
-            }
-            h.append(" J>=0.9 ≤3 | unrelated ≤3 | unrelated ≤6 | unrelated mean h |");
-            counts.append(String.format(Locale.ROOT, " %,d | %,d | | |", r.highPairs(), r.randomUnrelated()));
-            line.append("---|---|---|---|");
-            out.println(h);
-            out.println(line);
-            out.println(counts);
-            for (int c = 0; c < k; c++) {
-                Candidate cand = candidates.get(c);
-                Tally t = r.tallies()[c];
-                StringBuilder row = new StringBuilder("| " + (cand.isCurrentDefault()
-                    ? "**" + cand.name() + "** ◀" : cand.name()) + " |");
-                for (int b = 0; b < BUCKETS; b++) {
-                    row.append(t.pairs[b] == 0 ? " – |" : String.format(Locale.ROOT, " %s / %s |",
-                        percent((double) t.close[b] / t.pairs[b]), percent((double) t.loose[b] / t.pairs[b])));
-                }
-                row.append(String.format(Locale.ROOT, " %s | %s | %s | %.2f |", percent(t.highCloseShare(true)),
-                    falsePercent(t), String.format(Locale.ROOT, "%.3f%%", 100.0 * t.unrelatedLoose / t.unrelated),
-                    t.unrelatedMeanHamming()));
-                out.println(row);
-            }
-            out.printf(Locale.ROOT, "%nJoin %.1f s, fingerprinting + scoring of %d schemes %.1f s.%n%n", r.joinSeconds(),
-                k, r.fingerprintSeconds());
+    private static void writeDetails(PrintStream out, List<Candidate> candidates, CorpusResult r, boolean idfSeen) {
+        out.printf(Locale.ROOT, "## %s: share within %d / %d bits by Jaccard bucket%n%n", r.name(), CLOSE_BITS, LOOSE_BITS);
+        out.printf(Locale.ROOT, "%s: %,d docs with tokens; %,d near pairs scored%s, %,d unrelated random pairs.%s%n%n",
+            r.path(), r.docsUsed(), r.nearPairsScored(),
+            r.nearPairsFound() > r.nearPairsScored()
+                ? String.format(Locale.ROOT, " (a uniform sample of the %,d found)", r.nearPairsFound()) : " (all)",
+            r.randomUnrelated(), idfSeen ? " `+idf` is **not held-out** here." : "");
+        StringBuilder header = new StringBuilder("| scheme |");
+        StringBuilder rule = new StringBuilder("|---|");
+        StringBuilder counts = new StringBuilder("| *pairs* |");
+        for (int b = 0; b < BUCKETS; b++) {
+            header.append(String.format(Locale.ROOT, " %s ≤%d / ≤%d |", BUCKET_NAMES[b], CLOSE_BITS, LOOSE_BITS));
+            rule.append("---|");
+            counts.append(String.format(Locale.ROOT, " %,d |", r.nearPairsByBucket()[b]));
         }
-        out.printf(Locale.ROOT, "Total run time %.1f s (%d threads).%n", seconds, threads);
+        header.append(" J>=0.9 ≤3 | unrelated ≤3 | unrelated ≤6 | unrelated mean h |");
+        rule.append("---|---|---|---|");
+        counts.append(String.format(Locale.ROOT, " %,d | %,d | | |", r.highPairs(), r.randomUnrelated()));
+        out.println(header);
+        out.println(rule);
+        out.println(counts);
+        for (int c = 0; c < candidates.size(); c++) {
+            Candidate candidate = candidates.get(c);
+            Tally t = r.tallies()[c];
+            StringBuilder row = new StringBuilder("| " + (candidate.isCurrentDefault()
+                ? "**" + candidate.name() + "** ◀" : candidate.name()) + " |");
+            for (int b = 0; b < BUCKETS; b++) {
+                row.append(t.pairs[b] == 0 ? " – |" : String.format(Locale.ROOT, " %s / %s |",
+                    percent((double) t.close[b] / t.pairs[b]), percent((double) t.loose[b] / t.pairs[b])));
+            }
+            row.append(String.format(Locale.ROOT, " %s | %s | %.3f%% | %.2f |", percent(t.highCloseShare(true)),
+                falsePercent(t), 100.0 * t.unrelatedLoose / t.unrelated, t.unrelatedMeanHamming()));
+            out.println(row);
+        }
+        out.printf(Locale.ROOT, "%nJoin %.1f s, fingerprinting + scoring of %d schemes %.1f s.%n%n", r.joinSeconds(),
+            candidates.size(), r.fingerprintSeconds());
+    }
+
+    private static String names(List<CorpusResult> corpora, String separator) {
+        return String.join(separator, corpora.stream().map(CorpusResult::name).toList());
+    }
+
+    private static double meanHighCloseShare(List<CorpusResult> corpora, int candidate) {
+        return corpora.stream().mapToDouble(r -> r.tallies()[candidate].highCloseShare(true)).average().orElse(Double.NaN);
+    }
+
+    private static double worstCorpusShare(List<CorpusResult> corpora, int candidate) {
+        return corpora.stream().mapToDouble(r -> r.tallies()[candidate].highCloseShare(true)).min().orElse(Double.NaN);
     }
 
     private static String percent(double share) {

@@ -2,6 +2,7 @@ package io.neardup.collapse;
 
 import io.neardup.DemoCorpus;
 import io.neardup.core.MinHasher;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import org.opensearch.client.Request;
 import org.opensearch.client.ResponseException;
@@ -97,7 +98,25 @@ public class NearDupCollapseIT extends OpenSearchRestTestCase {
             return Long.bitCount(Long.parseUnsignedLong(va, 16) ^ Long.parseUnsignedLong(vb, 16)) <= threshold;
         }
         int hash = SignatureCodec.schemeHashOf(va);
+        if (a.get("shingles") instanceof String sa && b.get("shingles") instanceof String sb) {
+            return jaccard(values(sa, hash), values(sb, hash)) >= threshold; // the processor wrote sets: exact Jaccard
+        }
         return MinHasher.jaccard(SignatureCodec.decode(va, 128, hash), SignatureCodec.decode(vb, 128, hash)) >= threshold;
+    }
+
+    private static Set<Integer> values(String encoded, int schemeHash) {
+        byte[] payload = ShingleSetCodec.decodePayload(encoded, schemeHash);
+        Set<Integer> set = new HashSet<>();
+        for (int v : ShingleSetCodec.values(payload, 0, payload.length)) {
+            set.add(v);
+        }
+        return set;
+    }
+
+    private static double jaccard(Set<Integer> a, Set<Integer> b) {
+        Set<Integer> common = new HashSet<>(a);
+        common.retainAll(b);
+        return (double) common.size() / (a.size() + b.size() - common.size());
     }
 
     /**
@@ -181,6 +200,8 @@ public class NearDupCollapseIT extends OpenSearchRestTestCase {
             + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.minhash\", \"min_similarity\": 0.8}}]}");
         int folded = assertCollapsedPages("dedup-minhash", "{\"match\": {\"text\": \"file directory\"}}", "minhash", 0.8, 20);
         assertTrue("folded " + folded, folded > 0);
+        Map<String, Object> ext = ext(search("dedup-minhash", body("{\"match\": {\"text\": \"file directory\"}}", 0, 20)));
+        assertEquals("the hits' _source carries their shingle sets", "exact", ext.get("verification"));
     }
 
     /** With index.search.default_pipeline every search of the index is collapsed; search_pipeline=_none turns it off. */

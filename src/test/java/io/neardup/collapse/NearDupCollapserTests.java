@@ -1,6 +1,7 @@
 package io.neardup.collapse;
 
 import io.neardup.core.MinHasher;
+import io.neardup.core.ShingleSetCodec;
 import org.opensearch.test.OpenSearchTestCase;
 
 import java.util.Arrays;
@@ -89,6 +90,58 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
             int[] expected = referenceMinhash(sigs, schemes, s);
             assertArrayEquals("n=" + n + " k=" + k + " s=" + s, expected, NearDupCollapser.collapseMinhash(sigs, schemes, s));
         }
+    }
+
+    /** Prefix filtering must find exactly what the all-leaders scan on the exact Jaccard finds, at any threshold and size. */
+    public void testJaccardDuel() {
+        Random random = random();
+        for (int round = 0; round < 60; round++) {
+            int n = 1 + random.nextInt(200);
+            double s = random.nextInt(5) == 0 ? 1.0 : 0.02 + 0.98 * random.nextDouble();
+            int[][] sets = new int[n][];
+            int[] schemes = new int[n];
+            for (int i = 0; i < n; i++) {
+                schemes[i] = random.nextInt(10) == 0 ? NearDupCollapser.MISSING : random.nextInt(2);
+                // values from a small alphabet, and copies of earlier sets with a few values changed: every similarity occurs
+                long[] hashes = new long[random.nextInt(random.nextBoolean() ? 8 : 120)];
+                int[] base = i > 0 && random.nextBoolean() ? sets[random.nextInt(i)] : null;
+                for (int h = 0; h < hashes.length; h++) {
+                    long value = base != null && h < base.length && random.nextInt(6) > 0 ? Integer.toUnsignedLong(base[h])
+                        : random.nextInt(random.nextBoolean() ? 40 : Integer.MAX_VALUE) * 2_654_435_761L;
+                    hashes[h] = value << 32;
+                }
+                sets[i] = ShingleSetCodec.of(hashes, hashes.length);
+            }
+            int[] expected = new int[n];
+            for (int i = 0; i < n; i++) {
+                expected[i] = i;
+                for (int leader = 0; leader < i && schemes[i] != NearDupCollapser.MISSING; leader++) {
+                    if (expected[leader] == leader && schemes[leader] == schemes[i] && jaccard(sets[leader], sets[i]) >= s) {
+                        expected[i] = leader;
+                        break;
+                    }
+                }
+            }
+            assertArrayEquals("n=" + n + " s=" + s, expected, NearDupCollapser.collapseJaccard(sets, schemes, s));
+        }
+    }
+
+    /** Jaccard with Java sets, independent of the collapser's merge. */
+    private static double jaccard(int[] a, int[] b) {
+        java.util.Set<Integer> left = new java.util.HashSet<>(), union = new java.util.HashSet<>();
+        for (int v : a) {
+            left.add(v);
+        }
+        for (int v : b) {
+            union.add(v);
+        }
+        if (left.isEmpty() && union.isEmpty()) {
+            return 1;
+        }
+        java.util.Set<Integer> common = new java.util.HashSet<>(left);
+        common.retainAll(union);
+        union.addAll(left);
+        return (double) common.size() / union.size();
     }
 
     public void testBands() {
