@@ -51,7 +51,7 @@ import java.util.regex.Pattern;
  * <li><b>Ingest</b>: {@link IngestBenchmark#measure} (plain bulk vs the {@code near_dup_fingerprint}
  *     pipeline) on the first {@code --ingest-docs} documents; then the whole corpus is bulk-indexed
  *     through the pipeline into {@code neardup-eval} (1 shard, 0 replicas, {@code index.sort.field:
- *     fp.simhash}, {@code fp.simhash} / {@code fp.minhash} (threshold 0.8) / {@code fp.content_hash}),
+ *     fp.simhash}, {@code fp.simhash} / {@code fp.minhash} (default banding) / {@code fp.content_hash}),
  *     {@code _id} = line number, and force-merged to one segment.</li>
  * <li><b>Truth</b>, independent of the query path: the fingerprints the node stored are read back from
  *     {@code _source} (scroll); simhash neighbours by brute-force Hamming distance in-process; the exact
@@ -389,11 +389,11 @@ public final class Evaluate {
                 }
             }
         }
-        report.append(String.format(Locale.ROOT, "Banding of `fp.minhash` (threshold 0.8, weights %.1f/%.1f): %d bands x %d rows. Empirical "
+        report.append(String.format(Locale.ROOT, "Banding of `fp.minhash` (the default min_similarity_floor %.1f): %d bands x %d rows. Empirical "
             + "P(candidate) = share of (query, document) pairs in each Jaccard bin that share >= 1 band (band keys from the stored "
             + "signatures, as the mapper indexes them); theory = mean of 1 - (1 - J^r)^b over the bin's pairs; `returned at 0.8` = "
-            + "share returned by the node's query with min_similarity 0.8.%n%n", MinhashFieldMapper.DEFAULT_FALSE_POSITIVE_WEIGHT,
-            MinhashFieldMapper.DEFAULT_FALSE_NEGATIVE_WEIGHT, banding.bands(), banding.rows()));
+            + "share returned by the node's query with min_similarity 0.8 (automatic min_band_matches, exact verification).%n%n",
+            MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR, banding.bands(), banding.rows()));
         report.append("| Jaccard | pairs | empirical P(candidate) | theory | returned at 0.8 |\n|---|---|---|---|---|\n");
         StringBuilder sc = new StringBuilder("bin_lo,bin_hi,pairs,candidates,empirical,theory,returned_08,bands,rows\n");
         for (int b = 0; b < SBINS; b++) {
@@ -419,15 +419,17 @@ public final class Evaluate {
                 tokens.put(queries[i], termVector(queries[i]));
             }
         }
-        String[] methods = mhFilter ? new String[] {"psm", "exact", "script_score", "nd_minhash", "minhash_filter", "ids_baseline"}
-            : new String[] {"psm", "exact", "script_score", "nd_minhash", "ids_baseline"};
+        String[] methods = mhFilter
+            ? new String[] {"psm", "exact", "script_score", "nd_minhash", "nd_minhash_estimate", "minhash_filter", "ids_baseline"}
+            : new String[] {"psm", "exact", "script_score", "nd_minhash", "nd_minhash_estimate", "ids_baseline"};
         Map<String, double[]> lat = latency(INDEX, methods, queries, lq, warmup, st, tokens, n, truth);
         section("Latency");
         report.append(String.format(Locale.ROOT, "%d query documents (after %d warm-up queries), sequential, one interleaved loop (every "
             + "method per query, the order rotating), client wall time over HTTP/1.1 keep-alive; `size` 100, `_source` false, "
             + "`track_total_hits` true. psm / exact: `near_duplicate` on `fp.simhash`, h = %d (k = 64), `like` the stored fingerprint; "
             + "script_score: Painless `Long.bitCount` over every document (`min_score` 1; documents without a simhash score 0); nd_minhash: `near_duplicate` on "
-            + "`fp.minhash`, min_similarity %.1f, `like` the stored signature; minhash_filter: `bool` of `term` queries on the "
+            + "`fp.minhash`, min_similarity %.1f, `like` the stored signature and shingle set (exact verification); nd_minhash_estimate: "
+            + "the same with `verification: estimate` and no set; minhash_filter: `bool` of `term` queries on the "
             + "document's distinct `min_hash` tokens (from `_termvectors`, not timed) with minimum_should_match %.0f%% on `%s`; "
             + "ids_baseline: an `ids` query for one document (HTTP + search floor).%n%n", lq - warmup, warmup, LATENCY_H, LATENCY_TAU,
             100 * MH_FILTER_MSM, MH_INDEX));
@@ -436,7 +438,7 @@ public final class Evaluate {
         for (String m : methods) {
             double[] r = lat.get(m);
             report.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.0f | %s |%n", m, r[0], r[1], r[2], r[3],
-                m.equals("nd_minhash") || m.equals("minhash_filter") ? String.format(Locale.ROOT, "%.3f / %.3f / %.3f", r[4], r[5], r[6]) : "-"));
+                m.startsWith("nd_minhash") || m.equals("minhash_filter") ? String.format(Locale.ROOT, "%.3f / %.3f / %.3f", r[4], r[5], r[6]) : "-"));
             latCsv.append(String.format(Locale.ROOT, "%s,%.4f,%.4f,%.4f,%.1f%n", m, r[0], r[1], r[2], r[3]));
         }
         Files.writeString(out.resolve("latency.csv"), latCsv.toString());
@@ -531,7 +533,7 @@ public final class Evaluate {
         ok("PUT", "/" + INDEX, "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
             + "\"index.default_pipeline\": \"" + PIPELINE + "\", \"index.sort.field\": \"fp.simhash\"}, \"mappings\": {\"properties\": {"
             + "\"text\": {\"type\": \"text\"}, \"group\": {\"type\": \"keyword\"}, \"fp\": {\"properties\": {"
-            + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\", \"threshold\": 0.8}, "
+            + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"}, "
             + "\"content_hash\": {\"type\": \"keyword\"}}}}}}");
         return bulk(INDEX, docs, batch);
     }
@@ -611,6 +613,7 @@ public final class Evaluate {
         long[] bandKeys; // bands a document
         String[] marginsB64;
         Map<Integer, String> minhash = new HashMap<>(); // only of the query documents (latency)
+        Map<Integer, String> shingles = new HashMap<>();
         String scheme;
         int count;
         LshBanding banding;
@@ -622,8 +625,7 @@ public final class Evaluate {
         st.margins = new byte[n * Margins.BITS];
         st.has = new boolean[n];
         st.marginsB64 = new String[n];
-        st.banding = LshBanding.optimal(MinhashFieldMapper.DEFAULT_THRESHOLD, MinhashFieldMapper.DEFAULT_NUM_HASHES,
-            MinhashFieldMapper.DEFAULT_FALSE_POSITIVE_WEIGHT, MinhashFieldMapper.DEFAULT_FALSE_NEGATIVE_WEIGHT);
+        st.banding = LshBanding.forFloor(MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR, MinhashFieldMapper.DEFAULT_NUM_HASHES);
         int bands = st.banding.bands();
         int rows = st.banding.rows();
         st.bandKeys = new long[(long) n * bands > Integer.MAX_VALUE ? 0 : n * bands];
@@ -656,6 +658,9 @@ public final class Evaluate {
                         st.bandKeys[id * bands + b] = Murmur3.hash64(bytes, 5 + b * rows * 4, rows * 4, 0L);
                     }
                     st.minhash.put(id, sig);
+                    if (m.get("shingles") instanceof String set) {
+                        st.shingles.put(id, set);
+                    }
                     st.has[id] = true;
                     st.count++;
                 }
@@ -1079,8 +1084,12 @@ public final class Evaluate {
             case "script_score" -> QueryBenchmark.body(method, fp, margins, LATENCY_H).replace(QueryBenchmark.SCRIPT, SCRIPT);
             case "ids_baseline" -> QueryBenchmark.body(method, fp, margins, LATENCY_H, doc % n, false);
             case "nd_minhash" -> "{\"size\": " + size + ", \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": "
-                + "{\"field\": \"fp.minhash\", \"like\": {\"minhash\": \"" + st.minhash.get(doc) + "\"}, \"min_similarity\": "
+                + "{\"field\": \"fp.minhash\", \"like\": {\"minhash\": \"" + st.minhash.get(doc) + "\""
+                + (st.shingles.containsKey(doc) ? ", \"shingles\": \"" + st.shingles.get(doc) + "\"" : "") + "}, \"min_similarity\": "
                 + LATENCY_TAU + "}}}";
+            case "nd_minhash_estimate" -> "{\"size\": " + size + ", \"_source\": false, \"track_total_hits\": true, \"query\": {"
+                + "\"near_duplicate\": {\"field\": \"fp.minhash\", \"like\": {\"minhash\": \"" + st.minhash.get(doc) + "\"}, "
+                + "\"verification\": \"estimate\", \"min_similarity\": " + LATENCY_TAU + "}}}";
             case "minhash_filter" -> {
                 List<String> ts = tokens.get(doc);
                 StringWriter w = new StringWriter();
@@ -1143,7 +1152,7 @@ public final class Evaluate {
                 if (tm.find()) {
                     took.get(m).add(Double.parseDouble(tm.group(1)));
                 }
-                if (truth != null && (m.equals("nd_minhash") || m.equals("minhash_filter"))) {
+                if (truth != null && (m.startsWith("nd_minhash") || m.equals("minhash_filter"))) {
                     long[] c = prf.get(m);
                     for (float jac : truth.pairJac[j]) {
                         c[0] += jac >= LATENCY_TAU - 1e-9 ? 1 : 0;

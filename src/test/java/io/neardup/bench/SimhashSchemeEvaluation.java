@@ -67,7 +67,7 @@ import java.util.stream.IntStream;
  * {@code wordnet,fortunes,manpages}, true of the shipped table), {@code --random-pairs} (200000),
  * {@code --max-near-pairs} (2000000), {@code --seed} (42), {@code --threads} (2; schemes are
  * fingerprinted in parallel). Deterministic for a given seed. Takes about a minute on 2 cores
- * for the three corpora above (2.4 GB resident).
+ * for the three corpora above (0.9–2.4 GB resident, as the collector pleases).
  */
 public final class SimhashSchemeEvaluation {
     private static final int TRUTH_SHINGLE_SIZE = 3;
