@@ -13,10 +13,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Ground truth for near-duplicate tests and evaluations, computed without the plugin's hashing: the
+ * Ground truth for near-duplicate tests and evaluations, computed without the plugin's code: the
  * set of word shingles of a text as strings, from Lucene's StandardAnalyzer (what OpenSearch's
- * {@code standard} analyzer runs), and the exact Jaccard similarity of two such sets. A text of
- * fewer words than the shingle size has one shingle of all its words, as the fingerprints do.
+ * {@code standard} analyzer runs), and the exact Jaccard similarity of two sets. A text of fewer
+ * words than the shingle size has one shingle of all its words, as the fingerprints do.
  */
 public final class ShingleTruth {
     private ShingleTruth() {}
@@ -43,15 +43,25 @@ public final class ShingleTruth {
         return shingles;
     }
 
-    public static double jaccard(Set<String> a, Set<String> b) {
+    /** Jaccard with Java's own sets; two empty sets are equal. */
+    public static <T> double jaccard(Set<T> a, Set<T> b) {
         if (a.isEmpty() && b.isEmpty()) {
             return 1.0;
         }
-        Set<String> smaller = a.size() <= b.size() ? a : b, larger = smaller == a ? b : a;
+        Set<T> smaller = a.size() <= b.size() ? a : b, larger = smaller == a ? b : a;
         int common = 0;
-        for (String s : smaller) {
+        for (T s : smaller) {
             common += larger.contains(s) ? 1 : 0;
         }
         return (double) common / (a.size() + b.size() - common);
+    }
+
+    /** The distinct high 32 bits of 64-bit shingle hashes: the set the plugin stores, built without its code. */
+    public static Set<Long> highHalves(long[] shingleHashes) {
+        Set<Long> set = new HashSet<>();
+        for (long hash : shingleHashes) {
+            set.add(hash >>> 32);
+        }
+        return set;
     }
 }

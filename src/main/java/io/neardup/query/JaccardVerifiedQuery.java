@@ -7,7 +7,6 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreMode;
-import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.Weight;
 
@@ -64,17 +63,7 @@ public final class JaccardVerifiedQuery extends Query {
                 if (supplier == null) {
                     return null;
                 }
-                return new ScorerSupplier() {
-                    @Override
-                    public Scorer get(long leadCost) throws IOException {
-                        return new VerifiedScorer(supplier.get(leadCost).iterator(), verifier.leaf(context), verifier.numHashes(), boost);
-                    }
-
-                    @Override
-                    public long cost() {
-                        return supplier.cost();
-                    }
-                };
+                return VerifiedScorer.supplier(supplier, verifier.leaf(context), verifier.numHashes(), boost);
             }
 
             @Override

@@ -12,7 +12,6 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreMode;
-import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.Weight;
@@ -93,18 +92,7 @@ public final class MinhashSimilarityQuery extends Query {
             if (candidateSupplier == null) {
                 return null;
             }
-            return new ScorerSupplier() {
-                @Override
-                public Scorer get(long leadCost) throws IOException {
-                    return new VerifiedScorer(candidateSupplier.get(leadCost).iterator(), verifier.leaf(context), verifier.numHashes(),
-                        boost);
-                }
-
-                @Override
-                public long cost() {
-                    return candidateSupplier.cost();
-                }
-            };
+            return VerifiedScorer.supplier(candidateSupplier, verifier.leaf(context), verifier.numHashes(), boost);
         }
 
         @Override

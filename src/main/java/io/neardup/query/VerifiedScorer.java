@@ -2,6 +2,7 @@ package io.neardup.query;
 
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Scorer;
+import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.TwoPhaseIterator;
 
 import java.io.IOException;
@@ -30,6 +31,21 @@ final class VerifiedScorer extends Scorer {
             @Override
             public float matchCost() {
                 return matchCost;
+            }
+        };
+    }
+
+    /** Verifies the candidates of {@code candidates} with {@code verifier}, lazily, as the supplier of both queries. */
+    static ScorerSupplier supplier(ScorerSupplier candidates, JaccardVerifier.Leaf verifier, float matchCost, float boost) {
+        return new ScorerSupplier() {
+            @Override
+            public Scorer get(long leadCost) throws IOException {
+                return new VerifiedScorer(candidates.get(leadCost).iterator(), verifier, matchCost, boost);
+            }
+
+            @Override
+            public long cost() {
+                return candidates.cost();
             }
         };
     }

@@ -1,6 +1,7 @@
 package io.neardup.collapse;
 
 import io.neardup.DemoCorpus;
+import io.neardup.ShingleTruth;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
@@ -99,7 +100,7 @@ public class NearDupCollapseIT extends OpenSearchRestTestCase {
         }
         int hash = SignatureCodec.schemeHashOf(va);
         if (a.get("shingles") instanceof String sa && b.get("shingles") instanceof String sb) {
-            return jaccard(values(sa, hash), values(sb, hash)) >= threshold; // the processor wrote sets: exact Jaccard
+            return ShingleTruth.jaccard(values(sa, hash), values(sb, hash)) >= threshold; // the processor wrote sets: exact Jaccard
         }
         return MinHasher.jaccard(SignatureCodec.decode(va, 128, hash), SignatureCodec.decode(vb, 128, hash)) >= threshold;
     }
@@ -111,12 +112,6 @@ public class NearDupCollapseIT extends OpenSearchRestTestCase {
             set.add(v);
         }
         return set;
-    }
-
-    private static double jaccard(Set<Integer> a, Set<Integer> b) {
-        Set<Integer> common = new HashSet<>(a);
-        common.retainAll(b);
-        return (double) common.size() / (a.size() + b.size() - common.size());
     }
 
     /**

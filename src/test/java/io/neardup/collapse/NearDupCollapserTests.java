@@ -1,5 +1,6 @@
 package io.neardup.collapse;
 
+import io.neardup.ShingleTruth;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import org.opensearch.test.OpenSearchTestCase;
@@ -116,7 +117,8 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
             for (int i = 0; i < n; i++) {
                 expected[i] = i;
                 for (int leader = 0; leader < i && schemes[i] != NearDupCollapser.MISSING; leader++) {
-                    if (expected[leader] == leader && schemes[leader] == schemes[i] && jaccard(sets[leader], sets[i]) >= s) {
+                    if (expected[leader] == leader && schemes[leader] == schemes[i]
+                        && ShingleTruth.jaccard(asSet(sets[leader]), asSet(sets[i])) >= s) {
                         expected[i] = leader;
                         break;
                     }
@@ -124,24 +126,6 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
             }
             assertArrayEquals("n=" + n + " s=" + s, expected, NearDupCollapser.collapseJaccard(sets, schemes, s));
         }
-    }
-
-    /** Jaccard with Java sets, independent of the collapser's merge. */
-    private static double jaccard(int[] a, int[] b) {
-        java.util.Set<Integer> left = new java.util.HashSet<>(), union = new java.util.HashSet<>();
-        for (int v : a) {
-            left.add(v);
-        }
-        for (int v : b) {
-            union.add(v);
-        }
-        if (left.isEmpty() && union.isEmpty()) {
-            return 1;
-        }
-        java.util.Set<Integer> common = new java.util.HashSet<>(left);
-        common.retainAll(union);
-        union.addAll(left);
-        return (double) common.size() / union.size();
     }
 
     public void testBands() {
@@ -159,5 +143,13 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
         assertEquals("got 2 fingerprints but 1 scheme keys", e.getMessage());
         e = expectThrows(IllegalArgumentException.class, () -> NearDupCollapser.collapseMinhash(new int[1][], new int[1], 0));
         assertEquals("min_similarity must be in (0, 1], got [0.0]", e.getMessage());
+    }
+
+    private static java.util.Set<Integer> asSet(int[] values) {
+        java.util.Set<Integer> set = new java.util.HashSet<>();
+        for (int v : values) {
+            set.add(v);
+        }
+        return set;
     }
 }

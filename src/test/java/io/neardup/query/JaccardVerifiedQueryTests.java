@@ -1,5 +1,7 @@
 package io.neardup.query;
 
+import io.neardup.ShingleTruth;
+
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
@@ -76,7 +78,9 @@ public class JaccardVerifiedQueryTests extends OpenSearchTestCase {
                 for (double tau : new double[] { 0.2, 0.5, 0.8, 1.0 }) {
                     Map<Integer, Double> expected = new HashMap<>();
                     for (int i = 0; i < n; i++) {
-                        double similarity = stored[i] ? jaccard(sets[q], sets[i]) : MinHasher.jaccard(signatures[q], signatures[i]);
+                        double similarity = stored[i]
+                            ? ShingleTruth.jaccard(ShingleTruth.highHalves(sets[q]), ShingleTruth.highHalves(sets[i]))
+                            : MinHasher.jaccard(signatures[q], signatures[i]);
                         if (candidate[i] && similarity >= tau) {
                             expected.put(i, similarity);
                         }
@@ -104,19 +108,5 @@ public class JaccardVerifiedQueryTests extends OpenSearchTestCase {
 
     private static int docOf(IndexSearcher searcher, int doc) throws IOException {
         return Integer.parseInt(searcher.storedFields().document(doc).get("id"));
-    }
-
-    private static double jaccard(long[] a, long[] b) {
-        Set<Long> left = new HashSet<>(), right = new HashSet<>();
-        for (long x : a) {
-            left.add(x >>> 32);
-        }
-        for (long x : b) {
-            right.add(x >>> 32);
-        }
-        Set<Long> union = new HashSet<>(left);
-        union.addAll(right);
-        left.retainAll(right);
-        return (double) left.size() / union.size();
     }
 }

@@ -1,5 +1,7 @@
 package io.neardup.query;
 
+import io.neardup.ShingleTruth;
+
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
@@ -50,21 +52,6 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
             sets[i] = set;
         }
         return sets;
-    }
-
-    /** Jaccard of the distinct high 32 bits, with Java's own sets: the truth the stored sets must reproduce. */
-    private static double jaccard(long[] a, long[] b) {
-        Set<Long> left = new HashSet<>(), right = new HashSet<>();
-        for (long x : a) {
-            left.add(x >>> 32);
-        }
-        for (long x : b) {
-            right.add(x >>> 32);
-        }
-        Set<Long> union = new HashSet<>(left);
-        union.addAll(right);
-        left.retainAll(right);
-        return (double) left.size() / union.size();
     }
 
     private static int equalBands(int[] a, int[] b, LshBanding banding) {
@@ -128,7 +115,8 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                         for (double tau : new double[] { 0.3, 0.6, 0.9 }) {
                             Map<Integer, Double> expected = new HashMap<>();
                             for (int i = 0; i < sets.length; i++) {
-                                double similarity = exact && stored[i] ? jaccard(sets[q], sets[i])
+                                double similarity = exact && stored[i]
+                                    ? ShingleTruth.jaccard(ShingleTruth.highHalves(sets[q]), ShingleTruth.highHalves(sets[i]))
                                     : MinHasher.jaccard(signatures[q], signatures[i]);
                                 if (deleted[i] == false && equalBands(signatures[q], signatures[i], banding) >= m && similarity >= tau) {
                                     expected.put(i, similarity);
@@ -178,7 +166,7 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                 for (double tau : new double[] { 0.05, 0.2, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0 }) {
                     Set<Integer> expected = new HashSet<>();
                     for (int i = 0; i < sets.length; i++) {
-                        if (jaccard(sets[0], sets[i]) >= tau) {
+                        if (ShingleTruth.jaccard(ShingleTruth.highHalves(sets[0]), ShingleTruth.highHalves(sets[i])) >= tau) {
                             expected.add(i);
                         }
                     }
