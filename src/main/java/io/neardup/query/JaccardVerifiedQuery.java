@@ -63,7 +63,7 @@ public final class JaccardVerifiedQuery extends Query {
                 if (supplier == null) {
                     return null;
                 }
-                return VerifiedScorer.supplier(supplier, verifier.leaf(context), verifier.numHashes(), boost);
+                return VerifiedScorer.supplier(supplier, verifier, context, boost);
             }
 
             @Override

@@ -92,7 +92,7 @@ public final class MinhashSimilarityQuery extends Query {
             if (candidateSupplier == null) {
                 return null;
             }
-            return VerifiedScorer.supplier(candidateSupplier, verifier.leaf(context), verifier.numHashes(), boost);
+            return VerifiedScorer.supplier(candidateSupplier, verifier, context, boost);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.neardup.query;
 
+import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
@@ -35,12 +36,15 @@ final class VerifiedScorer extends Scorer {
         };
     }
 
-    /** Verifies the candidates of {@code candidates} with {@code verifier}, lazily, as the supplier of both queries. */
-    static ScorerSupplier supplier(ScorerSupplier candidates, JaccardVerifier.Leaf verifier, float matchCost, float boost) {
+    /**
+     * Verifies the candidates of {@code candidates} with {@code verifier}; each scorer gets its own
+     * doc-values iterators, which only move forward.
+     */
+    static ScorerSupplier supplier(ScorerSupplier candidates, JaccardVerifier verifier, LeafReaderContext context, float boost) {
         return new ScorerSupplier() {
             @Override
             public Scorer get(long leadCost) throws IOException {
-                return new VerifiedScorer(candidates.get(leadCost).iterator(), verifier, matchCost, boost);
+                return new VerifiedScorer(candidates.get(leadCost).iterator(), verifier.leaf(context), verifier.numHashes(), boost);
             }
 
             @Override

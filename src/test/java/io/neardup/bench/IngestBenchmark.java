@@ -37,8 +37,11 @@ import java.util.Locale;
  * Variants: {@code plain} (no pipeline), {@code fingerprint} (the processor, default options),
  * and for a breakdown {@code noop} (a pipeline with one {@code set} processor: the ingest
  * framework's own cost), {@code sketches} (outputs simhash and minhash only) and {@code hash}
- * (outputs content_hash only), and {@code idf}: the recommended IDF setup ({@code english-idf.tsv},
- * single words, tf). The overhead is reported against {@code plain}.
+ * (outputs content_hash only), and {@code idf}: an IDF setup ({@code english-idf.tsv},
+ * single words, tf). The {@code mapped} variants index the fingerprints into the plugin's field types
+ * instead of leaving them unindexed: {@code mapped} (the default outputs and mapping: shingle sets,
+ * 42 band terms), {@code mapped_no_shingles} (no shingle sets), {@code mapped_before} (no shingle sets,
+ * the previous banding for threshold 0.8: 12 band terms). The overhead is reported against {@code plain}.
  */
 public final class IngestBenchmark {
     private static final String INDEX = "h3-ingest-bench";
@@ -49,7 +52,20 @@ public final class IngestBenchmark {
         "sketches", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"outputs\":[\"simhash\",\"minhash\"]}}",
         "hash", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"outputs\":[\"content_hash\"]}}",
         "idf", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"idf_table\":\"english-idf.tsv\","
-            + "\"simhash_shingle_size\":1,\"weighting\":\"tf\"}}");
+            + "\"simhash_shingle_size\":1,\"weighting\":\"tf\"}}",
+        "mapped", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}}",
+        "mapped_no_shingles", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
+            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}",
+        "mapped_before", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
+            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}");
+    /** The {@code mapped*} variants index the fingerprints into the plugin's field types; the others leave them unindexed. */
+    private static final java.util.Map<String, String> TARGET_MAPPINGS = java.util.Map.of(
+        "mapped", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
+            + "\"content_hash\":{\"type\":\"keyword\"}}}",
+        "mapped_no_shingles", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
+            + "\"content_hash\":{\"type\":\"keyword\"}}}",
+        "mapped_before", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\","
+            + "\"threshold\":0.8},\"content_hash\":{\"type\":\"keyword\"}}}");
     private static HttpClient http;
     private static String base;
 
@@ -117,8 +133,8 @@ public final class IngestBenchmark {
         for (int r = warmup ? -1 : 0; r < runs; r++) {
             for (int v = 0; v < variants.length; v++) {
                 String pipeline = variants[v].equals("plain") ? null : PIPELINE + "-" + variants[v];
-                double s = run(bodies, docs.size(), pipeline, !variants[v].equals("plain")
-                    && !variants[v].equals("noop") && !variants[v].equals("hash"));
+                double s = run(bodies, docs.size(), pipeline, TARGET_MAPPINGS.getOrDefault(variants[v], "{\"type\":\"object\",\"enabled\":false}"),
+                    !variants[v].equals("plain") && !variants[v].equals("noop") && !variants[v].equals("hash"));
                 System.out.printf(Locale.ROOT, "%s %-11s %6.2f s  %7.0f docs/s  %6.2f MB/s%n", r < 0 ? "warm-up" : "run " + (r + 1),
                     variants[v], s, docs.size() / s, textBytes / 1e6 / s);
                 if (r >= 0) {
@@ -139,10 +155,10 @@ public final class IngestBenchmark {
         return medians;
     }
 
-    private static double run(List<byte[]> bodies, int expected, String pipeline, boolean checkSketches)
+    private static double run(List<byte[]> bodies, int expected, String pipeline, String targetMapping, boolean checkSketches)
         throws Exception {
         sendAllowing404("DELETE", "/" + INDEX);
-        String fp = pipeline != null ? ",\"text_fp\":{\"type\":\"object\",\"enabled\":false}" : "";
+        String fp = pipeline != null ? ",\"text_fp\":" + targetMapping : "";
         send("PUT", "/" + INDEX, "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"},"
             + "\"mappings\":{\"properties\":{\"id\":{\"type\":\"keyword\"},\"group\":{\"type\":\"keyword\"},"
             + "\"text\":{\"type\":\"text\"}" + fp + "}}}");

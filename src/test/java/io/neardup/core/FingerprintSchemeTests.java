@@ -12,7 +12,7 @@ import org.junit.Test;
 
 public class FingerprintSchemeTests {
 
-    /** The defaults until docs/fingerprints.md moved them; still a valid scheme whose id must never change. */
+    /** The defaults (the first ones, again since docs/simhash-schemes.md); a scheme whose id must never change. */
     private static final FingerprintScheme BASE = new FingerprintScheme(1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3,
         128, MinHasher.Method.ONE_PERMUTATION, 0);
 
@@ -32,17 +32,16 @@ public class FingerprintSchemeTests {
 
     @Test
     public void testDefaultsArePinned() {
-        // The processor's defaults (chosen in docs/fingerprints.md). Changing them changes the
-        // scheme of every pipeline that does not set these options: do it on purpose only.
+        // The processor's defaults (chosen in docs/simhash-schemes.md). Changing them changes the
+        // scheme of every pipeline that does not set these options: do it on purpose only. The
+        // first defaults (word pairs, tf) were scheme nd1-2586f90f; their fingerprints stay valid
+        // under that id, and pipelines that set simhash_shingle_size 2 and weighting tf make them.
         FingerprintScheme defaults = FingerprintScheme.defaults("standard");
-        assertEquals("neardup/v1;hash=murmur3_x64_128;analyzer=standard;simhash_bits=64;simhash_shingle_size=2"
-            + ";weighting=tf;idf=none;margins=maxnorm_sqrt_u8;minhash_shingle_size=3;num_hashes=128"
-            + ";minhash_method=one_permutation;seed=0", defaults.describe());
-        assertEquals(GOLDEN_DEFAULT_ID, defaults.id());
+        assertEquals(BASE, defaults);
+        assertEquals(GOLDEN_ID, defaults.id());
+        assertEquals("nd1-2586f90f", new FingerprintScheme(1, "standard", 2, FeatureWeighting.TF, "none", 3, 128,
+            MinHasher.Method.ONE_PERMUTATION, 0).id());
     }
-
-    // murmur3 of the describe() string above, by Murmur3 (pinned against the reference in Murmur3Tests).
-    private static final String GOLDEN_DEFAULT_ID = "nd1-2586f90f";
 
     @Test
     public void testEveryParameterChangesTheId() {

@@ -20,6 +20,7 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.tests.index.RandomIndexWriter;
+import org.apache.lucene.tests.search.CheckHits;
 import org.apache.lucene.tests.search.QueryUtils;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.BytesRef;
@@ -131,7 +132,6 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                             String message = "exact=" + exact + " m=" + m + " tau=" + tau;
                             assertEquals(message, expected.keySet(), found.keySet());
                             expected.forEach((id, similarity) -> assertEquals(message, similarity, found.get(id), 1e-6));
-                            QueryUtils.check(random, query, searcher);
                         }
                     }
                 }
@@ -171,10 +171,14 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                         }
                     }
                     Set<Integer> found = new HashSet<>();
-                    for (ScoreDoc hit : searcher.search(new MinhashSimilarityQuery(FIELD, signatures[0], querySet, SCHEME_HASH, null, banding,
-                        1, tau), sets.length).scoreDocs) {
+                    MinhashSimilarityQuery query = new MinhashSimilarityQuery(FIELD, signatures[0], querySet, SCHEME_HASH, null, banding, 1,
+                        tau);
+                    for (ScoreDoc hit : searcher.search(query, sets.length).scoreDocs) {
                         found.add(Integer.parseInt(searcher.storedFields().document(hit.doc).get("id")));
                     }
+                    // Lucene's own checks (advance/nextDoc agree, explanations match scores); they assume no deletions, as here.
+                    QueryUtils.check(random, query, searcher);
+                    CheckHits.checkExplanations(query, "id", searcher);
                     assertEquals("tau=" + tau, expected, found);
                     assertTrue(found.contains(0));
                 }
