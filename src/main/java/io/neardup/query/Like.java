@@ -12,6 +12,7 @@ import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.core.xcontent.XContentParser;
 
 import java.io.IOException;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -32,8 +33,13 @@ public final class Like implements Writeable, ToXContentObject {
     /** Texts beyond this are refused: the processor's own default cap. */
     static final int MAX_TEXT_CHARS = 1_000_000;
 
+    /**
+     * {@code FETCHED} is an {@code ID} whose document was read by the query's rewrite, on the
+     * coordinating node where {@code _index} is known: it carries that document's fingerprint
+     * object, so that no shard reads it again. Only the rewrite creates it; users write {@code _id}.
+     */
     public enum Kind {
-        ID, TEXT, SIMHASH, MINHASH
+        ID, TEXT, SIMHASH, MINHASH, FETCHED
     }
 
     private final Kind kind;
@@ -46,9 +52,16 @@ public final class Like implements Writeable, ToXContentObject {
     private final String minhash;
     private final String shingles;
     private final String scheme;
+    /** FETCHED: the document's {@code _source}, reduced to the fingerprint object. */
+    private final Map<String, Object> source;
 
     private Like(Kind kind, String id, String index, String text, String pipeline, String simhash, String margins, String minhash,
         String shingles, String scheme) {
+        this(kind, id, index, text, pipeline, simhash, margins, minhash, shingles, scheme, null);
+    }
+
+    private Like(Kind kind, String id, String index, String text, String pipeline, String simhash, String margins, String minhash,
+        String shingles, String scheme, Map<String, Object> source) {
         this.kind = kind;
         this.id = id;
         this.index = index;
@@ -59,10 +72,17 @@ public final class Like implements Writeable, ToXContentObject {
         this.minhash = minhash;
         this.shingles = shingles;
         this.scheme = scheme;
+        this.source = source;
     }
 
     public static Like id(String id, String index) {
         return new Like(Kind.ID, requireText(id, ID), index, null, null, null, null, null, null, null);
+    }
+
+    /** The document {@code id} of {@code index}, read: {@code source} is its {@code _source} (or the part the query needs). */
+    static Like fetched(String id, String index, Map<String, Object> source) {
+        return new Like(Kind.FETCHED, requireText(id, ID), Objects.requireNonNull(index, "index"), null, null, null, null, null, null, null,
+            Objects.requireNonNull(source, "source"));
     }
 
     public static Like text(String text, String pipeline) {
@@ -133,6 +153,10 @@ public final class Like implements Writeable, ToXContentObject {
         return scheme;
     }
 
+    public Map<String, Object> source() {
+        return source;
+    }
+
     public Like(StreamInput in) throws IOException {
         this.kind = in.readEnum(Kind.class);
         this.id = in.readOptionalString();
@@ -144,6 +168,7 @@ public final class Like implements Writeable, ToXContentObject {
         this.minhash = in.readOptionalString();
         this.shingles = in.readOptionalString();
         this.scheme = in.readOptionalString();
+        this.source = in.readBoolean() ? in.readMap() : null;
     }
 
     @Override
@@ -158,8 +183,13 @@ public final class Like implements Writeable, ToXContentObject {
         out.writeOptionalString(minhash);
         out.writeOptionalString(shingles);
         out.writeOptionalString(scheme);
+        out.writeBoolean(source != null);
+        if (source != null) {
+            out.writeMap(source);
+        }
     }
 
+    /** A fetched document prints as the {@code _id} and {@code _index} it was asked for. */
     @Override
     public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
         builder.startObject();
@@ -256,11 +286,12 @@ public final class Like implements Writeable, ToXContentObject {
         Like other = (Like) o;
         return kind == other.kind && Objects.equals(id, other.id) && Objects.equals(index, other.index) && Objects.equals(text, other.text)
             && Objects.equals(pipeline, other.pipeline) && Objects.equals(simhash, other.simhash) && Objects.equals(margins, other.margins)
-            && Objects.equals(minhash, other.minhash) && Objects.equals(shingles, other.shingles) && Objects.equals(scheme, other.scheme);
+            && Objects.equals(minhash, other.minhash) && Objects.equals(shingles, other.shingles) && Objects.equals(scheme, other.scheme)
+            && Objects.equals(source, other.source);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, id, index, text, pipeline, simhash, margins, minhash, shingles, scheme);
+        return Objects.hash(kind, id, index, text, pipeline, simhash, margins, minhash, shingles, scheme, source);
     }
 }

@@ -47,7 +47,7 @@ public final class LikeResolver {
         return switch (like.kind()) {
             case SIMHASH -> new Resolved(SimhashFieldMapper.parseHex(like.simhash()),
                 like.margins() == null ? null : Margins.decode(like.margins()), like.scheme(), null);
-            case ID -> fromDocument(like, field, context);
+            case ID, FETCHED -> fromDocument(like, field, context);
             case TEXT -> fromText(like, field, context);
             case MINHASH -> throw new IllegalArgumentException("[like.minhash] cannot be compared with [simhash] field [" + field + "]");
         };
@@ -56,7 +56,7 @@ public final class LikeResolver {
     public ResolvedSignature resolveMinhash(Like like, String field, int numHashes, QueryShardContext context) {
         return switch (like.kind()) {
             case MINHASH -> signature(like.minhash(), like.shingles(), like.scheme(), numHashes, null);
-            case ID -> {
+            case ID, FETCHED -> {
                 Object value = fieldOf(like, field, context);
                 if (value instanceof String encoded) {
                     yield signature(encoded, null, null, numHashes, like.id());
@@ -95,17 +95,24 @@ public final class LikeResolver {
         return new ResolvedSignature(signature, shingleSet, schemeHash, scheme, selfId);
     }
 
-    /** That document's value of {@code field}, read from its source. */
+    /**
+     * That document's value of {@code field}: from the source the query's rewrite fetched when
+     * {@code like._index} was given, else read here, on the shard, which knows the searched index (a
+     * blocking lookup on the search thread, as {@code more_like_this} does for its liked documents).
+     */
     private static Object fieldOf(Like like, String field, QueryShardContext context) {
-        String index = like.index() != null ? like.index() : context.index().getName();
-        // A blocking lookup on the search thread, as more_like_this does for its liked documents.
-        GetResponse response = context.getClient()
-            .get(new GetRequest(index).id(like.id()).fetchSourceContext(new FetchSourceContext(true, new String[] { field }, null)))
-            .actionGet();
-        if (response.isExists() == false) {
-            throw new IllegalArgumentException("[like._id] document [" + like.id() + "] not found in index [" + index + "]");
+        Map<String, Object> source = like.source();
+        if (like.kind() == Like.Kind.ID) {
+            String index = like.index() != null ? like.index() : context.index().getName();
+            GetResponse response = context.getClient()
+                .get(new GetRequest(index).id(like.id()).fetchSourceContext(new FetchSourceContext(true, new String[] { field }, null)))
+                .actionGet();
+            if (response.isExists() == false) {
+                throw new IllegalArgumentException("[like._id] document [" + like.id() + "] not found in index [" + index + "]");
+            }
+            source = response.getSourceAsMap();
         }
-        return response.getSourceAsMap() == null ? null : XContentMapValues.extractValue(field, response.getSourceAsMap());
+        return source == null ? null : XContentMapValues.extractValue(field, source);
     }
 
     private static Resolved fromDocument(Like like, String field, QueryShardContext context) {

@@ -6,6 +6,10 @@ import io.neardup.core.SortedFingerprints;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.util.SetOnce;
+import org.opensearch.action.get.GetRequest;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.search.fetch.subphase.FetchSourceContext;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
@@ -20,12 +24,16 @@ import org.opensearch.index.mapper.IdFieldMapper;
 import org.opensearch.index.mapper.MappedFieldType;
 import org.opensearch.index.mapper.Uid;
 import org.opensearch.index.query.AbstractQueryBuilder;
+import org.opensearch.index.query.QueryBuilder;
+import org.opensearch.index.query.QueryRewriteContext;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.index.query.QueryShardException;
 
 import java.io.IOException;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * {@code near_duplicate}: the documents whose {@code simhash} field is within {@code max_distance}
@@ -116,6 +124,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private boolean includeSelf = false;
     private boolean ignoreUnmapped = false;
     private final QueryServices services;
+    /** Set while a rewrite waits for {@code like._id}'s document; such a builder cannot be sent anywhere. */
+    private Supplier<Like> pendingFetch;
 
     public NearDuplicateQueryBuilder(String field, Like like, QueryServices services) {
         if (field == null || field.isBlank()) {
@@ -145,6 +155,9 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
+        if (pendingFetch != null) {
+            throw new IllegalStateException("[" + NAME + "] cannot be serialized before its [like._id] document is fetched: rewrite it first");
+        }
         out.writeString(field);
         like.writeTo(out);
         out.writeOptionalVInt(maxDistance);
@@ -389,6 +402,60 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be a number, got [" + parser.text()
                 + "]");
         }
+    }
+
+    /**
+     * Reads {@code like._id}'s document once per request when {@code like._index} names its index:
+     * asynchronously, on the coordinating node, as {@code terms} does for a terms lookup; the
+     * rewritten builder carries the document's fingerprint object ({@link Like.Kind#FETCHED}) to the
+     * shards. Without {@code _index} the document lives in "the index being searched", which only a
+     * shard knows, and each shard reads it while building its query (see {@link LikeResolver}).
+     */
+    @Override
+    protected QueryBuilder doRewrite(QueryRewriteContext context) throws IOException {
+        if (like.kind() != Like.Kind.ID || like.index() == null) {
+            return this;
+        }
+        if (pendingFetch != null) {
+            Like fetched = pendingFetch.get();
+            return fetched == null ? this : copyWith(fetched);
+        }
+        SetOnce<Like> fetched = new SetOnce<>();
+        String id = like.id();
+        String index = like.index();
+        GetRequest get = new GetRequest(index).id(id).fetchSourceContext(new FetchSourceContext(true, new String[] { fingerprintObject() },
+            null));
+        context.registerAsyncAction((client, listener) -> client.get(get, ActionListener.map(listener, response -> {
+            if (response.isExists() == false) {
+                throw new IllegalArgumentException("[like._id] document [" + id + "] not found in index [" + index + "]");
+            }
+            fetched.set(Like.fetched(id, index, response.getSourceAsMap() == null ? Map.of() : response.getSourceAsMap()));
+            return null;
+        })));
+        NearDuplicateQueryBuilder pending = copyWith(like);
+        pending.pendingFetch = fetched::get;
+        return pending;
+    }
+
+    /** The object holding the queried field and its siblings (a {@code simhash} query with {@code min_similarity} reads both). */
+    private String fingerprintObject() {
+        int dot = field.lastIndexOf('.');
+        return dot < 0 ? field : field.substring(0, dot);
+    }
+
+    private NearDuplicateQueryBuilder copyWith(Like other) {
+        NearDuplicateQueryBuilder copy = new NearDuplicateQueryBuilder(field, other, services);
+        copy.maxDistance = maxDistance;
+        copy.mode = mode;
+        copy.maxFlips = maxFlips;
+        copy.prefixBits = prefixBits;
+        copy.firstMatch = firstMatch;
+        copy.minSimilarity = minSimilarity;
+        copy.minBandMatches = minBandMatches;
+        copy.verification = verification;
+        copy.includeSelf = includeSelf;
+        copy.ignoreUnmapped = ignoreUnmapped;
+        return copy.boost(boost).queryName(queryName);
     }
 
     @Override

@@ -377,6 +377,33 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
             "verifies candidates on the [minhash] field [fp.minhash] of the same fingerprint object, which is not mapped as [minhash]"));
     }
 
+    @SuppressWarnings("unchecked")
+    private static long gets() throws IOException {
+        Map<String, Object> stats = entityAsMap(client().performRequest(new Request("GET", "/" + INDEX + "/_stats/get")));
+        Map<String, Object> total = (Map<String, Object>) ((Map<String, Object>) stats.get("_all")).get("total");
+        return ((Number) ((Map<String, Object>) total.get("get")).get("total")).longValue();
+    }
+
+    /**
+     * like._id with like._index is read once per request, by the query's rewrite on the coordinating
+     * node; without _index, on each shard (2 here), where the searched index is known. Either
+     * way the answer is the same, and a missing document is a 400.
+     */
+    public void testLikeByIdIsFetchedOnceWhenTheIndexIsNamed() throws IOException {
+        DemoCorpus.load(client(), INDEX);
+        String id = fingerprints().keySet().stream().sorted().findFirst().orElseThrow();
+        long before = gets();
+        Set<String> withIndex = ids(search(query("{\"_id\": \"" + id + "\", \"_index\": \"" + INDEX + "\"}", ", \"max_distance\": 8")));
+        assertEquals("one GET for the whole request", 1, gets() - before);
+        before = gets();
+        Set<String> withoutIndex = ids(search(query("{\"_id\": \"" + id + "\"}", ", \"max_distance\": 8")));
+        // Each shard reads it when it builds the query: in the query phase, and again in the fetch phase.
+        assertTrue("at least one GET per shard: " + (gets() - before), gets() - before >= 2);
+        assertEquals(withIndex, withoutIndex);
+        assertBadRequest(query("{\"_id\": \"no-such-document\", \"_index\": \"" + INDEX + "\"}", ""),
+            "document [no-such-document] not found in index [manpages]");
+    }
+
     public void testMinhashWarnsBelowItsBandingAndRejectsOptionsOfTheOtherType() throws IOException {
         DemoCorpus.load(client(), INDEX);
         String id = fingerprints().keySet().iterator().next();
