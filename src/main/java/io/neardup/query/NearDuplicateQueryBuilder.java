@@ -6,15 +6,14 @@ import io.neardup.core.SortedFingerprints;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.util.SetOnce;
-import org.opensearch.action.get.GetRequest;
-import org.opensearch.core.action.ActionListener;
-import org.opensearch.search.fetch.subphase.FetchSourceContext;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.util.SetOnce;
+import org.opensearch.action.get.GetRequest;
 import org.opensearch.common.logging.HeaderWarning;
 import org.opensearch.core.ParseField;
+import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.common.ParsingException;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
@@ -28,6 +27,7 @@ import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryRewriteContext;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.index.query.QueryShardException;
+import org.opensearch.search.fetch.subphase.FetchSourceContext;
 
 import java.io.IOException;
 import java.util.Locale;
@@ -89,7 +89,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         }
     }
 
-    /** How candidates of a {@code minhash} field are checked against {@code min_similarity}. */
+    /** How candidates are checked against {@code min_similarity} (on a {@code minhash} field, or a {@code simhash} one with it). */
     public enum Verification {
         /** The exact Jaccard of the shingle sets where the query and the document both have one, else the estimate. */
         AUTO,
