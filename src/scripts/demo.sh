@@ -62,6 +62,8 @@ Try:
   curl -s '$url/$index/_search?pretty' -H 'Content-Type: application/json' -d '{"size": 0, "aggs": {"copies": {"terms": {"field": "group", "min_doc_count": 2, "size": 5}}}}'
   # other releases of one man page, found by its fingerprint (the page itself is excluded):
   curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._score' -H 'Content-Type: application/json' -d '{"query": {"near_duplicate": {"field": "text_fp.simhash", "like": {"_id": "$example_id"}, "max_distance": 6}}}'
+  # every page whose 3-word shingles overlap this one's by Jaccard >= 0.5, scored by that exact Jaccard:
+  curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._score' -H 'Content-Type: application/json' -d '{"query": {"near_duplicate": {"field": "text_fp.minhash", "like": {"_id": "$example_id", "_index": "$index"}, "min_similarity": 0.5}}}'
   # near-duplicates of a text (chgrp(1) with its release line edited), fingerprinted by the index's own pipeline:
   curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._score' -H 'Content-Type: application/json' -d @$like_text_request
   # one search without, then with the [dedup] pipeline: releases of one page fold into the best-ranked one (fields._near_dup.*)
