@@ -1,6 +1,7 @@
 package io.neardup.collapse;
 
 import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.SimhashCodec;
 import io.neardup.core.SignatureCodec;
 import org.opensearch.common.document.DocumentField;
 import org.opensearch.common.xcontent.support.XContentMapValues;
@@ -89,8 +90,8 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
     }
 
     private static HitFingerprint parse(SearchHit hit, String field, String value, String scheme) {
-        if (value.length() == 16 && isHex(value)) {
-            return new HitFingerprint(Kind.SIMHASH, Long.parseUnsignedLong(value, 16), null, null, scheme);
+        if (SimhashCodec.isHex(value)) {
+            return new HitFingerprint(Kind.SIMHASH, SimhashCodec.parseHex(value), null, null, scheme);
         }
         byte[] raw;
         try {
@@ -117,15 +118,6 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
             }
         }
         throw new IllegalArgumentException(prefix(hit, field) + "has [shingles] that are not a string");
-    }
-
-    private static boolean isHex(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            if (Character.digit(s.charAt(i), 16) < 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     static String prefix(SearchHit hit, String field) {

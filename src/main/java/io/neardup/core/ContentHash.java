@@ -48,7 +48,7 @@ public final class ContentHash {
         long[] h = new long[2];
         byte[] bytes = normalizedUtf8(text);
         Murmur3.hash128(bytes, 0, bytes.length, 0, h);
-        return String.format("%016x%016x", h[0], h[1]);
+        return String.format(Locale.ROOT, "%016x%016x", h[0], h[1]);
     }
 
     /**

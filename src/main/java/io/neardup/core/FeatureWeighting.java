@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * How a feature's count within one document becomes its simhash weight (before any IDF factor).
- * PSM-NOTES measured raw TF as degenerate for simhash (common words set every bit); it is offered
+ * Measured on synthetic Zipf text, raw TF is as degenerate for simhash (common words set every bit); it is offered
  * for completeness, not as a default.
  */
 public enum FeatureWeighting {

@@ -1,7 +1,6 @@
 package io.neardup.core;
 
 import java.util.Arrays;
-import java.util.Locale;
 
 /**
  * The fingerprints of one document, as produced by {@link Fingerprinter#finish()}.
@@ -37,7 +36,7 @@ public record Fingerprint(long simhash, Margins margins, int[] minhash, long tok
 
     @Override
     public String toString() {
-        return "Fingerprint[simhash=" + String.format(Locale.ROOT, "%016x", simhash) + ", margins=" + margins.encode()
+        return "Fingerprint[simhash=" + SimhashCodec.toHex(simhash) + ", margins=" + margins.encode()
             + ", minhash=" + Arrays.toString(minhash) + ", tokens=" + tokens + ", features=" + features
             + (shingleSet == null ? "" : ", shingleSet=" + shingleSet.length + " values") + "]";
     }

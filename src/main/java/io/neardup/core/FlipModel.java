@@ -22,7 +22,7 @@ public interface FlipModel {
     String name();
 
     /**
-     * Eq. 4.5 of seed 001: {@code P_i = 1 − margin_i}. Not calibrated (PSM-NOTES: the values average
+     * Eq. 4.5 of Sood, "Probabilistic Simhash Matching" (2011): {@code P_i = 1 − margin_i}. Not calibrated (on synthetic text the values average
      * 0.76–0.997 while real flip rates are 0–0.46), so sizes interleave far more than real flips
      * do; the order within a size is the margins' order. The strongest bit has margin exactly 1
      * under the max norm, i.e. P = 0: it is clamped to {@value #MIN_PROBABILITY} so that sums of
@@ -35,7 +35,7 @@ public interface FlipModel {
     /**
      * A calibrated alternative after eq. 4.4: the change {@code dist_j} of W_j between near
      * duplicates is roughly normal with mean 0 (the thesis' Fig. 1), so
-     * {@code P_i = Φ(−|W_i| / σ)}. PSM-NOTES measured σ = 0.2·sqrt(Σ w²) (w: feature weights).
+     * {@code P_i = Φ(−|W_i| / σ)}. On synthetic text σ = 0.2·sqrt(Σ w²) ranked best (w: feature weights).
      * The margins only keep {@code |W_i| / max_j |W_j|}; but for hashed features
      * {@code Var(W_j) = Σ w²}, so the root mean square of W over the 64 bits estimates
      * {@code sqrt(Σ w²)}, and the scale cancels: {@code |W_i| / σ = m_i / (c · rms(m))} with

@@ -1,7 +1,7 @@
 package io.neardup.core;
 
 /**
- * The top-k weakest bit combinations of seed 001, ch. IV-B (Alg. 2 and eq. 4.6): lazily emits flip
+ * The top-k weakest bit combinations of Sood, "Probabilistic Simhash Matching" (2011), ch. IV-B (Alg. 2 and eq. 4.6): lazily emits flip
  * sets (sets of positions within the leading p bits of a 64-bit fingerprint, of sizes 0..h) in
  * decreasing probability, the probability of a set being the product of its bits' flip
  * probabilities (compared as sums of logs). The empty set comes first.

@@ -7,8 +7,8 @@ import java.util.Base64;
  * The per-bit margins of a simhash, quantized to one unsigned byte per bit, MSB first (index i is
  * fingerprint bit {@code f - 1 - i}, as in {@link SimhashAccumulator}). Immutable.
  *
- * <p>Margin (eq. 4.5 of seed 001): {@code m_i = |W_i| / ||W||}, with the max norm
- * {@code ||W|| = max_j |W_j|}. PSM only uses the order of the margins (PSM-NOTES: L1, L2 and max
+ * <p>Margin (eq. 4.5 of Sood, "Probabilistic Simhash Matching" (2011)): {@code m_i = |W_i| / ||W||}, with the max norm
+ * {@code ||W|| = max_j |W_j|}. PSM only uses the order of the margins (measured on synthetic text: L1, L2 and max
  * norms give the same recall); the max norm spans the whole [0, 1] range (the strongest bit is
  * exactly 1), which leaves the byte's resolution to the values that matter. A zero W (no features)
  * gives all margins 0: every bit is maximally weak.
@@ -17,7 +17,7 @@ import java.util.Base64;
  * spends resolution on small margins (the weak bits that PSM flips first): the first step is
  * about 4e-6 wide, the last about 8e-3. Monotone, so the order of margins survives up to ties.
  *
- * <p>{@code 1 - margin(i)} is eq. 4.5's flip "probability". PSM-NOTES warns it is not a calibrated
+ * <p>{@code 1 - margin(i)} is eq. 4.5's flip "probability". It is not a calibrated
  * probability (it averages far above real flip rates): use it to rank bits, not as odds.
  */
 public final class Margins {

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * MinHash signatures of sets of 64-bit shingle hashes (seeds 000, 002, 003): the fraction of
+ * MinHash signatures of sets of 64-bit shingle hashes (Broder, "On the resemblance and containment of documents", 1997; Broder et al., "Min-wise independent permutations", 1998): the fraction of
  * positions where two signatures agree estimates the Jaccard similarity of the sets. Immutable and
  * thread-safe: all per-call state is local or in the caller's output array.
  *

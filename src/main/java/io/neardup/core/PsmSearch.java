@@ -1,7 +1,7 @@
 package io.neardup.core;
 
 /**
- * Online Probabilistic Simhash Matching (seed 001, ch. V-A): for each flip set the
+ * Online Probabilistic Simhash Matching (Sood, "Probabilistic Simhash Matching" (2011), ch. V-A): for each flip set the
  * {@link FlipSetGenerator} emits, flip those bits of the query's p-bit prefix, look up the run of
  * fingerprints with that prefix, and keep those within h bits of the query.
  *

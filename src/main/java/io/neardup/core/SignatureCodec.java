@@ -2,6 +2,7 @@ package io.neardup.core;
 
 import java.nio.ByteBuffer;
 import java.util.Base64;
+import java.util.Locale;
 
 /**
  * Serializes a MinHash signature for storage in {@code _source}: URL-safe base64 (no padding) of
@@ -58,7 +59,7 @@ public final class SignatureCodec {
         int values = payload / 4;
         if (values != expectedValues) {
             throw new IllegalArgumentException(
-                "minhash signature has " + values + " values, expected " + expectedValues);
+                "minhash signature has " + values + " values, expected " + expectedValues + " (num_hashes)");
         }
         int[] out = new int[values];
         for (int i = 0; i < values; i++) {
@@ -91,7 +92,8 @@ public final class SignatureCodec {
         return bytes;
     }
 
-    static String hex(int schemeHash) {
-        return String.format("%08x", schemeHash);
+    /** A scheme hash as the 8 hex digits of a scheme id. */
+    public static String hex(int schemeHash) {
+        return String.format(Locale.ROOT, "%08x", schemeHash);
     }
 }

@@ -3,7 +3,7 @@ package io.neardup.core;
 import java.util.Arrays;
 
 /**
- * The weight vector W of Charikar's simhash (seed 001, Alg. 1 and eq. 2.4) over f bits:
+ * The weight vector W of Charikar's simhash (Sood, "Probabilistic Simhash Matching" (2011), Alg. 1 and eq. 2.4) over f bits:
  * {@code W_j = sum_i (2 b_ij - 1) w_i}, and fingerprint bit j = 1 iff {@code W_j > 0}.
  *
  * <p>Bit numbering. Bit j of a hash or fingerprint is {@code (x >>> j) & 1} (j = 0 is the least

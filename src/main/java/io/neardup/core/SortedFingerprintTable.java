@@ -2,7 +2,7 @@ package io.neardup.core;
 
 /**
  * The fingerprints of one segment sorted as unsigned 64-bit values, with their doc ids in a
- * parallel array, and the 2^p prefix index of seed 001, ch. V-A: {@code runStarts[b]} is the first
+ * parallel array, and the 2^p prefix index of Sood, "Probabilistic Simhash Matching" (2011), ch. V-A: {@code runStarts[b]} is the first
  * position whose leading p bits are {@code >= b}, so the run of prefix b is
  * {@code [runStarts[b], runStarts[b + 1])}, one array read per lookup. Immutable, thread-safe.
  *

@@ -2,7 +2,7 @@ package io.neardup.core;
 
 /**
  * Fingerprints in ascending <em>unsigned</em> 64-bit order, addressed by position: the view PSM
- * searches (seed 001, ch. V-A). Implemented by the in-memory {@link SortedFingerprintTable} and by
+ * searches (Sood, "Probabilistic Simhash Matching" (2011), ch. V-A). Implemented by the in-memory {@link SortedFingerprintTable} and by
  * anything already sorted elsewhere, e.g. doc values of a segment sorted by the simhash field, in
  * which case the position is the doc id and no copy is needed.
  *

@@ -6,6 +6,7 @@ import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.IdfTable;
 import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.SimhashCodec;
 import io.neardup.core.SignatureCodec;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
@@ -211,7 +212,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
             if (fingerprint.tokens() > 0) {
                 if (outputs.contains(Output.SIMHASH)) {
                     Map<String, Object> simhash = new LinkedHashMap<>();
-                    simhash.put("value", String.format(Locale.ROOT, "%016x", fingerprint.simhash()));
+                    simhash.put("value", SimhashCodec.toHex(fingerprint.simhash()));
                     simhash.put("margins", fingerprint.margins().encode());
                     simhash.put("scheme", schemeId);
                     out.put("simhash", simhash);

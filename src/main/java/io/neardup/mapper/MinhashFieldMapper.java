@@ -294,7 +294,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
             if (raw.scheme() != null) {
                 Integer schemeHash = FingerprintScheme.schemeHashOfId(raw.scheme());
                 if (schemeHash != null && schemeHash != headerHash) {
-                    throw new IllegalArgumentException("signature header has scheme hash " + String.format(java.util.Locale.ROOT, "%08x", headerHash)
+                    throw new IllegalArgumentException("signature header has scheme hash " + SignatureCodec.hex(headerHash)
                         + " but [scheme] is [" + raw.scheme() + "]");
                 }
             }
@@ -303,11 +303,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
                 shingleSet = ShingleSetCodec.decodePayload(raw.shingles(), headerHash);
             }
         } catch (IllegalArgumentException e) {
-            String message = e.getMessage();
-            if (message.contains(" values, expected ")) {
-                message += " (num_hashes)";
-            }
-            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + message, e);
+            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + e.getMessage(), e);
         }
         if (context.doc().getByKey(field) != null) {
             throw new IllegalArgumentException(

@@ -1,5 +1,6 @@
 package io.neardup.mapper;
 
+import io.neardup.core.SimhashCodec;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.search.DocValueFormat;
@@ -32,12 +33,12 @@ public final class SimhashDocValueFormat implements DocValueFormat {
 
     @Override
     public String format(long value) {
-        return SimhashFieldMapper.toHex(SimhashFieldMapper.decode(value));
+        return SimhashCodec.toHex(SimhashFieldMapper.decode(value));
     }
 
     @Override
     public long parseLong(String value, boolean roundUp, LongSupplier now) {
-        return SimhashFieldMapper.encode(SimhashFieldMapper.parseHex(value));
+        return SimhashFieldMapper.encode(SimhashCodec.parseHex(value));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.neardup.mapper;
 
+import io.neardup.core.SimhashCodec;
 import io.neardup.core.Margins;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.SortedNumericDocValuesField;
@@ -72,29 +73,6 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         return encoded ^ Long.MIN_VALUE;
     }
 
-    /** 16 lowercase hex digits. */
-    public static String toHex(long fingerprint) {
-        String hex = Long.toHexString(fingerprint);
-        return "0".repeat(16 - hex.length()) + hex;
-    }
-
-    /** Parses exactly 16 hex digits (either case). */
-    public static long parseHex(String hex) {
-        if (hex == null || hex.length() != 16) {
-            throw new IllegalArgumentException("simhash must be 16 hex characters, got [" + abbreviate(hex) + "]");
-        }
-        for (int i = 0; i < 16; i++) {
-            if (Character.digit(hex.charAt(i), 16) < 0) {
-                throw new IllegalArgumentException("simhash must be 16 hex characters, got [" + hex + "]");
-            }
-        }
-        return Long.parseUnsignedLong(hex, 16);
-    }
-
-    private static String abbreviate(String s) {
-        return s == null || s.length() <= 40 ? s : s.substring(0, 37) + "...";
-    }
-
     public static class Builder extends ParametrizedFieldMapper.Builder {
         private final Parameter<Boolean> indexed = Parameter.indexParam(m -> toType(m).indexed, true);
         private final Parameter<Boolean> hasDocValues = Parameter.docValuesParam(m -> toType(m).hasDocValues, true);
@@ -143,7 +121,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
                 @Override
                 protected Object parseSourceValue(Object value) {
                     Object hex = value instanceof Map<?, ?> map ? map.get("value") : value;
-                    return hex == null ? null : toHex(parseHex(hex.toString()));
+                    return hex == null ? null : SimhashCodec.toHex(SimhashCodec.parseHex(hex.toString()));
                 }
             };
         }
@@ -158,7 +136,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public Object valueForDisplay(Object value) {
-            return value instanceof Long l ? toHex(decode(l)) : value;
+            return value instanceof Long l ? SimhashCodec.toHex(decode(l)) : value;
         }
 
         @Override
@@ -174,7 +152,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
             String hex = value instanceof BytesRef bytes ? bytes.utf8ToString() : String.valueOf(value);
             long encoded;
             try {
-                encoded = encode(parseHex(hex));
+                encoded = encode(SimhashCodec.parseHex(hex));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "]: " + e.getMessage(), e);
             }
@@ -238,7 +216,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         long fingerprint;
         Margins margins = null;
         try {
-            fingerprint = parseHex(raw.value());
+            fingerprint = SimhashCodec.parseHex(raw.value());
             if (raw.margins() != null) {
                 margins = Margins.decode(raw.margins());
             }

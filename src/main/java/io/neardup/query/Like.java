@@ -1,5 +1,6 @@
 package io.neardup.query;
 
+import io.neardup.core.SimhashCodec;
 import io.neardup.core.Margins;
 import io.neardup.mapper.SimhashFieldMapper;
 import org.opensearch.core.ParseField;
@@ -94,7 +95,7 @@ public final class Like implements Writeable, ToXContentObject {
     }
 
     public static Like simhash(String hex, String margins, String scheme) {
-        SimhashFieldMapper.parseHex(requireText(hex, SIMHASH));
+        SimhashCodec.parseHex(requireText(hex, SIMHASH));
         if (margins != null) {
             Margins.decode(margins);
         }

@@ -1,5 +1,6 @@
 package io.neardup.query;
 
+import io.neardup.core.SimhashCodec;
 import io.neardup.core.Fingerprint;
 import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
@@ -45,7 +46,7 @@ public final class LikeResolver {
 
     public Resolved resolveSimhash(Like like, String field, QueryShardContext context) {
         return switch (like.kind()) {
-            case SIMHASH -> new Resolved(SimhashFieldMapper.parseHex(like.simhash()),
+            case SIMHASH -> new Resolved(SimhashCodec.parseHex(like.simhash()),
                 like.margins() == null ? null : Margins.decode(like.margins()), like.scheme(), null);
             case ID, FETCHED -> fromDocument(like, field, context);
             case TEXT -> fromText(like, field, context);
@@ -118,12 +119,12 @@ public final class LikeResolver {
     private static Resolved fromDocument(Like like, String field, QueryShardContext context) {
         Object value = fieldOf(like, field, context);
         if (value instanceof String hex) {
-            return new Resolved(SimhashFieldMapper.parseHex(hex), null, null, like.id());
+            return new Resolved(SimhashCodec.parseHex(hex), null, null, like.id());
         }
         if (value instanceof Map<?, ?> object && object.get("value") instanceof String hex) {
             Object margins = object.get("margins");
             Object scheme = object.get("scheme");
-            return new Resolved(SimhashFieldMapper.parseHex(hex), margins instanceof String m ? Margins.decode(m) : null,
+            return new Resolved(SimhashCodec.parseHex(hex), margins instanceof String m ? Margins.decode(m) : null,
                 scheme instanceof String s ? s : null, like.id());
         }
         throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has no simhash in [" + field + "]");

@@ -1,5 +1,6 @@
 package io.neardup.query;
 
+import io.neardup.core.SimhashCodec;
 import io.neardup.core.FlipModel;
 import io.neardup.core.Margins;
 import io.neardup.core.Matches;
@@ -182,11 +183,11 @@ public final class SimhashNeighborQuery extends Query {
             Scorer scorer = scorer(context);
             boolean found = scorer != null && scorer.iterator().advance(doc) == doc;
             if (found == false) {
-                return Explanation.noMatch("hamming distance " + distance + " of [" + field + "] to " + SimhashFieldMapper.toHex(fingerprint)
+                return Explanation.noMatch("hamming distance " + distance + " of [" + field + "] to " + SimhashCodec.toHex(fingerprint)
                     + (distance <= maxDistance ? " is within " + maxDistance + " but no looked-up prefix holds it" : " > " + maxDistance));
             }
             return Explanation.match(boost * similarity(distance), "near_duplicate, score = boost * (1 - distance / 64)",
-                Explanation.match(distance, "hamming distance of [" + field + "] to " + SimhashFieldMapper.toHex(fingerprint)),
+                Explanation.match(distance, "hamming distance of [" + field + "] to " + SimhashCodec.toHex(fingerprint)),
                 Explanation.match(boost, "boost"));
         }
 
@@ -276,7 +277,7 @@ public final class SimhashNeighborQuery extends Query {
     @Override
     public String toString(String defaultField) {
         return String.format(Locale.ROOT, "near_duplicate(%s:%s, max_distance=%d, mode=%s, max_flips=%d, prefix_bits=%s, first_match=%s)",
-            field, SimhashFieldMapper.toHex(fingerprint), maxDistance, exact ? "exact" : "psm", maxFlips,
+            field, SimhashCodec.toHex(fingerprint), maxDistance, exact ? "exact" : "psm", maxFlips,
             prefixBits == 0 ? "auto" : prefixBits, firstMatch);
     }
 

@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * One operation is one pass over the whole sample. The {@code bytes} secondary result is the UTF-8
  * size of the sample's texts per second (JMH aux counter): divide by 10^6 for MB/s per core.
  *
- * <p>Run (from /work/main):
+ * <p>Run (from the project root):
  * <pre>
  * mvn -B -o -Pbench -Dbuild.dir=/tmp/h3-target test-compile exec:exec -Dbench.args="FingerprintBenchmark -f 1 -wi 3 -i 5"
  * </pre>
@@ -75,7 +75,7 @@ public class FingerprintBenchmark {
 
     @Setup
     public void setup() throws IOException {
-        String shared = System.getProperty("neardup.shared", "/work/shared");
+        String shared = System.getProperty("neardup.shared", "../shared");
         Path corpus = Path.of(shared, "corpus", "manpages.jsonl.gz");
         if (!Files.isReadable(corpus)) {
             throw new IllegalStateException("corpus not found: " + corpus + " (set -Dneardup.shared)");

@@ -31,7 +31,7 @@ import java.util.Locale;
  * <p>Command line (node started as described in docs/fingerprints.md):
  * <pre>
  * $JAVA_HOME/bin/java -cp /tmp/h3-target/test-classes:/tmp/h3-target/classes:$(cat /tmp/h3-target/cp.txt) \
- *     io.neardup.bench.IngestBenchmark http://127.0.0.1:9260 /work/shared/corpus/manpages.jsonl.gz [batch=500] [runs=3] \
+ *     io.neardup.bench.IngestBenchmark http://127.0.0.1:9260 ../shared/corpus/manpages.jsonl.gz [batch=500] [runs=3] \
  *     [variants=plain,fingerprint]
  * </pre>
  * Variants: {@code plain} (no pipeline), {@code fingerprint} (the processor, default options),

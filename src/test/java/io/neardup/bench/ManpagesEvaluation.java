@@ -27,7 +27,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * Measures simhash spread, the Jaccard-to-Hamming relation (fig. 6b of seed 001) and MinHash error
+ * Measures simhash spread, the Jaccard-to-Hamming relation (fig. 6b of Sood, "Probabilistic Simhash Matching" (2011)) and MinHash error
  * on the man-pages corpus, for simhash_shingle_size 1/2/3 x weighting binary/tf/log_tf x IDF
  * none / held-out IDF.
  *
@@ -39,13 +39,13 @@ import java.util.SplittableRandom;
  * <em>other</em> half, and every evaluated pair lies within one half, so no pair is ever scored
  * with statistics that saw it. All configurations are scored on the same pairs.
  *
- * <p>Command line (from /work/main; {@code cp.txt} holds the test classpath):
+ * <p>Command line (from the project root; {@code cp.txt} holds the test classpath):
  * <pre>
  * export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 MAVEN_OPTS=--sun-misc-unsafe-memory-access=allow
  * mvn -B -o -Dbuild.dir=/tmp/h3-target test-compile dependency:build-classpath \
  *     -Dmdep.outputFile=/tmp/h3-target/cp.txt -Dmdep.includeScope=test
  * $JAVA_HOME/bin/java -Xmx3g -cp /tmp/h3-target/test-classes:/tmp/h3-target/classes:$(cat /tmp/h3-target/cp.txt) \
- *     io.neardup.bench.ManpagesEvaluation /work/shared/corpus/manpages.jsonl.gz \
+ *     io.neardup.bench.ManpagesEvaluation ../shared/corpus/manpages.jsonl.gz \
  *     [--out out.md] [--pairs 200000] [--seed 42] [--idf-file path/to/table.tsv]
  * </pre>
  * Writes markdown to {@code --out} (or stdout). {@code --pairs}: the number of different-group

@@ -42,13 +42,13 @@ import java.util.Map;
  * band's big-endian int32 values), and is returned iff also its estimate (equal values / 128) is
  * {@code >= tau}. Truth positive: Jaccard {@code >= tau}. Counted over unordered pairs.
  *
- * <p>Command line (from /work/main):
+ * <p>Command line (from the project root):
  * <pre>
  * export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 MAVEN_OPTS=--sun-misc-unsafe-memory-access=allow
  * mvn -B -o -Dbuild.dir=/tmp/h7-target test-compile
  * mvn -B -o -Dbuild.dir=/tmp/h7-target dependency:build-classpath -Dmdep.outputFile=/tmp/h7-cp.txt -Dmdep.includeScope=test
  * $JAVA_HOME/bin/java -Xmx2g -cp /tmp/h7-target/classes:/tmp/h7-target/test-classes:$(cat /tmp/h7-cp.txt) \
- *     io.neardup.bench.MinhashEvaluation /work/shared/corpus/manpages.jsonl.gz \
+ *     io.neardup.bench.MinhashEvaluation ../shared/corpus/manpages.jsonl.gz \
  *     [--out /tmp/h7-minhash.md] [--csv docs/minhash-scurve.csv] [--seeds 0,1,2,3,4] [--num-hashes 128] \
  *     [--truth-out /tmp/h7-truth.tsv]
  * /usr/bin/python3 docs/plot_minhash.py docs/minhash-scurve.csv docs/minhash-scurve.png

@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * Sample mode: JMH reports the median (p0.50) per query.
  *
- * <p>Run (from /work/main; the corpus is cached by PsmRecallExperiment or built in the setup, which
+ * <p>Run (from the project root; the corpus is cached by PsmRecallExperiment or built in the setup, which
  * takes ~4 minutes the first time):
  * <pre>
  * mvn -B -o -Pbench -Dbuild.dir=/tmp/h4-target test-compile exec:exec -Dbench.args="PsmBenchmark -f 1 -wi 2 -i 3"

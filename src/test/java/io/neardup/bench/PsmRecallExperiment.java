@@ -26,7 +26,7 @@ import java.util.Locale;
  * cross-checked against real {@link PsmSearch} runs at every k printed (it fails loudly on a
  * mismatch), and EXACT against {@link LinearScan} on the first 200 queries.
  *
- * <p>Run (from /work/main, after test-compile):
+ * <p>Run (from the project root, after test-compile):
  * <pre>
  * java -cp "$(cat /tmp/h4-target/cp.txt):/tmp/h4-target/test-classes:/tmp/h4-target/classes" \
  *   io.neardup.bench.PsmRecallExperiment 20 20000 1
@@ -221,7 +221,7 @@ public final class PsmRecallExperiment {
         return sorted[Math.max(0, need - 1)];
     }
 
-    /** How fingerprints spread over prefixes (PSM-NOTES: weighting decides everything). */
+    /** How fingerprints spread over prefixes (on synthetic text, the weighting decides everything). */
     private static void spread(SortedFingerprintTable table, long[] fps, int p) {
         int empty = 0;
         long nonEmpty = 0;
@@ -251,7 +251,7 @@ public final class PsmRecallExperiment {
             (double) fps.length / nonEmpty, maxRun, (double) sum / samples, 100.0 * within3 / samples);
     }
 
-    /** The PSM-NOTES bug: margin(i) read for fingerprint bit i instead of 63 - i. */
+    /** The classic bug: margin(i) read for fingerprint bit i instead of 63 - i. */
     private static FlipModel mirrored(FlipModel model) {
         return new FlipModel() {
             @Override

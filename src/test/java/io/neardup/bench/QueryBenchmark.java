@@ -55,7 +55,7 @@ import java.util.regex.Pattern;
  * server-side query time, a check of {@code like: {_id}}, the neardup breaker and the store size.
  *
  * <pre>
- * cd /work/main &amp;&amp; export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+ * cd opensearch-neardup &amp;&amp; export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
  * java -Xmx3g -cp /tmp/h5-target/classes:/tmp/h5-target/test-classes:$(cat /tmp/h5-cp.txt) io.neardup.bench.QueryBenchmark \
  *     --url http://127.0.0.1:9290 --n 1000000 --queries 500 --warmup 100 --script-queries 50 --h 3 \
  *     --indices unsorted,sorted --cache /tmp/h5-cache [--profile-queries 100] [--id-queries 50] [--reuse] [--threads 2]

@@ -49,7 +49,7 @@ import java.util.stream.IntStream;
  * (over all that have any if none has that many), subject to the share of unrelated pairs
  * (Jaccard < 0.3) within 3 bits staying under 0.1% on every corpus.
  *
- * <p>Command line (from /work/main):
+ * <p>Command line (from the project root):
  * <pre>
  * export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 MAVEN_OPTS=--sun-misc-unsafe-memory-access=allow
  * mvn -B -o -q -Dbuild.dir=/tmp/h2-target test-compile
@@ -57,8 +57,8 @@ import java.util.stream.IntStream;
  *     -Dmdep.includeScope=test
  * $JAVA_HOME/bin/java -Xmx8g -cp /tmp/h2-target/classes:/tmp/h2-target/test-classes:$(cat /tmp/h2-cp.txt) \
  *     io.neardup.bench.SimhashSchemeEvaluation --out /tmp/h2/report.md \
- *     /work/shared/corpus/manpages.jsonl.gz /work/shared/corpus/debian-descriptions.jsonl.gz \
- *     /work/shared/corpus/wordnet.jsonl.gz
+ *     ../shared/corpus/manpages.jsonl.gz ../shared/corpus/debian-descriptions.jsonl.gz \
+ *     ../shared/corpus/wordnet.jsonl.gz
  * </pre>
  * Options: {@code --out} (markdown report; default stdout), {@code --idf-table} (default
  * {@code config/english-idf.tsv}, loaded as the ingest factory loads it: name = file name without

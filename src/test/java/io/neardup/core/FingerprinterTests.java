@@ -289,7 +289,7 @@ public class FingerprinterTests {
         // Fixed data, so deterministic. Measured: 1% edits move 4.1 bits on average, unrelated
         // documents differ in 27.1 (not the ideal 32: the smoothed idf keeps ubiquitous words at
         // weight >= 1, and they are shared). The same data gives 18.4 when the IDF is not applied,
-        // 11.2 with raw TF * IDF and 5.0 with raw TF (PSM-NOTES' degenerate case): the lower bound
+        // 11.2 with raw TF * IDF and 5.0 with raw TF (the degenerate case on synthetic Zipf text): the lower bound
         // of 22 catches each of those while leaving ~5 bits of slack.
         List<String> vocab = vocabulary(3000, 8);
         IdfTable idf = matchingIdfTable(vocab, 1000);

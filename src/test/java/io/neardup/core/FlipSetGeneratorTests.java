@@ -251,7 +251,7 @@ public class FlipSetGeneratorTests {
 
     @Test
     public void testUniformOrderCoversAllSingleFlipsAtExactlyPPlusOne() {
-        // PSM-NOTES check: with equal probabilities below 1, the empty set and every single flip
+        // Known property: with equal probabilities below 1, the empty set and every single flip
         // come first (p + 1 sets), before any pair.
         int p = 20;
         double[] logP = new double[64];

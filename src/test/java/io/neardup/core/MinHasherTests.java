@@ -94,7 +94,7 @@ public class MinHasherTests {
 
     @Test
     public void testEstimateStaysWithinTheChernoffBound() {
-        // X = matching positions ~ sum of k indicators with P = J (seed 000, Lemma 1), mu = kJ.
+        // X = matching positions ~ sum of k indicators with P = J (Broder, "On the resemblance and containment of documents", 1997), mu = kJ.
         // Each check may fail with probability at most 1e-6 (5e-7 per tail) for a random choice
         // of seeds; the seeds are fixed, so the test is deterministic. The union (8000) is large
         // against k (512), so one-permutation bins are essentially never empty and behave as

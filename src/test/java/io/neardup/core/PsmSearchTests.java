@@ -161,7 +161,7 @@ public class PsmSearchTests {
 
     @Test
     public void testRecallAtKOneIsTheShareWithIdenticalPrefix() {
-        // PSM-NOTES check: at k = 1 only the query's own prefix is looked up, whatever the order.
+        // Known property: at k = 1 only the query's own prefix is looked up, whatever the order.
         SplittableRandom random = new SplittableRandom(300);
         PsmSearch search = new PsmSearch();
         Matches out = new Matches();
@@ -189,7 +189,7 @@ public class PsmSearchTests {
 
     @Test
     public void testUniformOrderCoversOnePrefixBitAtExactlyPPlusOne() {
-        // PSM-NOTES check. Uniform ties resolve by prefix index, so at k = p the last prefix bit
+        // Known property. Uniform ties resolve by prefix index, so at k = p the last prefix bit
         // (fingerprint bit 64 - p) is the one single flip not yet tried.
         int p = 16;
         int h = 3;
@@ -282,7 +282,7 @@ public class PsmSearchTests {
 
     @Test
     public void testMarginsFromTheWrongEndWreckRecall() {
-        // PSM-NOTES check: reading margin(i) for fingerprint bit i instead of bit 63 - i wrecks
+        // Known failure: reading margin(i) for fingerprint bit i instead of bit 63 - i wrecks
         // recall at k = 23: it then points at bits that are not weak, worse than no order at all.
         // Measured on this simulation (seed 500, >= 1,000 pairs within 3 bits): right 0.994 (both
         // models), mirrored 0.77, uniform 0.94. The thresholds leave > 5 standard errors

@@ -39,7 +39,7 @@ public class SignatureCodecTests {
     public void testRejectsWrongNumberOfValues() {
         String s = SignatureCodec.encode(new int[64], 5);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(s, 128, 5));
-        assertEquals("minhash signature has 64 values, expected 128", e.getMessage());
+        assertEquals("minhash signature has 64 values, expected 128 (num_hashes)", e.getMessage());
     }
 
     @Test

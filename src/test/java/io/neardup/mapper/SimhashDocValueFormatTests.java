@@ -1,5 +1,6 @@
 package io.neardup.mapper;
 
+import io.neardup.core.SimhashCodec;
 import io.neardup.NearDupPlugin;
 import org.opensearch.common.io.stream.BytesStreamOutput;
 import org.opensearch.core.common.io.stream.NamedWriteableAwareStreamInput;
@@ -49,7 +50,7 @@ public class SimhashDocValueFormatTests extends OpenSearchTestCase {
             assertTrue((bySigned[i - 1] >>> 60) <= (bySigned[i] >>> 60));
         }
         // Hex strings sort the same way.
-        String[] hex = Arrays.stream(bySigned).map(SimhashFieldMapper::toHex).toArray(String[]::new);
+        String[] hex = Arrays.stream(bySigned).map(SimhashCodec::toHex).toArray(String[]::new);
         String[] sortedHex = hex.clone();
         Arrays.sort(sortedHex);
         assertArrayEquals(sortedHex, hex);

@@ -160,6 +160,9 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
                 Map<Integer, Integer> first = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, null, maxDistance, false, 93,
                     8, true, null, cache));
                 assertTrue(all.keySet().containsAll(first.keySet()));
+                // Every flip set is tried, so each segment holding a neighbour stops at one: never an empty answer.
+                assertFalse("the corpus plants neighbours", expected.isEmpty());
+                assertFalse("sorted=" + sorted + ": first_match found nothing of " + expected, first.isEmpty());
             }
         }
     }

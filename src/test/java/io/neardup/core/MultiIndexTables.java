@@ -1,7 +1,7 @@
 package io.neardup.core;
 
 /**
- * Manku et al.'s permuted tables (seed 001, ch. VI-A), the simple pigeonhole layout: split the 64
+ * Manku et al.'s permuted tables (Sood, "Probabilistic Simhash Matching" (2011), ch. VI-A), the simple pigeonhole layout: split the 64
  * bits into h + 1 blocks; two fingerprints within h bits agree exactly on at least one block. Table
  * j holds every fingerprint rotated so that block j leads, sorted; a query looks up, in each table,
  * the run whose leading block equals its own, and checks the Hamming distance (rotation preserves

@@ -1,6 +1,6 @@
 package io.neardup.core;
 
-/** Hamming distance between 64-bit fingerprints (seed 001, eq. 3.2): XOR, then count the ones. */
+/** Hamming distance between 64-bit fingerprints (Sood, "Probabilistic Simhash Matching" (2011), eq. 3.2): XOR, then count the ones. */
 public final class Hamming {
     private Hamming() {}
 
