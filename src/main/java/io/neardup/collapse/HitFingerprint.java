@@ -1,5 +1,6 @@
 package io.neardup.collapse;
 
+import io.neardup.core.FingerprintObject;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SimhashCodec;
 import io.neardup.core.SignatureCodec;
@@ -54,25 +55,17 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         if (value == null) {
             return null;
         }
-        String scheme = null;
-        Object shingles = null;
-        if (value instanceof Map<?, ?> object) {
-            Object schemeValue = object.get("scheme");
-            scheme = schemeValue == null ? null : schemeValue.toString();
-            shingles = object.get("shingles");
-            value = object.get("value");
-            if (value == null) {
-                throw notAFingerprint(hit, field, object);
-            }
+        FingerprintObject.Parts stored;
+        try {
+            stored = FingerprintObject.read(value, FingerprintObject.ANY_KEYS);
+        } catch (IllegalArgumentException e) {
+            throw notAFingerprint(hit, field, value);
         }
-        if (value instanceof String string) {
-            HitFingerprint fingerprint = parse(hit, field, string, scheme);
-            if (fingerprint.kind() == Kind.MINHASH && shingles != null) {
-                return fingerprint.withShingleSet(hit, field, shingles);
-            }
-            return fingerprint;
+        HitFingerprint fingerprint = parse(hit, field, stored.value(), stored.scheme());
+        if (fingerprint.kind() == Kind.MINHASH && stored.shingles() != null) {
+            return fingerprint.withShingleSet(hit, field, stored.shingles());
         }
-        throw notAFingerprint(hit, field, value);
+        return fingerprint;
     }
 
     private static Object single(SearchHit hit, String field, Object value) {
@@ -108,16 +101,13 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         return new HitFingerprint(Kind.MINHASH, 0, signature, null, String.format(Locale.ROOT, "%08x/%d", schemeHash, values));
     }
 
-    private HitFingerprint withShingleSet(SearchHit hit, String field, Object shingles) {
-        if (shingles instanceof String encoded) {
-            try {
-                byte[] payload = ShingleSetCodec.decodePayload(encoded, Integer.parseUnsignedInt(scheme.substring(0, 8), 16));
-                return new HitFingerprint(kind, simhash, signature, ShingleSetCodec.values(payload, 0, payload.length), scheme);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(prefix(hit, field) + "has a bad shingle set: " + e.getMessage(), e);
-            }
+    private HitFingerprint withShingleSet(SearchHit hit, String field, String encoded) {
+        try {
+            byte[] payload = ShingleSetCodec.decodePayload(encoded, Integer.parseUnsignedInt(scheme.substring(0, 8), 16));
+            return new HitFingerprint(kind, simhash, signature, ShingleSetCodec.values(payload, 0, payload.length), scheme);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(prefix(hit, field) + "has a bad shingle set: " + e.getMessage(), e);
         }
-        throw new IllegalArgumentException(prefix(hit, field) + "has [shingles] that are not a string");
     }
 
     static String prefix(SearchHit hit, String field) {

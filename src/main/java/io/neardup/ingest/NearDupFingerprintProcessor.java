@@ -2,12 +2,10 @@ package io.neardup.ingest;
 
 import io.neardup.core.ContentHash;
 import io.neardup.core.Fingerprint;
+import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.IdfTable;
-import io.neardup.core.ShingleSetCodec;
-import io.neardup.core.SimhashCodec;
-import io.neardup.core.SignatureCodec;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
@@ -204,28 +202,19 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
 
     private Map<String, Object> fingerprintOf(String text, boolean truncated) {
         Map<String, Object> out = new LinkedHashMap<>();
-        String schemeId = scheme.id();
         if (outputs.contains(Output.SIMHASH) || outputs.contains(Output.MINHASH)) {
             Fingerprint fingerprint = fingerprint(text, writesShingleSets());
             // A text without tokens has no simhash or MinHash; writing zeros would make every such
             // document a false near-duplicate of every other.
             if (fingerprint.tokens() > 0) {
                 if (outputs.contains(Output.SIMHASH)) {
-                    Map<String, Object> simhash = new LinkedHashMap<>();
-                    simhash.put("value", SimhashCodec.toHex(fingerprint.simhash()));
-                    simhash.put("margins", fingerprint.margins().encode());
-                    simhash.put("scheme", schemeId);
-                    out.put("simhash", simhash);
+                    out.put("simhash", FingerprintObject.simhash(fingerprint.simhash(), fingerprint.margins(), scheme.id()));
                 }
                 if (outputs.contains(Output.MINHASH)) {
-                    Map<String, Object> minhash = new LinkedHashMap<>();
-                    minhash.put("value", SignatureCodec.encode(fingerprint.minhash(), scheme.schemeHash()));
                     // Past max_shingles the set is left out: that document is verified by the estimate.
-                    if (fingerprint.shingleSet() != null && fingerprint.shingleSet().length <= maxShingles) {
-                        minhash.put("shingles", ShingleSetCodec.encode(fingerprint.shingleSet(), scheme.schemeHash()));
-                    }
-                    minhash.put("scheme", schemeId);
-                    out.put("minhash", minhash);
+                    int[] shingleSet = fingerprint.shingleSet() != null && fingerprint.shingleSet().length <= maxShingles
+                        ? fingerprint.shingleSet() : null;
+                    out.put("minhash", FingerprintObject.minhash(fingerprint.minhash(), shingleSet, scheme));
                 }
             }
             out.put("tokens", fingerprint.tokens());

@@ -1,5 +1,6 @@
 package io.neardup.mapper;
 
+import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
@@ -27,7 +28,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The {@code minhash} field type: one MinHash signature per document, indexed as LSH band terms.
@@ -77,7 +77,6 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
      */
     public static final double DEFAULT_FALSE_POSITIVE_WEIGHT = 0.2;
     public static final double DEFAULT_FALSE_NEGATIVE_WEIGHT = 0.8;
-    private static final Set<String> KEYS = Set.of("value", "shingles", "scheme");
     /** The band terms' field type. */
     public static final FieldType BAND_FIELD_TYPE = new FieldType();
     static {
@@ -239,7 +238,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
             return new SourceValueFetcher(name(), context) {
                 @Override
                 protected Object parseSourceValue(Object value) {
-                    return value instanceof Map<?, ?> map ? map.get("value") : value;
+                    return FingerprintObject.valueOf(value);
                 }
             };
         }
@@ -283,7 +282,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     @Override
     protected void parseCreateField(ParseContext context) throws IOException {
         String field = fieldType().name();
-        FingerprintFields.RawValue raw = FingerprintFields.read(context, field, CONTENT_TYPE, KEYS);
+        FingerprintObject.Parts raw = FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.MINHASH_KEYS);
         if (raw == null) {
             return;
         }

@@ -1,5 +1,6 @@
 package io.neardup.mapper;
 
+import io.neardup.core.FingerprintObject;
 import io.neardup.core.SimhashCodec;
 import io.neardup.core.Margins;
 import org.apache.lucene.document.LongPoint;
@@ -30,7 +31,6 @@ import java.io.IOException;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -57,7 +57,6 @@ import java.util.function.Supplier;
  */
 public final class SimhashFieldMapper extends ParametrizedFieldMapper {
     public static final String CONTENT_TYPE = "simhash";
-    private static final Set<String> KEYS = Set.of("value", "margins", "scheme");
 
     private static SimhashFieldMapper toType(FieldMapper in) {
         return (SimhashFieldMapper) in;
@@ -120,7 +119,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
             return new SourceValueFetcher(name(), context) {
                 @Override
                 protected Object parseSourceValue(Object value) {
-                    Object hex = value instanceof Map<?, ?> map ? map.get("value") : value;
+                    Object hex = FingerprintObject.valueOf(value);
                     return hex == null ? null : SimhashCodec.toHex(SimhashCodec.parseHex(hex.toString()));
                 }
             };
@@ -209,7 +208,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
     @Override
     protected void parseCreateField(ParseContext context) throws IOException {
         String field = fieldType().name();
-        FingerprintFields.RawValue raw = FingerprintFields.read(context, field, CONTENT_TYPE, KEYS);
+        FingerprintObject.Parts raw = FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.SIMHASH_KEYS);
         if (raw == null) {
             return;
         }

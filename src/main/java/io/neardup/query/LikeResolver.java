@@ -2,6 +2,7 @@ package io.neardup.query;
 
 import io.neardup.core.SimhashCodec;
 import io.neardup.core.Fingerprint;
+import io.neardup.core.FingerprintObject;
 import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
@@ -58,15 +59,8 @@ public final class LikeResolver {
         return switch (like.kind()) {
             case MINHASH -> signature(like.minhash(), like.shingles(), like.scheme(), numHashes, null);
             case ID, FETCHED -> {
-                Object value = fieldOf(like, field, context);
-                if (value instanceof String encoded) {
-                    yield signature(encoded, null, null, numHashes, like.id());
-                }
-                if (value instanceof Map<?, ?> object && object.get("value") instanceof String encoded) {
-                    yield signature(encoded, object.get("shingles") instanceof String set ? set : null,
-                        object.get("scheme") instanceof String s ? s : null, numHashes, like.id());
-                }
-                throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has no MinHash signature in [" + field + "]");
+                FingerprintObject.Parts stored = storedParts(like, field, context, FingerprintObject.MINHASH_KEYS, "MinHash signature");
+                yield signature(stored.value(), stored.shingles(), stored.scheme(), numHashes, like.id());
             }
             case TEXT -> {
                 NearDupFingerprintProcessor processor = processorFor(like, field, context, true);
@@ -117,17 +111,25 @@ public final class LikeResolver {
     }
 
     private static Resolved fromDocument(Like like, String field, QueryShardContext context) {
-        Object value = fieldOf(like, field, context);
-        if (value instanceof String hex) {
-            return new Resolved(SimhashCodec.parseHex(hex), null, null, like.id());
+        FingerprintObject.Parts stored = storedParts(like, field, context, FingerprintObject.SIMHASH_KEYS, "simhash");
+        return new Resolved(SimhashCodec.parseHex(stored.value()), stored.margins() == null ? null : Margins.decode(stored.margins()),
+            stored.scheme(), like.id());
+    }
+
+    /** The document's stored fingerprint in {@code field}, read as the mapper reads it; a 400 naming the document if it has none. */
+    private static FingerprintObject.Parts storedParts(Like like, String field, QueryShardContext context, java.util.List<String> keys,
+        String kind) {
+        FingerprintObject.Parts stored;
+        try {
+            stored = FingerprintObject.read(fieldOf(like, field, context), keys);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has a malformed " + kind + " in [" + field + "]: "
+                + e.getMessage(), e);
         }
-        if (value instanceof Map<?, ?> object && object.get("value") instanceof String hex) {
-            Object margins = object.get("margins");
-            Object scheme = object.get("scheme");
-            return new Resolved(SimhashCodec.parseHex(hex), margins instanceof String m ? Margins.decode(m) : null,
-                scheme instanceof String s ? s : null, like.id());
+        if (stored == null) {
+            throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has no " + kind + " in [" + field + "]");
         }
-        throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has no simhash in [" + field + "]");
+        return stored;
     }
 
     private Resolved fromText(Like like, String field, QueryShardContext context) {
