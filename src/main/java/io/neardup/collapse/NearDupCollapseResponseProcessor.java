@@ -1,6 +1,7 @@
 package io.neardup.collapse;
 
 import io.neardup.collapse.HitFingerprint.Kind;
+import io.neardup.core.NearDupCollapser;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.action.search.SearchResponseSections;
@@ -115,17 +116,27 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             }
         }
         SearchHit[] hits = response.getHits().getHits();
-        int n = hits.length;
+        Fingerprints fingerprints = read(hits);
+        Groups groups = group(hits, fingerprints);
+        return replace(response, page(response, hits, groups, window), new NearDupCollapseExt(summary(hits.length, fingerprints, groups,
+            window)));
+    }
 
-        // 1. every hit's fingerprint, in rank order; per-hit state stays inside the loop
-        HitFingerprint[] fingerprints = new HitFingerprint[n];
+    /** Every hit's fingerprint (null where it has none), in rank order, and their one kind. */
+    private record Fingerprints(HitFingerprint[] of, Kind kind, int missing) {}
+
+    /** The leaders in rank order, each hit's leader, the folded hits per leader, and how MinHash hits were compared. */
+    private record Groups(List<Integer> leaders, int[] leaderOf, int[] foldedCount, List<List<String>> foldedIds, String verification) {}
+
+    private Fingerprints read(SearchHit[] hits) {
+        HitFingerprint[] fingerprints = new HitFingerprint[hits.length];
         Kind resolved = kind;
         String firstOfKind = null;
-        int withoutFingerprint = 0;
-        for (int i = 0; i < n; i++) {
+        int missing = 0;
+        for (int i = 0; i < hits.length; i++) {
             HitFingerprint fp = HitFingerprint.read(hits[i], field);
             if (fp == null) {
-                withoutFingerprint++;
+                missing++;
                 continue;
             }
             if (resolved == null) {
@@ -140,27 +151,30 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             }
             fingerprints[i] = fp;
         }
+        return new Fingerprints(fingerprints, resolved, missing);
+    }
 
-        // 2. greedy leaders, in rank order
+    /** Greedy leaders in rank order (see {@link NearDupCollapser}); fingerprints of different schemes are never compared. */
+    private Groups group(SearchHit[] hits, Fingerprints fingerprints) {
+        int n = hits.length;
+        HitFingerprint[] fps = fingerprints.of();
         Map<String, Integer> schemes = new HashMap<>();
         int[] schemeKeys = new int[n];
         for (int i = 0; i < n; i++) {
-            HitFingerprint fp = fingerprints[i];
-            schemeKeys[i] = fp == null
-                ? NearDupCollapser.MISSING
-                : schemes.computeIfAbsent(fp.scheme() == null ? "" : fp.scheme(), s -> schemes.size());
+            schemeKeys[i] = fps[i] == null ? NearDupCollapser.MISSING
+                : schemes.computeIfAbsent(fps[i].scheme() == null ? "" : fps[i].scheme(), s -> schemes.size());
         }
         int[] leaderOf;
         String verification = null;
-        if (resolved == Kind.MINHASH) {
+        if (fingerprints.kind() == Kind.MINHASH) {
             // Exact Jaccard when every fingerprinted hit brought its shingle set; one rule for the whole window otherwise.
             boolean exact = true;
             int[][] signatures = new int[n][];
             int[][] shingleSets = new int[n][];
             for (int i = 0; i < n; i++) {
-                signatures[i] = fingerprints[i] == null ? null : fingerprints[i].signature();
-                shingleSets[i] = fingerprints[i] == null ? null : fingerprints[i].shingleSet();
-                exact &= fingerprints[i] == null || shingleSets[i] != null;
+                signatures[i] = fps[i] == null ? null : fps[i].signature();
+                shingleSets[i] = fps[i] == null ? null : fps[i].shingleSet();
+                exact &= fps[i] == null || shingleSets[i] != null;
             }
             verification = exact ? "exact" : "estimate";
             leaderOf = exact ? NearDupCollapser.collapseJaccard(shingleSets, schemeKeys, minSimilarity)
@@ -168,12 +182,10 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
         } else {
             long[] simhashes = new long[n];
             for (int i = 0; i < n; i++) {
-                simhashes[i] = fingerprints[i] == null ? 0 : fingerprints[i].simhash();
+                simhashes[i] = fps[i] == null ? 0 : fps[i].simhash();
             }
             leaderOf = NearDupCollapser.collapseSimhash(simhashes, schemeKeys, maxDistance);
         }
-
-        // 3. groups: the leaders in rank order, each with its folded hits in rank order
         int[] foldedCount = new int[n];
         List<List<String>> foldedIds = new ArrayList<>(n);
         List<Integer> leaders = new ArrayList<>();
@@ -192,8 +204,12 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                 }
             }
         }
+        return new Groups(leaders, leaderOf, foldedCount, foldedIds, verification);
+    }
 
-        // 4. the user's page out of the collapsed list
+    /** The user's page out of the collapsed list: all groups, or {@code from} to {@code from + size} behind a window. */
+    private SearchHits page(SearchResponse response, SearchHit[] hits, Groups groups, CollapseWindow window) {
+        List<Integer> leaders = groups.leaders();
         int from = 0;
         int to = leaders.size();
         if (window != null) {
@@ -206,8 +222,8 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
         for (int p = 0; p < page.length; p++) {
             int rank = leaders.get(from + p);
             SearchHit hit = hits[rank];
-            hit.setDocumentField(FOLDED_FIELD, new DocumentField(FOLDED_FIELD, List.of(foldedCount[rank])));
-            List<String> ids = foldedIds.get(rank);
+            hit.setDocumentField(FOLDED_FIELD, new DocumentField(FOLDED_FIELD, List.of(groups.foldedCount()[rank])));
+            List<String> ids = groups.foldedIds().get(rank);
             if (ids != null && ids.isEmpty() == false) {
                 hit.setDocumentField(IDS_FIELD, new DocumentField(IDS_FIELD, new ArrayList<>(ids)));
             }
@@ -216,27 +232,7 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                 pageCollapseValues[p] = collapseValues[rank];
             }
         }
-
-        Map<String, Object> stats = new LinkedHashMap<>();
-        stats.put("field", field);
-        if (resolved != null) {
-            stats.put("fingerprint", resolved.label);
-        }
-        if (verification != null) {
-            stats.put("verification", verification);
-        }
-        if (window != null) {
-            stats.put("window", window.window());
-        }
-        stats.put("hits", n);
-        stats.put("groups", leaders.size());
-        stats.put("folded", n - leaders.size());
-        stats.put("without_fingerprint", withoutFingerprint);
-        if (window != null) {
-            stats.put("from", window.from());
-            stats.put("size", window.size());
-        }
-        SearchHits newHits = new SearchHits(
+        return new SearchHits(
             page,
             response.getHits().getTotalHits(),
             response.getHits().getMaxScore(),
@@ -244,7 +240,29 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             response.getHits().getCollapseField(),
             pageCollapseValues
         );
-        return replace(response, newHits, new NearDupCollapseExt(stats));
+    }
+
+    private Map<String, Object> summary(int n, Fingerprints fingerprints, Groups groups, CollapseWindow window) {
+        Map<String, Object> stats = new LinkedHashMap<>();
+        stats.put("field", field);
+        if (fingerprints.kind() != null) {
+            stats.put("fingerprint", fingerprints.kind().label);
+        }
+        if (groups.verification() != null) {
+            stats.put("verification", groups.verification());
+        }
+        if (window != null) {
+            stats.put("window", window.window());
+        }
+        stats.put("hits", n);
+        stats.put("groups", groups.leaders().size());
+        stats.put("folded", n - groups.leaders().size());
+        stats.put("without_fingerprint", fingerprints.missing());
+        if (window != null) {
+            stats.put("from", window.from());
+            stats.put("size", window.size());
+        }
+        return stats;
     }
 
     /** A copy of the response with other hits and this processor's ext section; everything else is kept. */

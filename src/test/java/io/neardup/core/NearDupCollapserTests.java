@@ -1,8 +1,6 @@
-package io.neardup.collapse;
+package io.neardup.core;
 
 import io.neardup.ShingleTruth;
-import io.neardup.core.MinHasher;
-import io.neardup.core.ShingleSetCodec;
 import org.opensearch.test.OpenSearchTestCase;
 
 import java.util.Arrays;

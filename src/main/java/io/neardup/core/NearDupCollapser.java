@@ -1,17 +1,12 @@
-package io.neardup.collapse;
-
-import io.neardup.core.LongIndexMap;
-import io.neardup.core.MinHasher;
-import io.neardup.core.ShingleSetCodec;
-import io.neardup.core.Murmur3;
+package io.neardup.core;
 
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Greedy leader clustering of a ranked list of fingerprints, the algorithm behind
- * {@link NearDupCollapseResponseProcessor}; no OpenSearch types.
+ * Greedy leader clustering of a ranked list of fingerprints, the algorithm behind the
+ * {@code near_dup_collapse} search response processor.
  *
  * <p>Input is in rank order (index 0 is the best hit). Each position has a fingerprint and a scheme
  * key, or scheme key {@link #MISSING} for a hit without a fingerprint. Position i is compared only
