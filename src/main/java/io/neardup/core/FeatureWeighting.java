@@ -4,8 +4,9 @@ import java.util.Locale;
 
 /**
  * How a feature's count within one document becomes its simhash weight (before any IDF factor).
- * Measured on synthetic Zipf text, raw TF is as degenerate for simhash (common words set every bit); it is offered
- * for completeness, not as a default.
+ * On synthetic Zipf text raw TF is degenerate for single words (the commonest set every bit); on
+ * real text it keeps unrelated documents 25-30 bits apart. The default is {@link #LOG_TF} (see
+ * {@link FingerprintScheme#defaults}).
  */
 public enum FeatureWeighting {
     /** Every distinct feature weighs 1. */

@@ -208,10 +208,7 @@ public final class PsmSearch {
     /** Whether EXACT mode scans: its lookups, priced in scanned fingerprints, exceed the table's size. */
     public static boolean exactUsesScan(SortedFingerprints table, int prefixBits, int maxDistance) {
         int n = table.size();
-        long perLookup = LOOKUP_COST_IN_SCANNED;
-        if (!(table instanceof SortedFingerprintTable)) {
-            perLookup *= UNINDEXED_LOOKUP_FACTOR;
-        }
+        long perLookup = (long) LOOKUP_COST_IN_SCANNED * table.lookupCostFactor();
         return exhaustiveLookups(prefixBits, maxDistance) * perLookup > n;
     }
 }

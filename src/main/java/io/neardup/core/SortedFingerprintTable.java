@@ -211,6 +211,22 @@ public final class SortedFingerprintTable implements SortedFingerprints {
         };
     }
 
+    @Override
+    public int lookupCostFactor() {
+        return 1;
+    }
+
+    /**
+     * The most heap a {@link #build} of {@code n} pairs holds at once, the caller's input arrays
+     * included: input, sorted copy and radix scratch (12 bytes a pair each), the radix counts and the
+     * prefix index. What a caller reserves before building.
+     */
+    public static long peakBuildBytes(long n, int indexBits) {
+        checkIndexBits(indexBits);
+        return OBJECT_HEADER + 3 * (2 * ARRAY_HEADER + 12L * n) + ARRAY_HEADER + 4L * (1 << 16) + ARRAY_HEADER
+            + 4L * ((1L << indexBits) + 1);
+    }
+
     /** Heap bytes held: the three arrays plus headers. */
     public long ramBytesUsed() {
         return OBJECT_HEADER

@@ -22,6 +22,14 @@ public interface SortedFingerprints {
     /** The fingerprint at {@code position} in [0, size()); non-decreasing as unsigned values. */
     long fingerprintAt(int position);
 
+    /**
+     * What one prefix lookup costs relative to an in-memory table with a prefix index (1): the
+     * accessor's price, which decides whether an exact search looks up or scans.
+     */
+    default int lookupCostFactor() {
+        return PsmSearch.UNINDEXED_LOOKUP_FACTOR;
+    }
+
     /** The document at {@code position}; the position itself where positions are doc ids. */
     default int docAt(int position) {
         return position;

@@ -33,9 +33,15 @@ public final class JaccardVerifiedQuery extends Query {
      */
     public JaccardVerifiedQuery(Query candidates, String minhashField, int[] signature, byte[] shingleSet, int schemeHash,
         double minSimilarity) {
+        this(candidates, minhashField, signature, shingleSet, schemeHash, minSimilarity, null);
+    }
+
+    /** @param stats where verifications are counted, or null */
+    public JaccardVerifiedQuery(Query candidates, String minhashField, int[] signature, byte[] shingleSet, int schemeHash,
+        double minSimilarity, QueryStats stats) {
         this.candidates = Objects.requireNonNull(candidates, "candidates");
         this.schemeHash = schemeHash;
-        this.verifier = new JaccardVerifier(minhashField, signature, shingleSet, minSimilarity);
+        this.verifier = new JaccardVerifier(minhashField, signature, shingleSet, minSimilarity, stats);
     }
 
     @Override
@@ -69,7 +75,7 @@ public final class JaccardVerifiedQuery extends Query {
             @Override
             public Explanation explain(LeafReaderContext context, int doc) throws IOException {
                 Explanation candidate = inner.explain(context, doc);
-                Explanation verified = verifier.leaf(context).explain(doc, boost);
+                Explanation verified = verifier.leaf(context, false).explain(doc, boost);
                 if (candidate.isMatch() == false) {
                     return Explanation.noMatch("not a candidate", candidate);
                 }

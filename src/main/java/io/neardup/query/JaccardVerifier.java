@@ -29,8 +29,10 @@ final class JaccardVerifier {
     /** The query's shingle set payload, or null: then every candidate is verified by the estimate. */
     private final byte[] shingleSet;
     private final double minSimilarity;
+    /** Where verifications are counted; null counts nothing. Not part of the query's identity. */
+    private final QueryStats stats;
 
-    JaccardVerifier(String minhashField, int[] signature, byte[] shingleSet, double minSimilarity) {
+    JaccardVerifier(String minhashField, int[] signature, byte[] shingleSet, double minSimilarity, QueryStats stats) {
         this.minhashField = Objects.requireNonNull(minhashField, "minhashField");
         this.signatureBytes = MinhashFieldMapper.signatureBytes(signature);
         this.shingleSet = shingleSet;
@@ -38,6 +40,7 @@ final class JaccardVerifier {
             throw new IllegalArgumentException("min_similarity must be in (0, 1], got " + minSimilarity);
         }
         this.minSimilarity = minSimilarity;
+        this.stats = stats;
     }
 
     String minhashField() {
@@ -60,10 +63,11 @@ final class JaccardVerifier {
         return minSimilarity;
     }
 
-    Leaf leaf(LeafReaderContext context) throws IOException {
+    /** @param record whether verifications count in the node's stats (a search, not an explanation) */
+    Leaf leaf(LeafReaderContext context, boolean record) throws IOException {
         LeafReader reader = context.reader();
         return new Leaf(reader, DocValues.getBinary(reader, minhashField),
-            shingleSet == null ? null : DocValues.getBinary(reader, FingerprintFields.shinglesField(minhashField)));
+            shingleSet == null ? null : DocValues.getBinary(reader, FingerprintFields.shinglesField(minhashField)), record ? stats : null);
     }
 
     boolean isCacheable(LeafReaderContext context) {
@@ -75,14 +79,16 @@ final class JaccardVerifier {
         private final LeafReader reader;
         private final BinaryDocValues signatures;
         private final BinaryDocValues shingles;
+        private final QueryStats stats;
         private double similarity;
         private boolean exact;
         private boolean present;
 
-        private Leaf(LeafReader reader, BinaryDocValues signatures, BinaryDocValues shingles) {
+        private Leaf(LeafReader reader, BinaryDocValues signatures, BinaryDocValues shingles, QueryStats stats) {
             this.reader = reader;
             this.signatures = signatures;
             this.shingles = shingles;
+            this.stats = stats;
         }
 
         /** Whether {@code doc} is similar enough; then {@link #similarity()} and {@link #exact()} describe it. */
@@ -97,6 +103,9 @@ final class JaccardVerifier {
                 }
                 exact = true;
                 present = true;
+                if (stats != null) {
+                    stats.verified(true);
+                }
                 return similarity >= minSimilarity;
             }
             exact = false;
@@ -106,6 +115,9 @@ final class JaccardVerifier {
                 return false;
             }
             similarity = estimate(signatures.binaryValue(), doc);
+            if (stats != null) {
+                stats.verified(false);
+            }
             return similarity >= minSimilarity;
         }
 

@@ -19,6 +19,7 @@ import org.apache.lucene.search.Weight;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Documents whose Jaccard similarity to the query is at least {@code minSimilarity}. Candidates are
@@ -35,6 +36,7 @@ public final class MinhashSimilarityQuery extends Query {
     private final LshBanding banding;
     private final int minBandMatches;
     private final JaccardVerifier verifier;
+    private final QueryStats stats;
 
     /**
      * @param shingleSet the query's shingle set payload ({@code ShingleSetCodec}), or null to verify
@@ -42,6 +44,12 @@ public final class MinhashSimilarityQuery extends Query {
      */
     public MinhashSimilarityQuery(String field, int[] signature, byte[] shingleSet, int schemeHash, String scheme, LshBanding banding,
         int minBandMatches, double minSimilarity) {
+        this(field, signature, shingleSet, schemeHash, scheme, banding, minBandMatches, minSimilarity, null);
+    }
+
+    /** @param stats where the query and its verifications are counted, or null */
+    public MinhashSimilarityQuery(String field, int[] signature, byte[] shingleSet, int schemeHash, String scheme, LshBanding banding,
+        int minBandMatches, double minSimilarity, QueryStats stats) {
         this.field = Objects.requireNonNull(field, "field");
         this.schemeHash = schemeHash;
         this.scheme = scheme;
@@ -54,7 +62,8 @@ public final class MinhashSimilarityQuery extends Query {
             throw new IllegalArgumentException("min_band_matches must be in [1, " + banding.bands() + "], got " + minBandMatches);
         }
         this.minBandMatches = minBandMatches;
-        this.verifier = new JaccardVerifier(field, signature, shingleSet, minSimilarity);
+        this.verifier = new JaccardVerifier(field, signature, shingleSet, minSimilarity, stats);
+        this.stats = stats;
     }
 
     /** The candidates: documents with at least {@link #minBandMatches} of the query's band terms. */
@@ -76,6 +85,7 @@ public final class MinhashSimilarityQuery extends Query {
     private final class SimilarityWeight extends Weight {
         private final Weight candidates;
         private final float boost;
+        private final AtomicBoolean counted = new AtomicBoolean();
 
         SimilarityWeight(Weight candidates, float boost) {
             super(MinhashSimilarityQuery.this);
@@ -85,6 +95,9 @@ public final class MinhashSimilarityQuery extends Query {
 
         @Override
         public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
+            if (stats != null && counted.compareAndSet(false, true)) {
+                stats.minhashQuery();
+            }
             String segmentScheme = SegmentScheme.of(context.reader(), field, FingerprintFields.schemeField(field));
             SegmentScheme.requireSameHash(field, schemeHash, segmentScheme);
             SegmentScheme.requireSame(field, scheme, segmentScheme);
@@ -97,7 +110,7 @@ public final class MinhashSimilarityQuery extends Query {
 
         @Override
         public Explanation explain(LeafReaderContext context, int doc) throws IOException {
-            Explanation verified = verifier.leaf(context).explain(doc, boost);
+            Explanation verified = verifier.leaf(context, false).explain(doc, boost);
             if (verified.isMatch() && candidates.explain(context, doc).isMatch() == false) {
                 return Explanation.noMatch("shares fewer than " + minBandMatches + " of " + banding.bands() + " LSH bands of [" + field
                     + "]", verified);

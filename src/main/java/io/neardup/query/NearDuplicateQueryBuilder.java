@@ -540,7 +540,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             }
             LikeResolver.ResolvedSignature target = services.resolver().resolveMinhash(like, sibling, minhash.numHashes(), context);
             return new JaccardVerifiedQuery(candidates, sibling, target.signature(), exactSet(target, sibling), target.schemeHash(),
-                minSimilarity);
+                minSimilarity, services.cache().queryStats());
         }
         throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field + "] verifies candidates on "
             + "the [minhash] field [" + sibling + "] of the same fingerprint object, which is not mapped as [minhash] in index ["
@@ -577,7 +577,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 NAME, tau, field, banding.bands(), banding.rows(), m, reach, banding.floor()));
         }
         return new MinhashSimilarityQuery(field, target.signature(), exactSet(target, field), target.schemeHash(), target.scheme(), banding,
-            m, tau);
+            m, tau, services.cache().queryStats());
     }
 
     /** Options of the other field type are an error, not silently ignored. */

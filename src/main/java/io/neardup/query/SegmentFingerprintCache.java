@@ -6,7 +6,7 @@ import io.neardup.mapper.SimhashFieldMapper;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
-import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
@@ -31,90 +31,122 @@ public final class SegmentFingerprintCache {
     private record Key(Object segment, String field) {
     }
 
-    private final Map<Key, Object> entries = new ConcurrentHashMap<>();
+    private final Map<Key, SegmentStructure> entries = new ConcurrentHashMap<>();
     private final Supplier<CircuitBreaker> breaker;
     private final AtomicLong bytes = new AtomicLong();
-    private final LongAdder queries = new LongAdder();
-    private final LongAdder segmentSearches = new LongAdder();
-    private final LongAdder lookups = new LongAdder();
-    private final LongAdder candidates = new LongAdder();
-    private final LongAdder matches = new LongAdder();
     private final LongAdder builds = new LongAdder();
+    private final QueryStats queryStats = new QueryStats();
 
     public SegmentFingerprintCache(Supplier<CircuitBreaker> breaker) {
         this.breaker = breaker;
     }
 
-    /** The fingerprints of {@code field} in this segment in unsigned order, or null if none has one. */
+    /** The node's query counters. */
+    QueryStats queryStats() {
+        return queryStats;
+    }
+
+    /**
+     * The fingerprints of {@code field} in this segment in unsigned order, or null if none has one.
+     * A structure is charged to the breaker with the most heap its build will hold <em>before</em>
+     * it is built (past the limit the query fails with a 429 and nothing is allocated), then the
+     * charge is trued up to what it keeps.
+     */
     SortedFingerprints fingerprints(LeafReader reader, String field) throws IOException {
         IndexReader.CacheHelper cacheHelper = reader.getCoreCacheHelper();
         if (cacheHelper == null) {
-            return viewOf(build(reader, field), reader);
+            // No segment core to cache on (a percolator's one-document index): built for this query, not kept, not charged.
+            SegmentStructure built = build(reader, field, false);
+            return built == null ? null : built.view(reader);
         }
         Key key = new Key(cacheHelper.getKey(), field);
-        Object entry = entries.get(key);
+        SegmentStructure entry = entries.get(key);
         if (entry == null) {
-            entry = build(reader, field);
-            if (entry == null) {
+            SegmentStructure built = build(reader, field, true);
+            if (built == null) {
                 return null;
             }
-            long size = sizeOf(entry);
-            CircuitBreaker circuitBreaker = breaker.get();
-            if (circuitBreaker != null) {
-                circuitBreaker.addEstimateBytesAndMaybeBreak(size, "near_duplicate fingerprints of [" + field + "]");
-            }
-            Object raced = entries.putIfAbsent(key, entry);
-            if (raced != null) {
-                release(size);
-                entry = raced;
+            long size = built.ramBytesUsed();
+            entry = entries.putIfAbsent(key, built);
+            if (entry != null) {
+                release(size); // another query built it first
             } else {
+                entry = built;
                 bytes.addAndGet(size);
                 builds.increment();
                 cacheHelper.addClosedListener(closed -> evict(key));
             }
         }
-        return viewOf(entry, reader);
-    }
-
-    /** A segment sorted by the field is read through its doc values; a table is its own view. */
-    private static SortedFingerprints viewOf(Object entry, LeafReader reader) throws IOException {
-        return entry instanceof SortedSegmentFingerprints s ? s.view(reader) : (SortedFingerprints) entry;
+        return entry.view(reader);
     }
 
     private void evict(Key key) {
-        Object removed = entries.remove(key);
+        SegmentStructure removed = entries.remove(key);
         if (removed != null) {
-            long size = sizeOf(removed);
+            long size = removed.ramBytesUsed();
             bytes.addAndGet(-size);
             release(size);
         }
     }
 
-    private void release(long size) {
+    private void reserve(long size, String field) {
         CircuitBreaker circuitBreaker = breaker.get();
         if (circuitBreaker != null) {
+            circuitBreaker.addEstimateBytesAndMaybeBreak(size, "near_duplicate fingerprints of [" + field + "]");
+        }
+    }
+
+    /** Gives back {@code size} bytes; a negative size takes more without breaking (a structure larger than planned). */
+    private void release(long size) {
+        CircuitBreaker circuitBreaker = breaker.get();
+        if (circuitBreaker != null && size != 0) {
             circuitBreaker.addWithoutBreaking(-size);
         }
     }
 
-    private static long sizeOf(Object entry) {
-        return entry instanceof SortedSegmentFingerprints s ? s.ramBytesUsed() : ((SortedFingerprintTable) entry).ramBytesUsed();
+    private interface Builder<T> {
+        T build() throws IOException;
     }
 
-    /** A prefix index over the doc values where the segment is sorted by the field, else a sorted copy; null if no values. */
-    private static Object build(LeafReader reader, String field) throws IOException {
-        long withValue = DocValues.getSortedNumeric(reader, field).cost();
+    /** Runs {@code builder} with {@code planned} bytes reserved first; leaves exactly {@code sizeOf(result)} charged (0 for null). */
+    private <T extends SegmentStructure> T charged(boolean charge, long planned, String field, Builder<T> builder) throws IOException {
+        if (charge == false) {
+            return builder.build();
+        }
+        reserve(planned, field);
+        T built;
+        try {
+            built = builder.build();
+        } catch (IOException | RuntimeException | Error e) {
+            release(planned);
+            throw e;
+        }
+        release(planned - (built == null ? 0 : built.ramBytesUsed()));
+        return built;
+    }
+
+    /**
+     * A prefix index over the doc values where the segment is sorted by the field, else a sorted
+     * copy; null if no document has a value. Charged to the breaker when {@code charge}.
+     */
+    private SegmentStructure build(LeafReader reader, String field, boolean charge) throws IOException {
+        long withValue = Math.min(DocValues.getSortedNumeric(reader, field).cost(), reader.maxDoc());
         if (withValue == 0) {
             return null;
         }
+        int indexBits = SortedFingerprintTable.defaultIndexBits((int) withValue);
         if (isSortedBy(reader, field)) {
-            SortedSegmentFingerprints sorted = SortedSegmentFingerprints.build(reader, field,
-                SortedFingerprintTable.defaultIndexBits((int) withValue));
+            SegmentStructure sorted = charged(charge, SortedSegmentFingerprints.bytesFor(indexBits), field,
+                () -> SortedSegmentFingerprints.build(reader, field, indexBits));
             if (sorted != null) {
                 return sorted;
             }
+            // Documents without a value sort among the others: positions are not doc ids, so a table it is.
         }
-        return buildTable(reader, field);
+        return charged(charge, SortedFingerprintTable.peakBuildBytes(withValue, indexBits), field, () -> {
+            SortedFingerprintTable table = buildTable(reader, field, (int) withValue);
+            return table == null ? null : new SegmentStructure.Table(table);
+        });
     }
 
     /** Whether the segment's first sort key is this field, ascending: then doc order is fingerprint order. */
@@ -127,9 +159,9 @@ public final class SegmentFingerprintCache {
         return field.equals(first.getField()) && first.getReverse() == false;
     }
 
-    private static SortedFingerprintTable buildTable(LeafReader reader, String field) throws IOException {
-        NumericDocValues values = DocValues.unwrapSingleton(DocValues.getSortedNumeric(reader, field));
-        int capacity = (int) Math.min(values.cost(), reader.maxDoc());
+    private static SortedFingerprintTable buildTable(LeafReader reader, String field, int capacity) throws IOException {
+        // Multi-valued in form only: one fingerprint a document, the first value (a percolator's memory index has no singletons).
+        SortedNumericDocValues values = DocValues.getSortedNumeric(reader, field);
         long[] fingerprints = new long[Math.max(capacity, 1)];
         int[] docs = new int[fingerprints.length];
         int n = 0;
@@ -138,7 +170,7 @@ public final class SegmentFingerprintCache {
                 fingerprints = Arrays.copyOf(fingerprints, n * 2);
                 docs = Arrays.copyOf(docs, n * 2);
             }
-            fingerprints[n] = SimhashFieldMapper.decode(values.longValue());
+            fingerprints[n] = SimhashFieldMapper.decode(values.nextValue());
             docs[n++] = doc;
         }
         if (n == 0) {
@@ -147,25 +179,12 @@ public final class SegmentFingerprintCache {
         return SortedFingerprintTable.build(fingerprints, docs, n, SortedFingerprintTable.defaultIndexBits(n));
     }
 
-    void recordQuery() {
-        queries.increment();
-    }
-
-    void recordSegmentSearch(long lookupCount, long candidateCount, long matchCount) {
-        segmentSearches.increment();
-        lookups.add(lookupCount);
-        candidates.add(candidateCount);
-        matches.add(matchCount);
-    }
-
-    /** A snapshot of this node's counters. */
+    /** A snapshot of this node's structures and counters. */
     public Stats stats() {
-        return new Stats(entries.size(), bytes.get(), builds.sum(), queries.sum(), segmentSearches.sum(), lookups.sum(), candidates.sum(),
-            matches.sum());
+        return new Stats(entries.size(), bytes.get(), builds.sum(), queryStats.snapshot());
     }
 
     /** What {@code GET _plugins/neardup/stats} reports per node. */
-    public record Stats(long entries, long bytes, long builds, long queries, long segmentSearches, long lookups, long candidates,
-        long matches) {
+    public record Stats(long entries, long bytes, long builds, QueryStats.Snapshot queries) {
     }
 }

@@ -32,6 +32,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Documents whose simhash is within {@code maxDistance} bits of a fingerprint. Per segment, the
@@ -90,12 +91,12 @@ public final class SimhashNeighborQuery extends Query {
 
     @Override
     public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) {
-        cache.recordQuery();
         return new NeighborWeight(boost);
     }
 
     private final class NeighborWeight extends Weight {
         private final float boost;
+        private final AtomicBoolean counted = new AtomicBoolean();
 
         NeighborWeight(float boost) {
             super(SimhashNeighborQuery.this);
@@ -104,6 +105,14 @@ public final class SimhashNeighborQuery extends Query {
 
         @Override
         public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
+            if (counted.compareAndSet(false, true)) {
+                cache.queryStats().simhashQuery();
+            }
+            return search(context, true);
+        }
+
+        /** One segment's matches; {@code record}: counted in the node's stats (a search, not an explanation). */
+        private ScorerSupplier search(LeafReaderContext context, boolean record) throws IOException {
             LeafReader reader = context.reader();
             SegmentScheme.requireSame(field, scheme, SegmentScheme.of(reader, field, FingerprintFields.schemeField(field)));
             SortedFingerprints fingerprints = cache.fingerprints(reader, field);
@@ -115,7 +124,9 @@ public final class SimhashNeighborQuery extends Query {
             int excludedDoc = excludedDoc(reader);
             SEARCHES.get().search(fingerprints, fingerprint, margins, FLIP_MODEL, params(maxDistance, maxFlips, p, exact, firstMatch),
                 excludedDoc, found);
-            cache.recordSegmentSearch(found.lookups(), found.candidates(), found.size());
+            if (record) {
+                cache.queryStats().segmentSearch(found.lookups(), found.candidates(), found.size());
+            }
             int[] docs = new int[found.size()];
             float[] scores = new float[found.size()];
             int n = collectLive(found, reader.getLiveDocs(), excludedDoc, docs, scores);
@@ -180,13 +191,13 @@ public final class SimhashNeighborQuery extends Query {
                 return Explanation.noMatch("no value in [" + field + "]");
             }
             int distance = Long.bitCount(SimhashFieldMapper.decode(values.longValue()) ^ fingerprint);
-            Scorer scorer = scorer(context);
-            boolean found = scorer != null && scorer.iterator().advance(doc) == doc;
+            ScorerSupplier supplier = search(context, false);
+            boolean found = supplier != null && supplier.get(Long.MAX_VALUE).iterator().advance(doc) == doc;
             if (found == false) {
                 return Explanation.noMatch("hamming distance " + distance + " of [" + field + "] to " + SimhashCodec.toHex(fingerprint)
                     + (distance <= maxDistance ? " is within " + maxDistance + " but no looked-up prefix holds it" : " > " + maxDistance));
             }
-            return Explanation.match(boost * similarity(distance), "near_duplicate, score = boost * (1 - distance / 64)",
+            return Explanation.match(boost * similarity(distance), "near_duplicate, computed as boost * (1 - distance / 64) from:",
                 Explanation.match(distance, "hamming distance of [" + field + "] to " + SimhashCodec.toHex(fingerprint)),
                 Explanation.match(boost, "boost"));
         }

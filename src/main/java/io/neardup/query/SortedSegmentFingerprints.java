@@ -15,7 +15,7 @@ import java.io.UncheckedIOException;
  * are the sorted table (position + {@link #firstDoc} = doc id), so the only structure kept is the
  * 2^p prefix index. Immutable and cached; {@link #view} gives a per-query reader over it.
  */
-final class SortedSegmentFingerprints {
+final class SortedSegmentFingerprints implements SegmentStructure {
 
     private final String field;
     private final int firstDoc;
@@ -70,12 +70,19 @@ final class SortedSegmentFingerprints {
         return indexBits;
     }
 
-    long ramBytesUsed() {
-        return 16L + 4L * runStarts.length;
+    @Override
+    public long ramBytesUsed() {
+        return bytesFor(indexBits);
+    }
+
+    /** Heap of the structure for a prefix index of {@code indexBits} bits, known before it is built. */
+    static long bytesFor(int indexBits) {
+        return 16L + 4L * ((1L << indexBits) + 1);
     }
 
     /** A reader over this segment's doc values; one per query and thread. */
-    SortedFingerprints view(LeafReader reader) throws IOException {
+    @Override
+    public SortedFingerprints view(LeafReader reader) throws IOException {
         return new View(reader);
     }
 

@@ -44,7 +44,7 @@ final class VerifiedScorer extends Scorer {
         return new ScorerSupplier() {
             @Override
             public Scorer get(long leadCost) throws IOException {
-                return new VerifiedScorer(candidates.get(leadCost).iterator(), verifier.leaf(context), verifier.numHashes(), boost);
+                return new VerifiedScorer(candidates.get(leadCost).iterator(), verifier.leaf(context, true), verifier.numHashes(), boost);
             }
 
             @Override

@@ -1,5 +1,6 @@
 package io.neardup.stats;
 
+import io.neardup.query.QueryStats;
 import io.neardup.query.SegmentFingerprintCache;
 import org.opensearch.action.support.nodes.BaseNodeResponse;
 import org.opensearch.cluster.node.DiscoveryNode;
@@ -22,8 +23,7 @@ public final class NearDupNodeStats extends BaseNodeResponse implements ToXConte
 
     public NearDupNodeStats(StreamInput in) throws IOException {
         super(in);
-        this.stats = new SegmentFingerprintCache.Stats(in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(),
-            in.readVLong(), in.readVLong(), in.readVLong());
+        this.stats = new SegmentFingerprintCache.Stats(in.readVLong(), in.readVLong(), in.readVLong(), new QueryStats.Snapshot(in));
     }
 
     public SegmentFingerprintCache.Stats stats() {
@@ -36,11 +36,7 @@ public final class NearDupNodeStats extends BaseNodeResponse implements ToXConte
         out.writeVLong(stats.entries());
         out.writeVLong(stats.bytes());
         out.writeVLong(stats.builds());
-        out.writeVLong(stats.queries());
-        out.writeVLong(stats.segmentSearches());
-        out.writeVLong(stats.lookups());
-        out.writeVLong(stats.candidates());
-        out.writeVLong(stats.matches());
+        stats.queries().writeTo(out);
     }
 
     @Override
@@ -52,13 +48,7 @@ public final class NearDupNodeStats extends BaseNodeResponse implements ToXConte
         builder.field("bytes", stats.bytes());
         builder.field("builds", stats.builds());
         builder.endObject();
-        builder.startObject("queries");
-        builder.field("queries", stats.queries());
-        builder.field("segment_searches", stats.segmentSearches());
-        builder.field("lookups", stats.lookups());
-        builder.field("candidates_checked", stats.candidates());
-        builder.field("matches", stats.matches());
-        builder.endObject();
+        stats.queries().toXContent(builder, params);
         return builder.endObject();
     }
 }

@@ -94,7 +94,7 @@ public class NearDuplicateClusterTests extends OpenSearchIntegTestCase {
         long queries = 0;
         for (NearDupNodeStats node : stats.getNodes()) {
             entries += node.stats().entries();
-            queries += node.stats().queries();
+            queries += node.stats().queries().queries();
             assertTrue(node.stats().bytes() >= 0);
         }
         assertTrue("segments searched on the data nodes have structures: " + entries, entries > 0);

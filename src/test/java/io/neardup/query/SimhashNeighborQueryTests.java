@@ -133,6 +133,9 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
                         null, cache);
                     assertEquals("sorted=" + sorted + " h=" + maxDistance + " p=" + prefixBits, bruteForce(fps, query, maxDistance),
                         search(searcher, exact));
+                    // Lucene's own checks: advance/nextDoc agree, equal queries are equal, explanations match scores.
+                    org.apache.lucene.tests.search.QueryUtils.check(random, exact, searcher);
+                    org.apache.lucene.tests.search.CheckHits.checkExplanations(exact, FIELD, searcher);
                 }
             }
         }
@@ -190,12 +193,46 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
             SegmentFingerprintCache.Stats second = cache.stats();
             assertEquals(reader.leaves().size(), first.entries());
             assertEquals(first.builds(), second.builds());
-            assertEquals(2, second.queries());
+            assertEquals(2, second.queries().simhashQueries());
+            searcher.explain(query, 0);
+            assertEquals("an explanation is not a search", 2, cache.stats().queries().simhashQueries());
+            assertEquals(second.queries().segmentSearches(), cache.stats().queries().segmentSearches());
             // 8 bytes of fingerprint and 4 of doc id per document, plus at most 4 per document of prefix index and headers
             assertTrue("bytes " + first.bytes(), first.bytes() >= 12L * fps.length && first.bytes() <= 16L * fps.length + 1024);
         }
         assertEquals("closing the segments evicts their entries", 0, cache.stats().entries());
         assertEquals(0, cache.stats().bytes());
+    }
+
+    /**
+     * The breaker is charged before a structure is built: past the limit the query fails with the
+     * breaker's exception, nothing is cached, and the breaker is back where it was; within the limit
+     * the charge equals what is kept, and closing the segments gives all of it back.
+     */
+    public void testBreakerIsChargedBeforeBuildingAndReleasedAfterEviction() throws IOException {
+        Random random = random();
+        long[] fps = fingerprints(random, 42L, 2000, 3);
+        for (Layout layout : Layout.values()) {
+            try (Directory directory = index(fps, layout, random)) {
+                CountingBreaker tight = new CountingBreaker(100);
+                SegmentFingerprintCache small = new SegmentFingerprintCache(() -> tight);
+                try (IndexReader reader = DirectoryReader.open(directory)) {
+                    IndexSearcher searcher = newSearcher(reader, false);
+                    expectThrows(org.opensearch.core.common.breaker.CircuitBreakingException.class, () -> searcher.search(
+                        new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, small), 10));
+                    assertEquals(layout + ": nothing kept", 0, small.stats().entries());
+                    assertEquals(layout + ": nothing charged", 0, tight.getUsed());
+                }
+                CountingBreaker roomy = new CountingBreaker(1L << 30);
+                SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> roomy);
+                try (IndexReader reader = DirectoryReader.open(directory)) {
+                    newSearcher(reader, false).search(new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, cache), 10);
+                    assertTrue(cache.stats().entries() > 0);
+                    assertEquals(layout + ": the charge is what is kept", cache.stats().bytes(), roomy.getUsed());
+                }
+                assertEquals(layout + ": closing the segments releases the breaker", 0, roomy.getUsed());
+            }
+        }
     }
 
     public void testSegmentsSortedByTheFieldKeepOnlyAPrefixIndex() throws IOException {

@@ -1,0 +1,30 @@
+package io.neardup.query;
+
+import io.neardup.core.SortedFingerprintTable;
+import io.neardup.core.SortedFingerprints;
+import org.apache.lucene.index.LeafReader;
+
+import java.io.IOException;
+
+/** What {@link SegmentFingerprintCache} keeps per segment and field: built once, read by every query. */
+interface SegmentStructure {
+
+    /** The segment's fingerprints in unsigned order, for one query on one thread. */
+    SortedFingerprints view(LeafReader reader) throws IOException;
+
+    /** Heap held, as charged to the {@code neardup} circuit breaker. */
+    long ramBytesUsed();
+
+    /** A sorted in-memory copy of an unsorted segment's fingerprints: its own view. */
+    record Table(SortedFingerprintTable table) implements SegmentStructure {
+        @Override
+        public SortedFingerprints view(LeafReader reader) {
+            return table;
+        }
+
+        @Override
+        public long ramBytesUsed() {
+            return table.ramBytesUsed();
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.neardup.query;
+
+import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.core.common.breaker.CircuitBreakingException;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A real accounting breaker with a fixed limit, for unit tests that check what is charged and when. */
+final class CountingBreaker implements CircuitBreaker {
+    private final long limit;
+    private final AtomicLong used = new AtomicLong();
+    private final AtomicLong tripped = new AtomicLong();
+
+    CountingBreaker(long limit) {
+        this.limit = limit;
+    }
+
+    @Override
+    public void circuitBreak(String fieldName, long bytesNeeded) {
+        tripped.incrementAndGet();
+        throw new CircuitBreakingException("[" + fieldName + "] would need " + bytesNeeded + " bytes, limit " + limit, bytesNeeded, limit,
+            Durability.TRANSIENT);
+    }
+
+    @Override
+    public double addEstimateBytesAndMaybeBreak(long bytes, String label) {
+        long after = used.addAndGet(bytes);
+        if (after > limit) {
+            used.addAndGet(-bytes);
+            circuitBreak(label, after);
+        }
+        return after;
+    }
+
+    @Override
+    public long addWithoutBreaking(long bytes) {
+        return used.addAndGet(bytes);
+    }
+
+    @Override
+    public long getUsed() {
+        return used.get();
+    }
+
+    @Override
+    public long getLimit() {
+        return limit;
+    }
+
+    @Override
+    public double getOverhead() {
+        return 1.0;
+    }
+
+    @Override
+    public long getTrippedCount() {
+        return tripped.get();
+    }
+
+    @Override
+    public String getName() {
+        return "neardup-test";
+    }
+
+    @Override
+    public Durability getDurability() {
+        return Durability.TRANSIENT;
+    }
+
+    @Override
+    public void setLimitAndOverhead(long limit, double overhead) {
+        throw new UnsupportedOperationException();
+    }
+}
