@@ -2,13 +2,12 @@ package io.neardup;
 
 import org.opensearch.client.Request;
 import org.opensearch.client.Response;
-import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /** Runs over HTTP against the real node that the build starts from the integ-test-zip. */
-public class NearDupPluginIT extends OpenSearchRestTestCase {
+public class NearDupPluginIT extends NearDupRestTestCase {
 
     public void testCatPluginsListsThePlugin() throws IOException {
         Response response = client().performRequest(new Request("GET", "/_cat/plugins?h=component,version"));

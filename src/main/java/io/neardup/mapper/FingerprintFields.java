@@ -23,8 +23,6 @@ import java.util.List;
 public final class FingerprintFields {
     /** Suffix of the SortedDocValues field holding the scheme string of each document. */
     public static final String SCHEME_SUFFIX = "._scheme";
-    /** Suffix of the stored field holding a simhash's 64 quantized margins (MSB first). */
-    public static final String MARGINS_SUFFIX = "._margins";
     /** Suffix of the BinaryDocValues field holding a {@code minhash} field's shingle set ({@code ShingleSetCodec} payload). */
     public static final String SHINGLES_SUFFIX = "._shingles";
 
@@ -36,10 +34,6 @@ public final class FingerprintFields {
 
     public static String shinglesField(String field) {
         return field + SHINGLES_SUFFIX;
-    }
-
-    public static String marginsField(String field) {
-        return field + MARGINS_SUFFIX;
     }
 
     /**

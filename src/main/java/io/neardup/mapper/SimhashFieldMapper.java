@@ -5,7 +5,6 @@ import io.neardup.core.SimhashCodec;
 import io.neardup.core.Margins;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.SortedNumericDocValuesField;
-import org.apache.lucene.document.StoredField;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.search.IndexOrDocValuesQuery;
 import org.apache.lucene.search.MultiTermQuery;
@@ -40,7 +39,7 @@ import java.util.function.Supplier;
  * <pre>
  * "body_fp": {"properties": {"simhash": {"type": "simhash"}}}
  * parameters: index (true), doc_values (true, needed by the near-duplicate query, sorting and
- *             index sorting), store_margins (true), meta
+ *             index sorting), meta
  * </pre>
  *
  * <p>Lucene fields for a field named {@code f} (the query depends on these):
@@ -48,8 +47,6 @@ import java.util.function.Supplier;
  * <li>{@code f}: SortedNumericDocValues holding {@code fp ^ Long.MIN_VALUE} ({@link #encode}), so
  *     that signed long order is the unsigned fingerprint order and fingerprints sharing a p-bit
  *     prefix form one contiguous run; with {@code index: true} also a LongPoint of the same value.</li>
- * <li>{@code f._margins}: a stored field of the 64 quantized margin bytes, MSB first
- *     ({@link Margins#toBytes()}), when the value had margins and {@code store_margins} is true.</li>
  * <li>{@code f._scheme}: SortedDocValues of the scheme string, when the value had one (a bare hex
  *     string has none).</li>
  * </ul>
@@ -75,7 +72,6 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
     public static class Builder extends ParametrizedFieldMapper.Builder {
         private final Parameter<Boolean> indexed = Parameter.indexParam(m -> toType(m).indexed, true);
         private final Parameter<Boolean> hasDocValues = Parameter.docValuesParam(m -> toType(m).hasDocValues, true);
-        private final Parameter<Boolean> storeMargins = Parameter.boolParam("store_margins", false, m -> toType(m).storeMargins, true);
         private final Parameter<Map<String, String>> meta = Parameter.metaParam();
 
         public Builder(String name) {
@@ -84,7 +80,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         protected List<Parameter<?>> getParameters() {
-            return List.of(indexed, hasDocValues, storeMargins, meta);
+            return List.of(indexed, hasDocValues, meta);
         }
 
         @Override
@@ -185,13 +181,11 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
     private final boolean indexed;
     private final boolean hasDocValues;
-    private final boolean storeMargins;
 
     private SimhashFieldMapper(String simpleName, MappedFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
         super(simpleName, fieldType, multiFields, copyTo);
         this.indexed = builder.indexed.getValue();
         this.hasDocValues = builder.hasDocValues.getValue();
-        this.storeMargins = builder.storeMargins.getValue();
     }
 
     @Override
@@ -213,11 +207,10 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
             return;
         }
         long fingerprint;
-        Margins margins = null;
         try {
             fingerprint = SimhashCodec.parseHex(raw.value());
             if (raw.margins() != null) {
-                margins = Margins.decode(raw.margins());
+                Margins.decode(raw.margins()); // checked here, read from _source by the queries
             }
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + e.getMessage(), e);
@@ -243,9 +236,6 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         }
         if (hasDocValues == false && indexed) {
             createFieldNamesField(context);
-        }
-        if (margins != null && storeMargins) {
-            context.doc().add(new StoredField(FingerprintFields.marginsField(field), margins.toBytes()));
         }
         FingerprintFields.addScheme(context, field, raw.scheme());
     }

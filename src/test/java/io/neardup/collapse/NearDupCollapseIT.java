@@ -1,5 +1,6 @@
 package io.neardup.collapse;
 
+import io.neardup.NearDupRestTestCase;
 import io.neardup.DemoCorpus;
 import io.neardup.ShingleTruth;
 import io.neardup.core.MinHasher;
@@ -7,7 +8,6 @@ import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import org.opensearch.client.Request;
 import org.opensearch.client.ResponseException;
-import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +22,7 @@ import java.util.Set;
  * each collapsed page is checked against a greedy collapse computed here from the same window fetched
  * without the pipeline.
  */
-public class NearDupCollapseIT extends OpenSearchRestTestCase {
+public class NearDupCollapseIT extends NearDupRestTestCase {
 
     private static final String INDEX = "manpages";
     private static final int WINDOW = 200;
@@ -31,11 +31,6 @@ public class NearDupCollapseIT extends OpenSearchRestTestCase {
         Request request = new Request("POST", "/" + INDEX + "/_search" + (pipeline == null ? "" : "?search_pipeline=" + pipeline));
         request.setJsonEntity(body);
         return entityAsMap(client().performRequest(request));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> hits(Map<String, Object> response) {
-        return (List<Map<String, Object>>) ((Map<String, Object>) response.get("hits")).get("hits");
     }
 
     @SuppressWarnings("unchecked")
@@ -242,17 +237,6 @@ public class NearDupCollapseIT extends OpenSearchRestTestCase {
         }
         assertNotNull("the demo search folds something on its first page", example);
         logger.info("demo search, a collapsed hit: {}; ext: {}", example, ext(fromDocValues));
-    }
-
-    private static void assertBadRequest(String method, String path, String body, String... reasonParts) throws IOException {
-        Request request = new Request(method, path);
-        request.setJsonEntity(body);
-        ResponseException e = expectThrows(ResponseException.class, () -> client().performRequest(request));
-        String response = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(body + " -> " + response, 400, e.getResponse().getStatusLine().getStatusCode());
-        for (String part : reasonParts) {
-            assertTrue(response + " should contain [" + part + "]", response.contains(part));
-        }
     }
 
     public void testBadPipelinesAndFields() throws IOException {

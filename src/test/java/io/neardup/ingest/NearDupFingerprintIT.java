@@ -1,9 +1,9 @@
 package io.neardup.ingest;
 
+import io.neardup.NearDupRestTestCase;
 import org.opensearch.client.Request;
 import org.opensearch.client.Response;
 import org.opensearch.client.ResponseException;
-import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /** The processor over HTTP on the real node that the build starts. */
-public class NearDupFingerprintIT extends OpenSearchRestTestCase {
+public class NearDupFingerprintIT extends NearDupRestTestCase {
 
     private static Response request(String method, String path, String json) throws IOException {
         Request request = new Request(method, path);

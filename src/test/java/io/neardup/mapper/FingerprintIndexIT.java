@@ -1,11 +1,11 @@
 package io.neardup.mapper;
 
+import io.neardup.NearDupRestTestCase;
 import io.neardup.DemoCorpus;
 import io.neardup.core.Hamming;
 import org.opensearch.client.Request;
 import org.opensearch.client.Response;
 import org.opensearch.client.ResponseException;
-import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +18,7 @@ import java.util.Map;
  * The whole index-time path on the real node: the demo corpus through the pipeline into an index
  * sorted by its simhash field.
  */
-public class FingerprintIndexIT extends OpenSearchRestTestCase {
+public class FingerprintIndexIT extends NearDupRestTestCase {
 
     private static Response request(String method, String path, String json) throws IOException {
         Request request = new Request(method, path);
@@ -30,11 +30,6 @@ public class FingerprintIndexIT extends OpenSearchRestTestCase {
 
     private static int loadDemoCorpus() throws IOException {
         return DemoCorpus.load(client(), "manpages");
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> hits(Map<String, Object> response) {
-        return (List<Map<String, Object>>) ((Map<String, Object>) response.get("hits")).get("hits");
     }
 
     @SuppressWarnings("unchecked")

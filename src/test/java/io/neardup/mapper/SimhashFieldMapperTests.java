@@ -61,7 +61,6 @@ public class SimhashFieldMapperTests extends MapperTestCase {
     protected void registerParameters(ParameterChecker checker) throws IOException {
         checker.registerConflictCheck("index", b -> b.field("index", false));
         checker.registerConflictCheck("doc_values", b -> b.field("doc_values", false));
-        checker.registerConflictCheck("store_margins", b -> b.field("store_margins", false));
     }
 
     private ParseContext.Document parse(DocumentMapper mapper, String json) {
@@ -77,7 +76,7 @@ public class SimhashFieldMapperTests extends MapperTestCase {
         assertEquals(FP ^ Long.MIN_VALUE, dv.numericValue().longValue());
         IndexableField point = Arrays.stream(fields).filter(f -> f.fieldType().pointDimensionCount() == 1).findFirst().get();
         assertEquals(FP ^ Long.MIN_VALUE, point.numericValue().longValue());
-        assertEquals(new BytesRef(Margins.decode(margins()).toBytes()), doc.getField("field._margins").binaryValue());
+        assertNull("margins are checked and kept in _source only", doc.getField("field._margins"));
         assertEquals(new BytesRef("nd1-0123abcd"), doc.getField("field._scheme").binaryValue());
         assertEquals(DocValuesType.SORTED, doc.getField("field._scheme").fieldType().docValuesType());
     }
@@ -95,10 +94,9 @@ public class SimhashFieldMapperTests extends MapperTestCase {
         assertEquals(0, parse(mapper, "null").getFields("field").length);
     }
 
-    public void testStoreMarginsFalseAndNoIndex() throws IOException {
-        DocumentMapper mapper = createDocumentMapper(fieldMapping(b -> b.field("type", "simhash").field("store_margins", false).field("index", false)));
+    public void testNoIndex() throws IOException {
+        DocumentMapper mapper = createDocumentMapper(fieldMapping(b -> b.field("type", "simhash").field("index", false)));
         ParseContext.Document doc = mapper.parse(source(this::writeField)).rootDoc();
-        assertNull(doc.getField("field._margins"));
         assertEquals(1, doc.getFields("field").length);
         assertEquals(DocValuesType.SORTED_NUMERIC, doc.getField("field").fieldType().docValuesType());
     }

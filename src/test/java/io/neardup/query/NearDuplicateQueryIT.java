@@ -1,5 +1,6 @@
 package io.neardup.query;
 
+import io.neardup.NearDupRestTestCase;
 import io.neardup.DemoCorpus;
 import io.neardup.ShingleTruth;
 import io.neardup.core.LshBanding;
@@ -7,7 +8,6 @@ import io.neardup.core.MinHasher;
 import io.neardup.core.SignatureCodec;
 import org.opensearch.client.Request;
 import org.opensearch.client.ResponseException;
-import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** The query over HTTP on the real node, checked against brute force over the documents' own fingerprints. */
-public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
+public class NearDuplicateQueryIT extends NearDupRestTestCase {
 
     private static final String INDEX = "manpages";
 
@@ -26,11 +26,6 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
         Request request = new Request("POST", "/" + INDEX + "/_search");
         request.setJsonEntity(body);
         return entityAsMap(client().performRequest(request));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> hits(Map<String, Object> response) {
-        return (List<Map<String, Object>>) ((Map<String, Object>) response.get("hits")).get("hits");
     }
 
     private static Set<String> ids(Map<String, Object> response) {
@@ -68,14 +63,7 @@ public class NearDuplicateQueryIT extends OpenSearchRestTestCase {
     }
 
     private static void assertBadRequest(String body, String... reasonParts) throws IOException {
-        Request request = new Request("POST", "/" + INDEX + "/_search");
-        request.setJsonEntity(body);
-        ResponseException e = expectThrows(ResponseException.class, () -> client().performRequest(request));
-        String response = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(body + " -> " + response, 400, e.getResponse().getStatusLine().getStatusCode());
-        for (String part : reasonParts) {
-            assertTrue(response + " should contain [" + part + "]", response.contains(part));
-        }
+        assertBadRequest("POST", "/" + INDEX + "/_search", body, reasonParts);
     }
 
     public void testExactModeByIdEqualsBruteForceAndPsmFindsASubset() throws IOException {

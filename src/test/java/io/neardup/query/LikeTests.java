@@ -1,0 +1,74 @@
+package io.neardup.query;
+
+import org.opensearch.common.io.stream.BytesStreamOutput;
+import org.opensearch.common.xcontent.XContentFactory;
+import org.opensearch.common.xcontent.json.JsonXContent;
+import org.opensearch.core.common.ParsingException;
+import org.opensearch.core.common.bytes.BytesReference;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.xcontent.DeprecationHandler;
+import org.opensearch.core.xcontent.NamedXContentRegistry;
+import org.opensearch.core.xcontent.ToXContent;
+import org.opensearch.core.xcontent.XContentBuilder;
+import org.opensearch.core.xcontent.XContentParser;
+import org.opensearch.test.OpenSearchTestCase;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+public class LikeTests extends OpenSearchTestCase {
+
+    private static Like parse(String json) throws IOException {
+        try (XContentParser parser = JsonXContent.jsonXContent.createParser(NamedXContentRegistry.EMPTY,
+            DeprecationHandler.THROW_UNSUPPORTED_OPERATION, json)) {
+            parser.nextToken();
+            return Like.fromXContent(parser);
+        }
+    }
+
+    private static String json(Like like) throws IOException {
+        XContentBuilder builder = XContentFactory.jsonBuilder();
+        like.toXContent(builder, ToXContent.EMPTY_PARAMS);
+        return BytesReference.bytes(builder).utf8ToString();
+    }
+
+    private static Like wire(Like like) throws IOException {
+        try (BytesStreamOutput out = new BytesStreamOutput()) {
+            like.writeTo(out);
+            try (StreamInput in = out.bytes().streamInput()) {
+                return new Like(in);
+            }
+        }
+    }
+
+    public void testEveryKindRoundTripsThroughJsonAndTheWire() throws IOException {
+        List<Like> likes = List.of(Like.id("doc-1", null), Like.id("doc-1", "pages"), Like.text("some text", "fingerprints"),
+            Like.simhash("00000000000000ff", null, "nd1-0123abcd"), Like.minhash("AQID", "AQIDBAU", "nd1-0123abcd"));
+        for (Like like : likes) {
+            assertEquals(like, parse(json(like)));
+            assertEquals(like, wire(like));
+        }
+    }
+
+    /** A document the rewrite fetched travels with its source, and prints as the _id and _index it was asked for. */
+    public void testFetchedCarriesItsSourceAndPrintsAsAnId() throws IOException {
+        Like fetched = Like.fetched("doc-1", "pages", Map.of("text_fp", Map.of("simhash", "00000000000000ff")));
+        assertEquals(fetched, wire(fetched));
+        assertEquals("{\"_id\":\"doc-1\",\"_index\":\"pages\"}", json(fetched));
+        assertNotEquals(fetched, Like.id("doc-1", "pages"));
+    }
+
+    public void testMalformedLikeSaysWhy() {
+        assertEquals("[like] needs exactly one of [_id], [text], [simhash], [minhash], got 2", expectThrows(ParsingException.class,
+            () -> parse("{\"_id\": \"a\", \"text\": \"b\"}")).getMessage());
+        assertEquals("[like] does not support [colour]", expectThrows(ParsingException.class, () -> parse("{\"colour\": \"red\"}"))
+            .getMessage());
+        assertEquals("[like.text] must be a string, got [VALUE_NUMBER]", expectThrows(ParsingException.class,
+            () -> parse("{\"text\": 3}")).getMessage());
+        assertTrue(expectThrows(ParsingException.class, () -> parse("{\"minhash\": \"AQID\", \"margins\": \"x\"}")).getMessage()
+            .contains("takes none of the other keys"));
+        assertEquals("simhash must be 16 hex characters, got [xyz]", expectThrows(ParsingException.class,
+            () -> parse("{\"simhash\": \"xyz\"}")).getMessage());
+    }
+}
