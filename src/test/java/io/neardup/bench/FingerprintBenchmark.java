@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -92,7 +93,7 @@ public class FingerprintBenchmark {
             tokenCount += tokens[i].size();
         }
         fingerprinter = new Fingerprinter(FingerprintScheme.defaults("standard"), null);
-        System.err.printf("%nsample: %s, %d docs, %d UTF-8 bytes, %d tokens, scheme %s%n", corpus, texts.length,
+        System.err.printf(Locale.ROOT, "%nsample: %s, %d docs, %d UTF-8 bytes, %d tokens, scheme %s%n", corpus, texts.length,
             sampleBytes, tokenCount, fingerprinter.scheme().describe());
     }
 

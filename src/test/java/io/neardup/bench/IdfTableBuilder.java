@@ -8,6 +8,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -55,7 +56,7 @@ public final class IdfTableBuilder {
                     }
                 }
             }
-            System.err.printf("%s: %d docs%n", args[c], corpus.size());
+            System.err.printf(Locale.ROOT, "%s: %d docs%n", args[c], corpus.size());
         }
         List<Map.Entry<String, long[]>> kept = new ArrayList<>();
         for (Map.Entry<String, long[]> e : df.entrySet()) {
@@ -75,7 +76,7 @@ public final class IdfTableBuilder {
         }
         byte[] bytes = Files.readAllBytes(outFile);
         IdfTable table = IdfTable.load("check", 0L, new ByteArrayInputStream(bytes));
-        System.err.printf("%s: %d docs, %d distinct terms, %d kept (df >= %d), %d bytes, identity %s%n", outFile, docs,
+        System.err.printf(Locale.ROOT, "%s: %d docs, %d distinct terms, %d kept (df >= %d), %d bytes, identity %s%n", outFile, docs,
             df.size(), kept.size(), minDf, bytes.length, table.identity());
     }
 }

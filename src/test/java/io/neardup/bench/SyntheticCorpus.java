@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -110,7 +111,7 @@ public final class SyntheticCorpus {
             Fingerprint f = gen.fingerprint();
             table[i] = f.simhash();
             if ((i & ((1 << 18) - 1)) == (1 << 18) - 1) {
-                System.err.printf("  fingerprinted %,d of %,d documents (%.0f s)%n", i + 1, n, (System.nanoTime() - t0) / 1e9);
+                System.err.printf(Locale.ROOT, "  fingerprinted %,d of %,d documents (%.0f s)%n", i + 1, n, (System.nanoTime() - t0) / 1e9);
             }
         }
         long[] qs = new long[queries];

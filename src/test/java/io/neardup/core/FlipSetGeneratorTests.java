@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.common.SuppressForbidden;
 
 public class FlipSetGeneratorTests {
 
@@ -301,6 +302,7 @@ public class FlipSetGeneratorTests {
     }
 
     @Test
+    @SuppressForbidden(reason = "HotSpot's per-thread allocation counter is the measurement")
     public void testNextAllocatesNothingOnceWarm() {
         com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         SplittableRandom random = new SplittableRandom(11);

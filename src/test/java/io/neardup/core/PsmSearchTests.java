@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.common.SuppressForbidden;
 
 public class PsmSearchTests {
 
@@ -301,6 +302,7 @@ public class PsmSearchTests {
     }
 
     @Test
+    @SuppressForbidden(reason = "HotSpot's per-thread allocation counter is the measurement")
     public void testReusedSearchAllocatesNothing() {
         SplittableRandom random = new SplittableRandom(600);
         Planted data = new Planted(random, 50_000, 20, 3, 15);
