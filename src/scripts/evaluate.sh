@@ -4,7 +4,7 @@
 #
 #   src/scripts/evaluate.sh <corpus.jsonl[.gz]> <report-dir> [--url URL] [--sample N] [--sizes n1,n2,...] [Evaluate options]
 #
-# Evaluate options (see the javadoc of src/test/java/io/neardup/bench/Evaluate.java): --seed 42, --latency-queries 200,
+# Evaluate options (see the javadoc of src/bench/java/io/neardup/bench/Evaluate.java): --seed 42, --latency-queries 200,
 # --warmup 20, --ingest-docs 20000, --ingest-runs 1, --batch 500, --threads 2, --hs 3,6, --ks 1,4,16,64,256,
 # --taus 0.5,0.7,0.8,0.9, --max-docs N, --no-minhash-filter.
 # Environment: SKIP_BUILD=1 reuses target/ as built; MVN_ARGS (e.g. -o) go to every mvn call;
