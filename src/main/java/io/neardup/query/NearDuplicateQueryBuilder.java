@@ -571,10 +571,14 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         }
         double reach = banding.candidateProbability(m, tau);
         if (reach < LshBanding.CANDIDATE_RECALL) {
-            HeaderWarning.addWarning(String.format(Locale.ROOT, "[%s] min_similarity [%s] is below what the banding of [%s] (%d bands of %d "
-                + "rows, min_band_matches %d) finds reliably: a document at that similarity becomes a candidate with probability %.2f, so "
-                + "some will be missed; this field serves min_similarity >= %.2f (map it with a lower [min_similarity_floor] for less)",
-                NAME, tau, field, banding.bands(), banding.rows(), m, reach, banding.floor()));
+            int reliable = banding.minBandMatchesFor(tau);
+            String remedy = banding.candidateProbability(reliable, tau) >= LshBanding.CANDIDATE_RECALL
+                ? String.format(Locale.ROOT, "ask for at most %d matching bands (min_band_matches)", reliable)
+                : String.format(Locale.ROOT, "this field serves min_similarity >= %.2f (map it with a lower [min_similarity_floor] for less)",
+                    banding.floor());
+            HeaderWarning.addWarning(String.format(Locale.ROOT, "[%s] min_similarity [%s] with min_band_matches %d on [%s] (%d bands of %d "
+                + "rows) misses documents: one at that similarity becomes a candidate with probability %.2f; %s", NAME, tau, m, field,
+                banding.bands(), banding.rows(), reach, remedy));
         }
         return new MinhashSimilarityQuery(field, target.signature(), exactSet(target, field), target.schemeHash(), target.scheme(), banding,
             m, tau, services.cache().queryStats());

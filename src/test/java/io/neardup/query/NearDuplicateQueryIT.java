@@ -403,7 +403,8 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
         request.setOptions(options);
         org.opensearch.client.Response response = client().performRequest(request);
         assertTrue(response.getWarnings().toString(), response.getWarnings().stream()
-            .anyMatch(w -> w.contains("min_similarity [0.3] is below what the banding of [text_fp.minhash] (42 bands of 3 rows")));
+            .anyMatch(w -> w.contains("min_similarity [0.3] with min_band_matches 1 on [text_fp.minhash] (42 bands of 3 rows) misses "
+                + "documents: one at that similarity becomes a candidate with probability 0.68; this field serves min_similarity >= 0.47")));
 
         String minhash = "{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"_id\": \"" + id + "\"}";
         assertBadRequest(minhash + ", \"max_distance\": 3}}}", "[max_distance] applies to [simhash] fields; [text_fp.minhash] is a "
