@@ -115,6 +115,10 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                 window.markUsed();
             }
         }
+        int requested = window != null ? window.size() : request.source() == null ? 10 : request.source().size();
+        if (requested == 0) {
+            return response; // size 0 (counts, aggregations): nothing to collapse, nothing to add
+        }
         SearchHit[] hits = response.getHits().getHits();
         Fingerprints fingerprints = read(hits);
         Groups groups = group(hits, fingerprints);
@@ -265,6 +269,12 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
         return stats;
     }
 
+    /** The response's profile, or none when it has none (an empty one would show as {@code "profile": {"shards": []}}). */
+    private static SearchProfileShardResults profile(SearchResponse response) {
+        return response.getProfileResults() == null || response.getProfileResults().isEmpty() ? null
+            : new SearchProfileShardResults(response.getProfileResults());
+    }
+
     /** A copy of the response with other hits and this processor's ext section; everything else is kept. */
     static SearchResponse replace(SearchResponse response, SearchHits hits, NearDupCollapseExt ext) {
         SearchResponseSections internal = response.getInternalResponse();
@@ -285,7 +295,7 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                 hits,
                 (InternalAggregations) response.getAggregations(),
                 response.getSuggest(),
-                new SearchProfileShardResults(response.getProfileResults()),
+                profile(response),
                 response.isTimedOut(),
                 response.isTerminatedEarly(),
                 response.getNumReducePhases(),
@@ -299,7 +309,7 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                 response.getSuggest(),
                 response.isTimedOut(),
                 response.isTerminatedEarly(),
-                new SearchProfileShardResults(response.getProfileResults()),
+                profile(response),
                 response.getNumReducePhases(),
                 exts,
                 processorResult

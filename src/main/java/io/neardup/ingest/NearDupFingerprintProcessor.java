@@ -152,7 +152,10 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
                         + "]; raise max_chars or set truncate to fingerprint only the first max_chars characters"
                 );
             }
-            text = text.substring(0, maxChars);
+            // Never between the two halves of a surrogate pair: a lone half would make the analyzer drop the word, or more.
+            int end = Character.isHighSurrogate(text.charAt(maxChars - 1)) && Character.isLowSurrogate(text.charAt(maxChars))
+                ? maxChars - 1 : maxChars;
+            text = text.substring(0, end);
             truncated = true;
         }
         document.setFieldValue(targetField, fingerprintOf(text, truncated));

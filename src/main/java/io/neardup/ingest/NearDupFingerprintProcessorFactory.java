@@ -45,6 +45,9 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
      */
     public static final int DEFAULT_MAX_SHINGLES = 100_000;
     private static final FingerprintScheme DEFAULTS = FingerprintScheme.defaults("standard");
+    /** Where an object cannot go: the ingest document's metadata. */
+    private static final Set<String> METADATA_FIELDS = Set.of("_index", "_id", "_routing", "_version", "_version_type", "_if_seq_no",
+        "_if_primary_term", "_ingest", "_source");
     private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
     private final AnalysisRegistry analysisRegistry;
@@ -72,6 +75,11 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
         }
         if (targetField.equals(field)) {
             throw newConfigurationException(TYPE, tag, "target_field", "must differ from field [" + field + "], or the text is lost");
+        }
+        String targetRoot = targetField.split("\\.", 2)[0];
+        if (METADATA_FIELDS.contains(targetRoot)) {
+            throw newConfigurationException(TYPE, tag, "target_field", "must not be the document's metadata field [" + targetRoot
+                + "]: the fingerprints are an object");
         }
         boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "ignore_missing", false);
         int maxChars = readIntInRange(tag, config, "max_chars", DEFAULT_MAX_CHARS, 1, MAX_MAX_CHARS);

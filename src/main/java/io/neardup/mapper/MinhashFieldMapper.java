@@ -148,17 +148,23 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
             false,
             m -> toType(m).fpWeight,
             DEFAULT_FALSE_POSITIVE_WEIGHT
-        );
+        ).setValidator(v -> requireWeight("false_positive_weight", v));
         private final Parameter<Double> fnWeight = Parameter.doubleParam(
             "false_negative_weight",
             false,
             m -> toType(m).fnWeight,
             DEFAULT_FALSE_NEGATIVE_WEIGHT
-        );
+        ).setValidator(v -> requireWeight("false_negative_weight", v));
         private final Parameter<Map<String, String>> meta = Parameter.metaParam();
 
         public Builder(String name) {
             super(name);
+        }
+
+        private static void requireWeight(String name, Double value) {
+            if (value == null || Double.isFinite(value) == false || value < 0) {
+                throw new IllegalArgumentException("[" + name + "] must be a finite number >= 0, got [" + value + "]");
+            }
         }
 
         @Override

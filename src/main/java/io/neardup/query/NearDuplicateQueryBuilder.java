@@ -321,8 +321,12 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     maxFlips = intValue(parser, name);
                 } else if (PREFIX_BITS.match(name, parser.getDeprecationHandler())) {
                     prefixBits = "auto".equals(parser.text()) ? AUTO_PREFIX_BITS : intValue(parser, name);
+                    if (prefixBits == AUTO_PREFIX_BITS && "auto".equals(parser.text()) == false) {
+                        throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, "
+                            + MAX_PREFIX_BITS + "], got [0]");
+                    }
                 } else if (FIRST_MATCH.match(name, parser.getDeprecationHandler())) {
-                    firstMatch = parser.booleanValue();
+                    firstMatch = booleanValue(parser, name);
                 } else if (MIN_SIMILARITY.match(name, parser.getDeprecationHandler())) {
                     minSimilarity = doubleValue(parser, name);
                 } else if (MIN_BAND_MATCHES.match(name, parser.getDeprecationHandler())) {
@@ -330,11 +334,11 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (VERIFICATION.match(name, parser.getDeprecationHandler())) {
                     verification = Verification.parse(parser.text());
                 } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
-                    includeSelf = parser.booleanValue();
+                    includeSelf = booleanValue(parser, name);
                 } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
-                    ignoreUnmapped = parser.booleanValue();
+                    ignoreUnmapped = booleanValue(parser, name);
                 } else if (BOOST_FIELD.match(name, parser.getDeprecationHandler())) {
-                    boost = parser.floatValue();
+                    boost = (float) doubleValue(parser, name);
                 } else if (NAME_FIELD.match(name, parser.getDeprecationHandler())) {
                     queryName = parser.text();
                 } else {
@@ -386,22 +390,45 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         }
     }
 
+    /** An integer (a JSON integer, an integral number, or a string of one) within int range; anything else names the parameter. */
     private static int intValue(XContentParser parser, String name) throws IOException {
+        String text = parser.text();
         try {
-            return parser.intValue(false);
-        } catch (IllegalArgumentException e) {
-            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be an integer, got [" + parser.text()
-                + "]");
+            if (parser.currentToken() == XContentParser.Token.VALUE_NUMBER) {
+                double value = parser.doubleValue();
+                if (value == Math.rint(value) && value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE) {
+                    return (int) value;
+                }
+            } else if (parser.currentToken() == XContentParser.Token.VALUE_STRING) {
+                return Integer.parseInt(text.trim());
+            }
+        } catch (IllegalArgumentException | IOException e) {
+            // reported below, with the parameter's name
         }
+        throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be an integer, got [" + text + "]");
     }
 
     private static double doubleValue(XContentParser parser, String name) throws IOException {
-        try {
-            return parser.doubleValue(false);
-        } catch (IllegalArgumentException e) {
-            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be a number, got [" + parser.text()
-                + "]");
+        String text = parser.text();
+        if (parser.currentToken() == XContentParser.Token.VALUE_NUMBER || parser.currentToken() == XContentParser.Token.VALUE_STRING) {
+            try {
+                double value = parser.doubleValue(false);
+                if (Double.isFinite(value)) {
+                    return value;
+                }
+            } catch (IllegalArgumentException | IOException e) {
+                // reported below, with the parameter's name
+            }
         }
+        throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be a number, got [" + text + "]");
+    }
+
+    private static boolean booleanValue(XContentParser parser, String name) throws IOException {
+        String text = parser.text();
+        if (parser.currentToken() == XContentParser.Token.VALUE_BOOLEAN || "true".equals(text) || "false".equals(text)) {
+            return parser.currentToken() == XContentParser.Token.VALUE_BOOLEAN ? parser.booleanValue() : Boolean.parseBoolean(text);
+        }
+        throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be true or false, got [" + text + "]");
     }
 
     /**

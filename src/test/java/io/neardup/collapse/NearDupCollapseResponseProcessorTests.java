@@ -407,6 +407,16 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
         long a = randomLong();
         SearchResponse in = response(simhashHit("a", a, SCHEME), simhashHit("a1", a, SCHEME));
         assertSame(in, processor(Map.of("field", SIMHASH)).processResponse(request, in, context));
+        // size 0 without the window: the response is left as it is, no ext added
+        SearchRequest counting = new SearchRequest().source(new SearchSourceBuilder().size(0));
+        SearchResponse empty = response();
+        assertSame(empty, processor(Map.of("field", SIMHASH)).processResponse(counting, empty, new PipelineProcessingContext()));
+        // a collapsed response gains no empty profile section
+        SearchResponse collapsed = processor(Map.of("field", SIMHASH)).processResponse(new SearchRequest(), in,
+            new PipelineProcessingContext());
+        String json = org.opensearch.core.common.Strings.toString(org.opensearch.core.xcontent.MediaTypeRegistry.JSON, collapsed);
+        assertFalse(json, json.contains("\"profile\""));
+        assertTrue(json, json.contains("near_dup_collapse"));
     }
 
     /** A second collapse processor in the pipeline collapses the page it is given without paging again. */

@@ -119,6 +119,8 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
         assertRejected(Map.of("field", "body", "outputs", List.of("simhash", "shingles")), "outputs",
             "[shingles] are written inside the [minhash] object: add [minhash]");
         assertRejected(Map.of("field", "body", "max_shingles", 0), "max_shingles", "must be in [1, 10000000], got [0]");
+        assertRejected(Map.of("field", "body", "target_field", "_id"), "target_field", "must not be the document's metadata field [_id]");
+        assertRejected(Map.of("field", "body", "target_field", "_index.fp"), "target_field", "metadata field [_index]");
         assertRejected(Map.of("field", "body", "max_chars", 0), "max_chars", "must be in [1, 10000000]");
         assertRejected(Map.of("field", "body", "max_chars", 20_000_000), "max_chars", "got [20000000]");
         assertRejected(Map.of("field", "body", "seed", "x"), "seed", "must be a 64-bit integer, got [x]");

@@ -200,6 +200,15 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         Map<String, Object> prefix = processor(false, 10, false).execute(document("alpha beta")).getFieldValue("body_fp", Map.class);
         assertEquals(prefix.get("simhash"), truncated.get("simhash"));
         assertEquals(prefix.get("content_hash"), truncated.get("content_hash"));
+
+        // A cut through a surrogate pair keeps the whole character out instead of half of it.
+        String emoji = "hello wonderful \uD83D\uDE00 world";
+        int inside = emoji.indexOf('\uDE00');
+        Map<String, Object> cut = processor(false, inside, true).execute(document(emoji)).getFieldValue("body_fp", Map.class);
+        Map<String, Object> whole = processor(false, 1000, false).execute(document(emoji.substring(0, inside - 1))).getFieldValue("body_fp",
+            Map.class);
+        assertEquals(whole.get("content_hash"), cut.get("content_hash"));
+        assertEquals(2L, ((Number) cut.get("tokens")).longValue());
     }
 
     public void testConcurrentDocumentsGetTheSameFingerprintsAsSequentialOnes() throws Exception {

@@ -134,6 +134,11 @@ public class MinhashFieldMapperTests extends MapperTestCase {
             Exception e = expectThrows(Exception.class, () -> createMapperService(fieldMapping(c.getKey()::build)));
             assertThat(e.getMessage(), containsString(c.getValue()));
         }
+        for (String weight : new String[] { "Infinity", "NaN", "-1" }) {
+            Exception e = expectThrows(Exception.class, () -> createMapperService(fieldMapping(b -> b.field("type", "minhash")
+                .field("threshold", 0.8).field("false_positive_weight", weight))));
+            assertThat(e.getMessage(), containsString("[false_positive_weight] must be a finite number >= 0, got ["));
+        }
     }
 
     public void testParse() throws IOException {

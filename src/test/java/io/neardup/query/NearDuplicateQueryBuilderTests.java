@@ -74,5 +74,14 @@ public class NearDuplicateQueryBuilderTests extends OpenSearchTestCase {
         assertRejected("{\"field\": \"f\", \"like\": {\"_id\": 17}}", "[like._id] must be a string");
         assertRejected("{\"field\": \"f\", \"like\": \"doc-17\"}", "[like] must be an object");
         assertRejected("{\"field\": \"f\", \"like\": {\"colour\": \"red\"}}", "[like] does not support [colour]");
+        String like = "{\"field\": \"f\", \"like\": {\"_id\": \"x\"}, ";
+        assertRejected(like + "\"max_distance\": 1e20}", "[near_duplicate] [max_distance] must be an integer, got [1e20]");
+        assertRejected(like + "\"max_distance\": 2147483648}", "[near_duplicate] [max_distance] must be an integer, got [2147483648]");
+        assertRejected(like + "\"max_distance\": true}", "[near_duplicate] [max_distance] must be an integer, got [true]");
+        assertRejected(like + "\"max_distance\": 2.5}", "[near_duplicate] [max_distance] must be an integer, got [2.5]");
+        assertRejected(like + "\"first_match\": \"yes\"}", "[near_duplicate] [first_match] must be true or false, got [yes]");
+        assertRejected(like + "\"boost\": \"abc\"}", "[near_duplicate] [boost] must be a number, got [abc]");
+        assertRejected(like + "\"min_similarity\": \"NaN\"}", "[near_duplicate] [min_similarity] must be a number, got [NaN]");
+        assertRejected(like + "\"prefix_bits\": 0}", "[near_duplicate] [prefix_bits] must be \"auto\" or in [1, 32], got [0]");
     }
 }
