@@ -392,6 +392,24 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
             "document [no-such-document] not found in index [manpages]");
     }
 
+    /** A stored near_duplicate query percolates a document (a one-document index: nothing cached, nothing charged). */
+    public void testPercolatingADocumentAgainstAStoredQuery() throws IOException {
+        Request create = new Request("PUT", "/stored-queries");
+        create.setJsonEntity("{\"mappings\": {\"properties\": {\"query\": {\"type\": \"percolator\"}, \"fp\": {\"properties\": "
+            + "{\"simhash\": {\"type\": \"simhash\"}}}}}}");
+        client().performRequest(create);
+        Request store = new Request("PUT", "/stored-queries/_doc/near-ff?refresh=true");
+        store.setJsonEntity("{\"query\": {\"near_duplicate\": {\"field\": \"fp.simhash\", \"like\": {\"simhash\": "
+            + "\"00000000000000ff\"}, \"mode\": \"exact\", \"max_distance\": 3}}}");
+        client().performRequest(store);
+        for (String[] doc : new String[][] { { "00000000000000fe", "1" }, { "ffffffffffffffff", "0" } }) {
+            Request percolate = new Request("POST", "/stored-queries/_search");
+            percolate.setJsonEntity("{\"query\": {\"percolate\": {\"field\": \"query\", \"document\": {\"fp\": {\"simhash\": \""
+                + doc[0] + "\"}}}}}");
+            assertEquals(doc[0], Integer.parseInt(doc[1]), hits(entityAsMap(client().performRequest(percolate))).size());
+        }
+    }
+
     public void testMinhashWarnsBelowItsBandingAndRejectsOptionsOfTheOtherType() throws IOException {
         DemoCorpus.load(client(), INDEX);
         String id = fingerprints().keySet().iterator().next();
