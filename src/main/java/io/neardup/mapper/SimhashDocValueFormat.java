@@ -41,6 +41,26 @@ public final class SimhashDocValueFormat implements DocValueFormat {
         return SimhashFieldMapper.encode(SimhashCodec.parseHex(value));
     }
 
+    /**
+     * Numeric aggregations (avg, sum, min, max, stats, percentiles, histogram, range) work on
+     * doubles, which cannot hold a 64-bit fingerprint exactly: refused with a reason instead of
+     * answering with a wrong fingerprint.
+     */
+    @Override
+    public Object format(double value) {
+        throw numeric();
+    }
+
+    @Override
+    public double parseDouble(String value, boolean roundUp, LongSupplier now) {
+        throw numeric();
+    }
+
+    private static IllegalArgumentException numeric() {
+        return new IllegalArgumentException("[simhash] fields hold fingerprints, not numbers: numeric aggregations (avg, sum, min, max, "
+            + "stats, percentiles, histogram, range) do not apply; use terms, cardinality, or sort by the field");
+    }
+
     @Override
     public String toString() {
         return NAME;

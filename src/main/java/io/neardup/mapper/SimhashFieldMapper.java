@@ -7,6 +7,7 @@ import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.SortedNumericDocValuesField;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.search.IndexOrDocValuesQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.MultiTermQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.util.BytesRef;
@@ -170,7 +171,44 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
             DateMathParser parser,
             QueryShardContext context
         ) {
-            throw new IllegalArgumentException("[simhash] fields do not support range queries: field [" + name() + "]");
+            failIfNotIndexedAndNoDocValues();
+            // Fingerprint order is unsigned, which is the signed order of the encoded values.
+            long lower = lowerTerm == null ? Long.MIN_VALUE : encodedBound(lowerTerm);
+            long upper = upperTerm == null ? Long.MAX_VALUE : encodedBound(upperTerm);
+            if (lowerTerm != null && includeLower == false) {
+                if (lower == Long.MAX_VALUE) {
+                    return new MatchNoDocsQuery("nothing above the largest fingerprint");
+                }
+                lower++;
+            }
+            if (upperTerm != null && includeUpper == false) {
+                if (upper == Long.MIN_VALUE) {
+                    return new MatchNoDocsQuery("nothing below the smallest fingerprint");
+                }
+                upper--;
+            }
+            if (lower > upper) {
+                return new MatchNoDocsQuery("empty fingerprint range");
+            }
+            Query dvQuery = hasDocValues() ? SortedNumericDocValuesField.newSlowRangeQuery(name(), lower, upper) : null;
+            if (isSearchable() == false) {
+                return dvQuery;
+            }
+            Query pointQuery = LongPoint.newRangeQuery(name(), lower, upper);
+            return dvQuery == null ? pointQuery : new IndexOrDocValuesQuery(pointQuery, dvQuery);
+        }
+
+        /** A range bound: 16 hex characters, or the internal signed value that sort values and {@code search_after} carry. */
+        private long encodedBound(Object bound) {
+            if (bound instanceof Number number) {
+                return number.longValue();
+            }
+            String hex = bound instanceof BytesRef bytes ? bytes.utf8ToString() : String.valueOf(bound);
+            try {
+                return encode(SimhashCodec.parseHex(hex));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "]: " + e.getMessage(), e);
+            }
         }
 
         @Override

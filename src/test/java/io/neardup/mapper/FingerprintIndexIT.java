@@ -121,5 +121,12 @@ public class FingerprintIndexIT extends NearDupRestTestCase {
         assertTrue(body, body.contains("text_fp.minhash"));
 
         request("PUT", "/manpages/_doc/bare?refresh=true&pipeline=_none", "{\"text_fp\": {\"simhash\": \"00000000000000FF\"}}");
+
+        // A numeric aggregation over fingerprints is a 400 with the reason, not a 500; sorting with any query works.
+        assertBadRequest("POST", "/manpages/_search", "{\"size\": 0, \"aggs\": {\"a\": {\"avg\": {\"field\": \"text_fp.simhash\"}}}}",
+            "[simhash] fields hold fingerprints, not numbers");
+        Map<String, Object> sorted = entityAsMap(request("POST", "/manpages/_search", "{\"query\": {\"match_all\": {}}, \"sort\": "
+            + "[{\"text_fp.simhash\": \"asc\"}]}"));
+        assertEquals(1, hits(sorted).size());
     }
 }

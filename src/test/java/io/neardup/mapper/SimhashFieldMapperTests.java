@@ -120,8 +120,11 @@ public class SimhashFieldMapperTests extends MapperTestCase {
         assertThat(ft.existsQuery(null), instanceOf(FieldExistsQuery.class));
         Exception e = expectThrows(IllegalArgumentException.class, () -> ft.termQuery("xyz", null));
         assertEquals("Field [field] of type [simhash]: simhash must be 16 hex characters, got [xyz]", e.getMessage());
-        e = expectThrows(IllegalArgumentException.class, () -> ft.rangeQuery(HEX, null, true, true, null, null, null, null));
-        assertEquals("[simhash] fields do not support range queries: field [field]", e.getMessage());
+        assertThat(ft.rangeQuery(HEX, null, true, true, null, null, null, null), instanceOf(IndexOrDocValuesQuery.class));
+        assertThat(ft.rangeQuery("ffffffffffffffff", null, false, true, null, null, null, null),
+            instanceOf(org.apache.lucene.search.MatchNoDocsQuery.class));
+        e = expectThrows(IllegalArgumentException.class, () -> ft.rangeQuery("xyz", null, true, true, null, null, null, null));
+        assertEquals("Field [field] of type [simhash]: simhash must be 16 hex characters, got [xyz]", e.getMessage());
         e = expectThrows(IllegalArgumentException.class, () -> ft.prefixQuery("9f", null, false, null));
         assertEquals("[simhash] fields do not support prefix queries: field [field]", e.getMessage());
         MappedFieldType noDv = createMapperService(fieldMapping(b -> b.field("type", "simhash").field("index", false))).fieldType("field");
