@@ -132,6 +132,15 @@ public final class Fingerprinter {
         return new Fingerprint(simhash, margins, minhash, simhashShingles.tokens(), features.size(), shingleSet);
     }
 
+    /**
+     * Entries the reusable scratch (features, shingles) can hold: it grows to the largest document
+     * seen. A caller that keeps instances per thread drops one whose scratch grew past what typical
+     * documents need, so that one outsized text does not pin its memory for good.
+     */
+    public int scratchCapacity() {
+        return Math.max(features.capacity(), shingles.capacity());
+    }
+
     /** Forgets the current document, keeping the grown buffers. */
     public void reset() {
         simhashShingles.reset();

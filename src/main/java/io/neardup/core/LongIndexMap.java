@@ -36,6 +36,11 @@ public final class LongIndexMap {
         return size;
     }
 
+    /** Entries the map can hold before it grows again: what its arrays occupy. */
+    public int capacity() {
+        return keys.length;
+    }
+
     /** The dense index of {@code key}, or -1 if absent. */
     public int indexOf(long key) {
         int slot = slotOf(key);

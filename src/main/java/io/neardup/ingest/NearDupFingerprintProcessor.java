@@ -129,6 +129,11 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return maxShingles;
     }
 
+    /** What this thread's scratch can hold now. */
+    int scratchCapacity() {
+        return fingerprinters.get().scratchCapacity();
+    }
+
     IdfTable idfTable() {
         return idfTable;
     }
@@ -255,7 +260,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
     public Fingerprint fingerprint(String text, boolean withShingleSet) {
         Fingerprinter fingerprinter = fingerprinters.get();
         fingerprinter.reset();
-        try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, text)) {
+        try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, withoutLoneSurrogates(text))) {
             CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
             tokens.reset();
             while (tokens.incrementToken()) {
@@ -265,6 +270,37 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         } catch (IOException e) {
             throw new UncheckedIOException("analyzing field [" + field + "] failed", e);
         }
-        return fingerprinter.finish(withShingleSet);
+        Fingerprint fingerprint = fingerprinter.finish(withShingleSet);
+        if (fingerprinter.scratchCapacity() > MAX_KEPT_SCRATCH_ENTRIES) {
+            fingerprinters.remove(); // an outsized text: the next document on this thread starts small again
+        }
+        return fingerprint;
+    }
+
+    /**
+     * Scratch entries a thread keeps between documents: enough for texts of ~100,000 words; a larger
+     * one gets its scratch for its own use only (about 20 bytes an entry).
+     */
+    static final int MAX_KEPT_SCRATCH_ENTRIES = 1 << 17;
+
+    /**
+     * The text with every unpaired surrogate replaced by U+FFFD. Lucene's tokenizers drop a lone
+     * surrogate together with the rest of their buffer (a short text then has no token at all), so a
+     * stray half of a pair would silently cost a document its fingerprint.
+     */
+    static String withoutLoneSurrogates(String text) {
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) ? i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))
+                : Character.isLowSurrogate(c) == false || (i > 0 && Character.isHighSurrogate(text.charAt(i - 1)));
+            if (paired == false) {
+                if (out == null) {
+                    out = new StringBuilder(text);
+                }
+                out.setCharAt(i, '\uFFFD');
+            }
+        }
+        return out == null ? text : out.toString();
     }
 }

@@ -211,6 +211,35 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         assertEquals(2L, ((Number) cut.get("tokens")).longValue());
     }
 
+    /** A stray half of a surrogate pair costs only itself, never the document's tokens. */
+    @SuppressWarnings("unchecked")
+    public void testLoneSurrogatesDoNotCostTheFingerprint() throws Exception {
+        assertEquals("a\uFFFDb", NearDupFingerprintProcessor.withoutLoneSurrogates("a\uD83Db"));
+        assertEquals("a\uFFFD", NearDupFingerprintProcessor.withoutLoneSurrogates("a\uDE00"));
+        String pair = "x\uD83D\uDE00y";
+        assertSame(pair, NearDupFingerprintProcessor.withoutLoneSurrogates(pair));
+        Map<String, Object> clean = fingerprintOf(TEXT);
+        Map<String, Object> dirty = fingerprintOf(TEXT + " \uD83D");
+        assertEquals(clean.get("tokens"), dirty.get("tokens"));
+        assertEquals(clean.get("simhash"), dirty.get("simhash"));
+        Map<String, Object> shortText = fingerprintOf("hello \uD83D");
+        assertEquals(1L, ((Number) shortText.get("tokens")).longValue());
+    }
+
+    /** One outsized text does not leave its scratch behind on the thread. */
+    public void testScratchShrinksAfterAnOutsizedText() throws Exception {
+        NearDupFingerprintProcessor processor = processor();
+        StringBuilder huge = new StringBuilder();
+        for (int i = 0; i < NearDupFingerprintProcessor.MAX_KEPT_SCRATCH_ENTRIES + 1000; i++) {
+            huge.append('w').append(i).append(' ');
+        }
+        io.neardup.core.Fingerprint big = processor.fingerprint(huge.toString(), true);
+        assertTrue(big.tokens() > NearDupFingerprintProcessor.MAX_KEPT_SCRATCH_ENTRIES);
+        assertTrue("scratch after the outsized text: " + processor.scratchCapacity(), processor.scratchCapacity() <= 1024);
+        // The same thread's next document gets a fresh, small scratch and the same answer as ever.
+        assertEquals(processor().fingerprint(TEXT, true), processor.fingerprint(TEXT, true));
+    }
+
     public void testConcurrentDocumentsGetTheSameFingerprintsAsSequentialOnes() throws Exception {
         NearDupFingerprintProcessor shared = processor();
         List<String> texts = new ArrayList<>();
