@@ -100,4 +100,55 @@ public class NearDuplicateClusterTests extends OpenSearchIntegTestCase {
         assertTrue("segments searched on the data nodes have structures: " + entries, entries > 0);
         assertTrue(queries >= 20);
     }
+
+    private static long[] structuresAndBreaker() throws Exception {
+        long bytes = 0, entries = 0, used = 0;
+        for (NearDupNodeStats node : client().execute(NearDupStatsAction.INSTANCE, new NearDupStatsRequest()).get().getNodes()) {
+            bytes += node.stats().bytes();
+            entries += node.stats().entries();
+        }
+        for (String node : internalCluster().getNodeNames()) {
+            used += internalCluster().getInstance(org.opensearch.core.indices.breaker.CircuitBreakerService.class, node)
+                .getBreaker(NearDupPlugin.BREAKER_NAME).getUsed();
+        }
+        return new long[] { entries, bytes, used };
+    }
+
+    /**
+     * Per-segment structures follow the segments: built by queries, charged to the breaker, given
+     * back when merges retire their segments and when the index is deleted; the breaker always holds
+     * exactly what the structures hold, and ends at zero.
+     */
+    public void testMergesAndDeletionGiveTheBreakerBack() throws Exception {
+        assertAcked(prepareCreate("merges").setSettings(org.opensearch.common.settings.Settings.builder()
+            .put("index.number_of_shards", 1).put("index.number_of_replicas", 0))
+            .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
+        Random random = random();
+        for (int segment = 0; segment < 4; segment++) {
+            BulkRequestBuilder bulk = client().prepareBulk();
+            for (int i = 0; i < 50; i++) {
+                bulk.add(client().prepareIndex("merges").setSource(Map.of("fp", Map.of("simhash",
+                    io.neardup.core.SimhashCodec.toHex(random.nextLong())))));
+            }
+            assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        }
+        String query = "{\"near_duplicate\": {\"field\": \"fp.simhash\", \"like\": {\"simhash\": \"0000000000000000\"}, "
+            + "\"mode\": \"exact\", \"max_distance\": 8}}";
+        client().prepareSearch("merges").setQuery(org.opensearch.index.query.QueryBuilders.wrapperQuery(query)).get();
+        long[] built = structuresAndBreaker();
+        assertTrue("one structure per searched segment: " + built[0], built[0] >= 2);
+        assertEquals("the breaker holds what the structures hold", built[1], built[2]);
+
+        client().admin().indices().prepareForceMerge("merges").setMaxNumSegments(1).get();
+        client().admin().indices().prepareRefresh("merges").get();
+        client().prepareSearch("merges").setQuery(org.opensearch.index.query.QueryBuilders.wrapperQuery(query)).get();
+        assertBusy(() -> {
+            long[] merged = structuresAndBreaker();
+            assertEquals("the merged-away segments' structures are gone", 1, merged[0]);
+            assertEquals(merged[1], merged[2]);
+        });
+
+        assertAcked(client().admin().indices().prepareDelete("merges"));
+        assertBusy(() -> assertArrayEquals(new long[] { 0, 0, 0 }, structuresAndBreaker()));
+    }
 }
