@@ -131,4 +131,41 @@ final class Corpus {
         starts[n] = pos;
         return new Tokens(Arrays.copyOf(chars, pos), Arrays.copyOf(starts, n + 1));
     }
+
+    /**
+     * Ground truth shingles, independent of the plugin's hashing: the sorted distinct FNV-1a 64
+     * hashes of the text's word {@code size}-shingles (the words joined by a space, which analyzer
+     * tokens never hold), one shingle of all words for a shorter text, none for a text without words.
+     */
+    static long[] truthShingles(Tokens tokens, int size) {
+        int words = tokens.size();
+        int count = words == 0 ? 0 : Math.max(1, words - size + 1);
+        long[] set = new long[count];
+        char[] chars = tokens.chars();
+        for (int s = 0; s < count; s++) {
+            long h = 0xcbf29ce484222325L;
+            for (int k = s; k < Math.min(words, s + size); k++) {
+                if (k > s) {
+                    h = (h ^ ' ') * 0x100000001b3L;
+                }
+                for (int c = tokens.start(k), e = c + tokens.length(k); c < e; c++) {
+                    h = (h ^ chars[c]) * 0x100000001b3L;
+                }
+            }
+            set[s] = h;
+        }
+        return sortedDistinct(set);
+    }
+
+    /** The distinct values, ascending (sorts {@code values} in place). */
+    static long[] sortedDistinct(long[] values) {
+        Arrays.sort(values);
+        int u = 0;
+        for (int i = 0; i < values.length; i++) {
+            if (i == 0 || values[i] != values[i - 1]) {
+                values[u++] = values[i];
+            }
+        }
+        return u == values.length ? values : Arrays.copyOf(values, u);
+    }
 }

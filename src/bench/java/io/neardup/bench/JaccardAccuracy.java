@@ -114,7 +114,7 @@ public final class JaccardAccuracy {
         long shingleBytes = 0, shingles = 0;
         for (int i = 0; i < n; i++) {
             Corpus.Tokens tokens = Corpus.tokenize(analyzer, docs.get(i).text());
-            truthSets[i] = truthShingles(tokens);
+            truthSets[i] = Corpus.truthShingles(tokens, 3);
             fingerprinter.reset();
             for (int k = 0; k < tokens.size(); k++) {
                 fingerprinter.token(tokens.chars(), tokens.start(k), tokens.length(k));
@@ -349,33 +349,6 @@ public final class JaccardAccuracy {
             }
             return size;
         }
-    }
-
-    /** FNV-1a 64 over the words of each 3-shingle (a space between words), distinct and sorted. */
-    static long[] truthShingles(Corpus.Tokens tokens) {
-        int size = 3;
-        int count = tokens.size() == 0 ? 0 : Math.max(1, tokens.size() - size + 1);
-        long[] set = new long[count];
-        for (int s = 0; s < count; s++) {
-            long h = 0xcbf29ce484222325L;
-            for (int k = s; k < Math.min(tokens.size(), s + size); k++) {
-                if (k > s) {
-                    h = (h ^ ' ') * 0x100000001b3L;
-                }
-                for (int c = tokens.start(k); c < tokens.start(k) + tokens.length(k); c++) {
-                    h = (h ^ tokens.chars()[c]) * 0x100000001b3L;
-                }
-            }
-            set[s] = h;
-        }
-        Arrays.sort(set);
-        int u = 0;
-        for (int i = 0; i < set.length; i++) {
-            if (i == 0 || set[i] != set[i - 1]) {
-                set[u++] = set[i];
-            }
-        }
-        return Arrays.copyOf(set, u);
     }
 
     /** Every unordered pair with Jaccard >= {@link #TRUTH_FLOOR}, keyed by {@link #key}, by counting intersections over postings. */

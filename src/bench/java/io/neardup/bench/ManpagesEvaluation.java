@@ -378,15 +378,7 @@ public final class ManpagesEvaluation {
         if (sh.finish()) {
             set[m++] = sh.shingle();
         }
-        long[] s = Arrays.copyOf(set, m);
-        Arrays.sort(s);
-        int u = 0;
-        for (int i = 0; i < s.length; i++) {
-            if (i == 0 || s[i] != s[i - 1]) {
-                s[u++] = s[i];
-            }
-        }
-        return Arrays.copyOf(s, u);
+        return Corpus.sortedDistinct(Arrays.copyOf(set, m));
     }
 
     /** Exact Jaccard of two sorted sets; two empty sets are equal (1). */

@@ -88,8 +88,6 @@ public final class SimhashSchemeEvaluation {
     private static final int FIRST_HIGH_BUCKET = 3;
     private static final int EXACT_BUCKET = BUCKETS - 1;
 
-    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
-    private static final long FNV_PRIME = 0x100000001b3L;
 
     /** One candidate scheme: the three parameters under test. */
     private record Candidate(int shingleSize, FeatureWeighting weighting, boolean idf) {
@@ -304,7 +302,7 @@ public final class SimhashSchemeEvaluation {
         long[][] shingleSets = new long[n][];
         long shingleCount = 0;
         for (int i = 0; i < n; i++) {
-            shingleSets[i] = truthShingleSet(tokens[i]);
+            shingleSets[i] = Corpus.truthShingles(tokens[i], TRUTH_SHINGLE_SIZE);
             shingleCount += shingleSets[i].length;
         }
         System.err.printf(Locale.ROOT, "%s: %d docs (%d with tokens), %d tokens, read in %.1f s%n", name, docsRead, n,
@@ -362,39 +360,6 @@ public final class SimhashSchemeEvaluation {
             }
         }
         return name;
-    }
-
-    /** The sorted distinct FNV-1a hashes of the text's word 3-shingles (one shingle of all words if fewer). */
-    static long[] truthShingleSet(Corpus.Tokens t) {
-        int words = t.size();
-        int count = Math.max(1, words - TRUTH_SHINGLE_SIZE + 1);
-        long[] set = new long[count];
-        char[] chars = t.chars();
-        for (int s = 0; s < count; s++) {
-            int end = Math.min(words, s + TRUTH_SHINGLE_SIZE);
-            long h = FNV_OFFSET;
-            for (int k = s; k < end; k++) {
-                if (k > s) {
-                    h = (h ^ ' ') * FNV_PRIME; // analyzer tokens hold no space, so the join is unambiguous
-                }
-                for (int c = t.start(k), e = c + t.length(k); c < e; c++) {
-                    h = (h ^ chars[c]) * FNV_PRIME;
-                }
-            }
-            set[s] = h;
-        }
-        return sortedDistinct(set);
-    }
-
-    private static long[] sortedDistinct(long[] values) {
-        Arrays.sort(values);
-        int u = 0;
-        for (int i = 0; i < values.length; i++) {
-            if (i == 0 || values[i] != values[i - 1]) {
-                values[u++] = values[i];
-            }
-        }
-        return u == values.length ? values : Arrays.copyOf(values, u);
     }
 
     /**
