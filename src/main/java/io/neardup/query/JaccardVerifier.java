@@ -91,7 +91,7 @@ final class JaccardVerifier {
             this.stats = stats;
         }
 
-        /** Whether {@code doc} is similar enough; then {@link #similarity()} and {@link #exact()} describe it. */
+        /** Whether {@code doc} is similar enough; then {@link #similarity()} is its similarity. */
         boolean matches(int doc) throws IOException {
             if (shingles != null && shingles.advanceExact(doc)) {
                 BytesRef stored = shingles.binaryValue();
@@ -123,10 +123,6 @@ final class JaccardVerifier {
 
         double similarity() {
             return similarity;
-        }
-
-        boolean exact() {
-            return exact;
         }
 
         Explanation explain(int doc, float boost) throws IOException {
