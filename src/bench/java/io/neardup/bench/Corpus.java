@@ -168,4 +168,36 @@ final class Corpus {
         }
         return u == values.length ? values : Arrays.copyOf(values, u);
     }
+
+    /**
+     * An inverted index over sets of shingle hashes, for exact Jaccard joins: {@code ids[i]} are set
+     * i's shingles as dictionary positions, and shingle s's documents (ascending) are
+     * {@code postings[start[s], start[s + 1])}; {@code df[s]} is their number.
+     */
+    record Postings(int dictionarySize, int[][] ids, int[] df, int[] start, int[] postings) {
+        static Postings of(long[][] sets) {
+            long[] dictionary = Arrays.stream(sets).flatMapToLong(Arrays::stream).sorted().distinct().toArray();
+            int[] df = new int[dictionary.length];
+            int[][] ids = new int[sets.length][];
+            for (int i = 0; i < sets.length; i++) {
+                ids[i] = new int[sets[i].length];
+                for (int k = 0; k < sets[i].length; k++) {
+                    ids[i][k] = Arrays.binarySearch(dictionary, sets[i][k]);
+                    df[ids[i][k]]++;
+                }
+            }
+            int[] start = new int[dictionary.length + 1];
+            for (int s = 0; s < dictionary.length; s++) {
+                start[s + 1] = start[s] + df[s];
+            }
+            int[] postings = new int[start[dictionary.length]];
+            int[] fill = Arrays.copyOf(start, dictionary.length);
+            for (int i = 0; i < sets.length; i++) {
+                for (int id : ids[i]) {
+                    postings[fill[id]++] = i;
+                }
+            }
+            return new Postings(dictionary.length, ids, df, start, postings);
+        }
+    }
 }

@@ -354,27 +354,10 @@ public final class JaccardAccuracy {
     /** Every unordered pair with Jaccard >= {@link #TRUTH_FLOOR}, keyed by {@link #key}, by counting intersections over postings. */
     private static Map<Long, Double> truthPairs(long[][] sets) {
         int n = sets.length;
-        long[] dictionary = Arrays.stream(sets).flatMapToLong(Arrays::stream).sorted().distinct().toArray();
-        int[] df = new int[dictionary.length];
-        int[][] ids = new int[n][];
-        for (int i = 0; i < n; i++) {
-            ids[i] = new int[sets[i].length];
-            for (int k = 0; k < sets[i].length; k++) {
-                ids[i][k] = Arrays.binarySearch(dictionary, sets[i][k]);
-                df[ids[i][k]]++;
-            }
-        }
-        int[] start = new int[dictionary.length + 1];
-        for (int s = 0; s < dictionary.length; s++) {
-            start[s + 1] = start[s] + df[s];
-        }
-        int[] postings = new int[start[dictionary.length]];
-        int[] fill = Arrays.copyOf(start, dictionary.length);
-        for (int i = 0; i < n; i++) {
-            for (int id : ids[i]) {
-                postings[fill[id]++] = i;
-            }
-        }
+        Corpus.Postings index = Corpus.Postings.of(sets);
+        int[][] ids = index.ids();
+        int[] start = index.start();
+        int[] postings = index.postings();
         Map<Long, Double> pairs = new HashMap<>();
         int[] common = new int[n];
         int[] touched = new int[n];

@@ -178,27 +178,11 @@ public final class MinhashEvaluation {
         }
 
         // Inverted index: dictionary of shingle hashes, CSR postings (doc ids ascending).
-        long[] dict = Arrays.stream(sets).flatMapToLong(Arrays::stream).sorted().distinct().toArray();
-        int[][] ids = new int[n][];
-        int[] df = new int[dict.length];
-        for (int i = 0; i < n; i++) {
-            ids[i] = new int[sets[i].length];
-            for (int k = 0; k < sets[i].length; k++) {
-                ids[i][k] = Arrays.binarySearch(dict, sets[i][k]);
-                df[ids[i][k]]++;
-            }
-        }
-        int[] start = new int[dict.length + 1];
-        for (int s = 0; s < dict.length; s++) {
-            start[s + 1] = start[s] + df[s];
-        }
-        int[] postings = new int[start[dict.length]];
-        int[] fill = Arrays.copyOf(start, dict.length);
-        for (int i = 0; i < n; i++) {
-            for (int id : ids[i]) {
-                postings[fill[id]++] = i;
-            }
-        }
+        Corpus.Postings index = Corpus.Postings.of(sets);
+        int[][] ids = index.ids();
+        int[] df = index.df();
+        int[] start = index.start();
+        int[] postings = index.postings();
         double work = 0;
         for (int d : df) {
             work += (double) d * (d - 1) / 2;
@@ -229,7 +213,7 @@ public final class MinhashEvaluation {
                 + "inverted-index pair work %.3g; pairs: %d total, %d with Jaccard > 0, %d stored (Jaccard >= %.1f, or >= %d equal "
                 + "values, or a shared band). Signature check: the processor's Fingerprinter (default scheme) and MinHasher over the "
                 + "truth's shingle sets differ on %d of %d documents. Pass time %.1f s.%n%n",
-            corpus, n, empty, totalShingles, dict.length, work, (long) n * (n - 1) / 2, main.jaccardPositivePairs, main.pairs.size,
+            corpus, n, empty, totalShingles, index.dictionarySize(), work, (long) n * (n - 1) / 2, main.jaccardPositivePairs, main.pairs.size,
             STORE_JACCARD, STORE_EQUAL, mismatches, n, main.seconds);
 
         // Bandings table.
