@@ -1,5 +1,11 @@
 package io.neardup;
 
+import io.neardup.clusters.NearDupClustersAction;
+import io.neardup.clusters.NearDupClustersTask;
+import io.neardup.clusters.RestNearDupClustersAction;
+import io.neardup.clusters.ShardMatchAction;
+import io.neardup.clusters.TransportNearDupClustersAction;
+import io.neardup.clusters.TransportShardMatchAction;
 import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
@@ -53,6 +59,7 @@ import org.opensearch.search.DocValueFormat;
 import org.opensearch.search.SearchExtBuilder;
 import org.opensearch.search.pipeline.SearchRequestProcessor;
 import org.opensearch.search.pipeline.SearchResponseProcessor;
+import org.opensearch.tasks.Task;
 
 import java.util.Collection;
 import java.util.List;
@@ -61,7 +68,8 @@ import java.util.function.Supplier;
 
 /**
  * Entry point that OpenSearch loads from {@code plugin-descriptor.properties}: registers the
- * fingerprint processor, the field types, the query and its stats, and the collapse processors.
+ * fingerprint processor, the field types, the query and its stats, the collapse processors and the
+ * {@code _near_dup_clusters} task.
  */
 public class NearDupPlugin extends Plugin
     implements
@@ -141,12 +149,16 @@ public class NearDupPlugin extends Plugin
         IndexNameExpressionResolver indexNameExpressionResolver,
         Supplier<RepositoriesService> repositoriesServiceSupplier
     ) {
-        return List.of(cache);
+        return List.of(cache, queryServices);
     }
 
     @Override
     public List<ActionHandler<? extends ActionRequest, ? extends ActionResponse>> getActions() {
-        return List.of(new ActionHandler<>(NearDupStatsAction.INSTANCE, TransportNearDupStatsAction.class));
+        return List.of(
+            new ActionHandler<>(NearDupStatsAction.INSTANCE, TransportNearDupStatsAction.class),
+            new ActionHandler<>(NearDupClustersAction.INSTANCE, TransportNearDupClustersAction.class),
+            new ActionHandler<>(ShardMatchAction.INSTANCE, TransportShardMatchAction.class)
+        );
     }
 
     @Override
@@ -159,7 +171,7 @@ public class NearDupPlugin extends Plugin
         IndexNameExpressionResolver indexNameExpressionResolver,
         Supplier<DiscoveryNodes> nodesInCluster
     ) {
-        return List.of(new RestNearDupStatsAction());
+        return List.of(new RestNearDupStatsAction(), new RestNearDupClustersAction());
     }
 
     /** {@code near_dup_window}: fetches the top {@code window} hits for {@code near_dup_collapse} and remembers the user's page. */
@@ -186,7 +198,8 @@ public class NearDupPlugin extends Plugin
     public List<NamedWriteableRegistry.Entry> getNamedWriteables() {
         return List.of(
             new NamedWriteableRegistry.Entry(DocValueFormat.class, SimhashDocValueFormat.NAME, SimhashDocValueFormat::readFrom),
-            new NamedWriteableRegistry.Entry(SearchExtBuilder.class, NearDupCollapseExt.NAME, NearDupCollapseExt::new)
+            new NamedWriteableRegistry.Entry(SearchExtBuilder.class, NearDupCollapseExt.NAME, NearDupCollapseExt::new),
+            new NamedWriteableRegistry.Entry(Task.Status.class, NearDupClustersTask.Status.NAME, NearDupClustersTask.Status::new)
         );
     }
 }

@@ -81,7 +81,7 @@ public final class Like implements Writeable, ToXContentObject {
     }
 
     /** The document {@code id} of {@code index}, read: {@code source} is its {@code _source} (or the part the query needs). */
-    static Like fetched(String id, String index, Map<String, Object> source) {
+    public static Like fetched(String id, String index, Map<String, Object> source) {
         return new Like(Kind.FETCHED, requireText(id, ID), Objects.requireNonNull(index, "index"), null, null, null, null, null, null, null,
             Objects.requireNonNull(source, "source"));
     }

@@ -79,7 +79,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             return name().toLowerCase(Locale.ROOT);
         }
 
-        static Mode parse(String value) {
+        public static Mode parse(String value) {
             for (Mode mode : values()) {
                 if (mode.paramName().equals(value)) {
                     return mode;
@@ -100,7 +100,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             return name().toLowerCase(Locale.ROOT);
         }
 
-        static Verification parse(String value) {
+        public static Verification parse(String value) {
             for (Verification verification : values()) {
                 if (verification.paramName().equals(value)) {
                     return verification;

@@ -41,6 +41,11 @@ public final class SegmentFingerprintCache {
         this.breaker = breaker;
     }
 
+    /** The node's {@code neardup} breaker, which also guards the plugin's other memory that grows with an index. */
+    public CircuitBreaker breaker() {
+        return breaker.get();
+    }
+
     /** The node's query counters. */
     QueryStats queryStats() {
         return queryStats;

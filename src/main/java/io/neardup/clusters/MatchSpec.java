@@ -1,0 +1,111 @@
+package io.neardup.clusters;
+
+import io.neardup.query.Like;
+import io.neardup.query.NearDuplicateQueryBuilder;
+import io.neardup.query.QueryServices;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.common.io.stream.Writeable;
+import org.opensearch.core.xcontent.ToXContentFragment;
+import org.opensearch.core.xcontent.XContentBuilder;
+
+import java.io.IOException;
+import java.util.Locale;
+
+/**
+ * When two documents of a {@code _near_dup_clusters} run are near-duplicates: the fingerprint
+ * {@code field} and the {@code near_duplicate} query options that apply to it. Each document is
+ * matched by exactly the query a user would send for it, so the clusters and the query agree.
+ * Null options take the query's defaults.
+ */
+public record MatchSpec(String field, Integer maxDistance, NearDuplicateQueryBuilder.Mode mode, Integer maxFlips, Double minSimilarity,
+    NearDuplicateQueryBuilder.Verification verification) implements Writeable, ToXContentFragment {
+
+    public MatchSpec {
+        if (field == null || field.isBlank()) {
+            throw new IllegalArgumentException("[field] is required: the [simhash] or [minhash] field to cluster on");
+        }
+        // The query's own setters check every range against its caps; fail here, before any work, not on a shard.
+        build(field, maxDistance, mode, maxFlips, minSimilarity, verification, Like.simhash("0000000000000000", null, null), null);
+    }
+
+    public MatchSpec(StreamInput in) throws IOException {
+        this(in.readString(), in.readOptionalVInt(), in.readBoolean() ? in.readEnum(NearDuplicateQueryBuilder.Mode.class) : null,
+            in.readOptionalVInt(), in.readOptionalDouble(),
+            in.readBoolean() ? in.readEnum(NearDuplicateQueryBuilder.Verification.class) : null);
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        out.writeString(field);
+        out.writeOptionalVInt(maxDistance);
+        out.writeBoolean(mode != null);
+        if (mode != null) {
+            out.writeEnum(mode);
+        }
+        out.writeOptionalVInt(maxFlips);
+        out.writeOptionalDouble(minSimilarity);
+        out.writeBoolean(verification != null);
+        if (verification != null) {
+            out.writeEnum(verification);
+        }
+    }
+
+    /** The query that finds the near-duplicates of {@code like} (itself excluded). */
+    public NearDuplicateQueryBuilder query(Like like, QueryServices services) {
+        return build(field, maxDistance, mode, maxFlips, minSimilarity, verification, like, services);
+    }
+
+    private static NearDuplicateQueryBuilder build(String field, Integer maxDistance, NearDuplicateQueryBuilder.Mode mode, Integer maxFlips,
+        Double minSimilarity, NearDuplicateQueryBuilder.Verification verification, Like like, QueryServices services) {
+        NearDuplicateQueryBuilder query = new NearDuplicateQueryBuilder(field, like, services);
+        if (maxDistance != null) {
+            query.maxDistance(maxDistance);
+        }
+        if (mode != null) {
+            query.mode(mode);
+        }
+        if (maxFlips != null) {
+            query.maxFlips(maxFlips);
+        }
+        if (minSimilarity != null) {
+            query.minSimilarity(minSimilarity);
+        }
+        if (verification != null) {
+            query.verification(verification);
+        }
+        return query;
+    }
+
+    /** The object holding {@link #field} and its siblings, as the processor writes it ({@code body_fp} for {@code body_fp.simhash}). */
+    public String fingerprintObject() {
+        int dot = field.lastIndexOf('.');
+        return dot < 0 ? field : field.substring(0, dot);
+    }
+
+    @Override
+    public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
+        builder.field("field", field);
+        if (maxDistance != null) {
+            builder.field("max_distance", maxDistance);
+        }
+        if (mode != null) {
+            builder.field("mode", mode.paramName());
+        }
+        if (maxFlips != null) {
+            builder.field("max_flips", maxFlips);
+        }
+        if (minSimilarity != null) {
+            builder.field("min_similarity", minSimilarity);
+        }
+        if (verification != null) {
+            builder.field("verification", verification.paramName());
+        }
+        return builder;
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "field [%s]", field);
+    }
+}

@@ -1,0 +1,395 @@
+package io.neardup.clusters;
+
+import io.neardup.query.NearDuplicateQueryBuilder;
+import org.opensearch.action.ActionRequest;
+import org.opensearch.action.ActionRequestValidationException;
+import org.opensearch.core.common.ParsingException;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.tasks.TaskId;
+import org.opensearch.core.xcontent.XContentParser;
+import org.opensearch.index.query.AbstractQueryBuilder;
+import org.opensearch.index.query.QueryBuilder;
+import org.opensearch.search.sort.FieldSortBuilder;
+import org.opensearch.search.sort.SortBuilder;
+import org.opensearch.tasks.Task;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import static org.opensearch.action.ValidateActions.addValidationError;
+
+/**
+ * {@code POST /<index>/_near_dup_clusters}: which documents of an index are near-duplicates of
+ * each other, written into each of them as {@code <target_field>.cluster}, {@code .size} and
+ * {@code .representative}.
+ */
+public final class NearDupClustersRequest extends ActionRequest {
+
+    public static final int DEFAULT_SCROLL_SIZE = 1_000;
+    public static final int MAX_SCROLL_SIZE = 10_000;
+    public static final int MAX_SLICES = 64;
+    /** {@code slices=auto}: one slice per shard, at most {@link #MAX_SLICES}. */
+    public static final int AUTO_SLICES = 0;
+    public static final int MAX_SORT_FIELDS = 8;
+    public static final int MAX_TARGET_FIELD_LENGTH = 255;
+
+    /** How the near-duplicate pairs are cut into clusters. */
+    public enum Linkage {
+        /** Connected components: a chain of near-duplicates is one cluster. */
+        SINGLE,
+        /** Each document joins its most similar representative, or represents a new cluster: no chaining. */
+        LEADER;
+
+        public String paramName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Linkage parse(String value) {
+            for (Linkage linkage : values()) {
+                if (linkage.paramName().equals(value)) {
+                    return linkage;
+                }
+            }
+            throw new IllegalArgumentException("[linkage] must be [single] or [leader], got [" + value + "]");
+        }
+    }
+
+    private final String index;
+    private final MatchSpec spec;
+    private final String targetField;
+    private final Linkage linkage;
+    private final List<SortBuilder<?>> representativeSort;
+    private final boolean keepRepresentatives;
+    private final QueryBuilder query;
+    private final boolean singletons;
+    // URL parameters, as _update_by_query takes them.
+    private boolean dryRun;
+    private int scrollSize = DEFAULT_SCROLL_SIZE;
+    private int slices = 1;
+    private float requestsPerSecond = Float.POSITIVE_INFINITY;
+    private boolean abortOnVersionConflict = true;
+    private boolean refresh;
+    private boolean shouldStoreResult;
+
+    public NearDupClustersRequest(String index, MatchSpec spec, String targetField, Linkage linkage, List<SortBuilder<?>> representativeSort,
+        boolean keepRepresentatives, QueryBuilder query, boolean singletons) {
+        this.index = index;
+        this.spec = spec;
+        this.targetField = targetField;
+        this.linkage = linkage;
+        this.representativeSort = List.copyOf(representativeSort);
+        this.keepRepresentatives = keepRepresentatives;
+        this.query = query;
+        this.singletons = singletons;
+    }
+
+    public NearDupClustersRequest(StreamInput in) throws IOException {
+        super(in);
+        index = in.readString();
+        spec = new MatchSpec(in);
+        targetField = in.readString();
+        linkage = in.readEnum(Linkage.class);
+        representativeSort = new ArrayList<>();
+        int sorts = in.readVInt();
+        for (int i = 0; i < sorts; i++) {
+            representativeSort.add(in.readNamedWriteable(SortBuilder.class));
+        }
+        keepRepresentatives = in.readBoolean();
+        query = in.readOptionalNamedWriteable(QueryBuilder.class);
+        singletons = in.readBoolean();
+        dryRun = in.readBoolean();
+        scrollSize = in.readVInt();
+        slices = in.readVInt();
+        requestsPerSecond = in.readFloat();
+        abortOnVersionConflict = in.readBoolean();
+        refresh = in.readBoolean();
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        super.writeTo(out);
+        out.writeString(index);
+        spec.writeTo(out);
+        out.writeString(targetField);
+        out.writeEnum(linkage);
+        out.writeVInt(representativeSort.size());
+        for (SortBuilder<?> sort : representativeSort) {
+            out.writeNamedWriteable(sort);
+        }
+        out.writeBoolean(keepRepresentatives);
+        out.writeOptionalNamedWriteable(query);
+        out.writeBoolean(singletons);
+        out.writeBoolean(dryRun);
+        out.writeVInt(scrollSize);
+        out.writeVInt(slices);
+        out.writeFloat(requestsPerSecond);
+        out.writeBoolean(abortOnVersionConflict);
+        out.writeBoolean(refresh);
+    }
+
+    /**
+     * Parses the body: the matching options of {@code near_duplicate} ({@code field},
+     * {@code max_distance}, {@code mode}, {@code max_flips}, {@code min_similarity},
+     * {@code verification}), {@code target_field}, {@code linkage}, {@code representative}
+     * ({@code sort}, {@code keep_existing}), {@code query} and {@code singletons}.
+     */
+    public static NearDupClustersRequest parse(String index, XContentParser parser) throws IOException {
+        String field = null;
+        String targetField = null;
+        Integer maxDistance = null;
+        Integer maxFlips = null;
+        Double minSimilarity = null;
+        NearDuplicateQueryBuilder.Mode mode = null;
+        NearDuplicateQueryBuilder.Verification verification = null;
+        Linkage linkage = Linkage.SINGLE;
+        List<SortBuilder<?>> sort = List.of();
+        boolean keepExisting = true;
+        QueryBuilder query = null;
+        boolean singletons = false;
+        if (parser.currentToken() == null) {
+            parser.nextToken();
+        }
+        if (parser.currentToken() != XContentParser.Token.START_OBJECT) {
+            throw new ParsingException(parser.getTokenLocation(), "[_near_dup_clusters] the body must be an object");
+        }
+        String name = null;
+        XContentParser.Token token;
+        while ((token = parser.nextToken()) != XContentParser.Token.END_OBJECT) {
+            if (token == XContentParser.Token.FIELD_NAME) {
+                name = parser.currentName();
+                continue;
+            }
+            try {
+                switch (name) {
+                    case "query" -> query = AbstractQueryBuilder.parseInnerQueryBuilder(parser);
+                    case "representative" -> {
+                        expect(parser, token, XContentParser.Token.START_OBJECT, name);
+                        String inner = null;
+                        while ((token = parser.nextToken()) != XContentParser.Token.END_OBJECT) {
+                            if (token == XContentParser.Token.FIELD_NAME) {
+                                inner = parser.currentName();
+                            } else if ("sort".equals(inner)) {
+                                sort = SortBuilder.fromXContent(parser);
+                            } else if ("keep_existing".equals(inner)) {
+                                keepExisting = booleanValue(parser, token, "representative.keep_existing");
+                            } else {
+                                throw new IllegalArgumentException("[representative] has unknown option [" + inner
+                                    + "], expected [sort] or [keep_existing]");
+                            }
+                        }
+                    }
+                    case "field" -> field = text(parser, token, name);
+                    case "target_field" -> targetField = text(parser, token, name);
+                    case "linkage" -> linkage = Linkage.parse(text(parser, token, name));
+                    case "max_distance" -> maxDistance = intValue(parser, token, name);
+                    case "max_flips" -> maxFlips = intValue(parser, token, name);
+                    case "mode" -> mode = NearDuplicateQueryBuilder.Mode.parse(text(parser, token, name));
+                    case "min_similarity" -> {
+                        expect(parser, token, XContentParser.Token.VALUE_NUMBER, name);
+                        minSimilarity = parser.doubleValue();
+                    }
+                    case "verification" -> verification = NearDuplicateQueryBuilder.Verification.parse(text(parser, token, name));
+                    case "singletons" -> singletons = booleanValue(parser, token, name);
+                    default -> throw new IllegalArgumentException("[_near_dup_clusters] unknown option [" + name + "]");
+                }
+            } catch (ParsingException e) {
+                throw e;
+            } catch (IllegalArgumentException e) {
+                throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
+            }
+        }
+        if (targetField == null) {
+            throw new ParsingException(parser.getTokenLocation(), "[_near_dup_clusters] requires [target_field]: where each document's "
+                + "cluster is written");
+        }
+        try {
+            return new NearDupClustersRequest(index, new MatchSpec(field, maxDistance, mode, maxFlips, minSimilarity, verification),
+                targetField, linkage, sort, keepExisting, query, singletons);
+        } catch (IllegalArgumentException e) {
+            throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
+        }
+    }
+
+    private static void expect(XContentParser parser, XContentParser.Token token, XContentParser.Token expected, String name) {
+        if (token != expected) {
+            throw new ParsingException(parser.getTokenLocation(), "[" + name + "] must be " + describe(expected) + ", got [" + token + "]");
+        }
+    }
+
+    private static String describe(XContentParser.Token token) {
+        return switch (token) {
+            case START_OBJECT -> "an object";
+            case VALUE_NUMBER -> "a number";
+            case VALUE_BOOLEAN -> "true or false";
+            default -> "a string";
+        };
+    }
+
+    private static String text(XContentParser parser, XContentParser.Token token, String name) throws IOException {
+        expect(parser, token, XContentParser.Token.VALUE_STRING, name);
+        return parser.text();
+    }
+
+    private static int intValue(XContentParser parser, XContentParser.Token token, String name) throws IOException {
+        expect(parser, token, XContentParser.Token.VALUE_NUMBER, name);
+        double value = parser.doubleValue();
+        if (value != Math.rint(value) || value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+            throw new ParsingException(parser.getTokenLocation(), "[" + name + "] must be an integer, got [" + parser.text() + "]");
+        }
+        return (int) value;
+    }
+
+    private static boolean booleanValue(XContentParser parser, XContentParser.Token token, String name) throws IOException {
+        expect(parser, token, XContentParser.Token.VALUE_BOOLEAN, name);
+        return parser.booleanValue();
+    }
+
+    @Override
+    public ActionRequestValidationException validate() {
+        ActionRequestValidationException e = null;
+        if (index == null || index.isBlank()) {
+            e = addValidationError("an index is required", e);
+        }
+        if (targetField.isBlank() || targetField.length() > MAX_TARGET_FIELD_LENGTH || targetField.startsWith("_")
+            || targetField.startsWith(".") || targetField.endsWith(".") || targetField.contains("..")) {
+            e = addValidationError("[target_field] must be a field path of at most " + MAX_TARGET_FIELD_LENGTH
+                + " characters, not starting with [_], got [" + targetField + "]", e);
+        }
+        if (targetField.equals(spec.field()) || targetField.equals(spec.fingerprintObject()) || spec.field().startsWith(targetField + ".")
+            || targetField.startsWith(spec.fingerprintObject() + ".")) {
+            e = addValidationError("[target_field] [" + targetField + "] would overwrite the fingerprints of [" + spec.field() + "]", e);
+        }
+        if (scrollSize < 1 || scrollSize > MAX_SCROLL_SIZE) {
+            e = addValidationError("[scroll_size] must be in [1, " + MAX_SCROLL_SIZE + "], got [" + scrollSize + "]", e);
+        }
+        if (slices < AUTO_SLICES || slices > MAX_SLICES) {
+            e = addValidationError("[slices] must be in [1, " + MAX_SLICES + "] or [auto], got [" + slices + "]", e);
+        }
+        if ((requestsPerSecond > 0) == false) {
+            e = addValidationError("[requests_per_second] must be > 0 or -1 (unlimited), got [" + requestsPerSecond + "]", e);
+        }
+        if (representativeSort.size() > MAX_SORT_FIELDS) {
+            e = addValidationError("[representative.sort] has " + representativeSort.size() + " fields, more than " + MAX_SORT_FIELDS, e);
+        }
+        for (SortBuilder<?> sort : representativeSort) {
+            if (sort instanceof FieldSortBuilder == false) {
+                e = addValidationError("[representative.sort] takes fields (or [_id]), got [" + sort.getWriteableName() + "]", e);
+            }
+        }
+        return e;
+    }
+
+    /** With {@code wait_for_completion=false}: the result is kept in the tasks index for {@code GET _tasks/<task>}. */
+    public NearDupClustersRequest setShouldStoreResult(boolean shouldStoreResult) {
+        this.shouldStoreResult = shouldStoreResult;
+        return this;
+    }
+
+    @Override
+    public boolean getShouldStoreResult() {
+        return shouldStoreResult;
+    }
+
+    @Override
+    public Task createTask(long id, String type, String action, TaskId parentTaskId, Map<String, String> headers) {
+        return new NearDupClustersTask(id, type, action, getDescription(), parentTaskId, headers);
+    }
+
+    @Override
+    public String getDescription() {
+        return "near_dup_clusters [" + index + "] " + spec + " into [" + targetField + "] linkage [" + linkage.paramName() + "]"
+            + (dryRun ? " (dry run)" : "");
+    }
+
+    public String index() {
+        return index;
+    }
+
+    public MatchSpec spec() {
+        return spec;
+    }
+
+    public String targetField() {
+        return targetField;
+    }
+
+    public Linkage linkage() {
+        return linkage;
+    }
+
+    public List<SortBuilder<?>> representativeSort() {
+        return representativeSort;
+    }
+
+    public boolean keepRepresentatives() {
+        return keepRepresentatives;
+    }
+
+    /** The documents to (re)assign, or null for all of them. */
+    public QueryBuilder query() {
+        return query;
+    }
+
+    public boolean singletons() {
+        return singletons;
+    }
+
+    public boolean dryRun() {
+        return dryRun;
+    }
+
+    public NearDupClustersRequest dryRun(boolean dryRun) {
+        this.dryRun = dryRun;
+        return this;
+    }
+
+    public int scrollSize() {
+        return scrollSize;
+    }
+
+    public NearDupClustersRequest scrollSize(int scrollSize) {
+        this.scrollSize = scrollSize;
+        return this;
+    }
+
+    public int slices() {
+        return slices;
+    }
+
+    public NearDupClustersRequest slices(int slices) {
+        this.slices = slices;
+        return this;
+    }
+
+    public float requestsPerSecond() {
+        return requestsPerSecond;
+    }
+
+    /** Documents written per second at most; {@link Float#POSITIVE_INFINITY} for no limit. */
+    public NearDupClustersRequest requestsPerSecond(float requestsPerSecond) {
+        this.requestsPerSecond = requestsPerSecond;
+        return this;
+    }
+
+    public boolean abortOnVersionConflict() {
+        return abortOnVersionConflict;
+    }
+
+    public NearDupClustersRequest abortOnVersionConflict(boolean abortOnVersionConflict) {
+        this.abortOnVersionConflict = abortOnVersionConflict;
+        return this;
+    }
+
+    public boolean refresh() {
+        return refresh;
+    }
+
+    public NearDupClustersRequest refresh(boolean refresh) {
+        this.refresh = refresh;
+        return this;
+    }
+}

@@ -1,0 +1,154 @@
+package io.neardup.clusters;
+
+import io.neardup.core.ClusterGraph;
+import org.opensearch.core.action.ActionResponse;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.common.io.stream.Writeable;
+import org.opensearch.core.xcontent.ToXContentObject;
+import org.opensearch.core.xcontent.XContentBuilder;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * What a {@code _near_dup_clusters} run did, in the shape of {@code _update_by_query}'s answer
+ * ({@code took}, counts, {@code failures}) plus the clusters found: how many, how many documents
+ * they hold, their sizes by power-of-two bucket, and the largest ones.
+ */
+public final class NearDupClustersResponse extends ActionResponse implements ToXContentObject {
+
+    /** A write that failed, or a document that changed after it was compared. */
+    public record Failure(String id, int status, String reason) implements Writeable {
+        Failure(StreamInput in) throws IOException {
+            this(in.readString(), in.readVInt(), in.readString());
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            out.writeString(id);
+            out.writeVInt(status);
+            out.writeString(reason);
+        }
+    }
+
+    /** One of the largest clusters: its id (the representative's {@code _id}) and size. */
+    public record Cluster(String id, int size) implements Writeable {
+        Cluster(StreamInput in) throws IOException {
+            this(in.readString(), in.readVInt());
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            out.writeString(id);
+            out.writeVInt(size);
+        }
+    }
+
+    private final long tookMillis;
+    private final boolean dryRun;
+    private final NearDupClustersTask.Status counts;
+    private final long clusteredDocuments;
+    private final long cleared;
+    private final long[] sizeHistogram;
+    private final List<Cluster> largest;
+    private final List<Failure> failures;
+    private final String canceled;
+
+    public NearDupClustersResponse(long tookMillis, boolean dryRun, NearDupClustersTask.Status counts, long clusteredDocuments, long cleared,
+        long[] sizeHistogram, List<Cluster> largest, List<Failure> failures, String canceled) {
+        this.tookMillis = tookMillis;
+        this.dryRun = dryRun;
+        this.counts = counts;
+        this.clusteredDocuments = clusteredDocuments;
+        this.cleared = cleared;
+        this.sizeHistogram = sizeHistogram;
+        this.largest = List.copyOf(largest);
+        this.failures = List.copyOf(failures);
+        this.canceled = canceled;
+    }
+
+    public NearDupClustersResponse(StreamInput in) throws IOException {
+        super(in);
+        tookMillis = in.readVLong();
+        dryRun = in.readBoolean();
+        counts = new NearDupClustersTask.Status(in);
+        clusteredDocuments = in.readVLong();
+        cleared = in.readVLong();
+        sizeHistogram = in.readVLongArray();
+        largest = in.readList(Cluster::new);
+        failures = in.readList(Failure::new);
+        canceled = in.readOptionalString();
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        out.writeVLong(tookMillis);
+        out.writeBoolean(dryRun);
+        counts.writeTo(out);
+        out.writeVLong(clusteredDocuments);
+        out.writeVLong(cleared);
+        out.writeVLongArray(sizeHistogram);
+        out.writeList(largest);
+        out.writeList(failures);
+        out.writeOptionalString(canceled);
+    }
+
+    public NearDupClustersTask.Status counts() {
+        return counts;
+    }
+
+    public long clusteredDocuments() {
+        return clusteredDocuments;
+    }
+
+    public long cleared() {
+        return cleared;
+    }
+
+    public long[] sizeHistogram() {
+        return sizeHistogram;
+    }
+
+    public List<Cluster> largest() {
+        return largest;
+    }
+
+    public List<Failure> failures() {
+        return failures;
+    }
+
+    public String canceled() {
+        return canceled;
+    }
+
+    @Override
+    public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
+        builder.startObject();
+        builder.field("took", tookMillis);
+        builder.field("timed_out", false);
+        builder.field("dry_run", dryRun);
+        counts.counts(builder);
+        builder.field("clustered_documents", clusteredDocuments);
+        builder.field("cleared", cleared);
+        builder.startObject("cluster_sizes");
+        for (int b = 0; b < sizeHistogram.length; b++) {
+            builder.field(ClusterGraph.bucketLabel(b), sizeHistogram[b]);
+        }
+        builder.endObject();
+        builder.startArray("largest_clusters");
+        for (Cluster cluster : largest) {
+            builder.startObject().field("cluster", cluster.id()).field("size", cluster.size()).endObject();
+        }
+        builder.endArray();
+        if (canceled != null) {
+            builder.field("canceled", canceled);
+        }
+        builder.startArray("failures");
+        for (Failure failure : failures) {
+            builder.startObject().field("id", failure.id()).field("status", failure.status()).field("reason", failure.reason()).endObject();
+        }
+        builder.endArray();
+        return builder.endObject();
+    }
+}

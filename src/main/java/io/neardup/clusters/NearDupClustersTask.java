@@ -1,0 +1,102 @@
+package io.neardup.clusters;
+
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.tasks.TaskId;
+import org.opensearch.core.xcontent.XContentBuilder;
+import org.opensearch.tasks.CancellableTask;
+import org.opensearch.tasks.Task;
+
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A {@code _near_dup_clusters} run: cancellable, with its progress in {@code GET _tasks}. */
+public final class NearDupClustersTask extends CancellableTask {
+
+    /** What the run is doing now. */
+    public enum Phase {
+        SCANNING, READING_MEMBERS, CLUSTERING, WRITING, DONE;
+
+        public String paramName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    private volatile Phase phase = Phase.SCANNING;
+    final AtomicLong scanned = new AtomicLong();
+    final AtomicLong noFingerprint = new AtomicLong();
+    final AtomicLong matches = new AtomicLong();
+    final AtomicLong clusters = new AtomicLong();
+    final AtomicLong updated = new AtomicLong();
+    final AtomicLong noops = new AtomicLong();
+    final AtomicLong versionConflicts = new AtomicLong();
+
+    public NearDupClustersTask(long id, String type, String action, String description, TaskId parentTaskId,
+        Map<String, String> headers) {
+        super(id, type, action, description, parentTaskId, headers);
+    }
+
+    @Override
+    public boolean shouldCancelChildrenOnCancellation() {
+        return true;
+    }
+
+    void phase(Phase phase) {
+        this.phase = phase;
+    }
+
+    @Override
+    public Status getStatus() {
+        return new Status(phase.paramName(), scanned.get(), noFingerprint.get(), matches.get(), clusters.get(), updated.get(), noops.get(),
+            versionConflicts.get());
+    }
+
+    /** The progress shown in {@code GET _tasks?detailed}. */
+    public record Status(String phase, long scanned, long noFingerprint, long matches, long clusters, long updated, long noops,
+        long versionConflicts) implements Task.Status {
+
+        public static final String NAME = "near_dup_clusters";
+
+        public Status(StreamInput in) throws IOException {
+            this(in.readString(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(),
+                in.readVLong());
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            out.writeString(phase);
+            out.writeVLong(scanned);
+            out.writeVLong(noFingerprint);
+            out.writeVLong(matches);
+            out.writeVLong(clusters);
+            out.writeVLong(updated);
+            out.writeVLong(noops);
+            out.writeVLong(versionConflicts);
+        }
+
+        @Override
+        public String getWriteableName() {
+            return NAME;
+        }
+
+        @Override
+        public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
+            builder.startObject();
+            builder.field("phase", phase);
+            return counts(builder).endObject();
+        }
+
+        /** The counts, as fields of the object being built: the task's status and its final response share them. */
+        XContentBuilder counts(XContentBuilder builder) throws IOException {
+            builder.field("scanned", scanned);
+            builder.field("no_fingerprint", noFingerprint);
+            builder.field("matches", matches);
+            builder.field("clusters", clusters);
+            builder.field("updated", updated);
+            builder.field("noops", noops);
+            return builder.field("version_conflicts", versionConflicts);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.neardup.clusters;
+
+import org.opensearch.core.action.ActionResponse;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+
+import java.io.IOException;
+
+/**
+ * The near-duplicates one shard holds of a batch: match {@code i} pairs the batch's document
+ * {@code query[i]} with the shard's document {@code target[i]} (read at sequence number
+ * {@code targetSeqNo[i]}) at {@code similarity[i]}, as the {@code near_duplicate} query scores it.
+ */
+public final class ShardMatchResponse extends ActionResponse {
+
+    private final int[] query;
+    private final String[] target;
+    private final long[] targetSeqNo;
+    private final float[] similarity;
+
+    public ShardMatchResponse(int[] query, String[] target, long[] targetSeqNo, float[] similarity) {
+        this.query = query;
+        this.target = target;
+        this.targetSeqNo = targetSeqNo;
+        this.similarity = similarity;
+    }
+
+    public ShardMatchResponse(StreamInput in) throws IOException {
+        super(in);
+        query = in.readVIntArray();
+        target = in.readStringArray();
+        targetSeqNo = in.readLongArray();
+        similarity = in.readFloatArray();
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        out.writeVIntArray(query);
+        out.writeStringArray(target);
+        out.writeLongArray(targetSeqNo);
+        out.writeFloatArray(similarity);
+    }
+
+    public int size() {
+        return query.length;
+    }
+
+    public int query(int i) {
+        return query[i];
+    }
+
+    public String target(int i) {
+        return target[i];
+    }
+
+    public long targetSeqNo(int i) {
+        return targetSeqNo[i];
+    }
+
+    public float similarity(int i) {
+        return similarity[i];
+    }
+}

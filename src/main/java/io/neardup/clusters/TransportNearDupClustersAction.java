@@ -1,0 +1,109 @@
+package io.neardup.clusters;
+
+import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.mapper.SimhashFieldMapper;
+import io.neardup.query.SegmentFingerprintCache;
+import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
+import org.opensearch.action.support.ActionFilters;
+import org.opensearch.action.support.HandledTransportAction;
+import org.opensearch.action.support.IndicesOptions;
+import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.metadata.IndexMetadata;
+import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.metadata.MappingMetadata;
+import org.opensearch.cluster.service.ClusterService;
+import org.opensearch.common.inject.Inject;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.tasks.Task;
+import org.opensearch.threadpool.ThreadPool;
+import org.opensearch.transport.TransportService;
+import org.opensearch.transport.client.Client;
+import org.opensearch.transport.client.ParentTaskAssigningClient;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Checks a {@code _near_dup_clusters} request against the index's mapping (so that a bad one is a
+ * 400 before anything is read or written), maps the target field, and runs the {@link ClusterJob}
+ * on a generic thread, its searches and writes as child tasks of this one.
+ */
+public final class TransportNearDupClustersAction extends HandledTransportAction<NearDupClustersRequest, NearDupClustersResponse> {
+
+    private static final Set<String> SIZE_TYPES = Set.of("integer", "long");
+
+    private final Client client;
+    private final ClusterService clusterService;
+    private final ThreadPool threadPool;
+    private final IndexNameExpressionResolver resolver;
+    private final SegmentFingerprintCache cache;
+
+    @Inject
+    public TransportNearDupClustersAction(TransportService transportService, ActionFilters actionFilters, Client client,
+        ClusterService clusterService, ThreadPool threadPool, IndexNameExpressionResolver resolver, SegmentFingerprintCache cache) {
+        super(NearDupClustersAction.NAME, transportService, actionFilters, NearDupClustersRequest::new);
+        this.client = client;
+        this.clusterService = clusterService;
+        this.threadPool = threadPool;
+        this.resolver = resolver;
+        this.cache = cache;
+    }
+
+    @Override
+    protected void doExecute(Task task, NearDupClustersRequest request, ActionListener<NearDupClustersResponse> listener) {
+        IndexMetadata indexMetadata;
+        try {
+            indexMetadata = checkMappings(clusterService.state(), request);
+        } catch (RuntimeException e) {
+            listener.onFailure(e);
+            return;
+        }
+        Client taskClient = new ParentTaskAssigningClient(client, clusterService.localNode(), task);
+        threadPool.generic().execute(threadPool.getThreadContext().preserveContext(() -> {
+            try {
+                if (request.dryRun() == false) {
+                    taskClient.admin().indices().putMapping(new PutMappingRequest(indexMetadata.getIndex().getName()).source(
+                        targetMapping(request.targetField()))).actionGet();
+                }
+                ClusterJob job = new ClusterJob(taskClient, threadPool, cache.breaker(), request, (NearDupClustersTask) task,
+                    indexMetadata.getIndex().getName(), indexMetadata.getNumberOfShards());
+                listener.onResponse(job.run());
+            } catch (Exception e) {
+                listener.onFailure(e);
+            }
+        }));
+    }
+
+    /** The one index the request names, after checking its field and target field; a bad request throws an {@code IllegalArgumentException}. */
+    private IndexMetadata checkMappings(ClusterState state, NearDupClustersRequest request) {
+        String[] names = resolver.concreteIndexNames(state, IndicesOptions.STRICT_SINGLE_INDEX_NO_EXPAND_FORBID_CLOSED, request.index());
+        IndexMetadata metadata = state.metadata().index(names[0]);
+        MappingMetadata mapping = metadata.mapping();
+        Map<String, Object> properties = mapping == null ? Map.of() : mapping.sourceAsMap();
+        String field = request.spec().field();
+        Map<?, ?> fieldMapping = MappingPaths.find(properties, field);
+        if (fieldMapping == null) {
+            throw new IllegalArgumentException("[field] [" + field + "] is not mapped in index [" + names[0] + "]");
+        }
+        Object type = fieldMapping.get("type");
+        if (SimhashFieldMapper.CONTENT_TYPE.equals(type) == false && MinhashFieldMapper.CONTENT_TYPE.equals(type) == false) {
+            throw new IllegalArgumentException("[field] [" + field + "] is of type [" + (type == null ? "object" : type)
+                + "], expected [simhash] or [minhash]");
+        }
+        MappingPaths.checkAssignable(properties, request.targetField(), Map.of(ClusterJob.CLUSTER, Set.of("keyword"), ClusterJob.SIZE,
+            SIZE_TYPES, ClusterJob.REPRESENTATIVE, Set.of("boolean")));
+        return metadata;
+    }
+
+    /** {@code cluster} a keyword (for {@code collapse} and {@code terms}), {@code size} an integer, {@code representative} a boolean. */
+    static Map<String, Object> targetMapping(String targetField) {
+        Map<String, Object> leaf = Map.of("properties", Map.of(ClusterJob.CLUSTER, Map.of("type", "keyword"), ClusterJob.SIZE, Map.of(
+            "type", "integer"), ClusterJob.REPRESENTATIVE, Map.of("type", "boolean")));
+        String[] path = targetField.split("\\.");
+        Map<String, Object> mapping = leaf;
+        for (int i = path.length - 1; i >= 0; i--) {
+            mapping = Map.of("properties", Map.of(path[i], mapping));
+        }
+        return mapping;
+    }
+}

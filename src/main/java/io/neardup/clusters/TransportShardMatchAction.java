@@ -1,0 +1,134 @@
+package io.neardup.clusters;
+
+import io.neardup.query.Like;
+import io.neardup.query.QueryServices;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TopDocs;
+import org.opensearch.action.support.ActionFilters;
+import org.opensearch.action.support.single.shard.TransportSingleShardAction;
+import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.routing.OperationRouting;
+import org.opensearch.cluster.routing.ShardsIterator;
+import org.opensearch.cluster.service.ClusterService;
+import org.opensearch.common.inject.Inject;
+import org.opensearch.core.common.io.stream.Writeable;
+import org.opensearch.core.index.shard.ShardId;
+import org.opensearch.index.IndexService;
+import org.opensearch.index.engine.Engine;
+import org.opensearch.index.fieldvisitor.FieldsVisitor;
+import org.opensearch.index.mapper.SeqNoFieldMapper;
+import org.opensearch.index.query.QueryShardContext;
+import org.opensearch.index.seqno.SequenceNumbers;
+import org.opensearch.index.shard.IndexShard;
+import org.opensearch.indices.IndicesService;
+import org.opensearch.threadpool.ThreadPool;
+import org.opensearch.transport.TransportService;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Runs, on a node holding a copy of the shard, the {@code near_duplicate} query of every document
+ * of a batch against one searcher of that shard: the per-segment structures (PSM tables, band
+ * postings, shingle sets) are built once and shared by the whole batch, and nothing crosses the
+ * network but the batch and its matches.
+ */
+public final class TransportShardMatchAction extends TransportSingleShardAction<ShardMatchRequest, ShardMatchResponse> {
+
+    /** Matches kept per document and shard: enough to connect any group (every member queries), bounded however large it is. */
+    static final int MAX_MATCHES_PER_DOCUMENT = 1_000;
+
+    private final IndicesService indicesService;
+    private final QueryServices services;
+
+    @Inject
+    public TransportShardMatchAction(ThreadPool threadPool, ClusterService clusterService, TransportService transportService,
+        ActionFilters actionFilters, IndexNameExpressionResolver indexNameExpressionResolver, IndicesService indicesService,
+        QueryServices services) {
+        super(ShardMatchAction.NAME, threadPool, clusterService, transportService, actionFilters, indexNameExpressionResolver,
+            ShardMatchRequest::new, ThreadPool.Names.SEARCH);
+        this.indicesService = indicesService;
+        this.services = services;
+    }
+
+    @Override
+    protected ShardMatchResponse shardOperation(ShardMatchRequest request, ShardId shardId) throws IOException {
+        IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
+        IndexShard shard = indexService.getShard(shardId.id());
+        List<String> ids = request.ids();
+        MatchList matches = new MatchList();
+        try (Engine.Searcher searcher = shard.acquireSearcher("near_dup_clusters")) {
+            QueryShardContext context = indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
+            List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+            StoredFields storedFields = searcher.storedFields();
+            String index = shardId.getIndexName();
+            for (int i = 0; i < ids.size(); i++) {
+                Query lucene = request.spec().query(Like.fetched(ids.get(i), index, request.sources().get(i)), services).toQuery(context);
+                TopDocs top = searcher.search(lucene, MAX_MATCHES_PER_DOCUMENT);
+                for (ScoreDoc hit : top.scoreDocs) {
+                    FieldsVisitor visitor = new FieldsVisitor(false);
+                    storedFields.document(hit.doc, visitor);
+                    matches.add(i, visitor.id(), seqNo(leaves, hit.doc), hit.score);
+                }
+            }
+        }
+        return matches.toResponse();
+    }
+
+    /** The matches of a batch as they are found, in the response's parallel arrays. */
+    private static final class MatchList {
+        private int size;
+        private int[] query = new int[16];
+        private String[] target = new String[16];
+        private long[] targetSeqNo = new long[16];
+        private float[] similarity = new float[16];
+
+        void add(int queryIndex, String targetId, long seqNo, float score) {
+            if (size == query.length) {
+                int grown = size * 2;
+                query = Arrays.copyOf(query, grown);
+                target = Arrays.copyOf(target, grown);
+                targetSeqNo = Arrays.copyOf(targetSeqNo, grown);
+                similarity = Arrays.copyOf(similarity, grown);
+            }
+            query[size] = queryIndex;
+            target[size] = targetId;
+            targetSeqNo[size] = seqNo;
+            similarity[size++] = score;
+        }
+
+        ShardMatchResponse toResponse() {
+            return new ShardMatchResponse(Arrays.copyOf(query, size), Arrays.copyOf(target, size), Arrays.copyOf(targetSeqNo, size),
+                Arrays.copyOf(similarity, size));
+        }
+    }
+
+    private static long seqNo(List<LeafReaderContext> leaves, int doc) throws IOException {
+        LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+        NumericDocValues seqNos = leaf.reader().getNumericDocValues(SeqNoFieldMapper.NAME);
+        return seqNos != null && seqNos.advanceExact(doc - leaf.docBase) ? seqNos.longValue() : SequenceNumbers.UNASSIGNED_SEQ_NO;
+    }
+
+    @Override
+    protected Writeable.Reader<ShardMatchResponse> getResponseReader() {
+        return ShardMatchResponse::new;
+    }
+
+    @Override
+    protected boolean resolveIndex(ShardMatchRequest request) {
+        return true;
+    }
+
+    @Override
+    protected ShardsIterator shards(ClusterState state, InternalRequest request) {
+        return OperationRouting.getShards(state, new ShardId(state.metadata().index(request.concreteIndex()).getIndex(),
+            request.request().shard()));
+    }
+}

@@ -1,0 +1,332 @@
+package io.neardup.clusters;
+
+import io.neardup.NearDupPlugin;
+import io.neardup.ShingleTruth;
+import io.neardup.core.SimhashCodec;
+import org.opensearch.action.bulk.BulkRequestBuilder;
+import org.opensearch.action.search.SearchResponse;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.common.xcontent.XContentType;
+import org.opensearch.common.xcontent.json.JsonXContent;
+import org.opensearch.core.common.bytes.BytesArray;
+import org.opensearch.core.xcontent.DeprecationHandler;
+import org.opensearch.core.xcontent.NamedXContentRegistry;
+import org.opensearch.core.xcontent.XContentParser;
+import org.opensearch.index.IndexNotFoundException;
+import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.plugins.Plugin;
+import org.opensearch.search.SearchHit;
+import org.opensearch.search.SearchModule;
+import org.opensearch.test.OpenSearchIntegTestCase;
+import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
+import org.opensearch.test.OpenSearchIntegTestCase.Scope;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
+
+/**
+ * {@code _near_dup_clusters} on random indices of several shards over two data nodes, against
+ * clusterings computed here by brute force from the fingerprints as indexed: every pair compared.
+ */
+@ClusterScope(scope = Scope.SUITE, numDataNodes = 2)
+public class NearDupClustersTests extends OpenSearchIntegTestCase {
+
+    @Override
+    protected Collection<Class<? extends Plugin>> nodePlugins() {
+        return List.of(NearDupPlugin.class);
+    }
+
+    /** Documents: groups of fingerprints within a few bits of a base, and unrelated ones; {@code rank} decides representatives. */
+    private Map<String, Long> indexSimhashes(String index, int groups, int maxFlip) {
+        assertAcked(prepareCreate(index).setSettings(Settings.builder().put("index.number_of_shards", between(1, 5))
+            .put("index.number_of_replicas", between(0, 1))).setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": "
+                + "{\"type\": \"simhash\"}}}, \"rank\": {\"type\": \"integer\"}}}"));
+        Random random = random();
+        Map<String, Long> fingerprints = new HashMap<>();
+        BulkRequestBuilder bulk = client().prepareBulk();
+        int doc = 0;
+        for (int g = 0; g < groups; g++) {
+            long base = random.nextLong();
+            int copies = randomFrom(0, 0, 1, 1, 2, 3, 6);
+            for (int c = 0; c <= copies; c++) {
+                long fp = base;
+                for (int flips = between(0, maxFlip); flips > 0; flips--) {
+                    fp ^= 1L << random.nextInt(64);
+                }
+                String id = "d" + doc++;
+                fingerprints.put(id, fp);
+                bulk.add(client().prepareIndex(index).setId(id).setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp)), "rank",
+                    between(0, 20))));
+            }
+        }
+        // A document without a fingerprint is left alone and counted.
+        bulk.add(client().prepareIndex(index).setId("plain").setSource(Map.of("rank", 1)));
+        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        return fingerprints;
+    }
+
+    private NearDupClustersResponse run(String index, String body) throws Exception {
+        return run(index, body, request -> {});
+    }
+
+    private NearDupClustersResponse run(String index, String body, java.util.function.Consumer<NearDupClustersRequest> options)
+        throws Exception {
+        try (XContentParser parser = JsonXContent.jsonXContent.createParser(new NamedXContentRegistry(new SearchModule(Settings.EMPTY,
+            List.of()).getNamedXContents()), DeprecationHandler.THROW_UNSUPPORTED_OPERATION, body)) {
+            NearDupClustersRequest request = NearDupClustersRequest.parse(index, parser).refresh(true);
+            options.accept(request);
+            return client().execute(NearDupClustersAction.INSTANCE, request).actionGet();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, Object>> assignments(String index, String targetField) {
+        Map<String, Map<String, Object>> result = new HashMap<>();
+        SearchResponse response = client().prepareSearch(index).setSize(10_000).get();
+        for (SearchHit hit : response.getHits()) {
+            Object value = hit.getSourceAsMap().get(targetField);
+            if (value != null) {
+                result.put(hit.getId(), (Map<String, Object>) value);
+            }
+        }
+        return result;
+    }
+
+    private static Map<String, Integer> ranks(String index) {
+        Map<String, Integer> ranks = new HashMap<>();
+        for (SearchHit hit : client().prepareSearch(index).setSize(10_000).get().getHits()) {
+            ranks.put(hit.getId(), (Integer) hit.getSourceAsMap().get("rank"));
+        }
+        return ranks;
+    }
+
+    /** Brute force: connected components of the pairs {@code near} says are near-duplicates. */
+    private static Map<String, Set<String>> components(List<String> ids, java.util.function.BiPredicate<String, String> near) {
+        Map<String, Set<String>> componentOf = new HashMap<>();
+        for (String id : ids) {
+            componentOf.put(id, new HashSet<>(Set.of(id)));
+        }
+        for (int a = 0; a < ids.size(); a++) {
+            for (int b = a + 1; b < ids.size(); b++) {
+                if (near.test(ids.get(a), ids.get(b)) && componentOf.get(ids.get(a)) != componentOf.get(ids.get(b))) {
+                    Set<String> merged = componentOf.get(ids.get(a));
+                    merged.addAll(componentOf.get(ids.get(b)));
+                    for (String member : componentOf.get(ids.get(b))) {
+                        componentOf.put(member, merged);
+                    }
+                }
+            }
+        }
+        return componentOf;
+    }
+
+    /** Representative order of the requests below: {@code rank} ascending, then {@code _id}. */
+    private static String best(Set<String> members, Map<String, Integer> ranks) {
+        return members.stream().min((a, b) -> ranks.get(a).equals(ranks.get(b)) ? a.compareTo(b) : Integer.compare(ranks.get(a), ranks
+            .get(b))).orElseThrow();
+    }
+
+    private static void assertWritten(Map<String, Set<String>> expected, Map<String, Map<String, Object>> written,
+        Map<String, Integer> ranks) {
+        for (Map.Entry<String, Set<String>> e : expected.entrySet()) {
+            Set<String> cluster = e.getValue();
+            Map<String, Object> value = written.get(e.getKey());
+            if (cluster.size() < 2) {
+                assertNull(e.getKey() + " is in no cluster", value);
+                continue;
+            }
+            assertNotNull(e.getKey() + " is in " + cluster, value);
+            String representative = best(cluster, ranks);
+            assertEquals(e.getKey(), representative, value.get("cluster"));
+            assertEquals(e.getKey(), cluster.size(), value.get("size"));
+            assertEquals(e.getKey(), e.getKey().equals(representative), value.get("representative"));
+        }
+        assertEquals("nothing written outside the expected clusters", expected.values().stream().filter(c -> c.size() >= 2).count(),
+            written.size());
+    }
+
+    public void testSingleLinkageEqualsConnectedComponentsOfAllPairs() throws Exception {
+        int distance = between(2, 5);
+        Map<String, Long> fps = indexSimhashes("single", between(20, 60), distance);
+        NearDupClustersResponse response = run("single", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
+            + ", \"target_field\": \"dup\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}", r -> r.scrollSize(between(
+                1, 50)).slices(between(0, 3)));
+        List<String> ids = new ArrayList<>(fps.keySet());
+        Map<String, Set<String>> expected = components(ids, (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b)) <= distance);
+        Map<String, Integer> ranks = ranks("single");
+        assertWritten(expected, assignments("single", "dup"), ranks);
+        long clusters = new HashSet<>(expected.values()).stream().filter(c -> c.size() >= 2).count();
+        assertEquals(clusters, response.counts().clusters());
+        assertEquals(fps.size() + 1, response.counts().scanned());
+        assertEquals(1, response.counts().noFingerprint());
+        assertEquals(0, response.counts().versionConflicts());
+        assertTrue(response.failures().isEmpty());
+        assertEquals(Arrays.stream(response.sizeHistogram()).sum(), clusters);
+
+        // Run again: same clusters, nothing to write; the ids are stable.
+        NearDupClustersResponse again = run("single", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
+            + ", \"target_field\": \"dup\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}");
+        assertEquals(0, again.counts().updated());
+        assertEquals(response.clusteredDocuments(), again.counts().noops());
+        assertWritten(expected, assignments("single", "dup"), ranks);
+    }
+
+    public void testLeaderLinkageMatchesTheReference() throws Exception {
+        int distance = between(3, 6);
+        Map<String, Long> fps = indexSimhashes("leader", between(20, 50), distance);
+        run("leader", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance + ", \"target_field\": \"dup\", "
+            + "\"linkage\": \"leader\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}]}}");
+        Map<String, Integer> ranks = ranks("leader");
+        List<String> order = new ArrayList<>(fps.keySet());
+        order.sort((a, b) -> ranks.get(a).equals(ranks.get(b)) ? a.compareTo(b) : Integer.compare(ranks.get(a), ranks.get(b)));
+        // Reference: in rank order, join the closest leader within the distance (ties: the better ranked), else lead.
+        Map<String, String> leaderOf = new HashMap<>();
+        List<String> leaders = new ArrayList<>();
+        for (String id : order) {
+            String best = null;
+            for (String leader : leaders) {
+                int d = Long.bitCount(fps.get(id) ^ fps.get(leader));
+                if (d <= distance && (best == null || d < Long.bitCount(fps.get(id) ^ fps.get(best)))) {
+                    best = leader;
+                }
+            }
+            if (best == null) {
+                leaders.add(id);
+                leaderOf.put(id, id);
+            } else {
+                leaderOf.put(id, best);
+            }
+        }
+        Map<String, Set<String>> expected = new HashMap<>();
+        Map<String, Set<String>> byLeader = new HashMap<>();
+        leaderOf.forEach((id, leader) -> byLeader.computeIfAbsent(leader, k -> new HashSet<>()).add(id));
+        leaderOf.forEach((id, leader) -> expected.put(id, byLeader.get(leader)));
+        Map<String, Map<String, Object>> written = assignments("leader", "dup");
+        for (Map.Entry<String, Set<String>> e : expected.entrySet()) {
+            Map<String, Object> value = written.get(e.getKey());
+            if (e.getValue().size() < 2) {
+                assertNull(e.getKey(), value);
+            } else {
+                assertEquals(e.getKey(), leaderOf.get(e.getKey()), value.get("cluster"));
+                assertEquals(e.getKey(), e.getValue().size(), value.get("size"));
+            }
+        }
+    }
+
+    public void testMinhashClustersEqualComponentsOfExactJaccard() throws Exception {
+        client().admin().cluster().preparePutPipeline("fp", new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": "
+            + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}"), XContentType.JSON).get();
+        assertAcked(prepareCreate("texts").setSettings(Settings.builder().put("index.number_of_shards", between(1, 4))
+            .put("index.number_of_replicas", 0).put("index.default_pipeline", "fp")).setMapping("{\"properties\": {\"fp\": "
+                + "{\"properties\": {\"minhash\": {\"type\": \"minhash\"}}}, \"rank\": {\"type\": \"integer\"}}}"));
+        Random random = random();
+        Map<String, String> texts = new HashMap<>();
+        BulkRequestBuilder bulk = client().prepareBulk();
+        for (int g = 0; g < 30; g++) {
+            StringBuilder base = new StringBuilder();
+            for (int w = 0; w < 80; w++) {
+                base.append("w").append(random.nextInt(5000)).append(' ');
+            }
+            for (int c = 0; c <= randomFrom(0, 0, 1, 2, 4); c++) {
+                String text = base.toString();
+                for (int edits = between(0, 4); edits > 0; edits--) {
+                    text = text.replaceFirst("w" + random.nextInt(5000) + " ", "x ");
+                    text = text.replaceFirst(" w", " z w");
+                }
+                String id = "t" + texts.size();
+                texts.put(id, text);
+                bulk.add(client().prepareIndex("texts").setId(id).setSource(Map.of("text", text, "rank", between(0, 5))));
+            }
+        }
+        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        double tau = randomFrom(0.7, 0.8, 0.9);
+        run("texts", "{\"field\": \"fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"dup\", "
+            + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}");
+        Map<String, Set<String>> shingles = new HashMap<>();
+        texts.forEach((id, text) -> shingles.put(id, ShingleTruth.shingles(text, 3)));
+        Map<String, Set<String>> expected = components(new ArrayList<>(texts.keySet()), (a, b) -> jaccard(shingles.get(a), shingles.get(
+            b)) >= tau);
+        assertWritten(expected, assignments("texts", "dup"), ranks("texts"));
+    }
+
+    private static double jaccard(Set<String> a, Set<String> b) {
+        Set<String> union = new HashSet<>(a);
+        union.addAll(b);
+        Set<String> intersection = new HashSet<>(a);
+        intersection.retainAll(b);
+        return union.isEmpty() ? 0 : (double) intersection.size() / union.size();
+    }
+
+    /** A {@code query} run assigns only the new documents, joining the existing clusters (ids kept, sizes updated). */
+    public void testQueryRunJoinsNewDocumentsToExistingClusters() throws Exception {
+        Map<String, Long> fps = indexSimhashes("incremental", between(10, 30), 2);
+        String body = "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 3, \"target_field\": \"dup\", "
+            + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
+        run("incremental", body + "}");
+        Map<String, Map<String, Object>> before = assignments("incremental", "dup");
+        // New documents: a copy of some document (a clustered one when there is one), and a pair of new twins.
+        String copied = before.isEmpty() ? "d0" : before.keySet().iterator().next();
+        long twin = random().nextLong();
+        client().prepareIndex("incremental").setId("new-copy").setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fps.get(
+            copied))), "rank", 100, "batch", "new")).get();
+        client().prepareIndex("incremental").setId("new-a").setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(twin)), "rank",
+            100, "batch", "new")).get();
+        client().prepareIndex("incremental").setId("new-b").setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(twin ^ 1)),
+            "rank", 101, "batch", "new")).get();
+        refresh("incremental");
+        NearDupClustersResponse response = run("incremental", body + ", \"query\": {\"term\": {\"batch\": \"new\"}}}");
+        assertEquals("only the new documents are scanned", 3, response.counts().scanned());
+        fps.put("new-copy", fps.get(copied));
+        fps.put("new-a", twin);
+        fps.put("new-b", twin ^ 1);
+        Map<String, Set<String>> expected = components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b))
+            <= 3);
+        Map<String, Integer> ranks = ranks("incremental");
+        Map<String, Map<String, Object>> after = assignments("incremental", "dup");
+        assertWritten(expected, after, ranks);
+        if (before.containsKey(copied)) {
+            assertEquals("the cluster id is kept", before.get(copied).get("cluster"), after.get("new-copy").get("cluster"));
+        }
+        assertEquals("new-a", after.get("new-b").get("cluster"));
+    }
+
+    /** A dry run reads and reports, and writes nothing: not even the target field's mapping. */
+    public void testDryRunWritesNothing() throws Exception {
+        indexSimhashes("dry", 20, 1);
+        NearDupClustersResponse response = run("dry", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\"}",
+            r -> r.dryRun(true));
+        assertEquals(0, response.counts().updated());
+        assertTrue(assignments("dry", "dup").isEmpty());
+        assertNull(client().admin().indices().prepareGetMappings("dry").get().mappings().get("dry").sourceAsMap().get("properties")
+            instanceof Map<?, ?> properties ? properties.get("dup") : null);
+    }
+
+    public void testBadRequestsFailBeforeAnyWrite() throws Exception {
+        indexSimhashes("bad", 10, 1);
+        assertAcked(client().admin().indices().preparePutMapping("bad").setSource("{\"properties\": {\"taken\": {\"type\": \"text\"}, "
+            + "\"half\": {\"properties\": {\"cluster\": {\"type\": \"long\"}}}}}", XContentType.JSON));
+        expectThrows(IndexNotFoundException.class, () -> run("missing", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}"));
+        assertThat(expectThrows(IllegalArgumentException.class, () -> run("bad", "{\"field\": \"rank\", \"target_field\": \"dup\"}"))
+            .getMessage(), org.hamcrest.Matchers.containsString("[field] [rank] is of type [integer], expected [simhash] or [minhash]"));
+        assertThat(expectThrows(IllegalArgumentException.class, () -> run("bad", "{\"field\": \"nope\", \"target_field\": \"dup\"}"))
+            .getMessage(), org.hamcrest.Matchers.containsString("[field] [nope] is not mapped"));
+        assertThat(expectThrows(IllegalArgumentException.class, () -> run("bad", "{\"field\": \"fp.simhash\", \"target_field\": "
+            + "\"taken\"}")).getMessage(), org.hamcrest.Matchers.containsString("[taken] is mapped as [text]"));
+        assertThat(expectThrows(IllegalArgumentException.class, () -> run("bad", "{\"field\": \"fp.simhash\", \"target_field\": "
+            + "\"half\"}")).getMessage(), org.hamcrest.Matchers.containsString("[half.cluster] is mapped as [long]"));
+        assertThat(expectThrows(Exception.class, () -> run("bad", "{\"field\": \"fp.simhash\", \"max_distance\": 99, "
+            + "\"target_field\": \"dup\"}")).getMessage(), org.hamcrest.Matchers.containsString("[max_distance] must be in [0, 8]"));
+        assertThat(expectThrows(Exception.class, () -> run("bad", "{\"field\": \"fp.simhash\", \"target_field\": \"fp.dup\"}"))
+            .getMessage(), org.hamcrest.Matchers.containsString("would overwrite the fingerprints"));
+        assertTrue(assignments("bad", "dup").isEmpty());
+    }
+}
