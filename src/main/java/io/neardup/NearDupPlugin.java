@@ -5,6 +5,7 @@ import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.ingest.NearDupFingerprintProcessorFactory;
+import io.neardup.mapper.FetchedFieldFormats;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashDocValueFormat;
 import io.neardup.mapper.SimhashFieldMapper;
@@ -26,6 +27,7 @@ import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.env.Environment;
 import org.opensearch.env.NodeEnvironment;
+import org.opensearch.index.IndexModule;
 import org.opensearch.plugins.ActionPlugin;
 import org.opensearch.repositories.RepositoriesService;
 import org.opensearch.rest.RestController;
@@ -109,6 +111,12 @@ public class NearDupPlugin extends Plugin
             in -> new NearDuplicateQueryBuilder(in, queryServices),
             parser -> NearDuplicateQueryBuilder.fromXContent(parser, queryServices)
         ));
+    }
+
+    /** Bad {@code format}s on fingerprint fields fail the search up front, not some shards' fetch phase. */
+    @Override
+    public void onIndexModule(IndexModule indexModule) {
+        indexModule.addSearchOperationListener(new FetchedFieldFormats());
     }
 
     @Override

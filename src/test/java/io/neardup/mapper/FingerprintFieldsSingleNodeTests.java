@@ -134,4 +134,54 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
         assertEquals(4, buckets.getBuckets().size());
         assertTrue(buckets.getBuckets().stream().map(b -> b.getKeyAsString()).toList().contains("ffffffffffffffff"));
     }
+
+    /**
+     * docvalue_fields on a minhash field give the signature as _source has it (header rebuilt from
+     * the scheme id); a bare signature, whose scheme hash is not kept, gets scheme hash 0. The
+     * simhash format "hex" is its default; any other format on either field is a 400 naming
+     * [format] on every shard, not a shard failure that drops hits.
+     */
+    public void testDocValueFieldsOnFingerprintFields() {
+        client().admin().indices().prepareCreate("docs").setSettings(Settings.builder().put("index.number_of_shards", 3))
+            .setMapping(MAPPING).get();
+        int[] values = { 1, 2, 3, 4, 5, 6, 7, -8 };
+        int schemeHash = 0x75205b5f;
+        String withScheme = SignatureCodec.encode(values, schemeHash);
+        for (int i = 0; i < 6; i++) {
+            index("s" + i, "{\"fp\": {\"simhash\": \"00000000000000f" + i + "\", \"minhash\": {\"value\": \"" + withScheme
+                + "\", \"scheme\": \"nd1-75205b5f\"}}}");
+        }
+        index("bare", "{\"fp\": {\"minhash\": \"" + SignatureCodec.encode(values, 42) + "\"}}");
+        client().admin().indices().prepareRefresh("docs").get();
+
+        SearchResponse response = client().prepareSearch("docs").setSize(10).addDocValueField("fp.minhash")
+            .addDocValueField("fp.simhash", "hex").get();
+        assertEquals(0, response.getFailedShards());
+        assertEquals(7, response.getHits().getHits().length);
+        for (SearchHit hit : response.getHits().getHits()) {
+            if (hit.getId().equals("bare")) {
+                assertEquals(SignatureCodec.encode(values, MinhashFieldData.UNKNOWN_SCHEME_HASH), hit.field("fp.minhash").getValue());
+                assertEquals(List.of(), hit.field("fp.simhash").getValues());
+            } else {
+                assertEquals(withScheme, hit.field("fp.minhash").getValue());
+                assertEquals("00000000000000f" + hit.getId().substring(1), hit.field("fp.simhash").getValue());
+            }
+        }
+
+        for (String field : List.of("fp.simhash", "fp.minhash")) {
+            SearchPhaseExecutionException docValues = expectThrows(SearchPhaseExecutionException.class,
+                () -> client().prepareSearch("docs").addDocValueField(field, "epoch_millis").get());
+            assertEquals(RestStatus.BAD_REQUEST, docValues.status());
+            assertThat(docValues.shardFailures()[0].reason(), containsString("[format] [epoch_millis] is not supported on"));
+            assertThat(docValues.shardFailures()[0].reason(), containsString("field [" + field + "]"));
+            SearchPhaseExecutionException fields = expectThrows(SearchPhaseExecutionException.class,
+                () -> client().prepareSearch("docs").addFetchField("fp.*", "0.00").get());
+            assertEquals(RestStatus.BAD_REQUEST, fields.status());
+            assertThat(fields.shardFailures()[0].reason(), containsString("[format] [0.00] is not supported on"));
+        }
+        SearchPhaseExecutionException sort = expectThrows(SearchPhaseExecutionException.class,
+            () -> client().prepareSearch("docs").addSort("fp.minhash", SortOrder.ASC).get());
+        assertEquals(RestStatus.BAD_REQUEST, sort.status());
+        assertThat(sort.shardFailures()[0].reason(), containsString("[minhash] fields do not support sorting: field [fp.minhash]"));
+    }
 }
