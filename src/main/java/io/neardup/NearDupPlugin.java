@@ -3,6 +3,7 @@ package io.neardup;
 import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
+import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.ingest.NearDupFingerprintProcessorFactory;
 import io.neardup.mapper.FetchedFieldFormats;
@@ -75,7 +76,10 @@ public class NearDupPlugin extends Plugin
         ActionPlugin {
 
     public static final String BREAKER_NAME = "neardup";
-    /** Heap the per-segment fingerprint structures may take on a node, beyond which a query fails with a 429. */
+    /**
+     * Heap the per-segment fingerprint structures and the fingerprinting scratch may take on a node,
+     * beyond which a query or a document fails with a 429.
+     */
     public static final Setting<ByteSizeValue> BREAKER_LIMIT = Setting.memorySizeSetting(
         "neardup.breaker.limit",
         "10%",
@@ -85,6 +89,7 @@ public class NearDupPlugin extends Plugin
     private volatile IngestService ingestService;
     private volatile CircuitBreaker breaker;
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
+    private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
     private final QueryServices queryServices = new QueryServices(new LikeResolver(() -> ingestService), cache);
 
     @Override
@@ -92,7 +97,7 @@ public class NearDupPlugin extends Plugin
         ingestService = parameters.ingestService;
         return Map.of(
             NearDupFingerprintProcessor.TYPE,
-            new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env)
+            new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env, scratchPool)
         );
     }
 
@@ -134,7 +139,7 @@ public class NearDupPlugin extends Plugin
         breaker = circuitBreaker;
     }
 
-    /** Binds the cache for injection into {@link TransportNearDupStatsAction}. */
+    /** Binds the cache and the scratch pool for injection into {@link TransportNearDupStatsAction}. */
     @Override
     public Collection<Object> createComponents(
         Client client,
@@ -149,7 +154,7 @@ public class NearDupPlugin extends Plugin
         IndexNameExpressionResolver indexNameExpressionResolver,
         Supplier<RepositoriesService> repositoriesServiceSupplier
     ) {
-        return List.of(cache);
+        return List.of(cache, scratchPool);
     }
 
     @Override
