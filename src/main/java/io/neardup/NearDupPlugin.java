@@ -6,7 +6,7 @@ import io.neardup.collapse.NearDupWindowRequestProcessor;
 import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.ingest.NearDupFingerprintProcessorFactory;
-import io.neardup.mapper.FetchedFieldFormats;
+import io.neardup.mapper.FingerprintSearchChecks;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashDocValueFormat;
 import io.neardup.mapper.SimhashFieldMapper;
@@ -28,7 +28,7 @@ import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.env.Environment;
 import org.opensearch.env.NodeEnvironment;
-import org.opensearch.index.IndexModule;
+import org.opensearch.action.support.ActionFilter;
 import org.opensearch.plugins.ActionPlugin;
 import org.opensearch.repositories.RepositoriesService;
 import org.opensearch.rest.RestController;
@@ -88,6 +88,10 @@ public class NearDupPlugin extends Plugin
 
     private volatile IngestService ingestService;
     private volatile CircuitBreaker breaker;
+    private volatile ClusterService clusterService;
+    private volatile IndexNameExpressionResolver indexNameExpressionResolver;
+    private final FingerprintSearchChecks searchChecks = new FingerprintSearchChecks(() -> clusterService,
+        () -> indexNameExpressionResolver);
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
     private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
     private final QueryServices queryServices = new QueryServices(new LikeResolver(() -> ingestService), cache);
@@ -118,10 +122,13 @@ public class NearDupPlugin extends Plugin
         ));
     }
 
-    /** Bad {@code format}s on fingerprint fields fail the search up front, not some shards' fetch phase. */
+    /**
+     * Bad {@code format}s and aggregations on fingerprint fields fail the search on the coordinating
+     * node, not some shards' fetch phase or the node's heap.
+     */
     @Override
-    public void onIndexModule(IndexModule indexModule) {
-        indexModule.addSearchOperationListener(new FetchedFieldFormats());
+    public List<ActionFilter> getActionFilters() {
+        return List.of(searchChecks);
     }
 
     @Override
@@ -154,6 +161,8 @@ public class NearDupPlugin extends Plugin
         IndexNameExpressionResolver indexNameExpressionResolver,
         Supplier<RepositoriesService> repositoriesServiceSupplier
     ) {
+        this.clusterService = clusterService;
+        this.indexNameExpressionResolver = indexNameExpressionResolver;
         return List.of(cache, scratchPool);
     }
 

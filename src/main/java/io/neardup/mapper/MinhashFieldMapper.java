@@ -242,7 +242,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-            FetchedFieldFormats.requireDefault(this, format);
+            FingerprintSearchChecks.requireDefault(typeName(), name(), format);
             return new SourceValueFetcher(name(), context) {
                 @Override
                 protected Object parseSourceValue(Object value) {
@@ -260,7 +260,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public DocValueFormat docValueFormat(String format, ZoneId timeZone) {
-            FetchedFieldFormats.requireDefault(this, format);
+            FingerprintSearchChecks.requireDefault(typeName(), name(), format);
             return DocValueFormat.RAW;
         }
 

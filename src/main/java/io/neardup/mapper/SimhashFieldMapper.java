@@ -110,7 +110,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-            FetchedFieldFormats.requireHex(this, format);
+            FingerprintSearchChecks.requireHex(typeName(), name(), format);
             return new SourceValueFetcher(name(), context) {
                 @Override
                 protected Object parseSourceValue(Object value) {
@@ -122,7 +122,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public DocValueFormat docValueFormat(String format, ZoneId timeZone) {
-            FetchedFieldFormats.requireHex(this, format);
+            FingerprintSearchChecks.requireHex(typeName(), name(), format);
             return SimhashDocValueFormat.INSTANCE;
         }
 
