@@ -101,11 +101,13 @@ public class NearDuplicateClusterTests extends OpenSearchIntegTestCase {
         assertTrue(queries >= 20);
     }
 
+    /** Structures' entries and bytes, and what the breakers hold beyond the fingerprinting scratch (charged to the same breaker). */
     private static long[] structuresAndBreaker() throws Exception {
         long bytes = 0, entries = 0, used = 0;
         for (NearDupNodeStats node : client().execute(NearDupStatsAction.INSTANCE, new NearDupStatsRequest()).get().getNodes()) {
             bytes += node.stats().bytes();
             entries += node.stats().entries();
+            used -= node.scratch().bytes();
         }
         for (String node : internalCluster().getNodeNames()) {
             used += internalCluster().getInstance(org.opensearch.core.indices.breaker.CircuitBreakerService.class, node)
