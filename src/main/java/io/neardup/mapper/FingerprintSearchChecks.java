@@ -120,6 +120,10 @@ public final class FingerprintSearchChecks implements ActionFilter {
         } catch (RuntimeException e) {
             return Map.of(); // the search itself reports a missing index, with its own message
         }
+        if (fieldsByIndex.size() > 2 * state.metadata().indices().size() + 16) {
+            // Deleted indices' entries: let go of them once they could outnumber the live ones.
+            fieldsByIndex.keySet().retainAll(state.metadata().indices().values().stream().map(IndexMetadata::getIndexUUID).toList());
+        }
         Map<String, String> typeByField = new HashMap<>();
         for (String index : indices) {
             IndexMetadata metadata = state.metadata().index(index);

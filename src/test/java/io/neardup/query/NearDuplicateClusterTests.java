@@ -35,7 +35,8 @@ public class NearDuplicateClusterTests extends OpenSearchIntegTestCase {
         return List.of(NearDupPlugin.class);
     }
 
-    private static String text(Random random, int words) {
+    /** Words drawn from a vocabulary of 2,000: unrelated texts share few 3-word shingles. */
+    static String text(Random random, int words) {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < words; i++) {
             text.append("w").append(random.nextInt(2000)).append(' ');

@@ -46,14 +46,6 @@ public class NearDuplicateFaultTests extends OpenSearchIntegTestCase {
         return List.of(NearDupPlugin.class);
     }
 
-    private static String text(Random random, int words) {
-        StringBuilder text = new StringBuilder();
-        for (int i = 0; i < words; i++) {
-            text.append('w').append(random.nextInt(2000)).append(' ');
-        }
-        return text.toString();
-    }
-
     private static String exactQuery(String id, int maxDistance) {
         return "{\"near_duplicate\": {\"field\": \"text_fp.simhash\", \"like\": {\"_id\": \"" + id + "\"}, \"max_distance\": "
             + maxDistance + ", \"mode\": \"exact\"}}";
@@ -80,7 +72,7 @@ public class NearDuplicateFaultTests extends OpenSearchIntegTestCase {
             for (int batch = 0; stop.get() == false; batch++) {
                 BulkRequestBuilder bulk = client().prepareBulk();
                 for (int i = 0; i < 20; i++) {
-                    String text = text(random, 60);
+                    String text = NearDuplicateClusterTests.text(random, 60);
                     bulk.add(client().prepareIndex("docs").setId("b" + batch + "-" + i).setSource(Map.of("text", text)));
                     // A near-duplicate of it: one word changed.
                     bulk.add(client().prepareIndex("docs").setId("b" + batch + "-" + i + "v").setSource(Map.of("text",
