@@ -9,8 +9,10 @@ import io.neardup.clusters.TransportShardMatchAction;
 import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
+import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.ingest.NearDupFingerprintProcessorFactory;
+import io.neardup.mapper.FingerprintSearchChecks;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashDocValueFormat;
 import io.neardup.mapper.SimhashFieldMapper;
@@ -32,6 +34,7 @@ import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.env.Environment;
 import org.opensearch.env.NodeEnvironment;
+import org.opensearch.action.support.ActionFilter;
 import org.opensearch.plugins.ActionPlugin;
 import org.opensearch.repositories.RepositoriesService;
 import org.opensearch.rest.RestController;
@@ -81,7 +84,10 @@ public class NearDupPlugin extends Plugin
         ActionPlugin {
 
     public static final String BREAKER_NAME = "neardup";
-    /** Heap the per-segment fingerprint structures may take on a node, beyond which a query fails with a 429. */
+    /**
+     * Heap the per-segment fingerprint structures and the fingerprinting scratch may take on a node,
+     * beyond which a query or a document fails with a 429.
+     */
     public static final Setting<ByteSizeValue> BREAKER_LIMIT = Setting.memorySizeSetting(
         "neardup.breaker.limit",
         "10%",
@@ -90,7 +96,12 @@ public class NearDupPlugin extends Plugin
 
     private volatile IngestService ingestService;
     private volatile CircuitBreaker breaker;
+    private volatile ClusterService clusterService;
+    private volatile IndexNameExpressionResolver indexNameExpressionResolver;
+    private final FingerprintSearchChecks searchChecks = new FingerprintSearchChecks(() -> clusterService,
+        () -> indexNameExpressionResolver);
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
+    private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
     private final QueryServices queryServices = new QueryServices(new LikeResolver(() -> ingestService), cache);
 
     @Override
@@ -98,7 +109,7 @@ public class NearDupPlugin extends Plugin
         ingestService = parameters.ingestService;
         return Map.of(
             NearDupFingerprintProcessor.TYPE,
-            new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env)
+            new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env, scratchPool)
         );
     }
 
@@ -119,6 +130,15 @@ public class NearDupPlugin extends Plugin
         ));
     }
 
+    /**
+     * Bad {@code format}s and aggregations on fingerprint fields fail the search on the coordinating
+     * node, not some shards' fetch phase or the node's heap.
+     */
+    @Override
+    public List<ActionFilter> getActionFilters() {
+        return List.of(searchChecks);
+    }
+
     @Override
     public List<Setting<?>> getSettings() {
         return List.of(BREAKER_LIMIT);
@@ -134,7 +154,7 @@ public class NearDupPlugin extends Plugin
         breaker = circuitBreaker;
     }
 
-    /** Binds the cache for injection into {@link TransportNearDupStatsAction}. */
+    /** Binds the cache and the scratch pool for injection into {@link TransportNearDupStatsAction}. */
     @Override
     public Collection<Object> createComponents(
         Client client,
@@ -149,7 +169,9 @@ public class NearDupPlugin extends Plugin
         IndexNameExpressionResolver indexNameExpressionResolver,
         Supplier<RepositoriesService> repositoriesServiceSupplier
     ) {
-        return List.of(cache, queryServices);
+        this.clusterService = clusterService;
+        this.indexNameExpressionResolver = indexNameExpressionResolver;
+        return List.of(cache, scratchPool, queryServices);
     }
 
     @Override

@@ -1,7 +1,5 @@
 package io.neardup.core;
 
-import java.util.Arrays;
-
 /**
  * Computes a document's simhash (with margins) and MinHash signature from its tokens, one token at
  * a time, as a Lucene TokenStream delivers them.
@@ -13,8 +11,8 @@ import java.util.Arrays;
  * the floating-point sums, and hence the output, depend only on the token sequence. MinHash runs
  * over the distinct shingles of {@code minhashShingleSize} tokens.
  *
- * <p>Not thread-safe: it holds the per-document scratch (maps, buffers, W), reused across
- * documents so the per-token path allocates nothing once warm. Use one per thread or per call;
+ * <p>Not thread-safe: it works in a per-document scratch ({@link FingerprintScratch}: maps, buffers, W),
+ * reused across documents so the per-token path allocates nothing once warm. Use one per thread or per call;
  * the scheme, the {@link IdfTable} and the {@link MinHasher} it reads are immutable and shared.
  *
  * <p>Lifecycle: {@link #token} ... {@link #finish()}, then {@link #reset()} before the next document.
@@ -29,11 +27,9 @@ public final class Fingerprinter {
     private final SimhashAccumulator accumulator = new SimhashAccumulator(Margins.BITS);
     private final double[] weights = new double[Margins.BITS];
 
-    /** Simhash features: hash -> count, in first-seen order; idf per feature alongside. */
-    private final LongIndexMap features = new LongIndexMap(256);
-    private float[] featureIdf = new float[256];
-    /** Distinct MinHash shingles. */
-    private final LongIndexMap shingles = new LongIndexMap(256);
+    private final FingerprintScratch scratch;
+    private final LongIndexMap features;
+    private final LongIndexMap shingles;
     private boolean finished;
 
     /**
@@ -41,6 +37,15 @@ public final class Fingerprinter {
      *                 {@value FingerprintScheme#NO_IDF}
      */
     public Fingerprinter(FingerprintScheme scheme, IdfTable idfTable) {
+        this(scheme, idfTable, new FingerprintScratch(MemoryBudget.NONE));
+    }
+
+    /**
+     * As {@link #Fingerprinter(FingerprintScheme, IdfTable)}, working in {@code scratch}, which it
+     * does not own: a caller may keep one scratch per thread for fingerprinters of any scheme, and
+     * a token that would grow it past its budget fails. Starts a document ({@link #reset()}).
+     */
+    public Fingerprinter(FingerprintScheme scheme, IdfTable idfTable, FingerprintScratch scratch) {
         if (scheme == null) {
             throw new IllegalArgumentException("scheme must not be null");
         }
@@ -65,6 +70,10 @@ public final class Fingerprinter {
         this.simhashShingles = new ShingleHasher(scheme.simhashShingleSize(), scheme.seed());
         this.minhashShingles = new ShingleHasher(scheme.minhashShingleSize(), scheme.seed());
         this.minHasher = MinHasher.of(scheme.numHashes(), scheme.seed(), scheme.minhashMethod());
+        this.scratch = scratch;
+        this.features = scratch.features;
+        this.shingles = scratch.shingles;
+        reset();
     }
 
     public FingerprintScheme scheme() {
@@ -96,10 +105,8 @@ public final class Fingerprinter {
         int index = features.add(featureHash);
         int count = features.valueAt(index);
         if (count == 0) {
-            if (index == featureIdf.length) {
-                featureIdf = Arrays.copyOf(featureIdf, featureIdf.length * 2);
-            }
-            featureIdf[index] = idf;
+            scratch.ensureIdfCapacity(index);
+            scratch.featureIdf[index] = idf;
         }
         features.setValueAt(index, count + 1);
     }
@@ -123,7 +130,7 @@ public final class Fingerprinter {
         }
         FeatureWeighting weighting = scheme.weighting();
         for (int i = 0; i < features.size(); i++) {
-            accumulator.add(features.keyAt(i), weighting.weight(features.valueAt(i)) * featureIdf[i]);
+            accumulator.add(features.keyAt(i), weighting.weight(features.valueAt(i)) * scratch.featureIdf[i]);
         }
         long simhash = accumulator.fingerprint();
         Margins margins = Margins.of(accumulator.weights(weights), Margins.BITS);
@@ -138,15 +145,14 @@ public final class Fingerprinter {
      * documents need, so that one outsized text does not pin its memory for good.
      */
     public int scratchCapacity() {
-        return Math.max(features.capacity(), shingles.capacity());
+        return scratch.capacity();
     }
 
     /** Forgets the current document, keeping the grown buffers. */
     public void reset() {
         simhashShingles.reset();
         minhashShingles.reset();
-        features.clear();
-        shingles.clear();
+        scratch.clear();
         accumulator.reset();
         finished = false;
     }

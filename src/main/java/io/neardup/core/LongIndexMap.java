@@ -14,6 +14,10 @@ import java.util.Arrays;
  * immutable owner) it may be read by many threads.
  */
 public final class LongIndexMap {
+    /** Heap of an array besides its elements (header, length, alignment). */
+    static final int ARRAY_OVERHEAD = 16;
+
+    private final MemoryBudget budget;
     private long[] keys;
     private int[] values;
     private int size;
@@ -22,14 +26,55 @@ public final class LongIndexMap {
     private int mask;
 
     public LongIndexMap(int expectedSize) {
+        this(expectedSize, MemoryBudget.NONE);
+    }
+
+    /** A map whose every allocation is first reserved from {@code budget}; {@link #release()} gives it all back. */
+    public LongIndexMap(int expectedSize, MemoryBudget budget) {
         if (expectedSize < 0) {
             throw new IllegalArgumentException("expectedSize must be >= 0, got " + expectedSize);
         }
-        int capacity = Integer.highestOneBit(Math.max(8, expectedSize * 2 - 1)) << 1;
+        this.budget = budget;
+        int capacity = slotCountFor(expectedSize);
+        int entries = Math.max(4, expectedSize);
+        budget.reserve(slotBytes(capacity) + entryBytes(entries));
         slots = new int[capacity];
         mask = capacity - 1;
-        keys = new long[Math.max(4, expectedSize)];
+        keys = new long[entries];
         values = new int[keys.length];
+    }
+
+    private static int slotCountFor(int expectedSize) {
+        return Integer.highestOneBit(Math.max(8, expectedSize * 2 - 1)) << 1;
+    }
+
+    /**
+     * The most heap a map holds while its capacity is {@code capacity} entries: full, its slot
+     * table is twice that (load factor 1/2).
+     */
+    static long bytesAtCapacity(int capacity) {
+        return slotBytes(2 * capacity) + entryBytes(capacity);
+    }
+
+    private static long slotBytes(int slotCount) {
+        return ARRAY_OVERHEAD + 4L * slotCount;
+    }
+
+    private static long entryBytes(int entries) {
+        return 2 * ARRAY_OVERHEAD + 12L * entries;
+    }
+
+    /** The heap its arrays take, as reserved from its budget. */
+    public long ramBytesUsed() {
+        return slotBytes(slots.length) + entryBytes(keys.length);
+    }
+
+    /** Gives everything this map reserved back to its budget; the map must not be used afterwards. */
+    public void release() {
+        budget.release(ramBytesUsed());
+        keys = null;
+        values = null;
+        slots = null;
     }
 
     public int size() {
@@ -64,18 +109,22 @@ public final class LongIndexMap {
             }
             slot = (slot + 1) & mask;
         }
-        int index = size++;
-        if (index == keys.length) {
-            keys = Arrays.copyOf(keys, keys.length * 2);
-            values = Arrays.copyOf(values, keys.length);
+        // Grown before anything changes, so that a refused reservation leaves the map as it was.
+        if (size == keys.length) {
+            growEntries();
         }
+        if ((size + 1) * 2 > slots.length) {
+            // Keep the load factor at most 1/2 so probe runs stay short.
+            rehash(slots.length * 2);
+            slot = slotOf(key);
+            while (slots[slot] != 0) {
+                slot = (slot + 1) & mask;
+            }
+        }
+        int index = size++;
         keys[index] = key;
         values[index] = 0;
         slots[slot] = index + 1;
-        // Keep the load factor at most 1/2 so probe runs stay short.
-        if (size * 2 > slots.length) {
-            rehash(slots.length * 2);
-        }
         return index;
     }
 
@@ -112,7 +161,17 @@ public final class LongIndexMap {
         size = 0;
     }
 
+    private void growEntries() {
+        long before = entryBytes(keys.length);
+        budget.reserve(entryBytes(keys.length * 2)); // old and new arrays live together while copying
+        keys = Arrays.copyOf(keys, keys.length * 2);
+        values = Arrays.copyOf(values, keys.length);
+        budget.release(before);
+    }
+
     private void rehash(int capacity) {
+        long before = slotBytes(slots.length);
+        budget.reserve(slotBytes(capacity));
         slots = new int[capacity];
         mask = capacity - 1;
         for (int i = 0; i < size; i++) {
@@ -122,6 +181,7 @@ public final class LongIndexMap {
             }
             slots[slot] = i + 1;
         }
+        budget.release(before);
     }
 
     private int slotOf(long key) {

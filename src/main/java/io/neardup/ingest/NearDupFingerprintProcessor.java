@@ -61,8 +61,8 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
     private final Analyzer analyzer;
     private final FingerprintScheme scheme;
     private final IdfTable idfTable;
-    /** Ingest runs on many threads at once; each reuses its own scratch state. */
-    private final ThreadLocal<Fingerprinter> fingerprinters;
+    /** Ingest runs on many threads at once; each thread reuses its own scratch, shared by every processor. */
+    private final FingerprintScratchPool scratchPool;
 
     NearDupFingerprintProcessor(
         String tag,
@@ -76,7 +76,8 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         int maxShingles,
         Analyzer analyzer,
         FingerprintScheme scheme,
-        IdfTable idfTable
+        IdfTable idfTable,
+        FingerprintScratchPool scratchPool
     ) {
         super(tag, description);
         this.field = field;
@@ -89,7 +90,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         this.analyzer = analyzer;
         this.scheme = scheme;
         this.idfTable = idfTable;
-        this.fingerprinters = ThreadLocal.withInitial(() -> new Fingerprinter(scheme, idfTable));
+        this.scratchPool = scratchPool;
     }
 
     @Override
@@ -129,10 +130,6 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return maxShingles;
     }
 
-    /** What this thread's scratch can hold now. */
-    int scratchCapacity() {
-        return fingerprinters.get().scratchCapacity();
-    }
 
     IdfTable idfTable() {
         return idfTable;
@@ -258,30 +255,22 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
 
     /** As {@link #fingerprint(String)}, with the shingle set when {@code withShingleSet}. */
     public Fingerprint fingerprint(String text, boolean withShingleSet) {
-        Fingerprinter fingerprinter = fingerprinters.get();
-        fingerprinter.reset();
-        try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, withoutLoneSurrogates(text))) {
-            CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
-            tokens.reset();
-            while (tokens.incrementToken()) {
-                fingerprinter.token(term.buffer(), 0, term.length());
+        String analyzed = withoutLoneSurrogates(text);
+        return scratchPool.withScratch(scratch -> {
+            Fingerprinter fingerprinter = new Fingerprinter(scheme, idfTable, scratch);
+            try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, analyzed)) {
+                CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
+                tokens.reset();
+                while (tokens.incrementToken()) {
+                    fingerprinter.token(term.buffer(), 0, term.length());
+                }
+                tokens.end();
+            } catch (IOException e) {
+                throw new UncheckedIOException("analyzing field [" + field + "] failed", e);
             }
-            tokens.end();
-        } catch (IOException e) {
-            throw new UncheckedIOException("analyzing field [" + field + "] failed", e);
-        }
-        Fingerprint fingerprint = fingerprinter.finish(withShingleSet);
-        if (fingerprinter.scratchCapacity() > MAX_KEPT_SCRATCH_ENTRIES) {
-            fingerprinters.remove(); // an outsized text: the next document on this thread starts small again
-        }
-        return fingerprint;
+            return fingerprinter.finish(withShingleSet);
+        });
     }
-
-    /**
-     * Scratch entries a thread keeps between documents: enough for texts of ~100,000 words; a larger
-     * one gets its scratch for its own use only (about 20 bytes an entry).
-     */
-    static final int MAX_KEPT_SCRATCH_ENTRIES = 1 << 17;
 
     /**
      * The text with every unpaired surrogate replaced by U+FFFD. Lucene's tokenizers drop a lone

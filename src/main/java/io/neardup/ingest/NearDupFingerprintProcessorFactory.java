@@ -53,9 +53,17 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
     private final AnalysisRegistry analysisRegistry;
     private final Environment environment;
 
+    private final FingerprintScratchPool scratchPool;
+
     public NearDupFingerprintProcessorFactory(AnalysisRegistry analysisRegistry, Environment environment) {
+        this(analysisRegistry, environment, FingerprintScratchPool.unaccounted());
+    }
+
+    public NearDupFingerprintProcessorFactory(AnalysisRegistry analysisRegistry, Environment environment,
+        FingerprintScratchPool scratchPool) {
         this.analysisRegistry = analysisRegistry;
         this.environment = environment;
+        this.scratchPool = scratchPool;
     }
 
     @Override
@@ -117,7 +125,7 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
         }
         return new NearDupFingerprintProcessor(
             tag, description, field, targetField, ignoreMissing, maxChars, truncate, outputs, maxShingles, analyzer.analyzer(), scheme,
-            idfTable
+            idfTable, scratchPool
         );
     }
 

@@ -56,9 +56,12 @@ public final class SimhashDocValueFormat implements DocValueFormat {
         throw numeric();
     }
 
+    /** Why a fingerprint is not read as a number, and what to use instead. */
+    static final String NOT_NUMBERS = "[simhash] fields hold fingerprints, not numbers: numeric aggregations (avg, sum, min, max, "
+        + "stats, percentiles, histogram, range) do not apply; use terms, cardinality, value_count, missing, or sort by the field";
+
     private static IllegalArgumentException numeric() {
-        return new IllegalArgumentException("[simhash] fields hold fingerprints, not numbers: numeric aggregations (avg, sum, min, max, "
-            + "stats, percentiles, histogram, range) do not apply; use terms, cardinality, or sort by the field");
+        return new IllegalArgumentException(NOT_NUMBERS);
     }
 
     @Override

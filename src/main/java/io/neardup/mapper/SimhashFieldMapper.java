@@ -110,9 +110,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-            if (format != null) {
-                throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "] doesn't support formats.");
-            }
+            FingerprintSearchChecks.requireHex(typeName(), name(), format);
             return new SourceValueFetcher(name(), context) {
                 @Override
                 protected Object parseSourceValue(Object value) {
@@ -124,9 +122,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public DocValueFormat docValueFormat(String format, ZoneId timeZone) {
-            if (format != null) {
-                throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "] doesn't support formats.");
-            }
+            FingerprintSearchChecks.requireHex(typeName(), name(), format);
             return SimhashDocValueFormat.INSTANCE;
         }
 

@@ -1,5 +1,6 @@
 package io.neardup.stats;
 
+import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.query.QueryStats;
 import io.neardup.query.SegmentFingerprintCache;
 import org.opensearch.action.support.nodes.BaseNodeResponse;
@@ -15,19 +16,26 @@ import java.io.IOException;
 public final class NearDupNodeStats extends BaseNodeResponse implements ToXContentFragment {
 
     private final SegmentFingerprintCache.Stats stats;
+    private final FingerprintScratchPool.Stats scratch;
 
-    public NearDupNodeStats(DiscoveryNode node, SegmentFingerprintCache.Stats stats) {
+    public NearDupNodeStats(DiscoveryNode node, SegmentFingerprintCache.Stats stats, FingerprintScratchPool.Stats scratch) {
         super(node);
         this.stats = stats;
+        this.scratch = scratch;
     }
 
     public NearDupNodeStats(StreamInput in) throws IOException {
         super(in);
         this.stats = new SegmentFingerprintCache.Stats(in.readVLong(), in.readVLong(), in.readVLong(), new QueryStats.Snapshot(in));
+        this.scratch = new FingerprintScratchPool.Stats(in.readVLong(), in.readVLong(), in.readVLong());
     }
 
     public SegmentFingerprintCache.Stats stats() {
         return stats;
+    }
+
+    public FingerprintScratchPool.Stats scratch() {
+        return scratch;
     }
 
     @Override
@@ -37,6 +45,9 @@ public final class NearDupNodeStats extends BaseNodeResponse implements ToXConte
         out.writeVLong(stats.bytes());
         out.writeVLong(stats.builds());
         stats.queries().writeTo(out);
+        out.writeVLong(scratch.bytes());
+        out.writeVLong(scratch.threads());
+        out.writeVLong(scratch.dropped());
     }
 
     @Override
@@ -47,6 +58,12 @@ public final class NearDupNodeStats extends BaseNodeResponse implements ToXConte
         builder.field("entries", stats.entries());
         builder.field("bytes", stats.bytes());
         builder.field("builds", stats.builds());
+        builder.endObject();
+        builder.startObject("fingerprint_scratch");
+        builder.field("bytes", scratch.bytes());
+        builder.field("threads", scratch.threads());
+        builder.field("dropped", scratch.dropped());
+        builder.field("max_kept_bytes_per_thread", FingerprintScratchPool.maxKeptBytes());
         builder.endObject();
         stats.queries().toXContent(builder, params);
         return builder.endObject();

@@ -1,5 +1,6 @@
 package io.neardup.stats;
 
+import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.query.SegmentFingerprintCache;
 import org.opensearch.action.FailedNodeException;
 import org.opensearch.action.support.ActionFilters;
@@ -13,18 +14,20 @@ import org.opensearch.transport.TransportService;
 import java.io.IOException;
 import java.util.List;
 
-/** Collects {@link SegmentFingerprintCache#stats()} from every node asked. */
+/** Collects {@link SegmentFingerprintCache#stats()} and {@link FingerprintScratchPool#stats()} from every node asked. */
 public final class TransportNearDupStatsAction extends TransportNodesAction<NearDupStatsRequest, NearDupStatsResponse,
     NearDupStatsRequest.NodeRequest, NearDupNodeStats> {
 
     private final SegmentFingerprintCache cache;
+    private final FingerprintScratchPool scratchPool;
 
     @Inject
     public TransportNearDupStatsAction(ThreadPool threadPool, ClusterService clusterService, TransportService transportService,
-        ActionFilters actionFilters, SegmentFingerprintCache cache) {
+        ActionFilters actionFilters, SegmentFingerprintCache cache, FingerprintScratchPool scratchPool) {
         super(NearDupStatsAction.NAME, threadPool, clusterService, transportService, actionFilters, NearDupStatsRequest::new,
             NearDupStatsRequest.NodeRequest::new, ThreadPool.Names.MANAGEMENT, NearDupNodeStats.class);
         this.cache = cache;
+        this.scratchPool = scratchPool;
     }
 
     @Override
@@ -45,6 +48,6 @@ public final class TransportNearDupStatsAction extends TransportNodesAction<Near
 
     @Override
     protected NearDupNodeStats nodeOperation(NearDupStatsRequest.NodeRequest request) {
-        return new NearDupNodeStats(clusterService.localNode(), cache.stats());
+        return new NearDupNodeStats(clusterService.localNode(), cache.stats(), scratchPool.stats());
     }
 }

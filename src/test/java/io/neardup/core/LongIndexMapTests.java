@@ -55,4 +55,55 @@ public class LongIndexMapTests {
         assertEquals(-1, map.indexOf(2));
         assertEquals(0, map.add(2));
     }
+
+    /** A budget that refuses past a limit, as a circuit breaker does, and remembers what it holds. */
+    private static final class LimitedBudget implements MemoryBudget {
+        final long limit;
+        long held;
+
+        LimitedBudget(long limit) {
+            this.limit = limit;
+        }
+
+        @Override
+        public void reserve(long bytes) {
+            if (held + bytes > limit) {
+                throw new IllegalStateException("over budget");
+            }
+            held += bytes;
+        }
+
+        @Override
+        public void release(long bytes) {
+            held -= bytes;
+        }
+    }
+
+    /**
+     * Every allocation is reserved first: the budget holds exactly what the map's arrays take; a
+     * refused growth leaves the map as it was, and release gives everything back.
+     */
+    @Test
+    public void testBudgetHoldsWhatTheArraysTake() {
+        LimitedBudget budget = new LimitedBudget(50_000);
+        LongIndexMap map = new LongIndexMap(4, budget);
+        assertEquals(map.ramBytesUsed(), budget.held);
+        int added = 0;
+        try {
+            for (; added < 10_000; added++) {
+                map.add(added * 31L);
+                assertEquals(map.ramBytesUsed(), budget.held);
+            }
+            throw new AssertionError("10,000 entries cannot fit in 50,000 bytes");
+        } catch (IllegalStateException refused) {
+            assertEquals(added, map.size());
+            assertEquals(map.ramBytesUsed(), budget.held);
+            for (int i = 0; i < added; i++) {
+                assertEquals(i, map.indexOf(i * 31L));
+            }
+        }
+        assertEquals(true, map.ramBytesUsed() <= LongIndexMap.bytesAtCapacity(map.capacity()));
+        map.release();
+        assertEquals(0, budget.held);
+    }
 }

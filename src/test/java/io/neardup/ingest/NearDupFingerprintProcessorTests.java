@@ -1,5 +1,9 @@
 package io.neardup.ingest;
 
+import io.neardup.CountingBreaker;
+import io.neardup.core.FingerprintScratch;
+import org.opensearch.core.common.breaker.CircuitBreakingException;
+import org.opensearch.core.rest.RestStatus;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Hamming;
 import io.neardup.core.IdfTable;
@@ -23,6 +27,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import static org.hamcrest.Matchers.containsString;
+
 public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
 
     private static final String TEXT = "The quick brown fox jumps over the lazy dog while the farmer sleeps under an old oak tree "
@@ -31,7 +37,7 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
     private static NearDupFingerprintProcessor processor(boolean ignoreMissing, int maxChars, boolean truncate, Output... outputs) {
         return new NearDupFingerprintProcessor("tag", null, "body", "body_fp", ignoreMissing, maxChars, truncate,
             outputs.length == 0 ? EnumSet.allOf(Output.class) : EnumSet.of(outputs[0], outputs), 100_000,
-            new StandardAnalyzer(), FingerprintScheme.defaults("standard"), (IdfTable) null);
+            new StandardAnalyzer(), FingerprintScheme.defaults("standard"), (IdfTable) null, FingerprintScratchPool.unaccounted());
     }
 
     private static NearDupFingerprintProcessor processor() {
@@ -108,7 +114,8 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
     @SuppressWarnings("unchecked")
     public void testShingleSetsPastMaxShinglesAreLeftOut() throws Exception {
         NearDupFingerprintProcessor small = new NearDupFingerprintProcessor("t", null, "body", "body_fp", false, 100_000, false,
-            EnumSet.allOf(Output.class), 10, new StandardAnalyzer(), FingerprintScheme.defaults("standard"), null);
+            EnumSet.allOf(Output.class), 10, new StandardAnalyzer(), FingerprintScheme.defaults("standard"), null,
+            FingerprintScratchPool.unaccounted());
         Map<String, Object> minhash = (Map<String, Object>) small.execute(document(TEXT)).getFieldValue("body_fp", Map.class).get("minhash");
         assertNotNull(minhash.get("value"));
         assertFalse(minhash.containsKey("shingles"));
@@ -226,18 +233,71 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         assertEquals(1L, ((Number) shortText.get("tokens")).longValue());
     }
 
-    /** One outsized text does not leave its scratch behind on the thread. */
-    public void testScratchShrinksAfterAnOutsizedText() throws Exception {
-        NearDupFingerprintProcessor processor = processor();
-        StringBuilder huge = new StringBuilder();
-        for (int i = 0; i < NearDupFingerprintProcessor.MAX_KEPT_SCRATCH_ENTRIES + 1000; i++) {
-            huge.append('w').append(i).append(' ');
+    private static NearDupFingerprintProcessor processorWith(FingerprintScratchPool pool) {
+        return new NearDupFingerprintProcessor("tag", null, "body", "body_fp", false, 10_000_000, false, EnumSet.allOf(Output.class),
+            100_000, new StandardAnalyzer(), FingerprintScheme.defaults("standard"), null, pool);
+    }
+
+    /** A text of {@code words} distinct words. */
+    private static String distinctWords(int words) {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < words; i++) {
+            text.append('w').append(i).append(' ');
         }
-        io.neardup.core.Fingerprint big = processor.fingerprint(huge.toString(), true);
-        assertTrue(big.tokens() > NearDupFingerprintProcessor.MAX_KEPT_SCRATCH_ENTRIES);
-        assertTrue("scratch after the outsized text: " + processor.scratchCapacity(), processor.scratchCapacity() <= 1024);
-        // The same thread's next document gets a fresh, small scratch and the same answer as ever.
-        assertEquals(processor().fingerprint(TEXT, true), processor.fingerprint(TEXT, true));
+        return text.toString();
+    }
+
+    /**
+     * The scratch is charged to the breaker while a thread holds it, exactly what the stats show;
+     * an outsized text's scratch is given back afterwards, and its peak stays within the stated
+     * bound (twice a full scratch of the next power of two of its distinct shingles).
+     */
+    public void testScratchIsChargedWhileHeldAndGivenBackAfterAnOutsizedText() throws Exception {
+        CountingBreaker breaker = new CountingBreaker(Long.MAX_VALUE);
+        FingerprintScratchPool pool = new FingerprintScratchPool(() -> breaker);
+        NearDupFingerprintProcessor processor = processorWith(pool);
+        io.neardup.core.Fingerprint small = processor.fingerprint(TEXT, true);
+        long held = breaker.getUsed();
+        assertEquals(FingerprintScratch.bytesAtCapacity(256), held);
+        assertEquals(new FingerprintScratchPool.Stats(held, 1, 0), pool.stats());
+
+        int words = FingerprintScratchPool.MAX_KEPT_SCRATCH_ENTRIES + 1000;
+        io.neardup.core.Fingerprint big = processor.fingerprint(distinctWords(words), true);
+        assertEquals(words, big.tokens());
+        assertEquals("an outsized text's scratch is let go", new FingerprintScratchPool.Stats(0, 0, 1), pool.stats());
+        assertEquals(0, breaker.getUsed());
+        long bound = 2 * FingerprintScratch.bytesAtCapacity(Integer.highestOneBit(words) << 1);
+        assertTrue("peak " + breaker.peak() + " > bound " + bound, breaker.peak() <= bound);
+        assertTrue("the peak was charged: " + breaker.peak(), breaker.peak() > FingerprintScratchPool.maxKeptBytes());
+
+        // The next document on this thread starts small again, with the same answer as ever.
+        assertEquals(small, processor.fingerprint(TEXT, true));
+        assertEquals(held, breaker.getUsed());
+    }
+
+    /** Many pipelines on one thread keep one scratch between them, not one each. */
+    public void testProcessorsShareTheirThreadsScratch() throws Exception {
+        CountingBreaker breaker = new CountingBreaker(Long.MAX_VALUE);
+        FingerprintScratchPool pool = new FingerprintScratchPool(() -> breaker);
+        for (int i = 0; i < 20; i++) {
+            processorWith(pool).fingerprint(distinctWords(5_000), true);
+        }
+        assertEquals(1, pool.stats().threads());
+        assertEquals(breaker.getUsed(), pool.stats().bytes());
+        assertTrue(breaker.getUsed() <= FingerprintScratchPool.maxKeptBytes());
+    }
+
+    /** Past the breaker's limit a document fails with a 429 before its scratch is allocated, and nothing stays charged. */
+    public void testBreakerRefusesAnOutsizedScratch() throws Exception {
+        CountingBreaker breaker = new CountingBreaker(1 << 20);
+        FingerprintScratchPool pool = new FingerprintScratchPool(() -> breaker);
+        NearDupFingerprintProcessor processor = processorWith(pool);
+        CircuitBreakingException e = expectThrows(CircuitBreakingException.class, () -> processor.execute(document(distinctWords(100_000))));
+        assertEquals(RestStatus.TOO_MANY_REQUESTS, e.status());
+        assertThat(e.getMessage(), containsString("near_dup_fingerprint scratch"));
+        assertEquals(0, breaker.getUsed());
+        assertEquals(0, pool.stats().bytes());
+        assertNotNull(processor.execute(document(TEXT)).getFieldValue("body_fp.simhash", Object.class));
     }
 
     public void testConcurrentDocumentsGetTheSameFingerprintsAsSequentialOnes() throws Exception {
@@ -270,7 +330,7 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
             FingerprintScheme scheme = new FingerprintScheme(1, "standard", 1, FingerprintScheme.defaults("standard").weighting(),
                 FingerprintScheme.NO_IDF, 3, 128, method, 7L);
             NearDupFingerprintProcessor p = new NearDupFingerprintProcessor("t", null, "body", "body_fp", false, 100_000, false,
-                EnumSet.of(Output.MINHASH), 100_000, new StandardAnalyzer(), scheme, null);
+                EnumSet.of(Output.MINHASH), 100_000, new StandardAnalyzer(), scheme, null, FingerprintScratchPool.unaccounted());
             int[] a = signature(p, scheme, TEXT);
             int[] b = signature(p, scheme, TEXT.replace("lazy dog", "sleepy dog"));
             assertTrue(method + ": " + MinHasher.jaccard(a, b), MinHasher.jaccard(a, b) > 0.5);

@@ -122,16 +122,68 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
             () -> client().prepareSearch("docs").setQuery(QueryBuilders.prefixQuery("fp.simhash", "ff")).get());
         assertEquals(RestStatus.BAD_REQUEST, e.status());
         assertThat(e.shardFailures()[0].reason(), containsString("[simhash] fields do not support prefix queries: field [fp.simhash]"));
-        // The value is formatted when the response is written: the REST layer turns this into a 400 (checked over HTTP too).
-        SearchResponse avg = client().prepareSearch("docs").setSize(0)
-            .addAggregation(org.opensearch.search.aggregations.AggregationBuilders.avg("avg").field("fp.simhash")).get();
-        IllegalArgumentException agg = expectThrows(IllegalArgumentException.class,
-            () -> org.opensearch.core.common.Strings.toString(org.opensearch.core.xcontent.MediaTypeRegistry.JSON, avg));
-        assertThat(agg.getMessage(), containsString("[simhash] fields hold fingerprints, not numbers"));
+        // Refused before any shard runs it: a histogram over 2^64 would allocate buckets until the heap is gone.
+        for (org.opensearch.search.aggregations.AggregationBuilder numeric : List.of(
+            org.opensearch.search.aggregations.AggregationBuilders.avg("avg").field("fp.simhash"),
+            org.opensearch.search.aggregations.AggregationBuilders.histogram("histogram").field("fp.simhash").interval(1000))) {
+            IllegalArgumentException agg = expectThrows(IllegalArgumentException.class,
+                () -> client().prepareSearch("docs").setSize(0).addAggregation(numeric).get());
+            assertThat(agg.getMessage(), containsString("[" + numeric.getType() + "] aggregation [" + numeric.getName()
+                + "] does not apply to [simhash] field [fp.simhash]"));
+        }
         SearchResponse terms = client().prepareSearch("docs").setSize(0).addAggregation(
             org.opensearch.search.aggregations.AggregationBuilders.terms("t").field("fp.simhash")).get();
         org.opensearch.search.aggregations.bucket.terms.Terms buckets = terms.getAggregations().get("t");
         assertEquals(4, buckets.getBuckets().size());
         assertTrue(buckets.getBuckets().stream().map(b -> b.getKeyAsString()).toList().contains("ffffffffffffffff"));
+    }
+
+    /**
+     * docvalue_fields on a minhash field give the signature as _source has it (header rebuilt from
+     * the scheme id); a bare signature, whose scheme hash is not kept, gets scheme hash 0. The
+     * simhash format "hex" is its default; any other format on either field is a 400 naming
+     * [format] on every shard, not a shard failure that drops hits.
+     */
+    public void testDocValueFieldsOnFingerprintFields() {
+        client().admin().indices().prepareCreate("docs").setSettings(Settings.builder().put("index.number_of_shards", 3))
+            .setMapping(MAPPING).get();
+        int[] values = { 1, 2, 3, 4, 5, 6, 7, -8 };
+        int schemeHash = 0x75205b5f;
+        String withScheme = SignatureCodec.encode(values, schemeHash);
+        for (int i = 0; i < 6; i++) {
+            index("s" + i, "{\"fp\": {\"simhash\": \"00000000000000f" + i + "\", \"minhash\": {\"value\": \"" + withScheme
+                + "\", \"scheme\": \"nd1-75205b5f\"}}}");
+        }
+        index("bare", "{\"fp\": {\"minhash\": \"" + SignatureCodec.encode(values, 42) + "\"}}");
+        client().admin().indices().prepareRefresh("docs").get();
+
+        SearchResponse response = client().prepareSearch("docs").setSize(10).addDocValueField("fp.minhash")
+            .addDocValueField("fp.simhash", "hex").get();
+        assertEquals(0, response.getFailedShards());
+        assertEquals(7, response.getHits().getHits().length);
+        for (SearchHit hit : response.getHits().getHits()) {
+            if (hit.getId().equals("bare")) {
+                assertEquals(SignatureCodec.encode(values, MinhashFieldData.UNKNOWN_SCHEME_HASH), hit.field("fp.minhash").getValue());
+                assertEquals(List.of(), hit.field("fp.simhash").getValues());
+            } else {
+                assertEquals(withScheme, hit.field("fp.minhash").getValue());
+                assertEquals("00000000000000f" + hit.getId().substring(1), hit.field("fp.simhash").getValue());
+            }
+        }
+
+        // size 1: one shard fetches. Refused in its fetch phase, that would be a 200 with that shard's hit missing.
+        for (String field : List.of("fp.simhash", "fp.minhash")) {
+            IllegalArgumentException docValues = expectThrows(IllegalArgumentException.class,
+                () -> client().prepareSearch("docs").setSize(1).addDocValueField(field, "epoch_millis").get());
+            assertThat(docValues.getMessage(), containsString("[format] [epoch_millis] is not supported on"));
+            assertThat(docValues.getMessage(), containsString("field [" + field + "]"));
+        }
+        IllegalArgumentException fields = expectThrows(IllegalArgumentException.class,
+            () -> client().prepareSearch("docs").setSize(1).addFetchField("fp.*", "0.00").get());
+        assertThat(fields.getMessage(), containsString("[format] [0.00] is not supported on"));
+        SearchPhaseExecutionException sort = expectThrows(SearchPhaseExecutionException.class,
+            () -> client().prepareSearch("docs").addSort("fp.minhash", SortOrder.ASC).get());
+        assertEquals(RestStatus.BAD_REQUEST, sort.status());
+        assertThat(sort.shardFailures()[0].reason(), containsString("[minhash] fields do not support sorting: field [fp.minhash]"));
     }
 }

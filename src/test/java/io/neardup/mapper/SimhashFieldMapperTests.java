@@ -172,8 +172,11 @@ public class SimhashFieldMapperTests extends MapperTestCase {
         MappedFieldType ft = mapperService.fieldType("field");
         assertEquals(List.of(HEX), org.opensearch.index.mapper.FieldTypeTestCase.fetchSourceValue(ft, Map.of("value", HEX.toUpperCase(java.util.Locale.ROOT), "scheme", "s")));
         assertEquals(List.of(HEX), org.opensearch.index.mapper.FieldTypeTestCase.fetchSourceValue(ft, HEX));
-        Exception e = expectThrows(IllegalArgumentException.class, () -> org.opensearch.index.mapper.FieldTypeTestCase.fetchSourceValue(ft, HEX, "hex"));
-        assertEquals("Field [field] of type [simhash] doesn't support formats.", e.getMessage());
+        assertEquals(List.of(HEX), org.opensearch.index.mapper.FieldTypeTestCase.fetchSourceValue(ft, HEX, "hex"));
+        Exception e = expectThrows(IllegalArgumentException.class,
+            () -> org.opensearch.index.mapper.FieldTypeTestCase.fetchSourceValue(ft, HEX, "yyyy"));
+        assertEquals("[format] [yyyy] is not supported on [simhash] field [field]: its values are 16 hex characters; "
+            + "leave [format] out or set it to [hex]", e.getMessage());
     }
 
     /** With the index-level ignore_malformed, a bad value is skipped and the parser stays in step. */

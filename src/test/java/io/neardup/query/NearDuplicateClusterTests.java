@@ -35,7 +35,8 @@ public class NearDuplicateClusterTests extends OpenSearchIntegTestCase {
         return List.of(NearDupPlugin.class);
     }
 
-    private static String text(Random random, int words) {
+    /** Words drawn from a vocabulary of 2,000: unrelated texts share few 3-word shingles. */
+    static String text(Random random, int words) {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < words; i++) {
             text.append("w").append(random.nextInt(2000)).append(' ');
@@ -101,11 +102,13 @@ public class NearDuplicateClusterTests extends OpenSearchIntegTestCase {
         assertTrue(queries >= 20);
     }
 
+    /** Structures' entries and bytes, and what the breakers hold beyond the fingerprinting scratch (charged to the same breaker). */
     private static long[] structuresAndBreaker() throws Exception {
         long bytes = 0, entries = 0, used = 0;
         for (NearDupNodeStats node : client().execute(NearDupStatsAction.INSTANCE, new NearDupStatsRequest()).get().getNodes()) {
             bytes += node.stats().bytes();
             entries += node.stats().entries();
+            used -= node.scratch().bytes();
         }
         for (String node : internalCluster().getNodeNames()) {
             used += internalCluster().getInstance(org.opensearch.core.indices.breaker.CircuitBreakerService.class, node)

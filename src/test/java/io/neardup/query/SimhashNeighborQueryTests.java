@@ -1,5 +1,6 @@
 package io.neardup.query;
 
+import io.neardup.CountingBreaker;
 import io.neardup.core.Margins;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.SimhashFieldMapper;

@@ -1,5 +1,6 @@
 package io.neardup.stats;
 
+import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.query.QueryStats;
 import io.neardup.query.SegmentFingerprintCache;
 import org.opensearch.cluster.node.DiscoveryNode;
@@ -26,8 +27,10 @@ public class NearDupNodeStatsTests extends OpenSearchTestCase {
     public void testWireRoundTrip() throws IOException {
         DiscoveryNode node = new DiscoveryNode("node-1", buildNewFakeTransportAddress(), org.opensearch.Version.CURRENT);
         SegmentFingerprintCache.Stats stats = randomStats();
+        FingerprintScratchPool.Stats scratch = new FingerprintScratchPool.Stats(randomNonNegativeLong(), randomNonNegativeLong(),
+            randomNonNegativeLong());
         try (BytesStreamOutput out = new BytesStreamOutput()) {
-            new NearDupNodeStats(node, stats).writeTo(out);
+            new NearDupNodeStats(node, stats, scratch).writeTo(out);
             try (StreamInput in = out.bytes().streamInput()) {
                 NearDupNodeStats read = new NearDupNodeStats(in);
                 assertEquals(stats, read.stats());
@@ -41,11 +44,13 @@ public class NearDupNodeStatsTests extends OpenSearchTestCase {
         DiscoveryNode node = new DiscoveryNode("node-1", buildNewFakeTransportAddress(), org.opensearch.Version.CURRENT);
         SegmentFingerprintCache.Stats stats = new SegmentFingerprintCache.Stats(1, 2, 3, new QueryStats.Snapshot(4, 5, 6, 7, 8, 9, 10, 11));
         XContentBuilder builder = XContentFactory.jsonBuilder().startObject();
-        new NearDupNodeStats(node, stats).toXContent(builder, ToXContent.EMPTY_PARAMS);
+        new NearDupNodeStats(node, stats, new FingerprintScratchPool.Stats(12, 13, 14)).toXContent(builder, ToXContent.EMPTY_PARAMS);
         builder.endObject();
         Map<String, Object> json = (Map<String, Object>) XContentHelper.convertToMap(org.opensearch.core.common.bytes.BytesReference.bytes(
             builder), false, builder.contentType()).v2().get("node-1");
         assertEquals(Map.of("entries", 1, "bytes", 2, "builds", 3), json.get("segment_structures"));
+        assertEquals(Map.of("bytes", 12, "threads", 13, "dropped", 14, "max_kept_bytes_per_thread",
+            (int) FingerprintScratchPool.maxKeptBytes()), json.get("fingerprint_scratch"));
         assertEquals(Map.of("queries", 13, "simhash_queries", 4, "segment_searches", 5, "lookups", 6, "candidates_checked", 7, "matches", 8,
             "minhash_queries", 9, "verified_exact", 10, "verified_estimate", 11), json.get("queries"));
     }

@@ -1,4 +1,4 @@
-package io.neardup.query;
+package io.neardup;
 
 import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.core.common.breaker.CircuitBreakingException;
@@ -6,12 +6,13 @@ import org.opensearch.core.common.breaker.CircuitBreakingException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A real accounting breaker with a fixed limit, for unit tests that check what is charged and when. */
-final class CountingBreaker implements CircuitBreaker {
+public final class CountingBreaker implements CircuitBreaker {
     private final long limit;
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong tripped = new AtomicLong();
+    private final AtomicLong peak = new AtomicLong();
 
-    CountingBreaker(long limit) {
+    public CountingBreaker(long limit) {
         this.limit = limit;
     }
 
@@ -29,12 +30,18 @@ final class CountingBreaker implements CircuitBreaker {
             used.addAndGet(-bytes);
             circuitBreak(label, after);
         }
+        peak.accumulateAndGet(after, Math::max);
         return after;
     }
 
     @Override
     public long addWithoutBreaking(long bytes) {
         return used.addAndGet(bytes);
+    }
+
+    /** The most ever charged at once. */
+    public long peak() {
+        return peak.get();
     }
 
     @Override
