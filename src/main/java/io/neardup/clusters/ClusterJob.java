@@ -463,7 +463,7 @@ final class ClusterJob {
         }
     }
 
-    private static boolean isIdSort(SortBuilder<?> sort) {
+    static boolean isIdSort(SortBuilder<?> sort) {
         return sort instanceof FieldSortBuilder field && "_id".equals(field.getFieldName());
     }
 

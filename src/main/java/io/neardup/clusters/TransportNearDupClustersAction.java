@@ -4,6 +4,7 @@ import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import io.neardup.query.SegmentFingerprintCache;
 import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
+import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.HandledTransportAction;
 import org.opensearch.action.support.IndicesOptions;
@@ -14,6 +15,7 @@ import org.opensearch.cluster.metadata.MappingMetadata;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
 import org.opensearch.core.action.ActionListener;
+import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.tasks.Task;
 import org.opensearch.threadpool.ThreadPool;
 import org.opensearch.transport.TransportService;
@@ -61,6 +63,7 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
         Client taskClient = new ParentTaskAssigningClient(client, clusterService.localNode(), task);
         threadPool.generic().execute(threadPool.getThreadContext().preserveContext(() -> {
             try {
+                checkRepresentativeSort(taskClient, indexMetadata.getIndex().getName(), request);
                 if (request.dryRun() == false) {
                     taskClient.admin().indices().putMapping(new PutMappingRequest(indexMetadata.getIndex().getName()).source(
                         targetMapping(request.targetField()))).actionGet();
@@ -93,6 +96,18 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
         MappingPaths.checkAssignable(properties, request.targetField(), Map.of(ClusterJob.CLUSTER, Set.of("keyword"), ClusterJob.SIZE,
             SIZE_TYPES, ClusterJob.REPRESENTATIVE, Set.of("boolean")));
         return metadata;
+    }
+
+    /**
+     * Runs the representative sort once on one document, so that a sort the index cannot do (a
+     * text field, an unmapped one without {@code unmapped_type}) fails the request before any work.
+     */
+    private static void checkRepresentativeSort(Client client, String index, NearDupClustersRequest request) {
+        SearchSourceBuilder probe = new SearchSourceBuilder().size(1).fetchSource(false).trackTotalHits(false);
+        request.representativeSort().stream().filter(sort -> ClusterJob.isIdSort(sort) == false).forEach(probe::sort);
+        if (probe.sorts() != null && probe.sorts().isEmpty() == false) {
+            client.search(new SearchRequest(index).source(probe)).actionGet(ClusterJob.STEP_TIMEOUT);
+        }
     }
 
     /** {@code cluster} a keyword (for {@code collapse} and {@code terms}), {@code size} an integer, {@code representative} a boolean. */

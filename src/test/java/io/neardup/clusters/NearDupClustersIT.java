@@ -15,7 +15,7 @@ public class NearDupClustersIT extends NearDupRestTestCase {
 
     private static final String CLUSTER_BY_MINHASH = """
         {"field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "text_dup",
-         "representative": {"sort": [{"version": "desc"}, "_id"]}}""";
+         "representative": {"sort": [{"text_fp.tokens": "desc"}, "_id"]}}""";
 
     private static Map<String, Object> post(String path, String body) throws IOException {
         Request request = new Request("POST", path);
@@ -150,6 +150,8 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         assertBadRequest("POST", path + "?scroll_size=0", "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}", "[scroll_size]");
         assertBadRequest("POST", path + "?conflicts=ignore", "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}", "[conflicts]");
         assertBadRequest("POST", path, "{\"field\": \"text_fp.simhash\", \"target_field\": \"_id\"}", "[target_field]");
+        assertBadRequest("POST", path, "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"representative\": {\"sort\": "
+            + "[{\"text\": \"asc\"}]}}", "Text fields are not optimised");
         ResponseException missing = expectThrows(ResponseException.class, () -> post("/no-such-index/_near_dup_clusters",
             "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}"));
         assertEquals(404, missing.getResponse().getStatusLine().getStatusCode());
