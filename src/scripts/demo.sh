@@ -38,6 +38,14 @@ count=$(curl -fsS "$url/$index/_count" | sed -E 's/.*"count":([0-9]+).*/\1/')
 echo "demo: loaded $count man pages through the [fingerprints] pipeline into [$index], sorted by simhash"
 echo "      (several Debian releases of one page are near-duplicates: same \"group\", close simhashes)"
 
+# which pages are copies of each other: clusters written into the documents as text_dup.{cluster,size,representative},
+# the newest release of each page its representative
+clusters=$(curl -fsS -X POST "$url/$index/_near_dup_clusters?refresh=true" -H 'Content-Type: application/json' -d '{
+  "field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "text_dup",
+  "representative": {"sort": [{"version": "desc"}, "_id"]}
+}')
+echo "demo: _near_dup_clusters: $(echo "$clusters" | sed -E 's/.*"clusters":([0-9]+).*"updated":([0-9]+).*/\1 clusters, \2 documents assigned/')"
+
 # a search pipeline that folds near-duplicate hits into the best-ranked copy (see the README)
 curl -fsS -X PUT "$url/_search/pipeline/dedup" -H 'Content-Type: application/json' -d '{
   "request_processors": [{"near_dup_window": {"window": 200}}],
@@ -69,6 +77,12 @@ Try:
   # one search without, then with the [dedup] pipeline: releases of one page fold into the best-ranked one (fields._near_dup.*)
   curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._source,hits.hits.fields' -H 'Content-Type: application/json' -d '{"query": {"match": {"text": "copy files"}}, "_source": ["group"], "docvalue_fields": ["text_fp.simhash"]}'
   curl -s '$url/$index/_search?pretty&search_pipeline=dedup&filter_path=hits.hits._id,hits.hits._source,hits.hits.fields,ext' -H 'Content-Type: application/json' -d '{"query": {"match": {"text": "copy files"}}, "_source": ["group"], "docvalue_fields": ["text_fp.simhash"]}'
+  # the clusters _near_dup_clusters wrote: one hit per cluster with stock collapse (its copies as inner hits) ...
+  curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id,hits.hits._source,hits.hits.inner_hits.copies.hits.hits._id' -H 'Content-Type: application/json' -d '{"query": {"bool": {"must": {"match": {"text": "copy files"}}, "filter": {"exists": {"field": "text_dup.cluster"}}}}, "_source": ["text_dup"], "collapse": {"field": "text_dup.cluster", "inner_hits": {"name": "copies", "size": 5, "_source": false}}}'
+  # ... or any search without the copies:
+  curl -s '$url/$index/_search?pretty&filter_path=hits.hits._id' -H 'Content-Type: application/json' -d '{"query": {"bool": {"must": {"match": {"text": "copy files"}}, "must_not": {"term": {"text_dup.representative": false}}}}}'
+  # run it again (nothing changes), as a task you can watch in GET _tasks:
+  curl -s -X POST '$url/$index/_near_dup_clusters?wait_for_completion=false' -H 'Content-Type: application/json' -d '{"field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "text_dup", "representative": {"sort": [{"version": "desc"}, "_id"]}}'
   # what the plugin keeps in memory, and the work it did:
   curl -s '$url/_plugins/neardup/stats?pretty'
   # fingerprint order puts near-duplicates next to each other:

@@ -299,6 +299,28 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         assertEquals("new-a", after.get("new-b").get("cluster"));
     }
 
+    /** With {@code singletons} every fingerprinted document gets a cluster; a later full run without it clears those again. */
+    public void testSingletonsAndClearingStaleAssignments() throws Exception {
+        Map<String, Long> fps = indexSimhashes("singletons", between(10, 30), 2);
+        String body = "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 2, \"target_field\": \"dup\", "
+            + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
+        run("singletons", body + ", \"singletons\": true}");
+        Map<String, Set<String>> expected = components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b))
+            <= 2);
+        Map<String, Map<String, Object>> written = assignments("singletons", "dup");
+        assertEquals("every fingerprinted document, not the one without a fingerprint", fps.keySet(), written.keySet());
+        long alone = expected.values().stream().filter(c -> c.size() == 1).count();
+        for (Map.Entry<String, Set<String>> e : expected.entrySet()) {
+            if (e.getValue().size() == 1) {
+                assertEquals(Map.of("cluster", e.getKey(), "size", 1, "representative", true), written.get(e.getKey()));
+            }
+        }
+        NearDupClustersResponse withoutSingletons = run("singletons", body + "}");
+        assertEquals(alone, withoutSingletons.cleared());
+        assertEquals(withoutSingletons.clusteredDocuments(), withoutSingletons.counts().noops());
+        assertWritten(expected, assignments("singletons", "dup"), ranks("singletons"));
+    }
+
     /** A dry run reads and reports, and writes nothing: not even the target field's mapping. */
     public void testDryRunWritesNothing() throws Exception {
         indexSimhashes("dry", 20, 1);
