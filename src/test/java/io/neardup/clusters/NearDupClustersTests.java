@@ -321,6 +321,48 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         assertWritten(expected, assignments("singletons", "dup"), ranks("singletons"));
     }
 
+    /**
+     * Documents changed while the run writes are version conflicts, never overwritten: with
+     * {@code conflicts=proceed} each one keeps its change and no assignment, and is counted.
+     */
+    public void testDocumentsChangedDuringTheWritesAreConflictsNotOverwritten() throws Exception {
+        Map<String, Long> fps = indexSimhashes("conflicts", 30, 1);
+        java.util.concurrent.Future<NearDupClustersResponse> running;
+        try (XContentParser parser = JsonXContent.jsonXContent.createParser(NamedXContentRegistry.EMPTY,
+            DeprecationHandler.THROW_UNSUPPORTED_OPERATION, "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 1, "
+                + "\"target_field\": \"dup\"}")) {
+            // One document a bulk, five a second: slow enough to change documents while it writes.
+            NearDupClustersRequest request = NearDupClustersRequest.parse("conflicts", parser).scrollSize(1).requestsPerSecond(5)
+                .abortOnVersionConflict(false).refresh(true);
+            running = client().execute(NearDupClustersAction.INSTANCE, request);
+        }
+        assertBusy(() -> {
+            List<org.opensearch.tasks.TaskInfo> tasks = client().admin().cluster().prepareListTasks().setActions(NearDupClustersAction.NAME)
+                .setDetailed(true).get().getTasks();
+            assertFalse(tasks.isEmpty());
+            assertTrue(((NearDupClustersTask.Status) tasks.get(0).getStatus()).updated() >= 1);
+        }, 60, java.util.concurrent.TimeUnit.SECONDS);
+        BulkRequestBuilder touch = client().prepareBulk();
+        fps.keySet().forEach(id -> touch.add(client().prepareUpdate("conflicts", id).setDoc(Map.of("touched", true))));
+        assertFalse(touch.setRefreshPolicy("true").get().hasFailures());
+        NearDupClustersResponse response = running.get();
+        assertTrue("some writes came after the change: " + response.counts(), response.counts().versionConflicts() >= 1);
+        int keptChangeWithoutAssignment = 0;
+        for (SearchHit hit : client().prepareSearch("conflicts").setSize(1000).get().getHits()) {
+            Map<String, Object> source = hit.getSourceAsMap();
+            if (fps.containsKey(hit.getId())) {
+                assertEquals("every change survives: " + hit.getId(), true, source.get("touched"));
+                if (source.get("dup") == null) {
+                    keptChangeWithoutAssignment++;
+                }
+            }
+        }
+        long unclustered = components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b)) <= 1).values()
+            .stream().filter(c -> c.size() == 1).count();
+        assertEquals(response.counts().versionConflicts(), keptChangeWithoutAssignment - unclustered);
+        assertEquals(response.counts().versionConflicts(), response.failures().size());
+    }
+
     /** A dry run reads and reports, and writes nothing: not even the target field's mapping. */
     public void testDryRunWritesNothing() throws Exception {
         indexSimhashes("dry", 20, 1);
