@@ -107,7 +107,8 @@ final class ClusterJob {
     private long charged;
     private final List<NearDupClustersResponse.Failure> failures = new ArrayList<>();
     private long cleared;
-    private boolean stoppedOnConflict;
+    /** Set by a write failure (or a version conflict with {@code conflicts=abort}): no further writes, as {@code _update_by_query} does. */
+    private boolean writesStopped;
     /** Set when one slice fails, so that the others stop at their next page. */
     private volatile boolean sliceFailed;
 
@@ -173,7 +174,7 @@ final class ClusterJob {
             if (request.dryRun() == false) {
                 task.phase(NearDupClustersTask.Phase.WRITING);
                 writeClusters(rep, size);
-                if (task.isCancelled() == false && stoppedOnConflict == false) {
+                if (task.isCancelled() == false && writesStopped == false) {
                     writeOthers(rep, size);
                 }
                 if (request.refresh()) {
@@ -243,7 +244,7 @@ final class ClusterJob {
      */
     private void forEachPage(int shard, QueryBuilder documents, String[] includes, Consumer<SearchHit[]> consumer) {
         Object[] after = null;
-        while (task.isCancelled() == false && sliceFailed == false && stoppedOnConflict == false) {
+        while (task.isCancelled() == false && sliceFailed == false && writesStopped == false) {
             SearchSourceBuilder source = new SearchSourceBuilder().query(documents).size(request.scrollSize()).sort(SeqNoFieldMapper.NAME,
                 SortOrder.ASC).seqNoAndPrimaryTerm(true).fetchSource(includes, null).trackTotalHits(false);
             if (after != null) {
@@ -544,7 +545,7 @@ final class ClusterJob {
         Arrays.sort(order, Comparator.comparingInt((Integer n) -> rep[n]).thenComparingInt(n -> n));
         Writer writer = new Writer();
         for (int n : order) {
-            if (task.isCancelled() || stoppedOnConflict) {
+            if (task.isCancelled() || writesStopped) {
                 return;
             }
             Member member = members[n];
@@ -574,7 +575,7 @@ final class ClusterJob {
         QueryBuilder documents = QueryBuilders.boolQuery().filter(request.query() == null ? QueryBuilders.matchAllQuery() : request.query())
             .filter(QueryBuilders.existsQuery(request.singletons() ? request.spec().field() : request.targetField() + "." + CLUSTER));
         Writer writer = new Writer();
-        for (int shard = 0; shard < shards && task.isCancelled() == false && stoppedOnConflict == false; shard++) {
+        for (int shard = 0; shard < shards && task.isCancelled() == false && writesStopped == false; shard++) {
             // Up to the shard's newest operation now: the documents this pass writes come back at new sequence numbers, beyond it.
             QueryBuilder upToNow = QueryBuilders.boolQuery().filter(documents).filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME).lte(
                 maxSeqNo(shard)));
@@ -629,7 +630,7 @@ final class ClusterJob {
         task.versionConflicts.incrementAndGet();
         failure(id, RestStatus.CONFLICT.getStatus(), reason);
         if (request.abortOnVersionConflict()) {
-            stoppedOnConflict = true;
+            writesStopped = true;
         }
     }
 
@@ -670,7 +671,7 @@ final class ClusterJob {
             if (task.isCancelled()) {
                 return;
             }
-            BulkResponse response = client.bulk(bulk).actionGet(STEP_TIMEOUT);
+            BulkResponse response = client.bulk(bulk.timeout(request.bulkTimeout())).actionGet(STEP_TIMEOUT);
             BulkItemResponse[] items = response.getItems();
             for (int i = 0; i < items.length; i++) {
                 BulkItemResponse item = items[i];
@@ -684,6 +685,7 @@ final class ClusterJob {
                     conflict(item.getId(), "document [" + item.getId() + "] changed after it was read; run again to cluster its new version");
                 } else {
                     failure(item.getId(), item.getFailure().getStatus().getStatus(), item.getFailureMessage());
+                    writesStopped = true;
                 }
             }
             bulk = new BulkRequest();

@@ -3,6 +3,8 @@ package io.neardup.clusters;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import org.opensearch.action.ActionRequest;
 import org.opensearch.action.ActionRequestValidationException;
+import org.opensearch.action.bulk.BulkShardRequest;
+import org.opensearch.common.unit.TimeValue;
 import org.opensearch.core.common.ParsingException;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
@@ -73,6 +75,7 @@ public final class NearDupClustersRequest extends ActionRequest {
     private float requestsPerSecond = Float.POSITIVE_INFINITY;
     private boolean abortOnVersionConflict = true;
     private boolean refresh;
+    private TimeValue bulkTimeout = BulkShardRequest.DEFAULT_TIMEOUT;
     private boolean shouldStoreResult;
 
     public NearDupClustersRequest(String index, MatchSpec spec, String targetField, Linkage linkage, List<SortBuilder<?>> representativeSort,
@@ -107,6 +110,7 @@ public final class NearDupClustersRequest extends ActionRequest {
         requestsPerSecond = in.readFloat();
         abortOnVersionConflict = in.readBoolean();
         refresh = in.readBoolean();
+        bulkTimeout = in.readTimeValue();
     }
 
     @Override
@@ -129,6 +133,7 @@ public final class NearDupClustersRequest extends ActionRequest {
         out.writeFloat(requestsPerSecond);
         out.writeBoolean(abortOnVersionConflict);
         out.writeBoolean(refresh);
+        out.writeTimeValue(bulkTimeout);
     }
 
     /**
@@ -281,6 +286,16 @@ public final class NearDupClustersRequest extends ActionRequest {
             }
         }
         return e;
+    }
+
+    public TimeValue bulkTimeout() {
+        return bulkTimeout;
+    }
+
+    /** How long each bulk write waits for an unavailable shard ({@code timeout}, as {@code _update_by_query} takes it). */
+    public NearDupClustersRequest bulkTimeout(TimeValue bulkTimeout) {
+        this.bulkTimeout = bulkTimeout;
+        return this;
     }
 
     /** With {@code wait_for_completion=false}: the result is kept in the tasks index for {@code GET _tasks/<task>}. */

@@ -43,6 +43,7 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
         }
         request.dryRun(restRequest.paramAsBoolean("dry_run", false));
         request.refresh(restRequest.paramAsBoolean("refresh", false));
+        request.bulkTimeout(restRequest.paramAsTime("timeout", request.bulkTimeout()));
         request.scrollSize(restRequest.paramAsInt("scroll_size", NearDupClustersRequest.DEFAULT_SCROLL_SIZE));
         String slices = restRequest.param("slices", "1");
         request.slices("auto".equals(slices) ? NearDupClustersRequest.AUTO_SLICES : parseInt("slices", slices));
