@@ -3,6 +3,8 @@ package io.neardup.clusters;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import org.opensearch.action.ActionRequest;
 import org.opensearch.action.ActionRequestValidationException;
+import org.opensearch.action.IndicesRequest;
+import org.opensearch.action.support.IndicesOptions;
 import org.opensearch.action.bulk.BulkShardRequest;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.core.common.ParsingException;
@@ -29,7 +31,7 @@ import static org.opensearch.action.ValidateActions.addValidationError;
  * each other, written into each of them as {@code <target_field>.cluster}, {@code .size} and
  * {@code .representative}.
  */
-public final class NearDupClustersRequest extends ActionRequest {
+public final class NearDupClustersRequest extends ActionRequest implements IndicesRequest {
 
     public static final int DEFAULT_SCROLL_SIZE = 1_000;
     public static final int MAX_SCROLL_SIZE = 10_000;
@@ -322,6 +324,17 @@ public final class NearDupClustersRequest extends ActionRequest {
 
     public String index() {
         return index;
+    }
+
+    /** The one index it reads and writes, so that index-level permissions apply to the run as to {@code _update_by_query}. */
+    @Override
+    public String[] indices() {
+        return new String[] { index };
+    }
+
+    @Override
+    public IndicesOptions indicesOptions() {
+        return IndicesOptions.STRICT_SINGLE_INDEX_NO_EXPAND_FORBID_CLOSED;
     }
 
     public MatchSpec spec() {

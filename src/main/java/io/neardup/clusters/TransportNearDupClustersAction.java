@@ -7,7 +7,6 @@ import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.HandledTransportAction;
-import org.opensearch.action.support.IndicesOptions;
 import org.opensearch.cluster.ClusterState;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
@@ -79,7 +78,7 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
 
     /** The one index the request names, after checking its field and target field; a bad request throws an {@code IllegalArgumentException}. */
     private IndexMetadata checkMappings(ClusterState state, NearDupClustersRequest request) {
-        String[] names = resolver.concreteIndexNames(state, IndicesOptions.STRICT_SINGLE_INDEX_NO_EXPAND_FORBID_CLOSED, request.index());
+        String[] names = resolver.concreteIndexNames(state, request);
         IndexMetadata metadata = state.metadata().index(names[0]);
         MappingMetadata mapping = metadata.mapping();
         Map<String, Object> properties = mapping == null ? Map.of() : mapping.sourceAsMap();
