@@ -12,6 +12,7 @@ import io.neardup.collapse.NearDupWindowRequestProcessor;
 import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.ingest.NearDupFingerprintProcessorFactory;
+import io.neardup.ingest.NearDupLookupProcessor;
 import io.neardup.mapper.FingerprintSearchChecks;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashDocValueFormat;
@@ -109,7 +110,9 @@ public class NearDupPlugin extends Plugin
         ingestService = parameters.ingestService;
         return Map.of(
             NearDupFingerprintProcessor.TYPE,
-            new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env, scratchPool)
+            new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env, scratchPool),
+            NearDupLookupProcessor.TYPE,
+            new NearDupLookupProcessor.Factory(parameters.client, queryServices)
         );
     }
 

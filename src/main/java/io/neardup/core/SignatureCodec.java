@@ -68,6 +68,12 @@ public final class SignatureCodec {
         return out;
     }
 
+    /** Decodes a signature of any length made by the scheme its own header names (after checking the format). */
+    public static int[] decode(String encoded) {
+        int valueBytes = bytes(encoded).length - HEADER_BYTES;
+        return decode(encoded, Math.max(0, valueBytes) / 4, schemeHashOf(encoded));
+    }
+
     /** The scheme hash in an encoded signature's header, for error messages and routing. */
     public static int schemeHashOf(String encoded) {
         ByteBuffer buf = ByteBuffer.wrap(bytes(encoded));

@@ -86,6 +86,14 @@ public final class Like implements Writeable, ToXContentObject {
             Objects.requireNonNull(source, "source"));
     }
 
+    /**
+     * A document's fingerprint object given with the request, as an ingest processor has it:
+     * {@code source} holds it under its path; {@code id}, when not null, is excluded from the matches.
+     */
+    public static Like source(String id, String index, Map<String, Object> source) {
+        return new Like(Kind.FETCHED, id, index, null, null, null, null, null, null, null, Objects.requireNonNull(source, "source"));
+    }
+
     public static Like text(String text, String pipeline) {
         Objects.requireNonNull(text, "text");
         if (text.length() > MAX_TEXT_CHARS) {

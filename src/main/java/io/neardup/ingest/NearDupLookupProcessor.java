@@ -1,0 +1,328 @@
+package io.neardup.ingest;
+
+import io.neardup.core.FingerprintObject;
+import io.neardup.core.RecentFingerprints;
+import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.SignatureCodec;
+import io.neardup.core.SimhashCodec;
+import io.neardup.query.Like;
+import io.neardup.query.NearDuplicateQueryBuilder;
+import io.neardup.query.QueryServices;
+import org.opensearch.action.search.SearchRequest;
+import org.opensearch.action.search.SearchResponse;
+import org.opensearch.common.unit.TimeValue;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.ingest.AbstractProcessor;
+import org.opensearch.ingest.ConfigurationUtils;
+import org.opensearch.ingest.IngestDocument;
+import org.opensearch.ingest.Processor;
+import org.opensearch.search.SearchHit;
+import org.opensearch.search.builder.SearchSourceBuilder;
+import org.opensearch.transport.client.Client;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
+
+import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
+
+/**
+ * {@code near_dup_lookup}: after {@code near_dup_fingerprint}, looks the document's fingerprint up
+ * in an index with the {@code near_duplicate} query (asynchronously: no ingest thread waits on the
+ * search) and in the fingerprints this processor saw in the last moments (documents of the same
+ * bulk request, or not yet refreshed), and writes {@code <target_field>.cluster},
+ * {@code .duplicate_of}, {@code .similarity} and {@code .representative}, in the layout of
+ * {@code _near_dup_clusters}.
+ */
+public final class NearDupLookupProcessor extends AbstractProcessor {
+
+    public static final String TYPE = "near_dup_lookup";
+    public static final TimeValue DEFAULT_TIMEOUT = TimeValue.timeValueSeconds(10);
+    public static final TimeValue MAX_TIMEOUT = TimeValue.timeValueMinutes(5);
+    public static final int DEFAULT_MAX_CANDIDATES = 10;
+    public static final int MAX_MAX_CANDIDATES = 10_000;
+    public static final int DEFAULT_RECENT_SIZE = 1_000;
+    public static final int MAX_RECENT_SIZE = 100_000;
+    public static final TimeValue DEFAULT_RECENT_TTL = TimeValue.timeValueSeconds(5);
+    public static final TimeValue MAX_RECENT_TTL = TimeValue.timeValueMinutes(10);
+    static final String CLUSTER = "cluster";
+    static final String DUPLICATE_OF = "duplicate_of";
+    static final String SIMILARITY = "similarity";
+    static final String REPRESENTATIVE = "representative";
+    private static final Set<String> METADATA_FIELDS = Set.of("_id", "_index", "_routing", "_version", "_version_type", "_if_seq_no",
+        "_if_primary_term", "_source", "_ingest");
+
+    private final String field;
+    private final String index;
+    private final String targetField;
+    private final Integer maxDistance;
+    private final NearDuplicateQueryBuilder.Mode mode;
+    private final Double minSimilarity;
+    private final int maxCandidates;
+    private final TimeValue timeout;
+    private final boolean ignoreMissing;
+    private final boolean simhash;
+    private final RecentFingerprints recent;
+    private final Client client;
+    private final QueryServices services;
+    private final LongSupplier nanoTime;
+
+    NearDupLookupProcessor(String tag, String description, String field, String index, String targetField, Integer maxDistance,
+        NearDuplicateQueryBuilder.Mode mode, Double minSimilarity, int maxCandidates, TimeValue timeout, boolean ignoreMissing,
+        RecentFingerprints recent, Client client, QueryServices services, LongSupplier nanoTime) {
+        super(tag, description);
+        this.field = field;
+        this.index = index;
+        this.targetField = targetField;
+        this.maxDistance = maxDistance;
+        this.mode = mode;
+        this.minSimilarity = minSimilarity;
+        this.maxCandidates = maxCandidates;
+        this.timeout = timeout;
+        this.ignoreMissing = ignoreMissing;
+        this.simhash = field.endsWith(".simhash") || field.equals("simhash");
+        this.recent = recent;
+        this.client = client;
+        this.services = services;
+        this.nanoTime = nanoTime;
+    }
+
+    @Override
+    public String getType() {
+        return TYPE;
+    }
+
+    @Override
+    public IngestDocument execute(IngestDocument document) {
+        throw new UnsupportedOperationException("[" + TYPE + "] searches an index and only runs asynchronously");
+    }
+
+    @Override
+    public void execute(IngestDocument document, BiConsumer<IngestDocument, Exception> handler) {
+        final FingerprintObject.Parts parts;
+        final Map<String, Object> fingerprintSource;
+        final RecentFingerprints.Entry self;
+        final RecentFingerprints.Match recentMatch;
+        String id = document.getSourceAndMetadata().get("_id") instanceof String s ? s : null;
+        String lookupIndex = index != null ? index : (String) document.getSourceAndMetadata().get("_index");
+        try {
+            Object stored = document.hasField(field) ? document.getFieldValue(field, Object.class) : null;
+            if (stored == null) {
+                if (ignoreMissing) {
+                    handler.accept(document, null);
+                    return;
+                }
+                throw new IllegalArgumentException("[" + TYPE + "] the document has no fingerprint at [" + field + "]; place this "
+                    + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
+            }
+            parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
+            fingerprintSource = fingerprintSource(document);
+            long now = nanoTime.getAsLong();
+            int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
+            if (simhash) {
+                long value = SimhashCodec.parseHex(parts.value());
+                recentMatch = recent.closestSimhash(scheme, value, maxDistance == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE
+                    : maxDistance, null, now);
+                self = id == null ? null : recent.addSimhash(id, scheme, value, now);
+            } else {
+                int[] signature = SignatureCodec.decode(parts.value());
+                byte[] shingles = parts.shingles() == null ? null : ShingleSetCodec.decodePayload(parts.shingles(), SignatureCodec
+                    .schemeHashOf(parts.value()));
+                double tau = minSimilarity == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : minSimilarity;
+                recentMatch = recent.mostSimilarSignature(scheme, signature, shingles, tau, null, now);
+                self = id == null ? null : recent.addSignature(id, scheme, signature, shingles, now);
+            }
+        } catch (RuntimeException e) {
+            handler.accept(null, e);
+            return;
+        }
+        NearDuplicateQueryBuilder query = new NearDuplicateQueryBuilder(field, Like.source(id, lookupIndex, fingerprintSource), services);
+        if (maxDistance != null) {
+            query.maxDistance(maxDistance);
+        }
+        if (mode != null) {
+            query.mode(mode);
+        }
+        if (minSimilarity != null) {
+            query.minSimilarity(minSimilarity);
+        }
+        SearchSourceBuilder source = new SearchSourceBuilder().query(query).size(maxCandidates).fetchSource(new String[] { targetField
+            + "." + CLUSTER }, null).timeout(timeout).trackTotalHits(false);
+        SearchRequest search = new SearchRequest(lookupIndex).source(source);
+        search.setCancelAfterTimeInterval(timeout);
+        client.search(search, ActionListener.wrap(response -> {
+            write(document, id, best(response), recentMatch, self);
+            handler.accept(document, null);
+        }, e -> handler.accept(null, e)));
+    }
+
+    private record Found(String id, String cluster, double similarity) {}
+
+    private Found best(SearchResponse response) {
+        if (response.getShardFailures().length > 0) {
+            throw new IllegalStateException("[" + TYPE + "] the lookup failed on "
+                + response.getShardFailures().length + " shards: " + response.getShardFailures()[0].reason());
+        }
+        if (response.isTimedOut()) {
+            throw new IllegalStateException("[" + TYPE + "] the lookup timed out after [" + timeout + "]");
+        }
+        SearchHit[] hits = response.getHits().getHits();
+        if (hits.length == 0) {
+            return null;
+        }
+        SearchHit top = hits[0];
+        Object cluster = top.getSourceAsMap() == null ? null : org.opensearch.common.xcontent.support.XContentMapValues.extractValue(
+            targetField + "." + CLUSTER, top.getSourceAsMap());
+        return new Found(top.getId(), cluster == null ? top.getId() : cluster.toString(), top.getScore());
+    }
+
+    private void write(IngestDocument document, String id, Found indexed, RecentFingerprints.Match recentMatch,
+        RecentFingerprints.Entry self) {
+        Map<String, Object> value = new LinkedHashMap<>();
+        String duplicateOf = null;
+        String cluster = null;
+        double similarity = 0;
+        if (indexed != null) {
+            duplicateOf = indexed.id();
+            cluster = indexed.cluster();
+            similarity = indexed.similarity();
+        }
+        if (recentMatch != null && (indexed == null || recentMatch.similarity() > similarity)) {
+            duplicateOf = recentMatch.entry().id();
+            cluster = recentMatch.entry().cluster();
+            similarity = recentMatch.similarity();
+        }
+        if (duplicateOf != null) {
+            value.put(CLUSTER, cluster);
+            value.put(DUPLICATE_OF, duplicateOf);
+            value.put(SIMILARITY, similarity);
+            value.put(REPRESENTATIVE, false);
+        } else if (id != null) {
+            value.put(CLUSTER, id);
+            value.put(REPRESENTATIVE, true);
+        } else {
+            return;
+        }
+        if (self != null) {
+            self.decide((String) value.get(CLUSTER));
+        }
+        document.setFieldValue(targetField, value);
+    }
+
+    /** The document's fingerprint object, nested under its path, as a query by a document's {@code _source} reads it. */
+    private Map<String, Object> fingerprintSource(IngestDocument document) {
+        int dot = field.lastIndexOf('.');
+        String objectPath = dot < 0 ? field : field.substring(0, dot);
+        Object object = document.getFieldValue(objectPath, Object.class);
+        String[] path = objectPath.split("\\.");
+        Map<String, Object> root = new HashMap<>();
+        Map<String, Object> level = root;
+        for (int i = 0; i < path.length - 1; i++) {
+            Map<String, Object> inner = new HashMap<>();
+            level.put(path[i], inner);
+            level = inner;
+        }
+        level.put(path[path.length - 1], object);
+        return root;
+    }
+
+    /** Reads the processor's configuration; each bad option fails the pipeline PUT naming it. */
+    public static final class Factory implements Processor.Factory {
+        private final Client client;
+        private final QueryServices services;
+
+        public Factory(Client client, QueryServices services) {
+            this.client = client;
+            this.services = services;
+        }
+
+        @Override
+        public NearDupLookupProcessor create(Map<String, Processor.Factory> registry, String tag, String description,
+            Map<String, Object> config) {
+            String field = ConfigurationUtils.readStringProperty(TYPE, tag, config, "field");
+            if (field.endsWith(".simhash") == false && field.endsWith(".minhash") == false && field.equals("simhash") == false
+                && field.equals("minhash") == false) {
+                throw newConfigurationException(TYPE, tag, "field", "must be the [simhash] or [minhash] field of a fingerprint object "
+                    + "(e.g. [body_fp.minhash]), got [" + field + "]");
+            }
+            boolean isSimhash = field.endsWith("simhash");
+            String index = ConfigurationUtils.readOptionalStringProperty(TYPE, tag, config, "index");
+            String targetField = ConfigurationUtils.readStringProperty(TYPE, tag, config, "target_field");
+            if (targetField.isBlank() || METADATA_FIELDS.contains(targetField.split("\\.", 2)[0])) {
+                throw newConfigurationException(TYPE, tag, "target_field", "must be a field path outside the metadata, got [" + targetField
+                    + "]");
+            }
+            Integer maxDistance = readOptionalInt(tag, config, "max_distance", 0, NearDuplicateQueryBuilder.MAX_MAX_DISTANCE);
+            String modeName = ConfigurationUtils.readOptionalStringProperty(TYPE, tag, config, "mode");
+            Double minSimilarity = readOptionalDouble(tag, config, "min_similarity");
+            if (isSimhash == false && (maxDistance != null || modeName != null)) {
+                throw newConfigurationException(TYPE, tag, maxDistance != null ? "max_distance" : "mode", "applies to [simhash] fields; ["
+                    + field + "] is a [minhash] field: use [min_similarity]");
+            }
+            if (isSimhash && minSimilarity != null) {
+                throw newConfigurationException(TYPE, tag, "min_similarity", "applies to [minhash] fields; [" + field + "] is a [simhash] "
+                    + "field: use [max_distance]");
+            }
+            NearDuplicateQueryBuilder.Mode mode;
+            try {
+                mode = modeName == null ? null : NearDuplicateQueryBuilder.Mode.parse(modeName);
+            } catch (IllegalArgumentException e) {
+                throw newConfigurationException(TYPE, tag, "mode", e.getMessage());
+            }
+            int maxCandidates = readOptionalInt(tag, config, "max_candidates", 1, MAX_MAX_CANDIDATES) instanceof Integer n ? n
+                : DEFAULT_MAX_CANDIDATES;
+            TimeValue timeout = readTime(tag, config, "timeout", DEFAULT_TIMEOUT, MAX_TIMEOUT);
+            if (timeout.nanos() == 0) {
+                throw newConfigurationException(TYPE, tag, "timeout", "must be more than [0s]");
+            }
+            int recentSize = readOptionalInt(tag, config, "recent_size", 0, MAX_RECENT_SIZE) instanceof Integer n ? n
+                : DEFAULT_RECENT_SIZE;
+            TimeValue recentTtl = readTime(tag, config, "recent_ttl", DEFAULT_RECENT_TTL, MAX_RECENT_TTL);
+            boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "ignore_missing", false);
+            return new NearDupLookupProcessor(tag, description, field, index, targetField, maxDistance, mode, minSimilarity, maxCandidates,
+                timeout, ignoreMissing, new RecentFingerprints(recentSize, recentTtl.nanos()), client, services, System::nanoTime);
+        }
+
+        private static Integer readOptionalInt(String tag, Map<String, Object> config, String name, int min, int max) {
+            Object value = config.remove(name);
+            if (value == null) {
+                return null;
+            }
+            if (value instanceof Integer n && n >= min && n <= max) {
+                return n;
+            }
+            throw newConfigurationException(TYPE, tag, name, "must be an integer in [" + min + ", " + max + "], got [" + value + "]");
+        }
+
+        private static Double readOptionalDouble(String tag, Map<String, Object> config, String name) {
+            Object value = config.remove(name);
+            if (value == null) {
+                return null;
+            }
+            if (value instanceof Number n && n.doubleValue() > 0 && n.doubleValue() <= 1) {
+                return n.doubleValue();
+            }
+            throw newConfigurationException(TYPE, tag, name, "must be a number in (0, 1], got [" + value + "]");
+        }
+
+        private static TimeValue readTime(String tag, Map<String, Object> config, String name, TimeValue defaultValue, TimeValue max) {
+            Object value = config.remove(name);
+            if (value == null) {
+                return defaultValue;
+            }
+            TimeValue parsed;
+            try {
+                parsed = TimeValue.parseTimeValue(value.toString(), name);
+            } catch (RuntimeException e) {
+                throw newConfigurationException(TYPE, tag, name, "must be a time value such as [10s], got [" + value + "]");
+            }
+            if (parsed.nanos() < 0 || parsed.compareTo(max) > 0) {
+                throw newConfigurationException(TYPE, tag, name, "must be in [0s, " + max + "], got [" + value + "]");
+            }
+            return parsed;
+        }
+    }
+}
