@@ -41,7 +41,10 @@ import java.util.Locale;
  * single words, tf). The {@code mapped} variants index the fingerprints into the plugin's field types
  * instead of leaving them unindexed: {@code mapped} (the default outputs and mapping: shingle sets,
  * 42 band terms), {@code mapped_no_shingles} (no shingle sets), {@code mapped_before} (no shingle sets,
- * the previous banding for threshold 0.8: 12 band terms). The overhead is reported against {@code plain}.
+ * the previous banding for threshold 0.8: 12 band terms), and {@code mapped_lookup}: {@code mapped} followed by
+ * {@code near_dup_lookup} on the minhash field at 0.8 (refresh is off during the load, so each lookup's search runs
+ * in full but finds nothing; copies are found among the recent fingerprints). The overhead is reported against
+ * {@code plain}.
  */
 public final class IngestBenchmark {
     private static final String INDEX = "h3-ingest-bench";
@@ -57,7 +60,9 @@ public final class IngestBenchmark {
         "mapped_no_shingles", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
             + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}",
         "mapped_before", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
-            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}");
+            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}",
+        "mapped_lookup", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}},"
+            + "{\"near_dup_lookup\":{\"field\":\"text_fp.minhash\",\"min_similarity\":0.8,\"target_field\":\"text_dup\"}}");
     /** The {@code mapped*} variants index the fingerprints into the plugin's field types; the others leave them unindexed. */
     private static final java.util.Map<String, String> TARGET_MAPPINGS = java.util.Map.of(
         "mapped", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
@@ -65,7 +70,9 @@ public final class IngestBenchmark {
         "mapped_no_shingles", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
             + "\"content_hash\":{\"type\":\"keyword\"}}}",
         "mapped_before", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\","
-            + "\"threshold\":0.8},\"content_hash\":{\"type\":\"keyword\"}}}");
+            + "\"threshold\":0.8},\"content_hash\":{\"type\":\"keyword\"}}}",
+        "mapped_lookup", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
+            + "\"content_hash\":{\"type\":\"keyword\"}}}");
     private static HttpClient http;
     private static String base;
 
