@@ -136,6 +136,33 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
         }
     }
 
+    /** What the window missed, a {@code _near_dup_clusters} run over the recent documents repairs: the two originals become one cluster. */
+    @SuppressWarnings("unchecked")
+    public void testAClustersRunOverRecentDocumentsRepairsTheWindow() throws Exception {
+        lookupIndex("window", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\", \"recent_size\": 0}");
+        assertAcked(client().admin().indices().preparePutMapping("window").setSource("{\"properties\": {\"batch\": {\"type\": "
+            + "\"keyword\"}, \"dup\": {\"properties\": {\"cluster\": {\"type\": \"keyword\"}, \"duplicate_of\": {\"type\": "
+            + "\"keyword\"}, \"representative\": {\"type\": \"boolean\"}}}}}", XContentType.JSON));
+        assertFalse(client().prepareBulk().add(client().prepareIndex("window").setId("a").setSource(Map.of("batch", "recent", "fp", Map
+            .of("simhash", "0123456789abcdef")))).add(client().prepareIndex("window").setId("b").setSource(Map.of("batch", "recent", "fp",
+                Map.of("simhash", "0123456789abcdee")))).setRefreshPolicy("true").get().hasFailures());
+        assertEquals(true, ((Map<String, Object>) client().prepareGet("window", "b").get().getSourceAsMap().get("dup")).get(
+            "representative"));
+        try (org.opensearch.core.xcontent.XContentParser parser = org.opensearch.common.xcontent.json.JsonXContent.jsonXContent
+            .createParser(new org.opensearch.core.xcontent.NamedXContentRegistry(new org.opensearch.search.SearchModule(Settings.EMPTY,
+                List.of()).getNamedXContents()), org.opensearch.core.xcontent.DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
+                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\", \"query\": {\"term\": "
+                    + "{\"batch\": \"recent\"}}}")) {
+            client().execute(io.neardup.clusters.NearDupClustersAction.INSTANCE, io.neardup.clusters.NearDupClustersRequest.parse(
+                "window", parser).refresh(true)).actionGet();
+        }
+        Map<String, Object> a = (Map<String, Object>) client().prepareGet("window", "a").get().getSourceAsMap().get("dup");
+        Map<String, Object> b = (Map<String, Object>) client().prepareGet("window", "b").get().getSourceAsMap().get("dup");
+        assertEquals("one cluster now", a.get("cluster"), b.get("cluster"));
+        assertEquals(2, a.get("size"));
+        assertNotEquals("one representative", a.get("representative"), b.get("representative"));
+    }
+
     public void testBadConfigurationsFailThePipelinePutNamingTheOption() {
         for (String[] bad : new String[][] {
             { "{\"target_field\": \"d\"}", "[field] required property is missing" },
