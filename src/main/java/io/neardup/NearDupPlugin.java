@@ -112,7 +112,7 @@ public class NearDupPlugin extends Plugin
             NearDupFingerprintProcessor.TYPE,
             new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env, scratchPool),
             NearDupLookupProcessor.TYPE,
-            new NearDupLookupProcessor.Factory(parameters.client, queryServices)
+            new NearDupLookupProcessor.Factory(parameters.client, parameters.ingestService.getClusterService(), parameters.scheduler)
         );
     }
 

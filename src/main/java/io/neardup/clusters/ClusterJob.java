@@ -293,7 +293,7 @@ final class ClusterJob {
         List<ActionFuture<ShardMatchResponse>> responses = new ArrayList<>(shards);
         for (int shard = 0; shard < shards; shard++) {
             responses.add(client.execute(ShardMatchAction.INSTANCE, new ShardMatchRequest(index, shard, request.spec(), batchIds,
-                batchSources)));
+                batchSources, TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT, null)));
         }
         for (ActionFuture<ShardMatchResponse> future : responses) {
             ShardMatchResponse matches = future.actionGet(STEP_TIMEOUT);

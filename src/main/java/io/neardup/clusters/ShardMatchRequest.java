@@ -19,8 +19,16 @@ public final class ShardMatchRequest extends SingleShardRequest<ShardMatchReques
     private final MatchSpec spec;
     private final List<String> ids;
     private final List<Map<String, Object>> sources;
+    private final int maxMatches;
+    private final String clusterField;
 
-    public ShardMatchRequest(String index, int shard, MatchSpec spec, List<String> ids, List<Map<String, Object>> sources) {
+    /**
+     * @param ids          the documents' {@code _id}s, each excluded from its own matches; "" for a document without one
+     * @param maxMatches   the most similar matches kept per document
+     * @param clusterField a field of the matched documents to return with each match, or null
+     */
+    public ShardMatchRequest(String index, int shard, MatchSpec spec, List<String> ids, List<Map<String, Object>> sources, int maxMatches,
+        String clusterField) {
         super(index);
         if (ids.size() != sources.size()) {
             throw new IllegalArgumentException("one source per id: " + ids.size() + " ids, " + sources.size() + " sources");
@@ -29,6 +37,8 @@ public final class ShardMatchRequest extends SingleShardRequest<ShardMatchReques
         this.spec = spec;
         this.ids = ids;
         this.sources = sources;
+        this.maxMatches = maxMatches;
+        this.clusterField = clusterField;
     }
 
     public ShardMatchRequest(StreamInput in) throws IOException {
@@ -37,6 +47,8 @@ public final class ShardMatchRequest extends SingleShardRequest<ShardMatchReques
         spec = new MatchSpec(in);
         ids = in.readStringList();
         sources = in.readList(StreamInput::readMap);
+        maxMatches = in.readVInt();
+        clusterField = in.readOptionalString();
     }
 
     @Override
@@ -46,11 +58,18 @@ public final class ShardMatchRequest extends SingleShardRequest<ShardMatchReques
         spec.writeTo(out);
         out.writeStringCollection(ids);
         out.writeCollection(sources, StreamOutput::writeMap);
+        out.writeVInt(maxMatches);
+        out.writeOptionalString(clusterField);
     }
 
     @Override
     public ActionRequestValidationException validate() {
-        return validateNonNullIndex();
+        ActionRequestValidationException e = validateNonNullIndex();
+        if (maxMatches < 1 || maxMatches > TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT) {
+            e = org.opensearch.action.ValidateActions.addValidationError("maxMatches must be in [1, "
+                + TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT + "], got [" + maxMatches + "]", e);
+        }
+        return e;
     }
 
     public int shard() {
@@ -67,5 +86,13 @@ public final class ShardMatchRequest extends SingleShardRequest<ShardMatchReques
 
     public List<Map<String, Object>> sources() {
         return sources;
+    }
+
+    public int maxMatches() {
+        return maxMatches;
+    }
+
+    public String clusterField() {
+        return clusterField;
     }
 }

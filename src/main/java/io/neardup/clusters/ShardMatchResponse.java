@@ -17,12 +17,15 @@ public final class ShardMatchResponse extends ActionResponse {
     private final String[] target;
     private final long[] targetSeqNo;
     private final float[] similarity;
+    /** The requested field of each target, null where it has none or none was asked for. */
+    private final String[] targetCluster;
 
-    public ShardMatchResponse(int[] query, String[] target, long[] targetSeqNo, float[] similarity) {
+    public ShardMatchResponse(int[] query, String[] target, long[] targetSeqNo, float[] similarity, String[] targetCluster) {
         this.query = query;
         this.target = target;
         this.targetSeqNo = targetSeqNo;
         this.similarity = similarity;
+        this.targetCluster = targetCluster;
     }
 
     public ShardMatchResponse(StreamInput in) throws IOException {
@@ -31,6 +34,10 @@ public final class ShardMatchResponse extends ActionResponse {
         target = in.readStringArray();
         targetSeqNo = in.readLongArray();
         similarity = in.readFloatArray();
+        targetCluster = new String[query.length];
+        for (int i = 0; i < targetCluster.length; i++) {
+            targetCluster[i] = in.readOptionalString();
+        }
     }
 
     @Override
@@ -39,6 +46,9 @@ public final class ShardMatchResponse extends ActionResponse {
         out.writeStringArray(target);
         out.writeLongArray(targetSeqNo);
         out.writeFloatArray(similarity);
+        for (String cluster : targetCluster) {
+            out.writeOptionalString(cluster);
+        }
     }
 
     public int size() {
@@ -59,5 +69,9 @@ public final class ShardMatchResponse extends ActionResponse {
 
     public float similarity(int i) {
         return similarity[i];
+    }
+
+    public String targetCluster(int i) {
+        return targetCluster[i];
     }
 }

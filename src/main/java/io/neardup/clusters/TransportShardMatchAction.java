@@ -17,7 +17,10 @@ import org.opensearch.cluster.routing.OperationRouting;
 import org.opensearch.cluster.routing.ShardsIterator;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
+import org.opensearch.common.xcontent.XContentHelper;
+import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.common.io.stream.Writeable;
+import org.opensearch.core.xcontent.MediaTypeRegistry;
 import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.index.IndexService;
 import org.opensearch.index.engine.Engine;
@@ -42,8 +45,8 @@ import java.util.List;
  */
 public final class TransportShardMatchAction extends TransportSingleShardAction<ShardMatchRequest, ShardMatchResponse> {
 
-    /** Matches kept per document and shard: enough to connect any group (every member queries), bounded however large it is. */
-    static final int MAX_MATCHES_PER_DOCUMENT = 1_000;
+    /** Most matches kept per document and shard: enough to connect any group (every member queries), bounded however large it is. */
+    public static final int MAX_MATCHES_PER_DOCUMENT = 1_000;
 
     private final IndicesService indicesService;
     private final QueryServices services;
@@ -70,12 +73,15 @@ public final class TransportShardMatchAction extends TransportSingleShardAction<
             StoredFields storedFields = searcher.storedFields();
             String index = shardId.getIndexName();
             for (int i = 0; i < ids.size(); i++) {
-                Query lucene = request.spec().query(Like.fetched(ids.get(i), index, request.sources().get(i)), services).toQuery(context);
-                TopDocs top = searcher.search(lucene, MAX_MATCHES_PER_DOCUMENT);
+                String id = ids.get(i);
+                Like like = id.isEmpty() ? Like.source(null, index, request.sources().get(i)) : Like.fetched(id, index, request.sources()
+                    .get(i));
+                Query lucene = request.spec().query(like, services).toQuery(context);
+                TopDocs top = searcher.search(lucene, request.maxMatches());
                 for (ScoreDoc hit : top.scoreDocs) {
-                    FieldsVisitor visitor = new FieldsVisitor(false);
+                    FieldsVisitor visitor = new FieldsVisitor(request.clusterField() != null);
                     storedFields.document(hit.doc, visitor);
-                    matches.add(i, visitor.id(), seqNo(leaves, hit.doc), hit.score);
+                    matches.add(i, visitor.id(), seqNo(leaves, hit.doc), hit.score, clusterOf(visitor, request.clusterField()));
                 }
             }
         }
@@ -89,15 +95,18 @@ public final class TransportShardMatchAction extends TransportSingleShardAction<
         private String[] target = new String[16];
         private long[] targetSeqNo = new long[16];
         private float[] similarity = new float[16];
+        private String[] cluster = new String[16];
 
-        void add(int queryIndex, String targetId, long seqNo, float score) {
+        void add(int queryIndex, String targetId, long seqNo, float score, String targetCluster) {
             if (size == query.length) {
                 int grown = size * 2;
                 query = Arrays.copyOf(query, grown);
                 target = Arrays.copyOf(target, grown);
                 targetSeqNo = Arrays.copyOf(targetSeqNo, grown);
                 similarity = Arrays.copyOf(similarity, grown);
+                cluster = Arrays.copyOf(cluster, grown);
             }
+            cluster[size] = targetCluster;
             query[size] = queryIndex;
             target[size] = targetId;
             targetSeqNo[size] = seqNo;
@@ -106,8 +115,18 @@ public final class TransportShardMatchAction extends TransportSingleShardAction<
 
         ShardMatchResponse toResponse() {
             return new ShardMatchResponse(Arrays.copyOf(query, size), Arrays.copyOf(target, size), Arrays.copyOf(targetSeqNo, size),
-                Arrays.copyOf(similarity, size));
+                Arrays.copyOf(similarity, size), Arrays.copyOf(cluster, size));
         }
+    }
+
+    private static String clusterOf(FieldsVisitor visitor, String clusterField) {
+        if (clusterField == null || visitor.source() == null) {
+            return null;
+        }
+        // _source is in whatever content type the document was indexed with.
+        Object value = XContentMapValues.extractValue(clusterField, XContentHelper.convertToMap(visitor.source(), false,
+            MediaTypeRegistry.xContentType(visitor.source())).v2());
+        return value == null ? null : value.toString();
     }
 
     private static long seqNo(List<LeafReaderContext> leaves, int doc) throws IOException {

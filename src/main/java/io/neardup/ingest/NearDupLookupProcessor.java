@@ -5,26 +5,36 @@ import io.neardup.core.RecentFingerprints;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
-import io.neardup.query.Like;
+import io.neardup.clusters.MatchSpec;
+import io.neardup.clusters.ShardMatchAction;
+import io.neardup.clusters.ShardMatchRequest;
+import io.neardup.clusters.ShardMatchResponse;
+import io.neardup.clusters.TransportShardMatchAction;
 import io.neardup.query.NearDuplicateQueryBuilder;
-import io.neardup.query.QueryServices;
-import org.opensearch.action.search.SearchRequest;
-import org.opensearch.action.search.SearchResponse;
+import org.opensearch.OpenSearchTimeoutException;
+import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.metadata.IndexAbstraction;
+import org.opensearch.cluster.metadata.IndexMetadata;
+import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.ingest.AbstractProcessor;
 import org.opensearch.ingest.ConfigurationUtils;
 import org.opensearch.ingest.IngestDocument;
 import org.opensearch.ingest.Processor;
-import org.opensearch.search.SearchHit;
-import org.opensearch.search.builder.SearchSourceBuilder;
+import org.opensearch.index.IndexNotFoundException;
+import org.opensearch.threadpool.Scheduler;
 import org.opensearch.transport.client.Client;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
 
 import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
@@ -43,7 +53,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     public static final TimeValue DEFAULT_TIMEOUT = TimeValue.timeValueSeconds(10);
     public static final TimeValue MAX_TIMEOUT = TimeValue.timeValueMinutes(5);
     public static final int DEFAULT_MAX_CANDIDATES = 10;
-    public static final int MAX_MAX_CANDIDATES = 10_000;
+    public static final int MAX_MAX_CANDIDATES = TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT;
     public static final int DEFAULT_RECENT_SIZE = 1_000;
     public static final int MAX_RECENT_SIZE = 100_000;
     public static final TimeValue DEFAULT_RECENT_TTL = TimeValue.timeValueSeconds(5);
@@ -66,13 +76,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final boolean ignoreMissing;
     private final boolean simhash;
     private final RecentFingerprints recent;
+    private final MatchSpec spec;
     private final Client client;
-    private final QueryServices services;
+    private final ClusterService clusterService;
+    private final BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler;
     private final LongSupplier nanoTime;
 
     NearDupLookupProcessor(String tag, String description, String field, String index, String targetField, Integer maxDistance,
         NearDuplicateQueryBuilder.Mode mode, Double minSimilarity, int maxCandidates, TimeValue timeout, boolean ignoreMissing,
-        RecentFingerprints recent, Client client, QueryServices services, LongSupplier nanoTime) {
+        RecentFingerprints recent, Client client, ClusterService clusterService, BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler,
+        LongSupplier nanoTime) {
         super(tag, description);
         this.field = field;
         this.index = index;
@@ -85,8 +98,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         this.ignoreMissing = ignoreMissing;
         this.simhash = field.endsWith(".simhash") || field.equals("simhash");
         this.recent = recent;
+        this.spec = new MatchSpec(field, maxDistance, mode, null, minSimilarity, null);
         this.client = client;
-        this.services = services;
+        this.clusterService = clusterService;
+        this.scheduler = scheduler;
         this.nanoTime = nanoTime;
     }
 
@@ -139,44 +154,77 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             handler.accept(null, e);
             return;
         }
-        NearDuplicateQueryBuilder query = new NearDuplicateQueryBuilder(field, Like.source(id, lookupIndex, fingerprintSource), services);
-        if (maxDistance != null) {
-            query.maxDistance(maxDistance);
+        IndexMetadata target;
+        try {
+            target = lookupIndex(lookupIndex);
+        } catch (RuntimeException e) {
+            handler.accept(null, e);
+            return;
         }
-        if (mode != null) {
-            query.mode(mode);
+        // One request per shard straight to a copy of it, the document's query run there on the shard's structures:
+        // no search action around it (can_match, query and fetch phases), which would cost more than the lookup itself.
+        int shards = target.getNumberOfShards();
+        ShardMatchResponse[] responses = new ShardMatchResponse[shards];
+        AtomicInteger pending = new AtomicInteger(shards);
+        AtomicBoolean done = new AtomicBoolean();
+        Scheduler.ScheduledCancellable timer = scheduler.apply(timeout.millis(), () -> {
+            if (done.compareAndSet(false, true)) {
+                handler.accept(null, new OpenSearchTimeoutException("[" + TYPE + "] the lookup in [" + lookupIndex + "] took more than ["
+                    + timeout + "]"));
+            }
+        });
+        for (int shard = 0; shard < shards; shard++) {
+            int slot = shard;
+            ShardMatchRequest request = new ShardMatchRequest(target.getIndex().getName(), shard, spec, List.of(id == null ? "" : id), List
+                .of(fingerprintSource), maxCandidates, targetField + "." + CLUSTER);
+            client.execute(ShardMatchAction.INSTANCE, request, ActionListener.wrap(response -> {
+                responses[slot] = response;
+                if (pending.decrementAndGet() == 0 && done.compareAndSet(false, true)) {
+                    timer.cancel();
+                    try {
+                        write(document, id, best(responses), recentMatch, self);
+                    } catch (RuntimeException e) {
+                        handler.accept(null, e);
+                        return;
+                    }
+                    handler.accept(document, null);
+                }
+            }, e -> {
+                if (done.compareAndSet(false, true)) {
+                    timer.cancel();
+                    handler.accept(null, e);
+                }
+            }));
         }
-        if (minSimilarity != null) {
-            query.minSimilarity(minSimilarity);
+    }
+
+    /** The one index {@code name} (an index, or an alias or data stream of one index) names now. */
+    private IndexMetadata lookupIndex(String name) {
+        ClusterState state = clusterService.state();
+        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(name);
+        if (abstraction == null) {
+            throw new IndexNotFoundException(name);
         }
-        SearchSourceBuilder source = new SearchSourceBuilder().query(query).size(maxCandidates).fetchSource(new String[] { targetField
-            + "." + CLUSTER }, null).timeout(timeout).trackTotalHits(false);
-        SearchRequest search = new SearchRequest(lookupIndex).source(source);
-        search.setCancelAfterTimeInterval(timeout);
-        client.search(search, ActionListener.wrap(response -> {
-            write(document, id, best(response), recentMatch, self);
-            handler.accept(document, null);
-        }, e -> handler.accept(null, e)));
+        if (abstraction.getIndices().size() != 1) {
+            throw new IllegalArgumentException("[" + TYPE + "] [index] [" + name + "] names " + abstraction.getIndices().size()
+                + " indices; the lookup needs one index (or an alias of one)");
+        }
+        return abstraction.getIndices().get(0);
     }
 
     private record Found(String id, String cluster, double similarity) {}
 
-    private Found best(SearchResponse response) {
-        if (response.getShardFailures().length > 0) {
-            throw new IllegalStateException("[" + TYPE + "] the lookup failed on "
-                + response.getShardFailures().length + " shards: " + response.getShardFailures()[0].reason());
+    private static Found best(ShardMatchResponse[] responses) {
+        Found best = null;
+        for (ShardMatchResponse response : responses) {
+            for (int i = 0; i < response.size(); i++) {
+                if (best == null || response.similarity(i) > best.similarity()) {
+                    String cluster = response.targetCluster(i);
+                    best = new Found(response.target(i), cluster == null ? response.target(i) : cluster, response.similarity(i));
+                }
+            }
         }
-        if (response.isTimedOut()) {
-            throw new IllegalStateException("[" + TYPE + "] the lookup timed out after [" + timeout + "]");
-        }
-        SearchHit[] hits = response.getHits().getHits();
-        if (hits.length == 0) {
-            return null;
-        }
-        SearchHit top = hits[0];
-        Object cluster = top.getSourceAsMap() == null ? null : org.opensearch.common.xcontent.support.XContentMapValues.extractValue(
-            targetField + "." + CLUSTER, top.getSourceAsMap());
-        return new Found(top.getId(), cluster == null ? top.getId() : cluster.toString(), top.getScore());
+        return best;
     }
 
     private void write(IngestDocument document, String id, Found indexed, RecentFingerprints.Match recentMatch,
@@ -232,11 +280,13 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     /** Reads the processor's configuration; each bad option fails the pipeline PUT naming it. */
     public static final class Factory implements Processor.Factory {
         private final Client client;
-        private final QueryServices services;
+        private final ClusterService clusterService;
+        private final BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler;
 
-        public Factory(Client client, QueryServices services) {
+        public Factory(Client client, ClusterService clusterService, BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler) {
             this.client = client;
-            this.services = services;
+            this.clusterService = clusterService;
+            this.scheduler = scheduler;
         }
 
         @Override
@@ -283,7 +333,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             TimeValue recentTtl = readTime(tag, config, "recent_ttl", DEFAULT_RECENT_TTL, MAX_RECENT_TTL);
             boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "ignore_missing", false);
             return new NearDupLookupProcessor(tag, description, field, index, targetField, maxDistance, mode, minSimilarity, maxCandidates,
-                timeout, ignoreMissing, new RecentFingerprints(recentSize, recentTtl.nanos()), client, services, System::nanoTime);
+                timeout, ignoreMissing, new RecentFingerprints(recentSize, recentTtl.nanos()), client, clusterService, scheduler, System::nanoTime);
         }
 
         private static Integer readOptionalInt(String tag, Map<String, Object> config, String name, int min, int max) {
