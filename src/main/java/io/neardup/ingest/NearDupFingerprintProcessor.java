@@ -205,6 +205,10 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return "of type [" + value.getClass().getSimpleName() + "]";
     }
 
+    private static boolean hasWordCharacters(String text) {
+        return text.codePoints().anyMatch(Character::isLetterOrDigit);
+    }
+
     private Map<String, Object> fingerprintOf(String text, boolean truncated) {
         Map<String, Object> out = new LinkedHashMap<>();
         if (outputs.contains(Output.SIMHASH) || outputs.contains(Output.MINHASH)) {
@@ -223,6 +227,10 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
                 }
             }
             out.put("tokens", fingerprint.tokens());
+            if (fingerprint.tokens() == 0 && hasWordCharacters(text)) {
+                // Words the analyzer turned into nothing (stop words only, a script it drops): said, not a quiet tokens: 0.
+                out.put("untokenized", true);
+            }
         }
         if (outputs.contains(Output.CONTENT_HASH)) {
             out.put("content_hash", ContentHash.of(text));

@@ -191,7 +191,23 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
             assertFalse(empty, fp.containsKey("minhash"));
             assertEquals(0L, ((Number) fp.get("tokens")).longValue());
             assertTrue(fp.containsKey("content_hash"));
+            assertFalse("no words, nothing lost", fp.containsKey("untokenized"));
         }
+    }
+
+    /** Words that an analyzer turns into nothing are flagged, not a quiet {@code tokens: 0}. */
+    @SuppressWarnings("unchecked")
+    public void testWordsWithoutTokensAreFlagged() throws Exception {
+        NearDupFingerprintProcessor english = new NearDupFingerprintProcessor("tag", null, "body", "body_fp", false, 1_000, false, EnumSet
+            .allOf(Output.class), 100_000, new org.apache.lucene.analysis.en.EnglishAnalyzer(), FingerprintScheme.defaults("english"),
+            (IdfTable) null, FingerprintScratchPool.unaccounted());
+        Map<String, Object> stopWordsOnly = (Map<String, Object>) english.execute(document("The and of, to be or not to be")).getFieldValue(
+            "body_fp", Map.class);
+        assertEquals(0L, ((Number) stopWordsOnly.get("tokens")).longValue());
+        assertEquals(true, stopWordsOnly.get("untokenized"));
+        Map<String, Object> words = (Map<String, Object>) english.execute(document("The quick brown fox")).getFieldValue("body_fp",
+            Map.class);
+        assertFalse(words.containsKey("untokenized"));
     }
 
     @SuppressWarnings("unchecked")
