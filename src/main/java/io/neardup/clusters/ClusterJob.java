@@ -536,7 +536,7 @@ final class ClusterJob {
 
     // ---- write ---------------------------------------------------------------------------------
 
-    /** The members of every cluster of two or more, cluster by cluster, each conditional on the sequence number read. */
+    /** Every document of the graph, cluster by cluster, each write conditional on the sequence number read. */
     private void writeClusters(int[] rep, int[] size) {
         Integer[] order = new Integer[rep.length];
         for (int i = 0; i < rep.length; i++) {
@@ -549,12 +549,18 @@ final class ClusterJob {
                 return;
             }
             Member member = members[n];
-            if (member.found() == false || size[rep[n]] < 2) {
+            if (member.found() == false) {
                 continue;
             }
-            Map<String, Object> desired = assignment(ids.get(rep[n]), size[rep[n]], rep[n] == n);
-            if (desired.equals(normalized(member.existing()))) {
-                task.noops.incrementAndGet();
+            // A document of the graph left alone (its near-duplicates gone, or joined to other leaders) is written as one in no
+            // cluster: here, because a run with a query would not meet it again among the documents it matches.
+            boolean alone = size[rep[n]] < 2;
+            Map<String, Object> desired = alone ? (request.singletons() ? assignment(ids.get(n), 1, true) : null) : assignment(ids.get(
+                rep[n]), size[rep[n]], rep[n] == n);
+            if (Objects.equals(desired, normalized(member.existing()))) {
+                if (alone == false || member.existing() != null) {
+                    task.noops.incrementAndGet();
+                }
                 continue;
             }
             if (seenSeqNo[n] == CHANGED || (seenSeqNo[n] != SequenceNumbers.UNASSIGNED_SEQ_NO && seenSeqNo[n] != member.seqNo())) {
@@ -562,14 +568,14 @@ final class ClusterJob {
                     + "its new version");
                 continue;
             }
-            writer.add(ids.get(n), desired, member.seqNo(), member.primaryTerm(), false);
+            writer.add(ids.get(n), desired, member.seqNo(), member.primaryTerm(), desired == null);
         }
         writer.flush();
     }
 
     /**
-     * The documents in no cluster of two or more: with {@code singletons}, each becomes a cluster
-     * of one; otherwise an assignment left by an earlier run is cleared.
+     * The documents outside the graph (no near-duplicate found): with {@code singletons}, each
+     * becomes a cluster of one; otherwise an assignment left by an earlier run is cleared.
      */
     private void writeOthers(int[] rep, int[] size) {
         QueryBuilder documents = QueryBuilders.boolQuery().filter(request.query() == null ? QueryBuilders.matchAllQuery() : request.query())
@@ -582,7 +588,7 @@ final class ClusterJob {
             forEachPage(shard, upToNow, new String[] { request.targetField() }, hits -> {
                 for (SearchHit hit : hits) {
                     Integer n = nodeOf.get(hit.getId());
-                    if (n != null && members[n].found() && size[rep[n]] >= 2) {
+                    if (n != null && members[n].found()) {
                         continue;
                     }
                     Map<String, Object> hitSource = hit.getSourceAsMap();

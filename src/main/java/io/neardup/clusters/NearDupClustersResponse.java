@@ -133,7 +133,9 @@ public final class NearDupClustersResponse extends ActionResponse implements ToX
         builder.field("cleared", cleared);
         builder.startObject("cluster_sizes");
         for (int b = 0; b < sizeHistogram.length; b++) {
-            builder.field(ClusterGraph.bucketLabel(b), sizeHistogram[b]);
+            if (sizeHistogram[b] > 0) {
+                builder.field(ClusterGraph.bucketLabel(b), sizeHistogram[b]);
+            }
         }
         builder.endObject();
         builder.startArray("largest_clusters");

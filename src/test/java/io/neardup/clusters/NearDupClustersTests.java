@@ -363,6 +363,25 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         assertEquals(response.counts().versionConflicts(), response.failures().size());
     }
 
+    /** A query run whose document leaves a pair clears the member left behind too, not only the one it matched. */
+    public void testAQueryRunClearsTheMemberAClusterLeavesAlone() throws Exception {
+        assertAcked(prepareCreate("leaving").setSettings(Settings.builder().put("index.number_of_shards", between(1, 3))
+            .put("index.number_of_replicas", 0)).setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": "
+                + "{\"type\": \"simhash\"}}}}}"));
+        client().prepareIndex("leaving").setId("a").setSource(Map.of("fp", Map.of("simhash", "0000000000000000"))).get();
+        client().prepareIndex("leaving").setId("b").setSource(Map.of("fp", Map.of("simhash", "0000000000000001"))).get();
+        refresh("leaving");
+        String body = "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\"";
+        run("leaving", body + "}");
+        assertEquals(2, assignments("leaving", "dup").size());
+        // An update (the assignment stays in the document): b is now far from a.
+        client().prepareUpdate("leaving", "b").setDoc(Map.of("fp", Map.of("simhash", "ff00000000000000"))).get();
+        refresh("leaving");
+        NearDupClustersResponse response = run("leaving", body + ", \"query\": {\"ids\": {\"values\": [\"b\"]}}}");
+        assertEquals(response.counts() + " " + response.failures(), 2, response.cleared());
+        assertTrue("neither is in a cluster now", assignments("leaving", "dup").isEmpty());
+    }
+
     /** A dry run reads and reports, and writes nothing: not even the target field's mapping. */
     public void testDryRunWritesNothing() throws Exception {
         indexSimhashes("dry", 20, 1);
