@@ -46,15 +46,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * hits) without and with stock {@code collapse} on {@code <target>.cluster}: hits, distinct corpus groups
  * on the page, copies folded into {@code inner_hits}, and {@code cardinality} of the cluster field.
  *
- * <p>Configs: {@code minhash:<tau>} or {@code simhash:<h>[:exact|:psm]}, each optionally {@code :leader};
- * the target field is {@code dup_<kind>_<threshold>[_exact][_leader]}. Writes {@code report.md},
+ * <p>Configs: {@code minhash:<tau>} or {@code simhash:<h>[:exact|:psm]}, each optionally {@code :leader} and URL
+ * parameters of the run such as {@code :slices=auto}; the target field is {@code dup_<kind>_<threshold>[_exact][_leader][_slicesauto]}. Writes {@code report.md},
  * {@code summary.md} and {@code clusters.csv} to the report folder. The usual entry point is
  * {@code src/scripts/evaluate.sh} with {@code EVAL_CLASS=io.neardup.bench.ClustersEvaluation}:
  *
  * <pre>
  * EVAL_CLASS=io.neardup.bench.ClustersEvaluation bash src/scripts/evaluate.sh ../shared/corpus/manpages.jsonl.gz /tmp/clusters-manpages \
  *     [--configs minhash:0.5,minhash:0.8,simhash:3,simhash:6] [--shards 1] [--baseline all|N] [--msearch 100] [--dry-run true]
- *     [--collapse-config minhash:0.8] [--collapse-query "file descriptor"] [--page 20] [--batch 500] [--max-docs N] [--seed 42]
+ *     [--collapse-config minhash:0.8|none] [--collapse-query "file descriptor"] [--page 20] [--batch 500] [--max-docs N] [--seed 42]
  * </pre>
  */
 public final class ClustersEvaluation {
@@ -93,18 +93,25 @@ public final class ClustersEvaluation {
     }
 
     /** One clustering setting. */
-    record Config(String spec, String field, String options, String target, boolean simhash) {
+    record Config(String spec, String field, String options, String target, boolean simhash, String urlParams) {
         static Config parse(String spec) {
             String[] p = spec.trim().split(":");
             boolean leader = Arrays.asList(p).contains("leader");
             boolean exact = Arrays.asList(p).contains("exact");
             String linkage = ", \"linkage\": \"" + (leader ? "leader" : "single") + "\"";
-            String suffix = (exact ? "_exact" : "") + (leader ? "_leader" : "");
+            StringBuilder params = new StringBuilder();
+            StringBuilder suffix = new StringBuilder((exact ? "_exact" : "") + (leader ? "_leader" : ""));
+            for (String token : p) {
+                if (token.contains("=")) { // a URL parameter of the run, e.g. slices=auto
+                    params.append('&').append(token);
+                    suffix.append('_').append(token.replaceAll("[^A-Za-z0-9]", ""));
+                }
+            }
             return switch (p[0]) {
                 case "minhash" -> new Config(spec, "fp.minhash", "\"min_similarity\": " + p[1] + linkage,
-                    "dup_mh_" + p[1].replace(".", ""), false);
+                    "dup_mh_" + p[1].replace(".", "") + suffix, false, params.toString());
                 case "simhash" -> new Config(spec, "fp.simhash", "\"max_distance\": " + p[1] + ", \"mode\": \"" + (exact ? "exact" : "psm")
-                    + "\"" + linkage, "dup_sh_" + p[1] + suffix, true);
+                    + "\"" + linkage, "dup_sh_" + p[1] + suffix, true, params.toString());
                 default -> throw new IllegalArgumentException("config must be minhash:<tau> or simhash:<h>[:exact], got " + spec);
             };
         }
@@ -209,11 +216,13 @@ public final class ClustersEvaluation {
         }
 
         String collapseSpec = opt.getOrDefault("collapse-config", configs.get(0).spec());
-        Config cc = configs.stream().filter(c -> c.spec().equals(collapseSpec)).findFirst().orElse(Config.parse(collapseSpec));
-        if (clusterings.containsKey(cc) == false) {
-            clusters(cc, cc.target(), false, false);
+        if (collapseSpec.equals("none") == false) {
+            Config cc = configs.stream().filter(c -> c.spec().equals(collapseSpec)).findFirst().orElse(Config.parse(collapseSpec));
+            if (clusterings.containsKey(cc) == false) {
+                clusters(cc, cc.target(), false, false);
+            }
+            collapse(cc, docs, opt.getOrDefault("collapse-query", "library"), Integer.parseInt(opt.getOrDefault("page", "20")));
         }
-        collapse(cc, docs, opt.getOrDefault("collapse-query", "library"), Integer.parseInt(opt.getOrDefault("page", "20")));
 
         Files.writeString(out.resolve("clusters.csv"), csv.toString());
         StringBuilder sum = new StringBuilder("| what | result |\n|---|---|\n");
@@ -250,7 +259,7 @@ public final class ClustersEvaluation {
         poller.setDaemon(true);
         poller.start();
         long t0 = System.nanoTime();
-        String path = "/" + INDEX + "/_near_dup_clusters?refresh=true" + (dryRun ? "&dry_run=true" : "");
+        String path = "/" + INDEX + "/_near_dup_clusters?refresh=true" + (dryRun ? "&dry_run=true" : "") + c.urlParams();
         HttpResponse<String> r;
         try {
             r = node.ok("POST", path, c.body(target, singletons));
