@@ -7,7 +7,9 @@
 # Evaluate options (see the javadoc of src/bench/java/io/neardup/bench/Evaluate.java): --seed 42, --latency-queries 200,
 # --warmup 20, --ingest-docs 20000, --ingest-runs 1, --batch 500, --threads 2, --hs 3,6, --ks 1,4,16,64,256,
 # --taus 0.5,0.7,0.8,0.9, --max-docs N, --no-minhash-filter.
-# Environment: SKIP_BUILD=1 reuses target/ as built; MVN_ARGS (e.g. -o) go to every mvn call;
+# Environment: SKIP_BUILD=1 reuses target/ as built; MVN_ARGS (e.g. -o) go to every mvn call; BUILD_DIR (default target;
+# another folder builds there with -Dbuild.dir, so two checkouts' builds do not meet); EVAL_CLASS (default
+# io.neardup.bench.Evaluate; io.neardup.bench.ClustersEvaluation evaluates _near_dup_clusters, see its javadoc);
 # NEARDUP_EVAL_HTTP_PORT / NEARDUP_EVAL_TRANSPORT_PORT (9320 / 9420); NODE_HEAP (node -Xms/-Xmx; default 2g,
 # 4g for corpora over 50 MB on disk); EVAL_HEAP (the evaluation JVM; default 3g, 8g over 50 MB).
 set -euo pipefail
@@ -36,21 +38,24 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 JAVA_HOME=$(bash src/scripts/node.sh java-home)
 export JAVA_HOME
+build=${BUILD_DIR:-target}
+eval_class=${EVAL_CLASS:-io.neardup.bench.Evaluate}
 mvn_args=(-B -q ${MVN_ARGS:-})
+[ "$build" = target ] || mvn_args+=("-Dbuild.dir=$(readlink -m "$build")")
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    echo "evaluate.sh: building the plugin and the test classes (target/)"
+    echo "evaluate.sh: building the plugin and the test classes ($build/)"
     mvn "${mvn_args[@]}" package -DskipTests -DskipITs
-    mvn "${mvn_args[@]}" dependency:build-classpath -Dmdep.outputFile=target/bench-cp.txt -Dmdep.includeScope=test
+    mvn "${mvn_args[@]}" dependency:build-classpath -Dmdep.outputFile="$build/bench-cp.txt" -Dmdep.includeScope=test
     [ -n "$url" ] || mvn "${mvn_args[@]}" dependency:unpack@node-distribution   # not with -DskipITs: that skips the unpack
 fi
-cp="target/classes:target/test-classes:$(cat target/bench-cp.txt)"
+cp="$build/classes:$build/test-classes:$(cat "$build/bench-cp.txt")"
 
 size_mb=$(( $(stat -c %s "$corpus") / 1000000 ))
 node_heap=${NODE_HEAP:-$([ "$size_mb" -gt 50 ] && echo 4g || echo 2g)}
 eval_heap=${EVAL_HEAP:-$([ "$size_mb" -gt 50 ] && echo 8g || echo 3g)}
 
-state="$root/target/eval-node"
+state="$(readlink -m "$build")/eval-node"
 node_started=0
 stop_node() {
     if [ "$node_started" = 1 ]; then
@@ -64,18 +69,18 @@ trap 'exit 130' INT TERM
 if [ -z "$url" ]; then
     http_port=${NEARDUP_EVAL_HTTP_PORT:-9320}
     transport_port=${NEARDUP_EVAL_TRANSPORT_PORT:-9420}
-    distribution=$(ls -d target/distribution/opensearch-* 2>/dev/null | head -n 1)
-    plugin_zip=$(ls target/opensearch-neardup-*.zip 2>/dev/null | head -n 1)
-    [ -n "$distribution" ] && [ -n "$plugin_zip" ] || { echo "evaluate.sh: no distribution or plugin zip under target/ (build first)" >&2; exit 1; }
+    distribution=$(ls -d "$build"/distribution/opensearch-* 2>/dev/null | head -n 1)
+    plugin_zip=$(ls "$build"/opensearch-neardup-*.zip 2>/dev/null | head -n 1)
+    [ -n "$distribution" ] && [ -n "$plugin_zip" ] || { echo "evaluate.sh: no distribution or plugin zip under $build/ (build first)" >&2; exit 1; }
     node_started=1
     OPENSEARCH_JAVA_OPTS="-Xms$node_heap -Xmx$node_heap" bash src/scripts/node.sh start "$state" "$http_port" "$transport_port" \
         "$distribution" "$plugin_zip" >&2
     url="http://127.0.0.1:$http_port"
 fi
 
-command="src/scripts/evaluate.sh $(realpath --relative-to="$root" "$corpus") $(realpath --relative-to="$root" "$report") ${args[*]:-}"
+command="${EVAL_CLASS:+EVAL_CLASS=$eval_class }${BUILD_DIR:+BUILD_DIR=$build }src/scripts/evaluate.sh $(realpath --relative-to="$root" "$corpus") $(realpath --relative-to="$root" "$report") ${args[*]:-}"
 set +e
-"$JAVA_HOME/bin/java" "-Xmx$eval_heap" -cp "$cp" io.neardup.bench.Evaluate "$corpus" "$report" --url "$url" \
+"$JAVA_HOME/bin/java" "-Xmx$eval_heap" -cp "$cp" "$eval_class" "$corpus" "$report" --url "$url" \
     --command "$command" "${args[@]}" 2>&1 | tee "$report/run.log"
 rc=${PIPESTATUS[0]}
 set -e
@@ -90,7 +95,9 @@ for candidate in /usr/bin/python3 python3; do
         break
     fi
 done
-if [ -n "$python" ]; then
+if [ "$eval_class" != io.neardup.bench.Evaluate ]; then
+    :   # the plots are Evaluate's
+elif [ -n "$python" ]; then
     "$python" docs/benchmarks/plot.py "$report" "$(basename "$corpus")" >&2 || echo "evaluate.sh: plotting failed" >&2
 else
     echo "evaluate.sh: no python3 with matplotlib: no plots (apt-get install python3-matplotlib)" >&2

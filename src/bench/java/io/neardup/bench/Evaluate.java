@@ -527,10 +527,15 @@ public final class Evaluate {
 
     /** Returns {bulk seconds, merge seconds, failed items}. */
     double[] indexCorpus(List<Corpus.Doc> docs, int batch) throws Exception {
+        return indexCorpus(docs, batch, 1);
+    }
+
+    /** The evaluation index in {@code shards} primary shards (sorted by {@code fp.simhash} within each), the corpus bulk-indexed through the pipeline. */
+    double[] indexCorpus(List<Corpus.Doc> docs, int batch, int shards) throws Exception {
         call("DELETE", "/" + INDEX, null);
         ok("PUT", "/_ingest/pipeline/" + PIPELINE, "{\"description\": \"neardup evaluation\", \"processors\": [{\"near_dup_fingerprint\": "
             + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}");
-        ok("PUT", "/" + INDEX, "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
+        ok("PUT", "/" + INDEX, "{\"settings\": {\"number_of_shards\": " + shards + ", \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
             + "\"index.default_pipeline\": \"" + PIPELINE + "\", \"index.sort.field\": \"fp.simhash\"}, \"mappings\": {\"properties\": {"
             + "\"text\": {\"type\": \"text\"}, \"group\": {\"type\": \"keyword\"}, \"fp\": {\"properties\": {"
             + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"}, "

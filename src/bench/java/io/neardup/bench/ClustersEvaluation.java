@@ -1,0 +1,579 @@
+package io.neardup.bench;
+
+import io.neardup.core.ClusterGraph;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Evidence for {@code POST /<index>/_near_dup_clusters} (issue #11) against a real node: the corpus is
+ * indexed through the {@code near_dup_fingerprint} pipeline exactly as {@link Evaluate} does
+ * ({@link Evaluate#indexCorpus}, {@code _id} = line number, {@code fp.simhash} / {@code fp.minhash}), then
+ * for each clustering setting of {@code --configs}:
+ * <ol>
+ * <li>optionally ({@code --dry-run}) a {@code dry_run=true} run (finding only), then the real run into
+ *     its own target field; the response ({@code took}, counts, {@code cluster_sizes}) and the client's
+ *     wall time; while it runs, {@code _nodes/stats/jvm,breaker} is polled every 200 ms for the peak heap
+ *     and the peak of the {@code neardup} breaker; {@code GET _plugins/neardup/stats} before and after;</li>
+ * <li>every document's {@code <target>.cluster} read back ({@code docvalue_fields}, scroll); a document
+ *     without one is a cluster of its own; against the corpus {@code group} labels (a document without a
+ *     group is a group of its own): the adjusted Rand index (Hubert and Arabie, from the contingency
+ *     table, computed here, independent of the plugin) and pairwise precision / recall / F1 (unordered
+ *     pairs in one cluster against pairs in one group), and the cluster-size histogram of what was written;</li>
+ * <li>{@code --baseline all|N} (simhash settings): what a user does today, a client looping over every
+ *     document (or a fixed random sample of N, seed {@code --seed}, time extrapolated linearly) with
+ *     {@code _msearch} batches of {@code --msearch} {@code near_duplicate} queries
+ *     {@code {"like": {"_id": …, "_index": …}}} with the same options, one request in flight, and a
+ *     union-find in the client; its time against the task's, and its clusters against the task's
+ *     (identical partitions and pairwise agreement over every document, or on a sample, the share of the
+ *     baseline's pairs that the task put into one cluster).</li>
+ * </ol>
+ * Then, on the {@code --collapse-config} setting, a rerun with {@code "singletons": true} (which also
+ * shows that a rerun keeps every cluster: its updates are the singletons, the clusters are no-ops), and
+ * one result page of a {@code match} query on {@code text} ({@code --collapse-query}, {@code --page}
+ * hits) without and with stock {@code collapse} on {@code <target>.cluster}: hits, distinct corpus groups
+ * on the page, copies folded into {@code inner_hits}, and {@code cardinality} of the cluster field.
+ *
+ * <p>Configs: {@code minhash:<tau>} or {@code simhash:<h>[:exact|:psm]}, each optionally {@code :leader} and URL
+ * parameters of the run such as {@code :slices=auto}; the target field is {@code dup_<kind>_<threshold>[_exact][_leader][_slicesauto]}. Writes {@code report.md},
+ * {@code summary.md} and {@code clusters.csv} to the report folder. The usual entry point is
+ * {@code src/scripts/evaluate.sh} with {@code EVAL_CLASS=io.neardup.bench.ClustersEvaluation}:
+ *
+ * <pre>
+ * EVAL_CLASS=io.neardup.bench.ClustersEvaluation bash src/scripts/evaluate.sh ../shared/corpus/manpages.jsonl.gz /tmp/clusters-manpages \
+ *     [--configs minhash:0.5,minhash:0.8,simhash:3,simhash:6] [--shards 1] [--baseline all|N] [--msearch 100] [--dry-run true]
+ *     [--collapse-config minhash:0.8|none] [--collapse-query "file descriptor"] [--page 20] [--batch 500] [--max-docs N] [--seed 42]
+ * </pre>
+ */
+public final class ClustersEvaluation {
+    static final String INDEX = Evaluate.INDEX;
+
+    private final Evaluate node;
+    private final StringBuilder report = new StringBuilder();
+    private final Map<String, String> summary = new LinkedHashMap<>();
+    private final StringBuilder csv = new StringBuilder(
+        "config,took_ms,wall_ms,dry_run_took_ms,matches,clusters,clustered_docs,updated,ari,precision,recall,f1,peak_breaker_bytes,peak_heap_bytes,"
+            + "baseline_ms,baseline_queries,baseline_extrapolated_ms\n");
+
+    ClustersEvaluation(String url) {
+        this.node = new Evaluate(url);
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: ClustersEvaluation <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9330 [--configs …] [--baseline all|N] …");
+            System.exit(2);
+        }
+        Map<String, String> opt = new HashMap<>();
+        for (int i = 2; i < args.length; i += 2) {
+            if (args[i].startsWith("--") == false || i + 1 >= args.length) {
+                throw new IllegalArgumentException("expected --option value at " + args[i]);
+            }
+            opt.put(args[i].substring(2), args[i + 1]);
+        }
+        for (String k : opt.keySet()) {
+            if (List.of("url", "configs", "shards", "baseline", "msearch", "dry-run", "collapse-config", "collapse-query", "page", "batch",
+                "max-docs", "seed", "command").contains(k) == false) {
+                throw new IllegalArgumentException("unknown option --" + k);
+            }
+        }
+        new ClustersEvaluation(opt.getOrDefault("url", "http://127.0.0.1:9330")).run(Path.of(args[0]), Path.of(args[1]), opt);
+    }
+
+    /** One clustering setting. */
+    record Config(String spec, String field, String options, String target, boolean simhash, String urlParams) {
+        static Config parse(String spec) {
+            String[] p = spec.trim().split(":");
+            boolean leader = Arrays.asList(p).contains("leader");
+            boolean exact = Arrays.asList(p).contains("exact");
+            String linkage = ", \"linkage\": \"" + (leader ? "leader" : "single") + "\"";
+            StringBuilder params = new StringBuilder();
+            StringBuilder suffix = new StringBuilder((exact ? "_exact" : "") + (leader ? "_leader" : ""));
+            for (String token : p) {
+                if (token.contains("=")) { // a URL parameter of the run, e.g. slices=auto
+                    params.append('&').append(token);
+                    suffix.append('_').append(token.replaceAll("[^A-Za-z0-9]", ""));
+                }
+            }
+            return switch (p[0]) {
+                case "minhash" -> new Config(spec, "fp.minhash", "\"min_similarity\": " + p[1] + linkage,
+                    "dup_mh_" + p[1].replace(".", "") + suffix, false, params.toString());
+                case "simhash" -> new Config(spec, "fp.simhash", "\"max_distance\": " + p[1] + ", \"mode\": \"" + (exact ? "exact" : "psm")
+                    + "\"" + linkage, "dup_sh_" + p[1] + suffix, true, params.toString());
+                default -> throw new IllegalArgumentException("config must be minhash:<tau> or simhash:<h>[:exact], got " + spec);
+            };
+        }
+
+        String body(String target, boolean singletons) {
+            return "{\"field\": \"" + field + "\", \"target_field\": \"" + target + "\", " + options
+                + (singletons ? ", \"singletons\": true" : "") + "}";
+        }
+
+        /** The same options as a {@code near_duplicate} query on one document (what the baseline sends). */
+        String query(String id) {
+            return "{\"size\": 1000, \"_source\": false, \"query\": {\"near_duplicate\": {\"field\": \"" + field + "\", \"like\": {\"_id\": \""
+                + id + "\", \"_index\": \"" + INDEX + "\"}, " + options.replace(", \"linkage\": \"single\"", "").replace(
+                ", \"linkage\": \"leader\"", "") + "}}}";
+        }
+    }
+
+    void run(Path corpus, Path out, Map<String, String> opt) throws Exception {
+        long t0 = System.nanoTime();
+        Files.createDirectories(out);
+        List<Config> configs = Arrays.stream(opt.getOrDefault("configs", "minhash:0.5,minhash:0.8,simhash:3,simhash:6").split(","))
+            .map(Config::parse).toList();
+        int shards = Integer.parseInt(opt.getOrDefault("shards", "1"));
+        int batch = Integer.parseInt(opt.getOrDefault("batch", "500"));
+        boolean dryRun = Boolean.parseBoolean(opt.getOrDefault("dry-run", "false"));
+        String baseline = opt.getOrDefault("baseline", "none");
+        long seed = Long.parseLong(opt.getOrDefault("seed", "42"));
+        List<Corpus.Doc> docs = Corpus.read(corpus, Integer.parseInt(opt.getOrDefault("max-docs", String.valueOf(Integer.MAX_VALUE))));
+        int n = docs.size();
+        int[] truth = groupLabels(docs);
+        String version = Evaluate.string(Evaluate.path(Evaluate.json(node.ok("GET", "/", null).body()), "version", "number"));
+        Evaluate.log("corpus %s: %,d documents; OpenSearch %s", corpus, n, version);
+        report.append("# _near_dup_clusters evaluation: ").append(corpus.getFileName()).append("\n\n");
+        if (opt.containsKey("command")) {
+            report.append("Command: `").append(opt.get("command")).append("`\n\n");
+        }
+        long[] truthPairs = pairCounts(truth);
+        report.append(String.format(Locale.ROOT, "Corpus `%s`: %,d documents, %,d groups of two or more holding %,d documents (%,d same-group "
+            + "pairs). OpenSearch %s, one node, index `%s` in %d shard(s), 0 replicas, sorted by `fp.simhash`, one segment a shard. "
+            + "Options: %s. Load before the run: %s.%n%n", corpus, n, truthPairs[1], truthPairs[2], truthPairs[0], version, INDEX, shards,
+            new TreeMap<>(opt), loadAverage()));
+
+        double[] ingest = node.indexCorpus(docs, batch, shards);
+        report.append(String.format(Locale.ROOT, "Indexed through the `near_dup_fingerprint` pipeline in %.1f s (%,.0f docs/s), force-merged "
+            + "in %.1f s; %s.%n%n", ingest[0], n / ingest[0], ingest[1], loadAverage()));
+        long[] structuresBefore = node.nearDupStats();
+
+        section("Clusters against the `group` labels");
+        report.append("Every document's `<target>.cluster` read back; a document without one is a cluster of its own, a document "
+            + "without a group a group of its own. ARI: adjusted Rand index; P / R / F1: unordered pairs of documents in one cluster "
+            + "against pairs in one group. `took` is the task's own, wall the client's; peak breaker / heap: highest `neardup` breaker "
+            + "estimate and heap used seen by polling `_nodes/stats` every 200 ms during the run (the breaker also holds the segment "
+            + "structures). Load: `uptime` right after the run.\n\n");
+        report.append("| setting | took (s) | wall (s) | dry run took (s) | matches | clusters ≥ 2 | clustered docs | updated | ARI | P | R | F1 "
+            + "| peak breaker (MB) | peak heap (MB) | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        Map<Config, Map<String, Object>> responses = new LinkedHashMap<>();
+        Map<Config, int[]> clusterings = new LinkedHashMap<>();
+        StringBuilder histograms = new StringBuilder();
+        StringBuilder baselines = new StringBuilder();
+        for (Config c : configs) {
+            Long dryTook = null;
+            if (dryRun) {
+                Map<String, Object> dry = clusters(c, c.target(), false, true).response;
+                dryTook = (Long) dry.get("took");
+            }
+            Run r = clusters(c, c.target(), false, false);
+            responses.put(c, r.response);
+            int[] clusterOf = readClusters(n, c.target());
+            clusterings.put(c, clusterOf);
+            double[] q = quality(clusterOf, truth);
+            Map<String, Object> resp = r.response;
+            String load = loadAverage();
+            report.append(String.format(Locale.ROOT, "| `%s` | %.2f | %.2f | %s | %,d | %,d | %,d | %,d | %.4f | %.4f | %.4f | %.4f | %.1f | %.0f | %s |%n",
+                c.spec(), (Long) resp.get("took") / 1e3, r.wallMs / 1e3, dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f", dryTook / 1e3),
+                (Long) resp.get("matches"), (Long) resp.get("clusters"), (Long) resp.get("clustered_documents"), (Long) resp.get("updated"),
+                q[0], q[1], q[2], q[3], r.peakBreaker / 1e6, r.peakHeap / 1e6, load));
+            summary.put("`" + c.spec() + "`: ARI, P / R / F1", String.format(Locale.ROOT, "%.4f, %.4f / %.4f / %.4f", q[0], q[1], q[2], q[3]));
+            summary.put("`" + c.spec() + "`: task took (dry run took)", String.format(Locale.ROOT, "%.2f s (%s); %,d clusters, %,d docs; load %s",
+                (Long) resp.get("took") / 1e3, dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f s", dryTook / 1e3),
+                (Long) resp.get("clusters"), (Long) resp.get("clustered_documents"), load));
+            histograms.append(String.format(Locale.ROOT, "| `%s` | %s | %s |%n", c.spec(), histogram(clusterOf), resp.get("cluster_sizes")));
+            long[] baselineMs = {-1, 0, -1};
+            if (c.simhash() && baseline.equals("none") == false) {
+                baselineMs = baseline(c, n, clusterOf, baseline, seed, Integer.parseInt(opt.getOrDefault("msearch", "100")), r, baselines);
+            }
+            csv.append(String.format(Locale.ROOT, "%s,%d,%d,%s,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%d,%d,%d,%d,%d%n", c.spec(), (Long) resp.get("took"),
+                r.wallMs, dryTook == null ? "" : dryTook.toString(), (Long) resp.get("matches"), (Long) resp.get("clusters"),
+                (Long) resp.get("clustered_documents"), (Long) resp.get("updated"), q[0], q[1], q[2], q[3], r.peakBreaker, r.peakHeap,
+                baselineMs[0], baselineMs[1], baselineMs[2]));
+        }
+        long[] structuresAfter = node.nearDupStats();
+        report.append(String.format(Locale.ROOT, "%n`GET _plugins/neardup/stats` segment structures: %,d entries / %,d bytes before the runs, "
+            + "%,d / %,d after (%.1f bytes a document).%n%n", structuresBefore[0], structuresBefore[1], structuresAfter[0], structuresAfter[1],
+            structuresAfter[1] / (double) n));
+
+        section("Cluster sizes");
+        report.append("Clusters of two or more by size: as read back from the documents, and as the task's response reports them.\n\n"
+            + "| setting | read back | `cluster_sizes` in the response |\n|---|---|---|\n").append(histograms).append('\n');
+        if (baselines.length() > 0) {
+            section("Against a client looping `near_duplicate` over every document");
+            report.append(baselines);
+        }
+
+        String collapseSpec = opt.getOrDefault("collapse-config", configs.get(0).spec());
+        if (collapseSpec.equals("none") == false) {
+            Config cc = configs.stream().filter(c -> c.spec().equals(collapseSpec)).findFirst().orElse(Config.parse(collapseSpec));
+            if (clusterings.containsKey(cc) == false) {
+                clusters(cc, cc.target(), false, false);
+            }
+            collapse(cc, docs, opt.getOrDefault("collapse-query", "library"), Integer.parseInt(opt.getOrDefault("page", "20")));
+        }
+
+        Files.writeString(out.resolve("clusters.csv"), csv.toString());
+        StringBuilder sum = new StringBuilder("| what | result |\n|---|---|\n");
+        summary.forEach((k, v) -> sum.append("| ").append(k).append(" | ").append(v).append(" |\n"));
+        Files.writeString(out.resolve("summary.md"), sum.toString());
+        report.append(String.format(Locale.ROOT, "%n_Run took %.0f s in all._%n", (System.nanoTime() - t0) / 1e9));
+        Files.writeString(out.resolve("report.md"), report.toString());
+        node.cleanup();
+        System.out.println();
+        System.out.print(sum);
+    }
+
+    // ------------------------------------------------------------------ one task run
+
+    record Run(Map<String, Object> response, long wallMs, long peakBreaker, long peakHeap) {}
+
+    /** Runs {@code _near_dup_clusters} (waiting for completion) while polling the node's breaker and heap. */
+    Run clusters(Config c, String target, boolean singletons, boolean dryRun) throws Exception {
+        AtomicLong peakBreaker = new AtomicLong();
+        AtomicLong peakHeap = new AtomicLong();
+        AtomicBoolean done = new AtomicBoolean();
+        Thread poller = new Thread(() -> {
+            while (done.get() == false) {
+                try {
+                    long[] s = breakerAndHeap();
+                    peakBreaker.accumulateAndGet(s[0], Math::max);
+                    peakHeap.accumulateAndGet(s[1], Math::max);
+                    Thread.sleep(200);
+                } catch (Exception e) {
+                    return;
+                }
+            }
+        });
+        poller.setDaemon(true);
+        poller.start();
+        long t0 = System.nanoTime();
+        String path = "/" + INDEX + "/_near_dup_clusters?refresh=true" + (dryRun ? "&dry_run=true" : "") + c.urlParams();
+        HttpResponse<String> r;
+        try {
+            r = node.ok("POST", path, c.body(target, singletons));
+        } finally {
+            done.set(true);
+            poller.join();
+        }
+        long wallMs = (System.nanoTime() - t0) / 1_000_000;
+        Map<String, Object> response = Evaluate.json(r.body());
+        Evaluate.log("%s%s%s: took %d ms (wall %d ms): %s", c.spec(), dryRun ? " (dry run)" : "", singletons ? " (singletons)" : "",
+            response.get("took"), wallMs, QueryBenchmark.abbreviate(r.body(), 600));
+        if (response.get("failures") instanceof List<?> failures && failures.isEmpty() == false) {
+            Evaluate.log("  failures: %s", QueryBenchmark.abbreviate(failures.toString(), 1000));
+        }
+        return new Run(response, wallMs, peakBreaker.get(), peakHeap.get());
+    }
+
+    /** {neardup breaker estimate, heap used}, summed over the nodes. */
+    long[] breakerAndHeap() throws Exception {
+        Map<String, Object> s = Evaluate.json(node.ok("GET", "/_nodes/stats/jvm,breaker", null).body());
+        long[] r = new long[2];
+        for (Object n : ((Map<?, ?>) s.get("nodes")).values()) {
+            r[0] += ((Number) Evaluate.path(n, "breakers", "neardup", "estimated_size_in_bytes")).longValue();
+            r[1] += ((Number) Evaluate.path(n, "jvm", "mem", "heap_used_in_bytes")).longValue();
+        }
+        return r;
+    }
+
+    /** Each document's cluster as the line number of its representative (its own line where it has none). */
+    int[] readClusters(int n, String target) throws Exception {
+        int[] clusterOf = new int[n];
+        for (int i = 0; i < n; i++) {
+            clusterOf[i] = i;
+        }
+        String field = target + ".cluster";
+        Map<String, Object> r = Evaluate.json(node.ok("POST", "/" + INDEX + "/_search?scroll=5m", "{\"size\": 10000, \"sort\": [\"_doc\"], "
+            + "\"_source\": false, \"query\": {\"exists\": {\"field\": \"" + field + "\"}}, \"docvalue_fields\": [\"" + field + "\"]}").body());
+        while (true) {
+            List<?> hits = (List<?>) Evaluate.path(r, "hits", "hits");
+            if (hits == null || hits.isEmpty()) {
+                break;
+            }
+            for (Object h : hits) {
+                int id = Integer.parseInt((String) ((Map<?, ?>) h).get("_id"));
+                List<?> values = (List<?>) Evaluate.path(h, "fields", field);
+                clusterOf[id] = Integer.parseInt((String) values.get(0));
+            }
+            r = Evaluate.json(node.ok("POST", "/_search/scroll", "{\"scroll\": \"5m\", \"scroll_id\": \"" + r.get("_scroll_id") + "\"}").body());
+        }
+        node.call("DELETE", "/_search/scroll/_all", null);
+        return clusterOf;
+    }
+
+    // ------------------------------------------------------------------ quality
+
+    /** Group labels as ints; a document without a group gets a label of its own. */
+    static int[] groupLabels(List<Corpus.Doc> docs) {
+        Map<String, Integer> ids = new HashMap<>();
+        int[] labels = new int[docs.size()];
+        for (int i = 0; i < labels.length; i++) {
+            String g = docs.get(i).group();
+            labels[i] = g == null ? labels.length + i : ids.computeIfAbsent(g, k -> ids.size());
+        }
+        return labels;
+    }
+
+    static double pairs(long k) {
+        return k * (k - 1) / 2.0;
+    }
+
+    /** {same-label pairs, labels with two or more members, their members}. */
+    static long[] pairCounts(int[] labels) {
+        Map<Integer, Integer> size = new HashMap<>();
+        for (int l : labels) {
+            size.merge(l, 1, Integer::sum);
+        }
+        long[] r = new long[3];
+        for (int s : size.values()) {
+            r[0] += (long) s * (s - 1) / 2;
+            if (s >= 2) {
+                r[1]++;
+                r[2] += s;
+            }
+        }
+        return r;
+    }
+
+    /**
+     * {ARI, pairwise precision, recall, F1} of {@code clusters} against {@code truth}, from the
+     * contingency table: ARI = (Σ C(n_ij,2) − E) / (½(Σ C(a_i,2) + Σ C(b_j,2)) − E), E = Σ C(a_i,2) Σ C(b_j,2) / C(n,2).
+     */
+    static double[] quality(int[] clusters, int[] truth) {
+        Map<Long, Integer> cells = new HashMap<>();
+        for (int i = 0; i < clusters.length; i++) {
+            cells.merge(((long) clusters[i] << 32) | (truth[i] & 0xffffffffL), 1, Integer::sum);
+        }
+        double both = 0;
+        for (int v : cells.values()) {
+            both += pairs(v);
+        }
+        double sameCluster = pairCounts(clusters)[0];
+        double sameGroup = pairCounts(truth)[0];
+        double expected = sameCluster * sameGroup / pairs(clusters.length);
+        double max = (sameCluster + sameGroup) / 2;
+        double ari = max == expected ? 1 : (both - expected) / (max - expected);
+        double p = sameCluster == 0 ? 1 : both / sameCluster;
+        double r = sameGroup == 0 ? 1 : both / sameGroup;
+        return new double[] {ari, p, r, p + r == 0 ? 0 : 2 * p * r / (p + r)};
+    }
+
+    static String histogram(int[] clusterOf) {
+        boolean[] all = new boolean[clusterOf.length];
+        Arrays.fill(all, true);
+        long[] h = ClusterGraph.sizeHistogram(clusterOf, all);
+        StringBuilder s = new StringBuilder();
+        for (int b = 0; b < h.length; b++) {
+            if (h[b] > 0) {
+                s.append(s.length() == 0 ? "" : ", ").append(ClusterGraph.bucketLabel(b)).append(": ").append(h[b]);
+            }
+        }
+        return s.length() == 0 ? "none" : s.toString();
+    }
+
+    // ------------------------------------------------------------------ the client baseline
+
+    /**
+     * The client loop: {@code _msearch} of {@code perRequest} near_duplicate queries by {@code _id} over all documents or a
+     * fixed sample, union-find here. Returns {ms, queries, extrapolated ms to all documents}.
+     */
+    long[] baseline(Config c, int n, int[] taskClusters, String which, long seed, int perRequest, Run task, StringBuilder out) throws Exception {
+        int[] queries;
+        if (which.equals("all")) {
+            queries = new int[n];
+            for (int i = 0; i < n; i++) {
+                queries[i] = i;
+            }
+        } else {
+            queries = Arrays.copyOf(Evaluate.permutation(n, seed), Math.min(n, Integer.parseInt(which)));
+            Arrays.sort(queries);
+        }
+        int[] parent = new int[n];
+        for (int i = 0; i < n; i++) {
+            parent[i] = i;
+        }
+        long edges = 0, edgesInOneTaskCluster = 0, errors = 0;
+        String load0 = loadAverage();
+        long t0 = System.nanoTime();
+        for (int from = 0; from < queries.length; from += perRequest) {
+            int to = Math.min(queries.length, from + perRequest);
+            StringBuilder body = new StringBuilder();
+            for (int q = from; q < to; q++) {
+                body.append("{}\n").append(c.query(Integer.toString(queries[q]))).append('\n');
+            }
+            HttpResponse<String> r = node.ok("POST", "/" + INDEX + "/_msearch?filter_path=responses.hits.hits._id,responses.error,responses.status",
+                body.toString());
+            List<?> responses = (List<?>) Evaluate.json(r.body()).get("responses");
+            for (int q = from; q < to; q++) {
+                Object resp = responses.get(q - from);
+                if (Evaluate.path(resp, "error") != null) {
+                    if (errors++ < 3) {
+                        Evaluate.log("baseline: query of %d failed: %s", queries[q], QueryBenchmark.abbreviate(resp.toString(), 500));
+                    }
+                    continue;
+                }
+                Object hits = Evaluate.path(resp, "hits", "hits");
+                if (hits instanceof List<?> list) {
+                    for (Object h : list) {
+                        int b = Integer.parseInt((String) ((Map<?, ?>) h).get("_id"));
+                        int a = queries[q];
+                        edges++;
+                        if (taskClusters[a] == taskClusters[b]) {
+                            edgesInOneTaskCluster++;
+                        }
+                        union(parent, a, b);
+                    }
+                }
+            }
+            if ((from / perRequest) % 100 == 99) {
+                System.err.printf(Locale.ROOT, "  baseline %s: %,d of %,d queries (%.0f s)%n", c.spec(), to, queries.length,
+                    (System.nanoTime() - t0) / 1e9);
+            }
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        String load1 = loadAverage();
+        long extrapolated = Math.round(ms * (double) n / queries.length);
+        long took = (Long) task.response().get("took");
+        boolean full = queries.length == n;
+        out.append(String.format(Locale.ROOT, "**`%s`**: the client sent %,d `near_duplicate` queries (%s) in `_msearch` requests of %d, "
+            + "one request in flight, in %.1f s%s (load before / after: %s / %s, %d failed queries); the task took %.2f s (wall %.2f s): "
+            + "**%.1f× faster**%s.%n%n", c.spec(), queries.length, full ? "every document" : "a fixed random sample, seed " + seed, perRequest,
+            ms / 1e3, full ? "" : String.format(Locale.ROOT, ", extrapolated linearly to all %,d documents: %.1f s", n, extrapolated / 1e3),
+            load0, load1, errors, took / 1e3, task.wallMs() / 1e3, extrapolated / (double) took, full ? "" : " (against the extrapolation)"));
+        summary.put("`" + c.spec() + "`: task vs client `_msearch` loop", String.format(Locale.ROOT, "%.2f s vs %.1f s%s: %.1f×", took / 1e3,
+            extrapolated / 1e3, full ? "" : " (extrapolated from " + queries.length + " queries)", extrapolated / (double) took));
+        if (full) {
+            int[] base = new int[n];
+            for (int i = 0; i < n; i++) {
+                base[i] = find(parent, i);
+            }
+            double[] agree = quality(taskClusters, base);
+            int[] canonicalTask = canonical(taskClusters);
+            int[] canonicalBase = canonical(base);
+            int differ = 0;
+            for (int i = 0; i < n; i++) {
+                if (canonicalTask[i] != canonicalBase[i]) {
+                    differ++;
+                }
+            }
+            long[] taskPairs = pairCounts(taskClusters);
+            long[] basePairs = pairCounts(base);
+            out.append(String.format(Locale.ROOT, "Clusters: the task %,d clusters of two or more (%,d documents, %,d pairs), the client %,d "
+                + "(%,d documents, %,d pairs); %s; documents whose cluster differs: %,d; pairwise agreement (client as truth): ARI %.5f, "
+                + "P %.5f, R %.5f; %,d of %,d pairs the client found lie in one task cluster.%n%n", taskPairs[1], taskPairs[2], taskPairs[0],
+                basePairs[1], basePairs[2], basePairs[0], differ == 0 ? "**identical partitions**" : "partitions differ", differ, agree[0],
+                agree[1], agree[2], edgesInOneTaskCluster, edges));
+            summary.put("`" + c.spec() + "`: task clusters vs client clusters", differ == 0 ? "identical" : String.format(Locale.ROOT,
+                "%,d documents differ; ARI %.5f, P %.5f, R %.5f", differ, agree[0], agree[1], agree[2]));
+        } else {
+            out.append(String.format(Locale.ROOT, "Clusters on the sample: %,d of the %,d pairs the client found lie in one task cluster "
+                + "(%.4f).%n%n", edgesInOneTaskCluster, edges, edges == 0 ? 1 : edgesInOneTaskCluster / (double) edges));
+            summary.put("`" + c.spec() + "`: client's pairs within one task cluster (sample)", String.format(Locale.ROOT, "%,d of %,d",
+                edgesInOneTaskCluster, edges));
+        }
+        return new long[] {ms, queries.length, extrapolated};
+    }
+
+    static int find(int[] parent, int x) {
+        while (parent[x] != x) {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        return x;
+    }
+
+    static void union(int[] parent, int a, int b) {
+        int ra = find(parent, a), rb = find(parent, b);
+        if (ra != rb) {
+            parent[Math.max(ra, rb)] = Math.min(ra, rb);
+        }
+    }
+
+    /** Labels renamed to the smallest member of each cluster, so two partitions compare element by element. */
+    static int[] canonical(int[] labels) {
+        Map<Integer, Integer> smallest = new HashMap<>();
+        for (int i = 0; i < labels.length; i++) {
+            smallest.putIfAbsent(labels[i], i);
+        }
+        int[] r = new int[labels.length];
+        for (int i = 0; i < labels.length; i++) {
+            r[i] = smallest.get(labels[i]);
+        }
+        return r;
+    }
+
+    // ------------------------------------------------------------------ collapse
+
+    void collapse(Config c, List<Corpus.Doc> docs, String text, int page) throws Exception {
+        section("What `collapse` on the cluster field does to a result page");
+        Run rerun = clusters(c, c.target(), true, false);
+        Map<String, Object> r = rerun.response();
+        report.append(String.format(Locale.ROOT, "Rerun of `%s` into `%s` with `\"singletons\": true`, so that every document has a cluster id: "
+            + "took %.2f s, %,d updated (the singletons), %,d no-ops (the documents already in their cluster: the rerun kept every "
+            + "cluster), %,d clusters, %,d version conflicts.%n%n", c.spec(), c.target(), (Long) r.get("took") / 1e3, (Long) r.get("updated"),
+            (Long) r.get("noops"), (Long) r.get("clusters"), (Long) r.get("version_conflicts")));
+        String field = c.target() + ".cluster";
+        String query = "{\"match\": {\"text\": " + quote(text) + "}}";
+        String plain = "{\"size\": " + page + ", \"track_total_hits\": true, \"_source\": false, \"query\": " + query
+            + ", \"aggs\": {\"distinct\": {\"cardinality\": {\"field\": \"" + field + "\", \"precision_threshold\": 40000}}}}";
+        String collapsed = "{\"size\": " + page + ", \"track_total_hits\": true, \"_source\": false, \"query\": " + query
+            + ", \"collapse\": {\"field\": \"" + field + "\", \"inner_hits\": {\"name\": \"copies\", \"size\": 100, \"_source\": false}}}";
+        report.append(String.format(Locale.ROOT, "Query `%s`, first page of %d hits; groups: distinct corpus `group` labels among the hits "
+            + "(a document without a group counts as its own).%n%n| search | hits on the page | distinct groups on the page | copies folded into "
+            + "`inner_hits` | total hits | `cardinality` of `%s` |%n|---|---|---|---|---|---|%n", query, page, field));
+        String[][] searches = {{"plain `match`", plain}, {"`match` + `collapse` on `" + field + "`", collapsed}};
+        for (String[] s : searches) {
+            Map<String, Object> resp = Evaluate.json(node.ok("POST", "/" + INDEX + "/_search", s[1]).body());
+            List<?> hits = (List<?>) Evaluate.path(resp, "hits", "hits");
+            Set<String> groups = new HashSet<>();
+            long copies = 0;
+            for (Object h : hits) {
+                int id = Integer.parseInt((String) ((Map<?, ?>) h).get("_id"));
+                String g = docs.get(id).group();
+                groups.add(g == null ? "#" + id : g);
+                Object inner = Evaluate.path(h, "inner_hits", "copies", "hits", "total", "value");
+                if (inner instanceof Number v) {
+                    copies += v.longValue() - 1;
+                }
+            }
+            Object distinct = Evaluate.path(resp, "aggregations", "distinct", "value");
+            report.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %s |%n", s[0], hits.size(), groups.size(),
+                s == searches[0] ? "–" : Long.toString(copies), Evaluate.path(resp, "hits", "total", "value"), distinct == null ? "–" : distinct));
+            summary.put("collapse on `" + field + "`, " + s[0].replaceAll("`[^`]*`$", "").trim() + ": hits / distinct groups on a page of "
+                + page, hits.size() + " / " + groups.size());
+        }
+        report.append('\n');
+    }
+
+    static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    // ------------------------------------------------------------------ report helpers
+
+    void section(String title) {
+        report.append("\n## ").append(title).append("\n\n");
+    }
+
+    /** The 1-, 5- and 15-minute load averages of this machine, as {@code uptime} prints them. */
+    static String loadAverage() {
+        try {
+            String[] p = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return p[0] + " " + p[1] + " " + p[2];
+        } catch (Exception e) {
+            return "?";
+        }
+    }
+}
