@@ -1,11 +1,16 @@
 package io.neardup.clusters;
 
+import io.neardup.core.FingerprintObject;
+import io.neardup.core.SimhashCodec;
 import io.neardup.query.Like;
+import io.neardup.query.NearDuplicateQueryBuilder;
+import io.neardup.query.SimhashBatchMatcher;
 import io.neardup.query.QueryServices;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
@@ -72,8 +77,15 @@ public final class TransportShardMatchAction extends TransportSingleShardAction<
             List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
             StoredFields storedFields = searcher.storedFields();
             String index = shardId.getIndexName();
+            SimhashBatchMatcher blocks = request.spec().minSimilarity() == null ? SimhashBatchMatcher.forField(context, request.spec()
+                .field(), request.spec().maxDistance() == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : request.spec()
+                    .maxDistance(), services) : null;
             for (int i = 0; i < ids.size(); i++) {
                 String id = ids.get(i);
+                if (blocks != null) {
+                    matchByBlocks(blocks, searcher, leaves, storedFields, request, i, matches);
+                    continue;
+                }
                 Like like = id.isEmpty() ? Like.source(null, index, request.sources().get(i)) : Like.fetched(id, index, request.sources()
                     .get(i));
                 Query lucene = request.spec().query(like, services).toQuery(context);
@@ -116,6 +128,48 @@ public final class TransportShardMatchAction extends TransportSingleShardAction<
         ShardMatchResponse toResponse() {
             return new ShardMatchResponse(Arrays.copyOf(query, size), Arrays.copyOf(target, size), Arrays.copyOf(targetSeqNo, size),
                 Arrays.copyOf(similarity, size), Arrays.copyOf(cluster, size));
+        }
+    }
+
+    /**
+     * A simhash document's neighbours, all of them within the distance (exact), from the segments'
+     * block tables: the closest {@code maxMatches} other than itself, scored as the query scores them.
+     */
+    private static void matchByBlocks(SimhashBatchMatcher blocks, IndexSearcher searcher, List<LeafReaderContext> leaves,
+        StoredFields storedFields, ShardMatchRequest request, int i, MatchList matches) throws IOException {
+        FingerprintObject.Parts parts;
+        try {
+            parts = FingerprintObject.read(XContentMapValues.extractValue(request.spec().field(), request.sources().get(i)),
+                FingerprintObject.SIMHASH_KEYS);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("document [" + request.ids().get(i) + "] has a malformed fingerprint in [" + request.spec()
+                .field() + "]: " + e.getMessage(), e);
+        }
+        if (parts == null) {
+            return;
+        }
+        long simhash = SimhashCodec.parseHex(parts.value());
+        // Distance and doc packed in one long: sorted, the closest come first, ties by doc.
+        long[][] hits = { new long[16] };
+        int[] count = { 0 };
+        blocks.match(searcher, simhash, parts.scheme(), (doc, distance) -> {
+            if (count[0] == hits[0].length) {
+                hits[0] = Arrays.copyOf(hits[0], count[0] * 2);
+            }
+            hits[0][count[0]++] = (long) distance << 32 | doc;
+        });
+        Arrays.sort(hits[0], 0, count[0]);
+        int kept = 0;
+        for (int h = 0; h < count[0] && kept < request.maxMatches(); h++) {
+            int doc = (int) hits[0][h];
+            int distance = (int) (hits[0][h] >>> 32);
+            FieldsVisitor visitor = new FieldsVisitor(request.clusterField() != null);
+            storedFields.document(doc, visitor);
+            if (visitor.id().equals(request.ids().get(i))) {
+                continue;
+            }
+            matches.add(i, visitor.id(), seqNo(leaves, doc), 1 - distance / 64f, clusterOf(visitor, request.clusterField()));
+            kept++;
         }
     }
 

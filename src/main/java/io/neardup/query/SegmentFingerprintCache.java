@@ -1,5 +1,6 @@
 package io.neardup.query;
 
+import io.neardup.core.SimhashBlockIndex;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
 import io.neardup.mapper.SimhashFieldMapper;
@@ -28,7 +29,8 @@ import java.util.function.Supplier;
  */
 public final class SegmentFingerprintCache {
 
-    private record Key(Object segment, String field) {
+    /** {@code kind}: the structure's class, and for block tables their distance. */
+    private record Key(Object segment, String field, Object kind) {
     }
 
     private final Map<Key, SegmentStructure> entries = new ConcurrentHashMap<>();
@@ -58,16 +60,48 @@ public final class SegmentFingerprintCache {
      * charge is trued up to what it keeps.
      */
     SortedFingerprints fingerprints(LeafReader reader, String field) throws IOException {
+        SegmentStructure.Sorted sorted = cached(reader, field, SegmentStructure.Sorted.class, charge -> build(reader, field, charge));
+        return sorted == null ? null : sorted.view(reader);
+    }
+
+    /**
+     * Block tables of {@code field}'s fingerprints in this segment that answer every distance up to
+     * {@code maxDistance}, or null if no document has one; charged as {@link #fingerprints} is.
+     */
+    public SimhashBlockIndex blockIndex(LeafReader reader, String field, int maxDistance) throws IOException {
+        SegmentStructure.Blocks blocks = cached(reader, field, maxDistance, SegmentStructure.Blocks.class, charge -> {
+            long withValue = Math.min(DocValues.getSortedNumeric(reader, field).cost(), reader.maxDoc());
+            if (withValue == 0) {
+                return null;
+            }
+            return charged(charge, SimhashBlockIndex.peakBuildBytes(withValue, maxDistance), field, () -> {
+                Values values = values(reader, field, (int) withValue);
+                return values == null ? null : new SegmentStructure.Blocks(SimhashBlockIndex.build(values.fingerprints(), values.docs(),
+                    values.count(), maxDistance));
+            });
+        });
+        return blocks == null ? null : blocks.index();
+    }
+
+    private interface Build<T> {
+        T build(boolean charge) throws IOException;
+    }
+
+    private <T extends SegmentStructure> T cached(LeafReader reader, String field, Class<T> type, Build<T> build) throws IOException {
+        return cached(reader, field, type, type, build);
+    }
+
+    private <T extends SegmentStructure> T cached(LeafReader reader, String field, Object kind, Class<T> type, Build<T> build)
+        throws IOException {
         IndexReader.CacheHelper cacheHelper = reader.getCoreCacheHelper();
         if (cacheHelper == null) {
             // No segment core to cache on (a percolator's one-document index): built for this query, not kept, not charged.
-            SegmentStructure built = build(reader, field, false);
-            return built == null ? null : built.view(reader);
+            return build.build(false);
         }
-        Key key = new Key(cacheHelper.getKey(), field);
+        Key key = new Key(cacheHelper.getKey(), field, kind);
         SegmentStructure entry = entries.get(key);
         if (entry == null) {
-            SegmentStructure built = build(reader, field, true);
+            T built = build.build(true);
             if (built == null) {
                 return null;
             }
@@ -82,7 +116,7 @@ public final class SegmentFingerprintCache {
                 cacheHelper.addClosedListener(closed -> evict(key));
             }
         }
-        return entry.view(reader);
+        return type.cast(entry);
     }
 
     private void evict(Key key) {
@@ -134,14 +168,14 @@ public final class SegmentFingerprintCache {
      * A prefix index over the doc values where the segment is sorted by the field, else a sorted
      * copy; null if no document has a value. Charged to the breaker when {@code charge}.
      */
-    private SegmentStructure build(LeafReader reader, String field, boolean charge) throws IOException {
+    private SegmentStructure.Sorted build(LeafReader reader, String field, boolean charge) throws IOException {
         long withValue = Math.min(DocValues.getSortedNumeric(reader, field).cost(), reader.maxDoc());
         if (withValue == 0) {
             return null;
         }
         int indexBits = SortedFingerprintTable.defaultIndexBits((int) withValue);
         if (isSortedBy(reader, field)) {
-            SegmentStructure sorted = charged(charge, SortedSegmentFingerprints.bytesFor(indexBits), field,
+            SegmentStructure.Sorted sorted = charged(charge, SortedSegmentFingerprints.bytesFor(indexBits), field,
                 () -> SortedSegmentFingerprints.build(reader, field, indexBits));
             if (sorted != null) {
                 return sorted;
@@ -165,6 +199,15 @@ public final class SegmentFingerprintCache {
     }
 
     private static SortedFingerprintTable buildTable(LeafReader reader, String field, int capacity) throws IOException {
+        Values values = values(reader, field, capacity);
+        return values == null ? null : SortedFingerprintTable.build(values.fingerprints(), values.docs(), values.count(),
+            SortedFingerprintTable.defaultIndexBits(values.count()));
+    }
+
+    /** A segment's fingerprints and their documents, in document order. */
+    private record Values(long[] fingerprints, int[] docs, int count) {}
+
+    private static Values values(LeafReader reader, String field, int capacity) throws IOException {
         // Multi-valued in form only: one fingerprint a document, the first value (a percolator's memory index has no singletons).
         SortedNumericDocValues values = DocValues.getSortedNumeric(reader, field);
         long[] fingerprints = new long[Math.max(capacity, 1)];
@@ -178,10 +221,7 @@ public final class SegmentFingerprintCache {
             fingerprints[n] = SimhashFieldMapper.decode(values.nextValue());
             docs[n++] = doc;
         }
-        if (n == 0) {
-            return null;
-        }
-        return SortedFingerprintTable.build(fingerprints, docs, n, SortedFingerprintTable.defaultIndexBits(n));
+        return n == 0 ? null : new Values(fingerprints, docs, n);
     }
 
     /** A snapshot of this node's structures and counters. */

@@ -15,7 +15,7 @@ import java.io.UncheckedIOException;
  * are the sorted table (position + {@link #firstDoc} = doc id), so the only structure kept is the
  * 2^p prefix index. Immutable and cached; {@link #view} gives a per-query reader over it.
  */
-final class SortedSegmentFingerprints implements SegmentStructure {
+final class SortedSegmentFingerprints implements SegmentStructure.Sorted {
 
     private final String field;
     private final int firstDoc;

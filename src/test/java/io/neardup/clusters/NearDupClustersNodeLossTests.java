@@ -3,6 +3,7 @@ package io.neardup.clusters;
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SimhashCodec;
 import org.opensearch.action.bulk.BulkRequestBuilder;
+import org.opensearch.cluster.node.DiscoveryNode;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.plugins.Plugin;
@@ -11,7 +12,6 @@ import org.opensearch.tasks.TaskInfo;
 import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
-import org.opensearch.test.InternalTestCluster;
 
 import java.util.Collection;
 import java.util.List;
@@ -54,7 +54,9 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
             assertFalse(tasks.isEmpty());
             assertTrue(((NearDupClustersTask.Status) tasks.get(0).getStatus()).updated() >= 1);
         }, 60, TimeUnit.SECONDS);
-        internalCluster().stopRandomNode(InternalTestCluster.nameFilter(internalCluster().getNodeNames()[1]));
+        // A data node other than the coordinator: with 6 shards balanced over 3 data nodes, it holds some of the index.
+        internalCluster().stopRandomNode(settings -> DiscoveryNode.isDataNode(settings) && coordinator.equals(settings.get("node.name"))
+            == false);
         NearDupClustersResponse response = running.get(120, TimeUnit.SECONDS);
         assertFalse("the failed writes are reported: " + response.counts(), response.failures().isEmpty());
         assertTrue("the run stopped before writing every cluster: " + response.counts(), response.counts().updated() < 120);
