@@ -200,7 +200,7 @@ final class ClusterJob {
     private void scan() throws Exception {
         int slices = Math.min(shards, request.slices() == NearDupClustersRequest.AUTO_SLICES ? shards : request.slices());
         QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
-        String[] includes = { request.spec().fingerprintObject(), request.targetField() };
+        String[] includes = { request.spec().sourceToMatch(), request.targetField() };
         if (slices == 1) {
             for (int shard = 0; shard < shards && task.isCancelled() == false; shard++) {
                 forEachPage(shard, documents, includes, this::scanPage);

@@ -83,6 +83,15 @@ public record MatchSpec(String field, Integer maxDistance, NearDuplicateQueryBui
         return dot < 0 ? field : field.substring(0, dot);
     }
 
+    /**
+     * The part of a document's {@code _source} its matching reads: the field alone, or with
+     * {@code min_similarity} the whole fingerprint object (a simhash field is then verified on its
+     * sibling minhash). A minhash object's shingle set is most of a document's fingerprints.
+     */
+    public String sourceToMatch() {
+        return minSimilarity == null ? field : fingerprintObject();
+    }
+
     @Override
     public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
         builder.field("field", field);

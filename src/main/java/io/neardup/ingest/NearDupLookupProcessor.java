@@ -69,7 +69,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final String index;
     private final String targetField;
     private final Integer maxDistance;
-    private final NearDuplicateQueryBuilder.Mode mode;
     private final Double minSimilarity;
     private final int maxCandidates;
     private final TimeValue timeout;
@@ -83,7 +82,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final LongSupplier nanoTime;
 
     NearDupLookupProcessor(String tag, String description, String field, String index, String targetField, Integer maxDistance,
-        NearDuplicateQueryBuilder.Mode mode, Double minSimilarity, int maxCandidates, TimeValue timeout, boolean ignoreMissing,
+        Double minSimilarity, int maxCandidates, TimeValue timeout, boolean ignoreMissing,
         RecentFingerprints recent, Client client, ClusterService clusterService, BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler,
         LongSupplier nanoTime) {
         super(tag, description);
@@ -91,14 +90,13 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         this.index = index;
         this.targetField = targetField;
         this.maxDistance = maxDistance;
-        this.mode = mode;
         this.minSimilarity = minSimilarity;
         this.maxCandidates = maxCandidates;
         this.timeout = timeout;
         this.ignoreMissing = ignoreMissing;
         this.simhash = field.endsWith(".simhash") || field.equals("simhash");
         this.recent = recent;
-        this.spec = new MatchSpec(field, maxDistance, mode, null, minSimilarity, null);
+        this.spec = new MatchSpec(field, maxDistance, null, null, minSimilarity, null);
         this.client = client;
         this.clusterService = clusterService;
         this.scheduler = scheduler;
@@ -306,21 +304,18 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     + "]");
             }
             Integer maxDistance = readOptionalInt(tag, config, "max_distance", 0, NearDuplicateQueryBuilder.MAX_MAX_DISTANCE);
-            String modeName = ConfigurationUtils.readOptionalStringProperty(TYPE, tag, config, "mode");
+            if (config.containsKey("mode") || config.containsKey("max_flips")) {
+                throw newConfigurationException(TYPE, tag, config.containsKey("mode") ? "mode" : "max_flips", "does not apply: a simhash "
+                    + "lookup finds every document within [max_distance] (per-segment block tables)");
+            }
             Double minSimilarity = readOptionalDouble(tag, config, "min_similarity");
-            if (isSimhash == false && (maxDistance != null || modeName != null)) {
-                throw newConfigurationException(TYPE, tag, maxDistance != null ? "max_distance" : "mode", "applies to [simhash] fields; ["
-                    + field + "] is a [minhash] field: use [min_similarity]");
+            if (isSimhash == false && maxDistance != null) {
+                throw newConfigurationException(TYPE, tag, "max_distance", "applies to [simhash] fields; [" + field + "] is a [minhash] "
+                    + "field: use [min_similarity]");
             }
             if (isSimhash && minSimilarity != null) {
                 throw newConfigurationException(TYPE, tag, "min_similarity", "applies to [minhash] fields; [" + field + "] is a [simhash] "
                     + "field: use [max_distance]");
-            }
-            NearDuplicateQueryBuilder.Mode mode;
-            try {
-                mode = modeName == null ? null : NearDuplicateQueryBuilder.Mode.parse(modeName);
-            } catch (IllegalArgumentException e) {
-                throw newConfigurationException(TYPE, tag, "mode", e.getMessage());
             }
             int maxCandidates = readOptionalInt(tag, config, "max_candidates", 1, MAX_MAX_CANDIDATES) instanceof Integer n ? n
                 : DEFAULT_MAX_CANDIDATES;
@@ -332,7 +327,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 : DEFAULT_RECENT_SIZE;
             TimeValue recentTtl = readTime(tag, config, "recent_ttl", DEFAULT_RECENT_TTL, MAX_RECENT_TTL);
             boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "ignore_missing", false);
-            return new NearDupLookupProcessor(tag, description, field, index, targetField, maxDistance, mode, minSimilarity, maxCandidates,
+            return new NearDupLookupProcessor(tag, description, field, index, targetField, maxDistance, minSimilarity, maxCandidates,
                 timeout, ignoreMissing, new RecentFingerprints(recentSize, recentTtl.nanos()), client, clusterService, scheduler, System::nanoTime);
         }
 

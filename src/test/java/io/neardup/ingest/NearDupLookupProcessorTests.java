@@ -49,7 +49,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     @SuppressWarnings("unchecked")
     public void testDuplicateOfIsSetExactlyWhenAnEarlierDocumentIsNear() throws Exception {
         int distance = 3;
-        lookupIndex("arrivals", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
+        lookupIndex("arrivals", "{\"field\": \"fp.simhash\", \"max_distance\": " + distance
             + ", \"target_field\": \"dup\"}");
         Random random = random();
         List<String> order = new ArrayList<>();
@@ -120,7 +120,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     public void testCopiesInOneBulkAreFoundAmongTheRecentFingerprints() {
         for (int recentSize : new int[] { 0, 10 }) {
             String index = "bulk-" + recentSize;
-            lookupIndex(index, "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\", \"recent_size\": "
+            lookupIndex(index, "{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"recent_size\": "
                 + recentSize + "}");
             assertFalse(client().prepareBulk().add(client().prepareIndex(index).setId("first").setSource(Map.of("fp", Map.of("simhash",
                 "0123456789abcdef")))).add(client().prepareIndex(index).setId("second").setSource(Map.of("fp", Map.of("simhash",
@@ -139,7 +139,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     /** What the window missed, a {@code _near_dup_clusters} run over the recent documents repairs: the two originals become one cluster. */
     @SuppressWarnings("unchecked")
     public void testAClustersRunOverRecentDocumentsRepairsTheWindow() throws Exception {
-        lookupIndex("window", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\", \"recent_size\": 0}");
+        lookupIndex("window", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"recent_size\": 0}");
         assertAcked(client().admin().indices().preparePutMapping("window").setSource("{\"properties\": {\"batch\": {\"type\": "
             + "\"keyword\"}, \"dup\": {\"properties\": {\"cluster\": {\"type\": \"keyword\"}, \"duplicate_of\": {\"type\": "
             + "\"keyword\"}, \"representative\": {\"type\": \"boolean\"}}}}}", XContentType.JSON));
@@ -151,7 +151,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
         try (org.opensearch.core.xcontent.XContentParser parser = org.opensearch.common.xcontent.json.JsonXContent.jsonXContent
             .createParser(new org.opensearch.core.xcontent.NamedXContentRegistry(new org.opensearch.search.SearchModule(Settings.EMPTY,
                 List.of()).getNamedXContents()), org.opensearch.core.xcontent.DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
-                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\", \"query\": {\"term\": "
+                "{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"query\": {\"term\": "
                     + "{\"batch\": \"recent\"}}}")) {
             client().execute(io.neardup.clusters.NearDupClustersAction.INSTANCE, io.neardup.clusters.NearDupClustersRequest.parse(
                 "window", parser).refresh(true)).actionGet();
@@ -177,7 +177,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"timeout\": \"0s\"}", "[timeout] must be more than [0s]" },
             { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"timeout\": \"1h\"}", "[timeout] must be in [0s, 5m]" },
             { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"recent_size\": 1000000}", "[recent_size] must be an integer" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"mode\": \"fuzzy\"}", "unknown mode [fuzzy]" },
+            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"mode\": \"psm\"}", "[mode] does not apply" },
             { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"colour\": 1}", "colour" } }) {
             Exception e = expectThrows(Exception.class, () -> client().admin().cluster().preparePutPipeline("bad", new BytesArray(
                 "{\"processors\": [{\"near_dup_lookup\": " + bad[0] + "}]}"), XContentType.JSON).get());
