@@ -16,6 +16,7 @@ public final class RecentFingerprints {
 
     /** One recent document. Its cluster is set once its own lookup has decided, read by later documents. */
     public static final class Entry {
+        private final String scope;
         private final String id;
         private final int scheme;
         private final long simhash;
@@ -24,7 +25,8 @@ public final class RecentFingerprints {
         private final long addedNanos;
         private volatile String cluster;
 
-        Entry(String id, int scheme, long simhash, int[] signature, byte[] shingleSet, long addedNanos) {
+        Entry(String scope, String id, int scheme, long simhash, int[] signature, byte[] shingleSet, long addedNanos) {
+            this.scope = scope;
             this.id = id;
             this.scheme = scheme;
             this.simhash = simhash;
@@ -68,16 +70,17 @@ public final class RecentFingerprints {
     }
 
     /**
-     * Adds a simhash document; returns its entry. Only fingerprints of one {@code scheme} (a hash of
-     * the scheme id, 0 for none) are compared with each other.
+     * Adds a simhash document; returns its entry. Only fingerprints of one {@code scope} (the index
+     * they are looked up in) and one {@code scheme} (a hash of the scheme id, 0 for none) are
+     * compared with each other, and never a document with itself (same {@code id}).
      */
-    public Entry addSimhash(String id, int scheme, long simhash, long nowNanos) {
-        return add(new Entry(id, scheme, simhash, null, null, nowNanos), nowNanos);
+    public Entry addSimhash(String scope, String id, int scheme, long simhash, long nowNanos) {
+        return add(new Entry(scope, id, scheme, simhash, null, null, nowNanos), nowNanos);
     }
 
     /** Adds a signature document; {@code shingleSet} ({@link ShingleSetCodec} payload) may be null. */
-    public Entry addSignature(String id, int scheme, int[] signature, byte[] shingleSet, long nowNanos) {
-        return add(new Entry(id, scheme, 0, signature.clone(), shingleSet, nowNanos), nowNanos);
+    public Entry addSignature(String scope, String id, int scheme, int[] signature, byte[] shingleSet, long nowNanos) {
+        return add(new Entry(scope, id, scheme, 0, signature.clone(), shingleSet, nowNanos), nowNanos);
     }
 
     private synchronized Entry add(Entry entry, long nowNanos) {
@@ -98,14 +101,14 @@ public final class RecentFingerprints {
         }
     }
 
-    /** The closest recent simhash within {@code maxDistance} bits, other than {@code self}; null if none. */
-    public synchronized Match closestSimhash(int scheme, long simhash, int maxDistance, Entry self, long nowNanos) {
+    /** The closest recent simhash of {@code scope} within {@code maxDistance} bits, other than document {@code id}; null if none. */
+    public synchronized Match closestSimhash(String scope, String id, int scheme, long simhash, int maxDistance, long nowNanos) {
         expire(nowNanos);
         Entry best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (Iterator<Entry> it = entries.iterator(); it.hasNext();) {
             Entry entry = it.next();
-            if (entry == self || entry.signature != null || entry.scheme != scheme) {
+            if (entry.signature != null || entry.scheme != scheme || entry.scope.equals(scope) == false || entry.id.equals(id)) {
                 continue;
             }
             int distance = Long.bitCount(entry.simhash ^ simhash);
@@ -118,11 +121,11 @@ public final class RecentFingerprints {
     }
 
     /**
-     * The most similar recent signature at or above {@code minSimilarity}, other than {@code self}:
+     * The most similar recent signature of {@code scope} at or above {@code minSimilarity}, other than document {@code id}:
      * by the exact Jaccard of the shingle sets where both have one, else by the estimate. Null if none.
      */
-    public synchronized Match mostSimilarSignature(int scheme, int[] signature, byte[] shingleSet, double minSimilarity, Entry self,
-        long nowNanos) {
+    public synchronized Match mostSimilarSignature(String scope, String id, int scheme, int[] signature, byte[] shingleSet,
+        double minSimilarity, long nowNanos) {
         expire(nowNanos);
         Entry best = null;
         double bestSimilarity = -1;
@@ -132,7 +135,8 @@ public final class RecentFingerprints {
             - minSimilarity) / signature.length));
         int maxMismatches = (int) Math.floor((1 - estimateFloor) * signature.length);
         for (Entry entry : entries) {
-            if (entry == self || entry.signature == null || entry.scheme != scheme || entry.signature.length != signature.length) {
+            if (entry.signature == null || entry.scheme != scheme || entry.signature.length != signature.length || entry.scope.equals(
+                scope) == false || entry.id.equals(id)) {
                 continue;
             }
             int mismatches = 0;

@@ -137,16 +137,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
             if (simhash) {
                 long value = SimhashCodec.parseHex(parts.value());
-                recentMatch = recent.closestSimhash(scheme, value, maxDistance == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE
-                    : maxDistance, null, now);
-                self = id == null ? null : recent.addSimhash(id, scheme, value, now);
+                recentMatch = recent.closestSimhash(lookupIndex, id, scheme, value, maxDistance == null
+                    ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : maxDistance, now);
+                self = id == null ? null : recent.addSimhash(lookupIndex, id, scheme, value, now);
             } else {
                 int[] signature = SignatureCodec.decode(parts.value());
                 byte[] shingles = parts.shingles() == null ? null : ShingleSetCodec.decodePayload(parts.shingles(), SignatureCodec
                     .schemeHashOf(parts.value()));
                 double tau = minSimilarity == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : minSimilarity;
-                recentMatch = recent.mostSimilarSignature(scheme, signature, shingles, tau, null, now);
-                self = id == null ? null : recent.addSignature(id, scheme, signature, shingles, now);
+                recentMatch = recent.mostSimilarSignature(lookupIndex, id, scheme, signature, shingles, tau, now);
+                self = id == null ? null : recent.addSignature(lookupIndex, id, scheme, signature, shingles, now);
             }
         } catch (RuntimeException e) {
             handler.accept(null, e);
