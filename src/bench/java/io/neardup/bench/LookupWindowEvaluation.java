@@ -108,32 +108,12 @@ public final class LookupWindowEvaluation {
         boolean[] result = new boolean[sets.length];
         for (int i = 0; i < sets.length; i++) {
             for (int j = 0; j < i && result[i] == false; j++) {
-                result[i] = jaccard(sets[i], sets[j]) >= TAU;
+                result[i] = ManpagesEvaluation.jaccard(sets[i], sets[j]) >= TAU;
             }
         }
         return result;
     }
 
-    private static double jaccard(long[] a, long[] b) {
-        if (a.length == 0 && b.length == 0) {
-            return 0;
-        }
-        int i = 0;
-        int j = 0;
-        int common = 0;
-        while (i < a.length && j < b.length) {
-            if (a[i] == b[j]) {
-                common++;
-                i++;
-                j++;
-            } else if (a[i] < b[j]) {
-                i++;
-            } else {
-                j++;
-            }
-        }
-        return (double) common / (a.length + b.length - common);
-    }
 
     private static String quote(String text) {
         StringBuilder out = new StringBuilder("\"");
