@@ -2,7 +2,6 @@ package io.neardup.query;
 
 import io.neardup.core.SimhashCodec;
 import io.neardup.core.Margins;
-import io.neardup.mapper.SimhashFieldMapper;
 import org.opensearch.core.ParseField;
 import org.opensearch.core.common.ParsingException;
 import org.opensearch.core.common.io.stream.StreamInput;
