@@ -31,7 +31,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -82,9 +81,6 @@ final class ClusterJob {
     /** A node seen at two different sequence numbers: it changed between the scan and a shard's match. */
     private static final long CHANGED = Long.MIN_VALUE;
     private static final String SCANNED_QUERY_NAME = "_near_dup_clusters_scanned";
-    static final String CLUSTER = "cluster";
-    static final String SIZE = "size";
-    static final String REPRESENTATIVE = "representative";
 
     private final Client client;
     private final ThreadPool threadPool;
@@ -117,11 +113,11 @@ final class ClusterJob {
         static final Member MISSING = new Member(false, false, SequenceNumbers.UNASSIGNED_SEQ_NO, 0, new Object[0], null);
 
         String existingCluster() {
-            return existing == null ? null : Objects.toString(existing.get(CLUSTER), null);
+            return ClusterAssignment.clusterOf(existing);
         }
 
         boolean wasRepresentativeOf(String id) {
-            return existing != null && Boolean.TRUE.equals(existing.get(REPRESENTATIVE)) && id.equals(existingCluster());
+            return existing != null && Boolean.TRUE.equals(existing.get(ClusterAssignment.REPRESENTATIVE)) && id.equals(existingCluster());
         }
     }
 
@@ -275,9 +271,9 @@ final class ClusterJob {
                 batchSources.add(hitSource);
             }
             if (request.query() != null && hitSource != null && XContentMapValues.extractValue(request.targetField(),
-                hitSource) instanceof Map<?, ?> existing && existing.get(CLUSTER) != null) {
+                hitSource) instanceof Map<?, ?> existing && ClusterAssignment.clusterOf(existing) != null) {
                 synchronized (this) {
-                    clustersToExpand.add(existing.get(CLUSTER).toString());
+                    clustersToExpand.add(ClusterAssignment.clusterOf(existing));
                 }
             }
         }
@@ -397,8 +393,8 @@ final class ClusterJob {
 
     /** Adds the other members of earlier clusters: documents holding one of {@code clusters} that the query does not match. */
     private void readClusters(List<String> clusters) {
-        BoolQueryBuilder others = QueryBuilders.boolQuery().filter(QueryBuilders.termsQuery(request.targetField() + "." + CLUSTER, clusters))
-            .mustNot(request.query());
+        BoolQueryBuilder others = QueryBuilders.boolQuery().filter(QueryBuilders.termsQuery(request.targetField() + "."
+            + ClusterAssignment.CLUSTER, clusters)).mustNot(request.query());
         for (int shard = 0; shard < shards && task.isCancelled() == false; shard++) {
             // Only their ids: the members are read (and kept in their clusters) with the other nodes.
             forEachPage(shard, others, new String[0], hits -> {
@@ -555,9 +551,9 @@ final class ClusterJob {
             // A document of the graph left alone (its near-duplicates gone, or joined to other leaders) is written as one in no
             // cluster: here, because a run with a query would not meet it again among the documents it matches.
             boolean alone = size[rep[n]] < 2;
-            Map<String, Object> desired = alone ? (request.singletons() ? assignment(ids.get(n), 1, true) : null) : assignment(ids.get(
-                rep[n]), size[rep[n]], rep[n] == n);
-            if (Objects.equals(desired, normalized(member.existing()))) {
+            Map<String, Object> desired = alone ? (request.singletons() ? ClusterAssignment.member(ids.get(n), 1, true) : null)
+                : ClusterAssignment.member(ids.get(rep[n]), size[rep[n]], rep[n] == n);
+            if (Objects.equals(desired, ClusterAssignment.readMember(member.existing()))) {
                 if (alone == false || member.existing() != null) {
                     task.noops.incrementAndGet();
                 }
@@ -579,7 +575,8 @@ final class ClusterJob {
      */
     private void writeOthers(int[] rep, int[] size) {
         QueryBuilder documents = QueryBuilders.boolQuery().filter(request.query() == null ? QueryBuilders.matchAllQuery() : request.query())
-            .filter(QueryBuilders.existsQuery(request.singletons() ? request.spec().field() : request.targetField() + "." + CLUSTER));
+            .filter(QueryBuilders.existsQuery(request.singletons() ? request.spec().field() : request.targetField() + "."
+                + ClusterAssignment.CLUSTER));
         Writer writer = new Writer();
         for (int shard = 0; shard < shards && task.isCancelled() == false && writesStopped == false; shard++) {
             // Up to the shard's newest operation now: the documents this pass writes come back at new sequence numbers, beyond it.
@@ -593,8 +590,8 @@ final class ClusterJob {
                     }
                     Map<String, Object> hitSource = hit.getSourceAsMap();
                     Object existing = hitSource == null ? null : XContentMapValues.extractValue(request.targetField(), hitSource);
-                    Map<String, Object> desired = request.singletons() ? assignment(hit.getId(), 1, true) : null;
-                    if (Objects.equals(desired, existing instanceof Map<?, ?> map ? normalized(map) : null)) {
+                    Map<String, Object> desired = request.singletons() ? ClusterAssignment.member(hit.getId(), 1, true) : null;
+                    if (Objects.equals(desired, existing instanceof Map<?, ?> map ? ClusterAssignment.readMember(map) : null)) {
                         task.noops.incrementAndGet();
                         continue;
                     }
@@ -612,24 +609,6 @@ final class ClusterJob {
         SearchHit[] hits = client.search(new SearchRequest(index).preference("_shards:" + shard).source(newest)).actionGet(STEP_TIMEOUT)
             .getHits().getHits();
         return hits.length == 0 ? -1 : hits[0].getSeqNo();
-    }
-
-    private static Map<String, Object> assignment(String cluster, int size, boolean representative) {
-        Map<String, Object> value = new LinkedHashMap<>();
-        value.put(CLUSTER, cluster);
-        value.put(SIZE, size);
-        value.put(REPRESENTATIVE, representative);
-        return value;
-    }
-
-    /** A stored assignment in the form {@link #assignment} builds, to tell a no-op; null if it is not one. */
-    private static Map<String, Object> normalized(Map<?, ?> existing) {
-        if (existing == null || existing.get(CLUSTER) == null || existing.get(SIZE) instanceof Number == false
-            || existing.get(REPRESENTATIVE) instanceof Boolean == false) {
-            return null;
-        }
-        return assignment(existing.get(CLUSTER).toString(), ((Number) existing.get(SIZE)).intValue(), (Boolean) existing.get(
-            REPRESENTATIVE));
     }
 
     private void conflict(String id, String reason) {
@@ -653,16 +632,8 @@ final class ClusterJob {
         private long nextAllowedNanos = System.nanoTime();
 
         void add(String id, Map<String, Object> assignment, long seqNo, long primaryTerm, boolean clears) {
-            Map<String, Object> doc = new HashMap<>();
-            Map<String, Object> level = doc;
-            String[] path = request.targetField().split("\\.");
-            for (int i = 0; i < path.length - 1; i++) {
-                Map<String, Object> inner = new HashMap<>();
-                level.put(path[i], inner);
-                level = inner;
-            }
-            level.put(path[path.length - 1], assignment);
-            bulk.add(new UpdateRequest(index, id).doc(doc).setIfSeqNo(seqNo).setIfPrimaryTerm(primaryTerm));
+            bulk.add(new UpdateRequest(index, id).doc(MappingPaths.nest(request.targetField(), assignment)).setIfSeqNo(seqNo)
+                .setIfPrimaryTerm(primaryTerm));
             clearing.add(clears);
             if (bulk.numberOfActions() >= request.scrollSize()) {
                 flush();

@@ -1,10 +1,14 @@
 package io.neardup.clusters;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
-/** Reads field paths ({@code a.b.c}) in a mapping's source, where each object level nests its fields under {@code properties}. */
-final class MappingPaths {
+/**
+ * Field paths ({@code a.b.c}): read in a mapping's source, where each object level nests its fields
+ * under {@code properties}, and written into a document's {@code _source}.
+ */
+public final class MappingPaths {
 
     private MappingPaths() {}
 
@@ -50,6 +54,20 @@ final class MappingPaths {
                     + subfield.getValue());
             }
         }
+    }
+
+    /** {@code value} under {@code path} in new maps: {@code a.b} → {@code {"a": {"b": value}}}. */
+    public static Map<String, Object> nest(String path, Object value) {
+        String[] parts = path.split("\\.");
+        Object nested = value;
+        for (int i = parts.length - 1; i > 0; i--) {
+            Map<String, Object> level = new HashMap<>();
+            level.put(parts[i], nested);
+            nested = level;
+        }
+        Map<String, Object> root = new HashMap<>();
+        root.put(parts[0], nested);
+        return root;
     }
 
     @SuppressWarnings("unchecked")

@@ -22,7 +22,6 @@ import org.opensearch.transport.client.Client;
 import org.opensearch.transport.client.ParentTaskAssigningClient;
 
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Checks a {@code _near_dup_clusters} request against the index's mapping (so that a bad one is a
@@ -30,8 +29,6 @@ import java.util.Set;
  * on a generic thread, its searches and writes as child tasks of this one.
  */
 public final class TransportNearDupClustersAction extends HandledTransportAction<NearDupClustersRequest, NearDupClustersResponse> {
-
-    private static final Set<String> SIZE_TYPES = Set.of("integer", "long");
 
     private final Client client;
     private final ClusterService clusterService;
@@ -92,8 +89,7 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
             throw new IllegalArgumentException("[field] [" + field + "] is of type [" + (type == null ? "object" : type)
                 + "], expected [simhash] or [minhash]");
         }
-        MappingPaths.checkAssignable(properties, request.targetField(), Map.of(ClusterJob.CLUSTER, Set.of("keyword"), ClusterJob.SIZE,
-            SIZE_TYPES, ClusterJob.REPRESENTATIVE, Set.of("boolean")));
+        MappingPaths.checkAssignable(properties, request.targetField(), ClusterAssignment.ACCEPTED_TYPES);
         return metadata;
     }
 
@@ -109,12 +105,10 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
         }
     }
 
-    /** {@code cluster} a keyword (for {@code collapse} and {@code terms}), {@code size} an integer, {@code representative} a boolean. */
+    /** {@link ClusterAssignment#mapping()} at {@code targetField}, each level an object with {@code properties}. */
     static Map<String, Object> targetMapping(String targetField) {
-        Map<String, Object> leaf = Map.of("properties", Map.of(ClusterJob.CLUSTER, Map.of("type", "keyword"), ClusterJob.SIZE, Map.of(
-            "type", "integer"), ClusterJob.REPRESENTATIVE, Map.of("type", "boolean")));
         String[] path = targetField.split("\\.");
-        Map<String, Object> mapping = leaf;
+        Map<String, Object> mapping = ClusterAssignment.mapping();
         for (int i = path.length - 1; i >= 0; i--) {
             mapping = Map.of("properties", Map.of(path[i], mapping));
         }

@@ -10,7 +10,6 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.StoredFields;
-import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
@@ -77,13 +76,13 @@ public final class TransportShardMatchAction extends TransportSingleShardAction<
             List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
             StoredFields storedFields = searcher.storedFields();
             String index = shardId.getIndexName();
-            SimhashBatchMatcher blocks = request.spec().minSimilarity() == null ? SimhashBatchMatcher.forField(context, request.spec()
-                .field(), request.spec().maxDistance() == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : request.spec()
-                    .maxDistance(), services) : null;
+            SimhashBatchMatcher blocks = request.spec().minSimilarity() == null ? SimhashBatchMatcher.forField(context, searcher,
+                request.spec().field(), request.spec().maxDistance() == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : request
+                    .spec().maxDistance(), services) : null;
             for (int i = 0; i < ids.size(); i++) {
                 String id = ids.get(i);
                 if (blocks != null) {
-                    matchByBlocks(blocks, searcher, leaves, storedFields, request, i, matches);
+                    matchByBlocks(blocks, leaves, storedFields, request, i, matches);
                     continue;
                 }
                 Like like = id.isEmpty() ? Like.source(null, index, request.sources().get(i)) : Like.fetched(id, index, request.sources()
@@ -135,8 +134,8 @@ public final class TransportShardMatchAction extends TransportSingleShardAction<
      * A simhash document's neighbours, all of them within the distance (exact), from the segments'
      * block tables: the closest {@code maxMatches} other than itself, scored as the query scores them.
      */
-    private static void matchByBlocks(SimhashBatchMatcher blocks, IndexSearcher searcher, List<LeafReaderContext> leaves,
-        StoredFields storedFields, ShardMatchRequest request, int i, MatchList matches) throws IOException {
+    private static void matchByBlocks(SimhashBatchMatcher blocks, List<LeafReaderContext> leaves, StoredFields storedFields,
+        ShardMatchRequest request, int i, MatchList matches) throws IOException {
         FingerprintObject.Parts parts;
         try {
             parts = FingerprintObject.read(XContentMapValues.extractValue(request.spec().field(), request.sources().get(i)),
@@ -152,7 +151,7 @@ public final class TransportShardMatchAction extends TransportSingleShardAction<
         // Distance and doc packed in one long: sorted, the closest come first, ties by doc.
         long[][] hits = { new long[16] };
         int[] count = { 0 };
-        blocks.match(searcher, simhash, parts.scheme(), (doc, distance) -> {
+        blocks.match(simhash, parts.scheme(), (doc, distance) -> {
             if (count[0] == hits[0].length) {
                 hits[0] = Arrays.copyOf(hits[0], count[0] * 2);
             }
@@ -168,7 +167,7 @@ public final class TransportShardMatchAction extends TransportSingleShardAction<
             if (visitor.id().equals(request.ids().get(i))) {
                 continue;
             }
-            matches.add(i, visitor.id(), seqNo(leaves, doc), 1 - distance / 64f, clusterOf(visitor, request.clusterField()));
+            matches.add(i, visitor.id(), seqNo(leaves, doc), SimhashBatchMatcher.similarity(distance), clusterOf(visitor, request.clusterField()));
             kept++;
         }
     }

@@ -5,6 +5,8 @@ import io.neardup.core.RecentFingerprints;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.clusters.ClusterAssignment;
+import io.neardup.clusters.MappingPaths;
 import io.neardup.clusters.MatchSpec;
 import io.neardup.clusters.ShardMatchAction;
 import io.neardup.clusters.ShardMatchRequest;
@@ -26,8 +28,6 @@ import org.opensearch.index.IndexNotFoundException;
 import org.opensearch.threadpool.Scheduler;
 import org.opensearch.transport.client.Client;
 
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -58,10 +58,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     public static final int MAX_RECENT_SIZE = 100_000;
     public static final TimeValue DEFAULT_RECENT_TTL = TimeValue.timeValueSeconds(5);
     public static final TimeValue MAX_RECENT_TTL = TimeValue.timeValueMinutes(10);
-    static final String CLUSTER = "cluster";
-    static final String DUPLICATE_OF = "duplicate_of";
-    static final String SIMILARITY = "similarity";
-    static final String REPRESENTATIVE = "representative";
     private static final Set<String> METADATA_FIELDS = Set.of("_id", "_index", "_routing", "_version", "_version_type", "_if_seq_no",
         "_if_primary_term", "_source", "_ingest");
 
@@ -132,7 +128,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
             }
             parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
-            fingerprintSource = fingerprintSource(document);
+            fingerprintSource = MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
             long now = nanoTime.getAsLong();
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
             if (simhash) {
@@ -174,7 +170,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         for (int shard = 0; shard < shards; shard++) {
             int slot = shard;
             ShardMatchRequest request = new ShardMatchRequest(target.getIndex().getName(), shard, spec, List.of(id == null ? "" : id), List
-                .of(fingerprintSource), maxCandidates, targetField + "." + CLUSTER);
+                .of(fingerprintSource), maxCandidates, targetField + "." + ClusterAssignment.CLUSTER);
             client.execute(ShardMatchAction.INSTANCE, request, ActionListener.wrap(response -> {
                 responses[slot] = response;
                 if (pending.decrementAndGet() == 0 && done.compareAndSet(false, true)) {
@@ -227,7 +223,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
     private void write(IngestDocument document, String id, Found indexed, RecentFingerprints.Match recentMatch,
         RecentFingerprints.Entry self) {
-        Map<String, Object> value = new LinkedHashMap<>();
         String duplicateOf = null;
         String cluster = null;
         double similarity = 0;
@@ -241,38 +236,15 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             cluster = recentMatch.entry().cluster();
             similarity = recentMatch.similarity();
         }
-        if (duplicateOf != null) {
-            value.put(CLUSTER, cluster);
-            value.put(DUPLICATE_OF, duplicateOf);
-            value.put(SIMILARITY, similarity);
-            value.put(REPRESENTATIVE, false);
-        } else if (id != null) {
-            value.put(CLUSTER, id);
-            value.put(REPRESENTATIVE, true);
-        } else {
+        if (duplicateOf == null && id == null) {
             return;
         }
+        Map<String, Object> value = duplicateOf != null ? ClusterAssignment.duplicate(cluster, duplicateOf, similarity)
+            : ClusterAssignment.original(id);
         if (self != null) {
-            self.decide((String) value.get(CLUSTER));
+            self.decide(ClusterAssignment.clusterOf(value));
         }
         document.setFieldValue(targetField, value);
-    }
-
-    /** The document's fingerprint object, nested under its path, as a query by a document's {@code _source} reads it. */
-    private Map<String, Object> fingerprintSource(IngestDocument document) {
-        int dot = field.lastIndexOf('.');
-        String objectPath = dot < 0 ? field : field.substring(0, dot);
-        Object object = document.getFieldValue(objectPath, Object.class);
-        String[] path = objectPath.split("\\.");
-        Map<String, Object> root = new HashMap<>();
-        Map<String, Object> level = root;
-        for (int i = 0; i < path.length - 1; i++) {
-            Map<String, Object> inner = new HashMap<>();
-            level.put(path[i], inner);
-            level = inner;
-        }
-        level.put(path[path.length - 1], object);
-        return root;
     }
 
     /** Reads the processor's configuration; each bad option fails the pipeline PUT naming it. */
