@@ -3,8 +3,10 @@ package io.neardup;
 import io.neardup.clusters.NearDupClustersAction;
 import io.neardup.clusters.NearDupClustersTask;
 import io.neardup.clusters.RestNearDupClustersAction;
+import io.neardup.clusters.ShardJoinAction;
 import io.neardup.clusters.ShardMatchAction;
 import io.neardup.clusters.TransportNearDupClustersAction;
+import io.neardup.clusters.TransportShardJoinAction;
 import io.neardup.clusters.TransportShardMatchAction;
 import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
@@ -182,7 +184,8 @@ public class NearDupPlugin extends Plugin
         return List.of(
             new ActionHandler<>(NearDupStatsAction.INSTANCE, TransportNearDupStatsAction.class),
             new ActionHandler<>(NearDupClustersAction.INSTANCE, TransportNearDupClustersAction.class),
-            new ActionHandler<>(ShardMatchAction.INSTANCE, TransportShardMatchAction.class)
+            new ActionHandler<>(ShardMatchAction.INSTANCE, TransportShardMatchAction.class),
+            new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class)
         );
     }
 

@@ -55,7 +55,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * EVAL_CLASS=io.neardup.bench.ClustersEvaluation bash src/scripts/evaluate.sh ../shared/corpus/manpages.jsonl.gz /tmp/clusters-manpages \
  *     [--configs minhash:0.5,minhash:0.8,simhash:3,simhash:6] [--shards 1] [--baseline all|N] [--msearch 100] [--dry-run true]
  *     [--collapse-config minhash:0.8|none] [--collapse-query "file descriptor"] [--page 20] [--batch 500] [--max-docs N] [--seed 42]
+ *     [--keep-index false]
  * </pre>
+ * {@code --keep-index true} leaves the index and pipeline on the node (with {@code --url}, for runs by hand afterwards).
  */
 public final class ClustersEvaluation {
     static final String INDEX = Evaluate.INDEX;
@@ -85,7 +87,7 @@ public final class ClustersEvaluation {
         }
         for (String k : opt.keySet()) {
             if (List.of("url", "configs", "shards", "baseline", "msearch", "dry-run", "collapse-config", "collapse-query", "page", "batch",
-                "max-docs", "seed", "command").contains(k) == false) {
+                "max-docs", "seed", "command", "keep-index").contains(k) == false) {
                 throw new IllegalArgumentException("unknown option --" + k);
             }
         }
@@ -230,7 +232,9 @@ public final class ClustersEvaluation {
         Files.writeString(out.resolve("summary.md"), sum.toString());
         report.append(String.format(Locale.ROOT, "%n_Run took %.0f s in all._%n", (System.nanoTime() - t0) / 1e9));
         Files.writeString(out.resolve("report.md"), report.toString());
-        node.cleanup();
+        if (Boolean.parseBoolean(opt.getOrDefault("keep-index", "false")) == false) {
+            node.cleanup();
+        }
         System.out.println();
         System.out.print(sum);
     }

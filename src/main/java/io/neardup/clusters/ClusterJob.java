@@ -44,11 +44,14 @@ import java.util.function.Consumer;
 /**
  * One {@code _near_dup_clusters} run, on the node that received it:
  * <ol>
- * <li><b>scan</b>: page through the documents to (re)assign, shard by shard ({@code slices} shards at
- * a time), and send each page to
- * every shard of the index, where {@link TransportShardMatchAction} finds their near-duplicates in
- * its own structures; the matches become edges of a {@link ClusterGraph} over the documents that
- * have any (documents without a near-duplicate take no memory here);</li>
+ * <li><b>scan</b>: find every pair of near-duplicates, shard by shard ({@code slices} shards at a
+ * time). A full run on a {@code simhash} field without {@code min_similarity} is a self-join on the
+ * data nodes: each shard, window by window of sequence numbers, joins its documents with its own
+ * block tables and those of the shards after it ({@link TransportShardJoinAction}); only pairs come
+ * back. Otherwise the documents to (re)assign are paged through here and each page is sent to every
+ * shard, where {@link TransportShardMatchAction} runs their queries in its own structures. The
+ * matches become edges of a {@link ClusterGraph} over the documents that have any (documents
+ * without a near-duplicate take no memory here);</li>
  * <li><b>read members</b>: read the documents of the graph again ({@code _seq_no}, the
  * representative's sort values, their current cluster), and with a {@code query}, the other
  * members of the clusters they touch, which keep their assignment;</li>
@@ -89,12 +92,12 @@ final class ClusterJob {
     private final NearDupClustersTask task;
     private final String index;
     private final int shards;
+    private final boolean simhashField;
     private final long startNanos = System.nanoTime();
 
     private final Map<String, Integer> nodeOf = new HashMap<>();
     private final List<String> ids = new ArrayList<>();
     private long[] seenSeqNo = new long[16];
-    private boolean[] scannedNode = new boolean[16];
     private final ClusterGraph graph;
     /** Clusters of earlier runs whose members must be read (with a {@code query}: the clusters the run touches). */
     private final Set<String> clustersToExpand = new HashSet<>();
@@ -122,7 +125,7 @@ final class ClusterJob {
     }
 
     ClusterJob(Client client, ThreadPool threadPool, CircuitBreaker breaker, NearDupClustersRequest request, NearDupClustersTask task,
-        String index, int shards) {
+        String index, int shards, boolean simhashField) {
         this.client = client;
         this.threadPool = threadPool;
         this.breaker = breaker;
@@ -130,6 +133,7 @@ final class ClusterJob {
         this.task = task;
         this.index = index;
         this.shards = shards;
+        this.simhashField = simhashField;
         this.graph = new ClusterGraph(request.linkage() == NearDupClustersRequest.Linkage.LEADER);
     }
 
@@ -193,13 +197,31 @@ final class ClusterJob {
 
     // ---- scan ----------------------------------------------------------------------------------
 
+    /** Whether matching goes through the shards' self-join: a full run on a {@code simhash} field without {@code min_similarity}. */
+    private boolean selfJoin() {
+        return simhashField && request.query() == null && request.spec().minSimilarity() == null;
+    }
+
     private void scan() throws Exception {
-        int slices = Math.min(shards, request.slices() == NearDupClustersRequest.AUTO_SLICES ? shards : request.slices());
+        if (selfJoin()) {
+            forEachShard(this::joinShard);
+            return;
+        }
         QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
         String[] includes = { request.spec().sourceToMatch(), request.targetField() };
+        forEachShard(shard -> forEachPage(shard, documents, includes, this::scanPage));
+    }
+
+    private interface ShardWork {
+        void run(int shard) throws Exception;
+    }
+
+    /** Runs {@code work} for every shard, {@code slices} shards at a time; the first failure stops the others at their next step. */
+    private void forEachShard(ShardWork work) throws Exception {
+        int slices = Math.min(shards, request.slices() == NearDupClustersRequest.AUTO_SLICES ? shards : request.slices());
         if (slices == 1) {
             for (int shard = 0; shard < shards && task.isCancelled() == false; shard++) {
-                forEachPage(shard, documents, includes, this::scanPage);
+                work.run(shard);
             }
             return;
         }
@@ -209,7 +231,7 @@ final class ClusterJob {
         for (int slice = 0; slice < slices; slice++) {
             FutureTask<Void> future = new FutureTask<>(() -> {
                 for (int shard = nextShard.getAndIncrement(); shard < shards && sliceFailed == false; shard = nextShard.getAndIncrement()) {
-                    forEachPage(shard, documents, includes, this::scanPage);
+                    work.run(shard);
                 }
                 return null;
             });
@@ -229,6 +251,35 @@ final class ClusterJob {
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /**
+     * Joins one shard's documents, window by window of {@code scroll_size} sequence numbers (so at
+     * most that many documents) up to the shard's newest now, with the whole index ({@link TransportShardJoinAction}): the windows of shard {@code s}
+     * look up shards {@code s} and above, so each pair of documents is found once. A document
+     * written during the run has a later sequence number and is met as a neighbour only.
+     */
+    private void joinShard(int shard) {
+        long newest = maxSeqNo(shard);
+        int[] higherShards = new int[shards - shard - 1];
+        for (int i = 0; i < higherShards.length; i++) {
+            higherShards[i] = shard + 1 + i;
+        }
+        for (long from = 0; from <= newest && task.isCancelled() == false && sliceFailed == false; from += request.scrollSize()) {
+            long to = Math.min(newest + 1, from + request.scrollSize());
+            ShardJoinResponse window = client.execute(ShardJoinAction.INSTANCE, new ShardJoinRequest(index, shard, request.spec(), from, to,
+                higherShards)).actionGet(STEP_TIMEOUT);
+            ShardMatchResponse matches = window.matches();
+            synchronized (this) {
+                for (int i = 0; i < matches.size(); i++) {
+                    int query = matches.query(i);
+                    addMatch(node(window.queryId(query), window.querySeqNo(query)), node(matches.target(i), matches.targetSeqNo(i)),
+                        matches.similarity(i));
+                }
+            }
+            task.noFingerprint.addAndGet(window.noFingerprint());
+            task.scanned.addAndGet(window.scanned());
         }
     }
 
@@ -296,20 +347,23 @@ final class ClusterJob {
             synchronized (this) {
                 for (int i = 0; i < matches.size(); i++) {
                     int query = matches.query(i);
-                    int a = node(batchIds.get(query), batchSeqNos[query], true);
-                    int b = node(matches.target(i), matches.targetSeqNo(i), false);
-                    if (a != b) {
-                        charge(graph.bytesPerEdge());
-                        graph.addEdge(a, b, matches.similarity(i));
-                        task.matches.incrementAndGet();
-                    }
+                    addMatch(node(batchIds.get(query), batchSeqNos[query]), node(matches.target(i), matches.targetSeqNo(i)),
+                        matches.similarity(i));
                 }
             }
         }
     }
 
+    private void addMatch(int a, int b, float similarity) {
+        if (a != b) {
+            charge(graph.bytesPerEdge());
+            graph.addEdge(a, b, similarity);
+            task.matches.incrementAndGet();
+        }
+    }
+
     /** The node of a document, created (and charged) on first sight; {@code seqNo} is the version its fingerprint was read at. */
-    private int node(String id, long seqNo, boolean scanned) {
+    private int node(String id, long seqNo) {
         Integer existing = nodeOf.get(id);
         int n;
         if (existing == null) {
@@ -319,7 +373,6 @@ final class ClusterJob {
             ids.add(id);
             if (n == seenSeqNo.length) {
                 seenSeqNo = Arrays.copyOf(seenSeqNo, n * 2);
-                scannedNode = Arrays.copyOf(scannedNode, n * 2);
             }
             seenSeqNo[n] = seqNo;
         } else {
@@ -330,7 +383,6 @@ final class ClusterJob {
                 seenSeqNo[n] = CHANGED;
             }
         }
-        scannedNode[n] |= scanned;
         return n;
     }
 
@@ -399,7 +451,7 @@ final class ClusterJob {
             // Only their ids: the members are read (and kept in their clusters) with the other nodes.
             forEachPage(shard, others, new String[0], hits -> {
                 for (SearchHit hit : hits) {
-                    node(hit.getId(), SequenceNumbers.UNASSIGNED_SEQ_NO, false);
+                    node(hit.getId(), SequenceNumbers.UNASSIGNED_SEQ_NO);
                 }
             });
         }
@@ -417,7 +469,7 @@ final class ClusterJob {
         }
         clustersToExpand.add(cluster);
         if (members[n].scanned() == false && cluster.equals(ids.get(n)) == false) {
-            int leader = node(cluster, SequenceNumbers.UNASSIGNED_SEQ_NO, false);
+            int leader = node(cluster, SequenceNumbers.UNASSIGNED_SEQ_NO);
             graph.fix(n, leader);
         }
     }

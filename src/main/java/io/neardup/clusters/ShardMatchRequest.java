@@ -1,7 +1,6 @@
 package io.neardup.clusters;
 
 import org.opensearch.action.ActionRequestValidationException;
-import org.opensearch.action.support.single.shard.SingleShardRequest;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 
@@ -11,14 +10,17 @@ import java.util.Map;
 
 /**
  * A batch of documents to match against one shard: their {@code _id}s and fingerprint objects
- * (each document's {@code _source} reduced to the object holding the matched field).
+ * (each document's {@code _source} reduced to the object holding the matched field), or bare
+ * simhash values of another shard's documents (a step of the shards' self-join, {@link TransportShardJoinAction}).
  */
-public final class ShardMatchRequest extends SingleShardRequest<ShardMatchRequest> {
+public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> {
 
-    private final int shard;
     private final MatchSpec spec;
     private final List<String> ids;
     private final List<Map<String, Object>> sources;
+    /** Instead of ids and sources: simhash values, all of {@link #scheme} (null: not recorded). */
+    private final long[] simhashes;
+    private final String scheme;
     private final int maxMatches;
     private final String clusterField;
 
@@ -29,24 +31,45 @@ public final class ShardMatchRequest extends SingleShardRequest<ShardMatchReques
      */
     public ShardMatchRequest(String index, int shard, MatchSpec spec, List<String> ids, List<Map<String, Object>> sources, int maxMatches,
         String clusterField) {
-        super(index);
+        super(index, shard);
         if (ids.size() != sources.size()) {
             throw new IllegalArgumentException("one source per id: " + ids.size() + " ids, " + sources.size() + " sources");
         }
-        this.shard = shard;
         this.spec = spec;
         this.ids = ids;
         this.sources = sources;
+        this.simhashes = null;
+        this.scheme = null;
         this.maxMatches = maxMatches;
         this.clusterField = clusterField;
     }
 
+    /** Bare simhash values to match (for a {@code simhash} field without {@code min_similarity}); no match is excluded as "itself". */
+    public ShardMatchRequest(String index, int shard, MatchSpec spec, long[] simhashes, String scheme, int maxMatches) {
+        super(index, shard);
+        this.spec = spec;
+        this.ids = null;
+        this.sources = null;
+        this.simhashes = simhashes;
+        this.scheme = scheme;
+        this.maxMatches = maxMatches;
+        this.clusterField = null;
+    }
+
     public ShardMatchRequest(StreamInput in) throws IOException {
         super(in);
-        shard = in.readVInt();
         spec = new MatchSpec(in);
-        ids = in.readStringList();
-        sources = in.readList(StreamInput::readMap);
+        if (in.readBoolean()) {
+            simhashes = in.readLongArray();
+            scheme = in.readOptionalString();
+            ids = null;
+            sources = null;
+        } else {
+            simhashes = null;
+            scheme = null;
+            ids = in.readStringList();
+            sources = in.readList(StreamInput::readMap);
+        }
         maxMatches = in.readVInt();
         clusterField = in.readOptionalString();
     }
@@ -54,10 +77,15 @@ public final class ShardMatchRequest extends SingleShardRequest<ShardMatchReques
     @Override
     public void writeTo(StreamOutput out) throws IOException {
         super.writeTo(out);
-        out.writeVInt(shard);
         spec.writeTo(out);
-        out.writeStringCollection(ids);
-        out.writeCollection(sources, StreamOutput::writeMap);
+        out.writeBoolean(simhashes != null);
+        if (simhashes != null) {
+            out.writeLongArray(simhashes);
+            out.writeOptionalString(scheme);
+        } else {
+            out.writeStringCollection(ids);
+            out.writeCollection(sources, StreamOutput::writeMap);
+        }
         out.writeVInt(maxMatches);
         out.writeOptionalString(clusterField);
     }
@@ -72,14 +100,20 @@ public final class ShardMatchRequest extends SingleShardRequest<ShardMatchReques
         return e;
     }
 
-    public int shard() {
-        return shard;
-    }
-
     public MatchSpec spec() {
         return spec;
     }
 
+    /** The simhash values to match, or null if the request carries documents. */
+    public long[] simhashes() {
+        return simhashes;
+    }
+
+    public String scheme() {
+        return scheme;
+    }
+
+    /** The documents' ids, or null if the request carries {@link #simhashes}. */
     public List<String> ids() {
         return ids;
     }

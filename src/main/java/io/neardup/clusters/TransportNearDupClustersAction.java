@@ -65,7 +65,8 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
                         targetMapping(request.targetField()))).actionGet();
                 }
                 ClusterJob job = new ClusterJob(taskClient, threadPool, cache.breaker(), request, (NearDupClustersTask) task,
-                    indexMetadata.getIndex().getName(), indexMetadata.getNumberOfShards());
+                    indexMetadata.getIndex().getName(), indexMetadata.getNumberOfShards(), SimhashFieldMapper.CONTENT_TYPE.equals(
+                        MappingPaths.find(mappingOf(indexMetadata), request.spec().field()).get("type")));
                 listener.onResponse(job.run());
             } catch (Exception e) {
                 listener.onFailure(e);
@@ -77,8 +78,7 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
     private IndexMetadata checkMappings(ClusterState state, NearDupClustersRequest request) {
         String[] names = resolver.concreteIndexNames(state, request);
         IndexMetadata metadata = state.metadata().index(names[0]);
-        MappingMetadata mapping = metadata.mapping();
-        Map<String, Object> properties = mapping == null ? Map.of() : mapping.sourceAsMap();
+        Map<String, Object> properties = mappingOf(metadata);
         String field = request.spec().field();
         Map<?, ?> fieldMapping = MappingPaths.find(properties, field);
         if (fieldMapping == null) {
@@ -91,6 +91,11 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
         }
         MappingPaths.checkAssignable(properties, request.targetField(), ClusterAssignment.ACCEPTED_TYPES);
         return metadata;
+    }
+
+    private static Map<String, Object> mappingOf(IndexMetadata metadata) {
+        MappingMetadata mapping = metadata.mapping();
+        return mapping == null ? Map.of() : mapping.sourceAsMap();
     }
 
     /**

@@ -68,6 +68,11 @@ public final class SimhashBatchMatcher {
         return new SimhashBatchMatcher(field, maxDistance, indexes, schemes, live, docBases);
     }
 
+    /** The scheme the documents of the searcher's {@code leaf}-th segment were fingerprinted with, null if not recorded. */
+    public String scheme(int leaf) {
+        return schemes[leaf];
+    }
+
     /** The score the {@code near_duplicate} query gives a document at {@code distance} bits. */
     public static float similarity(int distance) {
         return SimhashNeighborQuery.similarity(distance);

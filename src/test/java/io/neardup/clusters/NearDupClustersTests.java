@@ -170,6 +170,14 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         assertEquals(0, response.counts().versionConflicts());
         assertTrue(response.failures().isEmpty());
         assertEquals(Arrays.stream(response.sizeHistogram()).sum(), clusters);
+        // The shards' self-join reports every pair exactly once, whatever the windows (scroll_size) and shards.
+        long pairs = 0;
+        for (int a = 0; a < ids.size(); a++) {
+            for (int b = a + 1; b < ids.size(); b++) {
+                pairs += Long.bitCount(fps.get(ids.get(a)) ^ fps.get(ids.get(b))) <= distance ? 1 : 0;
+            }
+        }
+        assertEquals(pairs, response.counts().matches());
 
         // Run again: same clusters, nothing to write; the ids are stable.
         NearDupClustersResponse again = run("single", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance

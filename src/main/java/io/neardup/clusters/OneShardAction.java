@@ -1,0 +1,44 @@
+package io.neardup.clusters;
+
+import org.opensearch.action.support.ActionFilters;
+import org.opensearch.action.support.single.shard.TransportSingleShardAction;
+import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.routing.OperationRouting;
+import org.opensearch.cluster.routing.ShardsIterator;
+import org.opensearch.cluster.service.ClusterService;
+import org.opensearch.core.action.ActionResponse;
+import org.opensearch.core.common.io.stream.Writeable;
+import org.opensearch.core.index.shard.ShardId;
+import org.opensearch.threadpool.ThreadPool;
+import org.opensearch.transport.TransportService;
+
+/** Runs a {@link OneShardRequest} on a node holding a copy (primary or replica) of its shard. */
+abstract class OneShardAction<Request extends OneShardRequest<Request>, Response extends ActionResponse> extends
+    TransportSingleShardAction<Request, Response> {
+
+    private final Writeable.Reader<Response> responseReader;
+
+    OneShardAction(String name, ThreadPool threadPool, ClusterService clusterService, TransportService transportService,
+        ActionFilters actionFilters, IndexNameExpressionResolver resolver, Writeable.Reader<Request> requestReader,
+        Writeable.Reader<Response> responseReader, String executor) {
+        super(name, threadPool, clusterService, transportService, actionFilters, resolver, requestReader, executor);
+        this.responseReader = responseReader;
+    }
+
+    @Override
+    protected Writeable.Reader<Response> getResponseReader() {
+        return responseReader;
+    }
+
+    @Override
+    protected boolean resolveIndex(Request request) {
+        return true;
+    }
+
+    @Override
+    protected ShardsIterator shards(ClusterState state, InternalRequest request) {
+        return OperationRouting.getShards(state, new ShardId(state.metadata().index(request.concreteIndex()).getIndex(),
+            request.request().shard()));
+    }
+}

@@ -1,0 +1,77 @@
+package io.neardup.clusters;
+
+import org.opensearch.action.ActionRequestValidationException;
+import org.opensearch.action.ValidateActions;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+
+import java.io.IOException;
+
+/**
+ * Join the documents of one shard whose {@code _seq_no} is in {@code [fromSeqNo, toSeqNo)} with
+ * every document of that shard and of the shards {@code otherShards}, on a {@code simhash} field.
+ */
+public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
+
+    /** Most sequence numbers (so documents) a window spans: bounds the memory a window takes on its shard's node. */
+    public static final long MAX_WINDOW = NearDupClustersRequest.MAX_SCROLL_SIZE;
+
+    private final MatchSpec spec;
+    private final long fromSeqNo;
+    private final long toSeqNo;
+    private final int[] otherShards;
+
+    public ShardJoinRequest(String index, int shard, MatchSpec spec, long fromSeqNo, long toSeqNo, int[] otherShards) {
+        super(index, shard);
+        this.spec = spec;
+        this.fromSeqNo = fromSeqNo;
+        this.toSeqNo = toSeqNo;
+        this.otherShards = otherShards;
+    }
+
+    public ShardJoinRequest(StreamInput in) throws IOException {
+        super(in);
+        spec = new MatchSpec(in);
+        fromSeqNo = in.readZLong();
+        toSeqNo = in.readZLong();
+        otherShards = in.readVIntArray();
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        super.writeTo(out);
+        spec.writeTo(out);
+        out.writeZLong(fromSeqNo);
+        out.writeZLong(toSeqNo);
+        out.writeVIntArray(otherShards);
+    }
+
+    @Override
+    public ActionRequestValidationException validate() {
+        ActionRequestValidationException e = validateNonNullIndex();
+        if (fromSeqNo < 0 || toSeqNo <= fromSeqNo || toSeqNo - fromSeqNo > MAX_WINDOW) {
+            e = ValidateActions.addValidationError("the window [" + fromSeqNo + ", " + toSeqNo + ") must be non-empty, start at 0 or "
+                + "later and span at most " + MAX_WINDOW + " sequence numbers", e);
+        }
+        if (spec.minSimilarity() != null) {
+            e = ValidateActions.addValidationError("a join matches bare simhash values: [min_similarity] needs the documents' sources", e);
+        }
+        return e;
+    }
+
+    public MatchSpec spec() {
+        return spec;
+    }
+
+    public long fromSeqNo() {
+        return fromSeqNo;
+    }
+
+    public long toSeqNo() {
+        return toSeqNo;
+    }
+
+    public int[] otherShards() {
+        return otherShards;
+    }
+}

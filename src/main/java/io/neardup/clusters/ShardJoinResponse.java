@@ -1,0 +1,69 @@
+package io.neardup.clusters;
+
+import org.opensearch.core.action.ActionResponse;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+
+import java.io.IOException;
+
+/**
+ * The pairs a window of a shard's documents forms: {@link #matches} pairs the window's document
+ * {@code queryIds[matches.query(i)]} (read at {@code querySeqNos[…]}) with a document of the index.
+ * Only the window's documents with a match are listed.
+ */
+public final class ShardJoinResponse extends ActionResponse {
+
+    private final long scanned;
+    private final long noFingerprint;
+    private final String[] queryIds;
+    private final long[] querySeqNos;
+    private final ShardMatchResponse matches;
+
+    public ShardJoinResponse(long scanned, long noFingerprint, String[] queryIds, long[] querySeqNos, ShardMatchResponse matches) {
+        this.scanned = scanned;
+        this.noFingerprint = noFingerprint;
+        this.queryIds = queryIds;
+        this.querySeqNos = querySeqNos;
+        this.matches = matches;
+    }
+
+    public ShardJoinResponse(StreamInput in) throws IOException {
+        super(in);
+        scanned = in.readVLong();
+        noFingerprint = in.readVLong();
+        queryIds = in.readStringArray();
+        querySeqNos = in.readLongArray();
+        matches = new ShardMatchResponse(in);
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        out.writeVLong(scanned);
+        out.writeVLong(noFingerprint);
+        out.writeStringArray(queryIds);
+        out.writeLongArray(querySeqNos);
+        matches.writeTo(out);
+    }
+
+    /** Live documents in the window. */
+    public long scanned() {
+        return scanned;
+    }
+
+    /** Of those, documents without a value in the field: left alone. */
+    public long noFingerprint() {
+        return noFingerprint;
+    }
+
+    public String queryId(int query) {
+        return queryIds[query];
+    }
+
+    public long querySeqNo(int query) {
+        return querySeqNos[query];
+    }
+
+    public ShardMatchResponse matches() {
+        return matches;
+    }
+}

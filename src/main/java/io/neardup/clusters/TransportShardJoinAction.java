@@ -1,0 +1,228 @@
+package io.neardup.clusters;
+
+import io.neardup.mapper.SimhashFieldMapper;
+import io.neardup.query.NearDuplicateQueryBuilder;
+import io.neardup.query.QueryServices;
+import io.neardup.query.SimhashBatchMatcher;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.SortedNumericDocValues;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Scorer;
+import org.apache.lucene.search.Weight;
+import org.apache.lucene.util.Bits;
+import org.opensearch.action.support.ActionFilters;
+import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.service.ClusterService;
+import org.opensearch.common.action.ActionFuture;
+import org.opensearch.common.inject.Inject;
+import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.core.index.shard.ShardId;
+import org.opensearch.index.IndexService;
+import org.opensearch.index.engine.Engine;
+import org.opensearch.index.mapper.SeqNoFieldMapper;
+import org.opensearch.index.query.QueryShardContext;
+import org.opensearch.index.shard.IndexShard;
+import org.opensearch.indices.IndicesService;
+import org.opensearch.threadpool.ThreadPool;
+import org.opensearch.transport.TransportService;
+import org.opensearch.transport.client.Client;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The self-join of {@code _near_dup_clusters} on a {@code simhash} field, run where a copy of the
+ * shard is: a window of the shard's documents (a range of sequence numbers) is read from doc
+ * values and looked up in the shard's own block tables, then sent as bare simhash values to the
+ * other shards named in the request. Each pair is reported once: within the shard by the window
+ * of its later sequence number (or, inside one window, from its lower doc id); across shards by
+ * the lower shard, which names only higher ones. No {@code _source} is read, and an {@code _id}
+ * only for documents with a match.
+ */
+public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequest, ShardJoinResponse> {
+
+    /** A window document's doc id, simhash, sequence number and segment, held while the window is joined. */
+    static final int BYTES_PER_WINDOW_DOCUMENT = 4 + 8 + 8 + 4;
+
+    private final IndicesService indicesService;
+    private final QueryServices services;
+    private final Client client;
+
+    @Inject
+    public TransportShardJoinAction(ThreadPool threadPool, ClusterService clusterService, TransportService transportService,
+        ActionFilters actionFilters, IndexNameExpressionResolver indexNameExpressionResolver, IndicesService indicesService,
+        QueryServices services, Client client) {
+        // The generic pool: a window waits for the other shards' answers, which run on the search pool.
+        super(ShardJoinAction.NAME, threadPool, clusterService, transportService, actionFilters, indexNameExpressionResolver,
+            ShardJoinRequest::new, ShardJoinResponse::new, ThreadPool.Names.GENERIC);
+        this.indicesService = indicesService;
+        this.services = services;
+        this.client = client;
+    }
+
+    /** The window's documents with a simhash, in doc id order. */
+    private record Window(int size, int[] docs, long[] simhashes, long[] seqNos, int[] leaves, long scanned) {}
+
+    @Override
+    protected ShardJoinResponse shardOperation(ShardJoinRequest request, ShardId shardId) throws IOException {
+        IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
+        IndexShard shard = indexService.getShard(shardId.id());
+        MatchSpec spec = request.spec();
+        int maxDistance = spec.maxDistance() == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : spec.maxDistance();
+        CircuitBreaker breaker = services.cache().breaker();
+        try (Engine.Searcher searcher = shard.acquireSearcher("near_dup_clusters")) {
+            QueryShardContext context = indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
+            SimhashBatchMatcher blocks = SimhashBatchMatcher.forField(context, searcher, spec.field(), maxDistance, services);
+            if (blocks == null) {
+                throw new IllegalArgumentException("[field] [" + spec.field() + "] is not a [simhash] field with doc values in " + shardId);
+            }
+            long capacity = Math.min(request.toSeqNo() - request.fromSeqNo(), searcher.getIndexReader().maxDoc());
+            long charge = capacity * BYTES_PER_WINDOW_DOCUMENT;
+            breaker.addEstimateBytesAndMaybeBreak(charge, "near_dup_clusters window");
+            try {
+                Window window = readWindow(context, searcher.getIndexReader().leaves(), request, (int) capacity);
+                return join(request, blocks, new ShardDocs(searcher, null), window);
+            } finally {
+                breaker.addWithoutBreaking(-charge);
+            }
+        }
+    }
+
+    private static Window readWindow(QueryShardContext context, List<LeafReaderContext> leaves, ShardJoinRequest request, int capacity)
+        throws IOException {
+        Query range = context.fieldMapper(SeqNoFieldMapper.NAME).rangeQuery(request.fromSeqNo(), request.toSeqNo() - 1, true, true,
+            null, null, null, context);
+        Weight weight = context.searcher().createWeight(context.searcher().rewrite(range), ScoreMode.COMPLETE_NO_SCORES, 1f);
+        int[] docs = new int[capacity];
+        long[] simhashes = new long[capacity];
+        long[] seqNos = new long[capacity];
+        int[] leafOf = new int[capacity];
+        int size = 0;
+        long scanned = 0;
+        for (int l = 0; l < leaves.size(); l++) {
+            LeafReaderContext leaf = leaves.get(l);
+            Scorer scorer = weight.scorer(leaf);
+            if (scorer == null) {
+                continue;
+            }
+            SortedNumericDocValues values = DocValues.getSortedNumeric(leaf.reader(), request.spec().field());
+            NumericDocValues seqNo = DocValues.getNumeric(leaf.reader(), SeqNoFieldMapper.NAME);
+            Bits live = leaf.reader().getLiveDocs();
+            DocIdSetIterator matching = scorer.iterator();
+            for (int doc = matching.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = matching.nextDoc()) {
+                if (live != null && live.get(doc) == false) {
+                    continue;
+                }
+                scanned++;
+                if (values.advanceExact(doc) == false || seqNo.advanceExact(doc) == false) {
+                    continue;
+                }
+                docs[size] = leaf.docBase + doc;
+                simhashes[size] = SimhashFieldMapper.decode(values.nextValue());
+                seqNos[size] = seqNo.longValue();
+                leafOf[size++] = l;
+            }
+        }
+        return new Window(size, docs, simhashes, seqNos, leafOf, scanned);
+    }
+
+    private ShardJoinResponse join(ShardJoinRequest request, SimhashBatchMatcher blocks, ShardDocs docs, Window window)
+        throws IOException {
+        int maxMatches = TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT;
+        List<ProbeBatch> probes = sendProbes(request, blocks, window, maxMatches);
+        MatchList matches = new MatchList();
+        int[] queryOf = new int[window.size()];
+        Arrays.fill(queryOf, -1);
+        int[] windowOf = new int[window.size()];
+        int queries = 0;
+        BlockNeighbours neighbours = new BlockNeighbours();
+        for (int i = 0; i < window.size(); i++) {
+            int found = neighbours.find(blocks, window.simhashes()[i], blocks.scheme(window.leaves()[i]));
+            int considered = 0;
+            for (int h = 0; h < found && considered < maxMatches; h++) {
+                int doc = neighbours.doc(h);
+                if (doc == window.docs()[i]) {
+                    continue;
+                }
+                considered++;
+                long seqNo = docs.seqNo(doc);
+                boolean inWindow = seqNo >= request.fromSeqNo() && seqNo < request.toSeqNo();
+                // A neighbour of an earlier window reported this pair there; one of this window, from the lower doc id.
+                if (seqNo < request.fromSeqNo() || (inWindow && doc < window.docs()[i])) {
+                    continue;
+                }
+                if (queryOf[i] < 0) {
+                    windowOf[queries] = i;
+                    queryOf[i] = queries++;
+                }
+                docs.read(doc);
+                matches.add(queryOf[i], docs.id(), seqNo, SimhashBatchMatcher.similarity(neighbours.distance(h)), null);
+            }
+        }
+        for (ProbeBatch probe : probes) {
+            ShardMatchResponse found = probe.response().actionGet(ClusterJob.STEP_TIMEOUT);
+            for (int m = 0; m < found.size(); m++) {
+                int i = probe.windowIndexes()[found.query(m)];
+                if (queryOf[i] < 0) {
+                    windowOf[queries] = i;
+                    queryOf[i] = queries++;
+                }
+                matches.add(queryOf[i], found.target(m), found.targetSeqNo(m), found.similarity(m), null);
+            }
+        }
+        String[] queryIds = new String[queries];
+        long[] querySeqNos = new long[queries];
+        for (int q = 0; q < queries; q++) {
+            int i = windowOf[q];
+            docs.read(window.docs()[i]);
+            queryIds[q] = docs.id();
+            querySeqNos[q] = window.seqNos()[i];
+        }
+        return new ShardJoinResponse(window.scanned(), window.scanned() - window.size(), queryIds, querySeqNos, matches.toResponse());
+    }
+
+    /** The window's simhashes of one scheme, sent to one other shard; {@code windowIndexes[k]} is the window document of value k. */
+    private record ProbeBatch(int[] windowIndexes, ActionFuture<ShardMatchResponse> response) {}
+
+    /** Sends the window to the other shards first, so that they search while this shard joins the window with itself. */
+    private List<ProbeBatch> sendProbes(ShardJoinRequest request, SimhashBatchMatcher blocks, Window window, int maxMatches) {
+        List<ProbeBatch> probes = new ArrayList<>();
+        if (request.otherShards().length == 0 || window.size() == 0) {
+            return probes;
+        }
+        // Segments of one shard may record different schemes (an error when matched, as in the query): one batch per scheme.
+        boolean[] sent = new boolean[window.size()];
+        for (int first = 0; first < window.size(); first++) {
+            if (sent[first]) {
+                continue;
+            }
+            String scheme = blocks.scheme(window.leaves()[first]);
+            int[] indexes = new int[window.size() - first];
+            int n = 0;
+            for (int i = first; i < window.size(); i++) {
+                if (sent[i] == false && Objects.equals(scheme, blocks.scheme(window.leaves()[i]))) {
+                    sent[i] = true;
+                    indexes[n++] = i;
+                }
+            }
+            int[] windowIndexes = Arrays.copyOf(indexes, n);
+            long[] simhashes = new long[n];
+            for (int k = 0; k < n; k++) {
+                simhashes[k] = window.simhashes()[windowIndexes[k]];
+            }
+            for (int other : request.otherShards()) {
+                ShardMatchRequest probe = new ShardMatchRequest(request.index(), other, request.spec(), simhashes, scheme, maxMatches);
+                probe.setParentTask(request.getParentTask());
+                probes.add(new ProbeBatch(windowIndexes, client.execute(ShardMatchAction.INSTANCE, probe)));
+            }
+        }
+        return probes;
+    }
+}
