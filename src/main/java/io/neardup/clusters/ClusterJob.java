@@ -2,8 +2,8 @@ package io.neardup.clusters;
 
 import io.neardup.core.ClusterGraph;
 import org.opensearch.action.bulk.BulkItemResponse;
+import org.opensearch.OpenSearchTimeoutException;
 import org.opensearch.action.bulk.BulkRequest;
-import org.opensearch.action.bulk.BulkResponse;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.action.update.UpdateRequest;
@@ -11,6 +11,7 @@ import org.opensearch.common.action.ActionFuture;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.common.util.concurrent.ThreadContext;
 import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.core.rest.RestStatus;
 import org.opensearch.index.query.BoolQueryBuilder;
@@ -38,6 +39,8 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -107,7 +110,7 @@ final class ClusterJob {
     private final List<NearDupClustersResponse.Failure> failures = new ArrayList<>();
     private long cleared;
     /** Set by a write failure (or a version conflict with {@code conflicts=abort}): no further writes, as {@code _update_by_query} does. */
-    private boolean writesStopped;
+    private volatile boolean writesStopped;
     /** Set when one slice fails, so that the others stop at their next page. */
     private volatile boolean sliceFailed;
 
@@ -212,13 +215,18 @@ final class ClusterJob {
         forEachShard(shard -> forEachPage(shard, documents, includes, this::scanPage));
     }
 
+    /** Shards scanned at once, and bulks written at once. */
+    private int slices() {
+        return Math.min(shards, request.slices() == NearDupClustersRequest.AUTO_SLICES ? shards : request.slices());
+    }
+
     private interface ShardWork {
         void run(int shard) throws Exception;
     }
 
     /** Runs {@code work} for every shard, {@code slices} shards at a time; the first failure stops the others at their next step. */
     private void forEachShard(ShardWork work) throws Exception {
-        int slices = Math.min(shards, request.slices() == NearDupClustersRequest.AUTO_SLICES ? shards : request.slices());
+        int slices = slices();
         if (slices == 1) {
             for (int shard = 0; shard < shards && task.isCancelled() == false; shard++) {
                 work.run(shard);
@@ -585,7 +593,7 @@ final class ClusterJob {
     // ---- write ---------------------------------------------------------------------------------
 
     /** Every document of the graph, cluster by cluster, each write conditional on the sequence number read. */
-    private void writeClusters(int[] rep, int[] size) {
+    private void writeClusters(int[] rep, int[] size) throws Exception {
         Integer[] order = new Integer[rep.length];
         for (int i = 0; i < rep.length; i++) {
             order[i] = i;
@@ -594,7 +602,7 @@ final class ClusterJob {
         Writer writer = new Writer();
         for (int n : order) {
             if (task.isCancelled() || writesStopped) {
-                return;
+                break;
             }
             Member member = members[n];
             if (member.found() == false) {
@@ -618,14 +626,14 @@ final class ClusterJob {
             }
             writer.add(ids.get(n), desired, member.seqNo(), member.primaryTerm(), desired == null);
         }
-        writer.flush();
+        writer.finish();
     }
 
     /**
      * The documents outside the graph (no near-duplicate found): with {@code singletons}, each
      * becomes a cluster of one; otherwise an assignment left by an earlier run is cleared.
      */
-    private void writeOthers(int[] rep, int[] size) {
+    private void writeOthers(int[] rep, int[] size) throws Exception {
         QueryBuilder documents = QueryBuilders.boolQuery().filter(request.query() == null ? QueryBuilders.matchAllQuery() : request.query())
             .filter(QueryBuilders.existsQuery(request.singletons() ? request.spec().field() : request.targetField() + "."
                 + ClusterAssignment.CLUSTER));
@@ -652,7 +660,7 @@ final class ClusterJob {
                 writer.flush();
             });
         }
-        writer.flush();
+        writer.finish();
     }
 
     private long maxSeqNo(int shard) {
@@ -663,7 +671,7 @@ final class ClusterJob {
         return hits.length == 0 ? -1 : hits[0].getSeqNo();
     }
 
-    private void conflict(String id, String reason) {
+    private synchronized void conflict(String id, String reason) {
         task.versionConflicts.incrementAndGet();
         failure(id, RestStatus.CONFLICT.getStatus(), reason);
         if (request.abortOnVersionConflict()) {
@@ -671,17 +679,24 @@ final class ClusterJob {
         }
     }
 
-    private void failure(String id, int status, String reason) {
+    private synchronized void failure(String id, int status, String reason) {
         if (failures.size() < MAX_FAILURES_REPORTED) {
             failures.add(new NearDupClustersResponse.Failure(id, status, reason));
         }
     }
 
-    /** Bulk partial updates, {@code scroll_size} at a time, throttled to {@code requests_per_second}. */
+    /**
+     * Bulk partial updates, {@code scroll_size} at a time, up to {@code slices} bulks in flight (so
+     * that as many write threads index as shards are scanned at once), throttled to
+     * {@code requests_per_second}. {@link #finish} waits for every bulk sent.
+     */
     private final class Writer {
         private BulkRequest bulk = new BulkRequest();
-        private final List<Boolean> clearing = new ArrayList<>();
+        private List<Boolean> clearing = new ArrayList<>();
         private long nextAllowedNanos = System.nanoTime();
+        private final int maxInFlight = slices();
+        private final Semaphore inFlight = new Semaphore(maxInFlight);
+        private volatile Exception bulkFailure;
 
         void add(String id, Map<String, Object> assignment, long seqNo, long primaryTerm, boolean clears) {
             bulk.add(new UpdateRequest(index, id).doc(MappingPaths.nest(request.targetField(), assignment)).setIfSeqNo(seqNo)
@@ -693,32 +708,64 @@ final class ClusterJob {
         }
 
         void flush() {
-            if (bulk.numberOfActions() == 0) {
+            if (bulk.numberOfActions() == 0 || writesStopped) {
                 return;
             }
             throttle(bulk.numberOfActions());
             if (task.isCancelled()) {
                 return;
             }
-            BulkResponse response = client.bulk(bulk.timeout(request.bulkTimeout())).actionGet(STEP_TIMEOUT);
-            BulkItemResponse[] items = response.getItems();
-            for (int i = 0; i < items.length; i++) {
-                BulkItemResponse item = items[i];
-                if (item.isFailed() == false) {
-                    if (clearing.get(i)) {
-                        cleared++;
-                    } else {
-                        task.updated.incrementAndGet();
-                    }
-                } else if (item.getFailure().getStatus() == RestStatus.CONFLICT) {
-                    conflict(item.getId(), "document [" + item.getId() + "] changed after it was read; run again to cluster its new version");
-                } else {
-                    failure(item.getId(), item.getFailure().getStatus().getStatus(), item.getFailureMessage());
+            acquire(1);
+            List<Boolean> clears = clearing;
+            client.bulk(bulk.timeout(request.bulkTimeout()), ActionListener.runAfter(ActionListener.wrap(response -> record(response
+                .getItems(), clears), e -> {
+                    bulkFailure = e;
                     writesStopped = true;
+                }), () -> inFlight.release()));
+            bulk = new BulkRequest();
+            clearing = new ArrayList<>();
+        }
+
+        /** Sends what is left and waits for every bulk; rethrows the failure of a whole bulk. */
+        void finish() throws Exception {
+            flush();
+            acquire(maxInFlight);
+            inFlight.release(maxInFlight);
+            if (bulkFailure != null) {
+                throw bulkFailure;
+            }
+        }
+
+        private void acquire(int permits) {
+            try {
+                if (inFlight.tryAcquire(permits, STEP_TIMEOUT.millis(), TimeUnit.MILLISECONDS) == false) {
+                    throw new OpenSearchTimeoutException("a bulk of cluster assignments did not complete within " + STEP_TIMEOUT);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while writing", e);
+            }
+        }
+
+        private void record(BulkItemResponse[] items, List<Boolean> clears) {
+            synchronized (ClusterJob.this) {
+                for (int i = 0; i < items.length; i++) {
+                    BulkItemResponse item = items[i];
+                    if (item.isFailed() == false) {
+                        if (clears.get(i)) {
+                            cleared++;
+                        } else {
+                            task.updated.incrementAndGet();
+                        }
+                    } else if (item.getFailure().getStatus() == RestStatus.CONFLICT) {
+                        conflict(item.getId(), "document [" + item.getId() + "] changed after it was read; run again to cluster its new "
+                            + "version");
+                    } else {
+                        failure(item.getId(), item.getFailure().getStatus().getStatus(), item.getFailureMessage());
+                        writesStopped = true;
+                    }
                 }
             }
-            bulk = new BulkRequest();
-            clearing.clear();
         }
 
         private void throttle(int documents) {
