@@ -365,4 +365,23 @@ public class FlipSetGeneratorTests {
         }
         return c;
     }
+
+    /** The per-thread flip-set heap stays within the stated figure at the caps (h = 8, k = 10,000): 160 KB. */
+    @Test
+    public void heapAtTheCapsIsTheStatedBound() {
+        FlipSetGenerator generator = new FlipSetGenerator();
+        double[] logP = new double[64];
+        Arrays.fill(logP, Math.log(0.1));
+        generator.reset(logP, 64, FlipSetGenerator.MAX_DISTANCE, FlipSetGenerator.MAX_K);
+        int emitted = 0;
+        while (generator.next()) {
+            emitted++;
+        }
+        assertEquals(FlipSetGenerator.MAX_K, emitted);
+        long bound = FlipSetGenerator.heapBytesFor(FlipSetGenerator.MAX_DISTANCE, FlipSetGenerator.MAX_K);
+        assertEquals(160_176, bound);
+        assertEquals(bound, generator.heapBytes());
+        generator.reset(logP, 20, 3, 64);
+        assertEquals("a smaller query reuses the heap, it does not grow it", bound, generator.heapBytes());
+    }
 }
