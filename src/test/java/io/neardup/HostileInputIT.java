@@ -222,14 +222,51 @@ public class HostileInputIT extends NearDupRestTestCase {
         assertSearchRejected("{\"size\": 0, \"aggs\": {\"a\": {\"avg\": {\"field\": \"body_fp.minhash\"}}}}", "body_fp.minhash");
     }
 
+    /** Every document's stored simhash, as _source has it, in unsigned order. */
+    private static List<String> storedSimhashesInUnsignedOrder() throws IOException {
+        List<String> stored = new ArrayList<>();
+        for (Map<String, Object> hit : hits(search("{\"size\": 100, \"_source\": [\"body_fp.simhash.value\"]}"))) {
+            stored.add((String) field(hit, "_source.body_fp.simhash").get("value"));
+        }
+        stored.sort(null); // equal-length lower-case hex sorts like the unsigned value
+        return stored;
+    }
+
+    /**
+     * min / max are refused with the request that answers them exactly, and that request does: a
+     * sort on the field with size 1 and the field in docvalue_fields (and top_hits with the same)
+     * returns the smallest / largest stored fingerprint in hex, compared in unsigned order; the
+     * sort value is that fingerprint as the stored signed long (fingerprint xor 2^63).
+     */
+    @SuppressWarnings("unchecked")
+    public void testMinAndMaxOfSimhashBySort() throws IOException {
+        createIndex();
+        List<String> stored = storedSimhashesInUnsignedOrder();
+        assertNotEquals("the corpus must have distinct fingerprints for min and max to differ", stored.get(0), stored.getLast());
+        for (String type : List.of("min", "max")) {
+            String order = type.equals("min") ? "asc" : "desc";
+            String expected = type.equals("min") ? stored.get(0) : stored.getLast();
+            assertSearchRejected("{\"size\": 0, \"aggs\": {\"a\": {\"" + type + "\": {\"field\": \"body_fp.simhash\"}}}}",
+                "[" + type + "] aggregation [a] does not apply to [simhash] field [body_fp.simhash]",
+                "for the exact " + type + "imum, sort by [body_fp.simhash] " + order + " with [size] 1 and [docvalue_fields] "
+                    + "[body_fp.simhash]: the hit's value is that fingerprint in hex");
+            String sortAndValue = "\"size\": 1, \"sort\": [{\"body_fp.simhash\": \"" + order + "\"}], "
+                + "\"docvalue_fields\": [\"body_fp.simhash\"]";
+            Map<String, Object> sorted = search("{" + sortAndValue + ", \"aggs\": {\"top\": {\"top_hits\": {" + sortAndValue + "}}}}");
+            assertEquals(0, shardFailures(sorted));
+            Map<String, Object> hit = hits(sorted).get(0);
+            assertEquals(type, List.of(expected), field(hit, "fields").get("body_fp.simhash"));
+            long signed = ((Number) ((List<?>) hit.get("sort")).get(0)).longValue();
+            assertEquals(type + " as the sort value", Long.parseUnsignedLong(expected, 16) ^ Long.MIN_VALUE, signed);
+            List<Map<String, Object>> topHits = (List<Map<String, Object>>) field(sorted, "aggregations.top.hits").get("hits");
+            assertEquals(type + " by top_hits", List.of(expected), field(topHits.get(0), "fields").get("body_fp.simhash"));
+        }
+    }
+
     /** Sorting by the fingerprint works with any query, in unsigned order, and pages with search_after in hex. */
     public void testSortBySimhashWithAnyQuery() throws IOException {
         createIndex();
-        List<String> expected = new ArrayList<>();
-        for (Map<String, Object> hit : hits(search("{\"size\": 100, \"_source\": [\"body_fp.simhash.value\"]}"))) {
-            expected.add((String) field(hit, "_source.body_fp.simhash").get("value"));
-        }
-        expected.sort(null); // equal-length lower-case hex sorts like the unsigned value
+        List<String> expected = storedSimhashesInUnsignedOrder();
         for (String query : List.of("{\"match_all\": {}}", "{\"exists\": {\"field\": \"body_fp.simhash\"}}",
             "{\"bool\": {\"filter\": [{\"match_all\": {}}]}}")) {
             List<String> sorted = new ArrayList<>();

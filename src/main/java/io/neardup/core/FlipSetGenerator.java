@@ -63,6 +63,16 @@ public final class FlipSetGenerator {
     private double currentScore;
     private long currentMask;
 
+    /** The heap of the flip-set heap once it serves {@code maxDistance} and {@code k}: 16 bytes an entry, h + 1 + k entries. */
+    public static long heapBytesFor(int maxDistance, int k) {
+        return 2 * 16 + 16L * (maxDistance + 1 + k);
+    }
+
+    /** The heap its flip-set heap holds now: it grows to the largest h + 1 + k served, and stays. */
+    public long heapBytes() {
+        return 2 * 16 + 16L * heapScore.length;
+    }
+
     /**
      * Starts a new sequence.
      *

@@ -243,6 +243,26 @@ public final class FingerprintSearchChecks implements ActionFilter {
 
     private static IllegalArgumentException notANumber(String type, String name, String field) {
         return new IllegalArgumentException("[" + type + "] aggregation [" + name + "] does not apply to [simhash] field [" + field
-            + "]: " + SimhashDocValueFormat.NOT_NUMBERS);
+            + "]: " + SimhashDocValueFormat.NOT_NUMBERS + exactAlternative(type, field));
+    }
+
+    /**
+     * For {@code min} / {@code max}, the request that answers exactly: a sort on the field compares
+     * the 64-bit doc values themselves (unsigned fingerprint order), where the aggregators would
+     * round through a double to a fingerprint no document has. The sort value of a long is not
+     * formatted (it is the stored signed long), so the hex comes from {@code docvalue_fields}.
+     */
+    static String exactAlternative(String type, String field) {
+        String order = switch (type) {
+            case "min" -> "asc";
+            case "max" -> "desc";
+            default -> null;
+        };
+        if (order == null) {
+            return "";
+        }
+        return "; for the exact " + type + "imum, sort by [" + field + "] " + order + " with [size] 1 and [docvalue_fields] [" + field
+            + "]: the hit's value is that fingerprint in hex (within a bucket: a [top_hits] aggregation with that [size], [sort] "
+            + "and [docvalue_fields])";
     }
 }

@@ -4,6 +4,7 @@ import io.neardup.core.SimhashCodec;
 import io.neardup.core.FlipModel;
 import io.neardup.core.Margins;
 import io.neardup.core.Matches;
+import io.neardup.core.MemoryBudget;
 import io.neardup.core.PsmSearch;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
@@ -120,16 +121,33 @@ public final class SimhashNeighborQuery extends Query {
                 return null;
             }
             int p = prefixBits > 0 ? prefixBits : SortedFingerprintTable.defaultIndexBits(fingerprints.size());
-            Matches found = new Matches();
             int excludedDoc = excludedDoc(reader);
-            SEARCHES.get().search(fingerprints, fingerprint, margins, FLIP_MODEL, params(maxDistance, maxFlips, p, exact, firstMatch),
-                excludedDoc, found);
-            if (record) {
-                cache.queryStats().segmentSearch(found.lookups(), found.candidates(), found.size());
+            // The matches grow with the data (a segment of copies matches whole), so they are charged
+            // to the breaker before each allocation, up to the peak of matchBytes, and given back
+            // once the segment's doc ids and scores are ready.
+            MemoryBudget budget = BreakerBudget.of(cache.breaker(), "near_duplicate matches of [" + field + "]");
+            Matches found = new Matches(budget);
+            int[] docs;
+            float[] scores;
+            int n;
+            try {
+                SEARCHES.get().search(fingerprints, fingerprint, margins, FLIP_MODEL, params(maxDistance, maxFlips, p, exact, firstMatch),
+                    excludedDoc, found);
+                if (record) {
+                    cache.queryStats().segmentSearch(found.lookups(), found.candidates(), found.size());
+                }
+                long resultBytes = resultBytes(found.size());
+                budget.reserve(resultBytes);
+                try {
+                    docs = new int[found.size()];
+                    scores = new float[found.size()];
+                    n = collectLive(found, reader.getLiveDocs(), excludedDoc, docs, scores);
+                } finally {
+                    budget.release(resultBytes);
+                }
+            } finally {
+                found.release();
             }
-            int[] docs = new int[found.size()];
-            float[] scores = new float[found.size()];
-            int n = collectLive(found, reader.getLiveDocs(), excludedDoc, docs, scores);
             if (n == 0) {
                 return null;
             }
@@ -206,6 +224,19 @@ public final class SimhashNeighborQuery extends Query {
         public boolean isCacheable(LeafReaderContext context) {
             return DocValues.isCacheable(context, field);
         }
+    }
+
+    /** What turning {@code matches} matches into the scorer's arrays takes: doc id and distance packed to sort, doc ids, scores. */
+    static long resultBytes(int matches) {
+        return 3 * 16 + (8L + 4 + 4) * matches;
+    }
+
+    /**
+     * The most heap one segment's search holds beyond the cached structures, at {@code matches}
+     * matches: the collector grown by half past them, and the arrays that sort and score them.
+     */
+    static long matchBytes(int matches) {
+        return Matches.bytesAtCapacity(Math.max(16, matches + (matches >> 1))) + resultBytes(matches);
     }
 
     static float similarity(int distance) {

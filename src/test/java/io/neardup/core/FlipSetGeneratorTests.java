@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
@@ -16,7 +17,7 @@ import java.util.SplittableRandom;
 import org.junit.Test;
 import org.opensearch.common.SuppressForbidden;
 
-public class FlipSetGeneratorTests {
+public class FlipSetGeneratorTests extends OpenSearchTestCase {
 
     /** A flip set as the brute force sees it: a mask over fingerprint bits and its log-probability. */
     private record Combo(long mask, double logP, int size) {}
@@ -58,7 +59,7 @@ public class FlipSetGeneratorTests {
 
     @Test
     public void testEmitsExactlyTheTopKInOrderAgainstBruteForce() {
-        SplittableRandom random = new SplittableRandom(42);
+        SplittableRandom random = new SplittableRandom(randomLong());
         for (int iter = 0; iter < 300; iter++) {
             int p = 1 + random.nextInt(14);
             int h = random.nextInt(Math.min(p, 6) + 1);
@@ -96,7 +97,7 @@ public class FlipSetGeneratorTests {
     public void testTiesFromQuantizedMarginsCompareAsMultisets() {
         // Real margins are bytes: many equal probabilities, so the order of equal sets is ours to
         // choose. Compare the sequence of probabilities with the brute force's (a multiset check).
-        SplittableRandom random = new SplittableRandom(7);
+        SplittableRandom random = new SplittableRandom(randomLong());
         double[] w = new double[64];
         double[] logP = new double[64];
         for (int iter = 0; iter < 100; iter++) {
@@ -283,7 +284,7 @@ public class FlipSetGeneratorTests {
 
     @Test
     public void testReuseGivesTheSameSequence() {
-        SplittableRandom random = new SplittableRandom(3);
+        SplittableRandom random = new SplittableRandom(randomLong());
         double[] logP = randomLogP(random, 20);
         FlipSetGenerator g = new FlipSetGenerator();
         long[] first = new long[500];
@@ -305,7 +306,7 @@ public class FlipSetGeneratorTests {
     @SuppressForbidden(reason = "HotSpot's per-thread allocation counter is the measurement")
     public void testNextAllocatesNothingOnceWarm() {
         com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        SplittableRandom random = new SplittableRandom(11);
+        SplittableRandom random = new SplittableRandom(randomLong());
         double[] logP = randomLogP(random, 20);
         FlipSetGenerator g = new FlipSetGenerator();
         long sink = 0;
@@ -364,5 +365,24 @@ public class FlipSetGeneratorTests {
             c = c * (n - i) / (i + 1);
         }
         return c;
+    }
+
+    /** The per-thread flip-set heap stays within the stated figure at the caps (h = 8, k = 10,000): 160 KB. */
+    @Test
+    public void heapAtTheCapsIsTheStatedBound() {
+        FlipSetGenerator generator = new FlipSetGenerator();
+        double[] logP = new double[64];
+        Arrays.fill(logP, Math.log(0.1));
+        generator.reset(logP, 64, FlipSetGenerator.MAX_DISTANCE, FlipSetGenerator.MAX_K);
+        int emitted = 0;
+        while (generator.next()) {
+            emitted++;
+        }
+        assertEquals(FlipSetGenerator.MAX_K, emitted);
+        long bound = FlipSetGenerator.heapBytesFor(FlipSetGenerator.MAX_DISTANCE, FlipSetGenerator.MAX_K);
+        assertEquals(160_176, bound);
+        assertEquals(bound, generator.heapBytes());
+        generator.reset(logP, 20, 3, 64);
+        assertEquals("a smaller query reuses the heap, it does not grow it", bound, generator.heapBytes());
     }
 }

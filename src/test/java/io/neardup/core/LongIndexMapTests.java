@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertEquals;
 
 import java.util.LinkedHashMap;
@@ -7,11 +8,11 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
-public class LongIndexMapTests {
+public class LongIndexMapTests extends OpenSearchTestCase {
 
     @Test
     public void testDuelAgainstLinkedHashMap() {
-        SplittableRandom random = new SplittableRandom(3);
+        SplittableRandom random = new SplittableRandom(randomLong());
         LongIndexMap map = new LongIndexMap(0);
         for (int round = 0; round < 5; round++) {
             Map<Long, Integer> expected = new LinkedHashMap<>();
@@ -57,53 +58,31 @@ public class LongIndexMapTests {
     }
 
     /** A budget that refuses past a limit, as a circuit breaker does, and remembers what it holds. */
-    private static final class LimitedBudget implements MemoryBudget {
-        final long limit;
-        long held;
-
-        LimitedBudget(long limit) {
-            this.limit = limit;
-        }
-
-        @Override
-        public void reserve(long bytes) {
-            if (held + bytes > limit) {
-                throw new IllegalStateException("over budget");
-            }
-            held += bytes;
-        }
-
-        @Override
-        public void release(long bytes) {
-            held -= bytes;
-        }
-    }
-
     /**
      * Every allocation is reserved first: the budget holds exactly what the map's arrays take; a
      * refused growth leaves the map as it was, and release gives everything back.
      */
     @Test
     public void testBudgetHoldsWhatTheArraysTake() {
-        LimitedBudget budget = new LimitedBudget(50_000);
+        CountingBudget budget = new CountingBudget(50_000);
         LongIndexMap map = new LongIndexMap(4, budget);
-        assertEquals(map.ramBytesUsed(), budget.held);
+        assertEquals(map.ramBytesUsed(), budget.used());
         int added = 0;
         try {
             for (; added < 10_000; added++) {
                 map.add(added * 31L);
-                assertEquals(map.ramBytesUsed(), budget.held);
+                assertEquals(map.ramBytesUsed(), budget.used());
             }
             throw new AssertionError("10,000 entries cannot fit in 50,000 bytes");
         } catch (IllegalStateException refused) {
             assertEquals(added, map.size());
-            assertEquals(map.ramBytesUsed(), budget.held);
+            assertEquals(map.ramBytesUsed(), budget.used());
             for (int i = 0; i < added; i++) {
                 assertEquals(i, map.indexOf(i * 31L));
             }
         }
         assertEquals(true, map.ramBytesUsed() <= LongIndexMap.bytesAtCapacity(map.capacity()));
         map.release();
-        assertEquals(0, budget.held);
+        assertEquals(0, budget.used());
     }
 }

@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -10,7 +11,7 @@ import java.util.Base64;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
-public class MarginsTests {
+public class MarginsTests extends OpenSearchTestCase {
 
     private static double[] randomW(SplittableRandom random) {
         double[] w = new double[64];
@@ -47,7 +48,7 @@ public class MarginsTests {
 
     @Test
     public void testQuantizationPreservesOrderUpToTies() {
-        SplittableRandom random = new SplittableRandom(5);
+        SplittableRandom random = new SplittableRandom(randomLong());
         for (int iter = 0; iter < 200; iter++) {
             double[] w = randomW(random);
             Margins m = Margins.of(w, 64);
@@ -81,7 +82,7 @@ public class MarginsTests {
 
     @Test
     public void testEncodeDecodeRoundTrip() {
-        SplittableRandom random = new SplittableRandom(8);
+        SplittableRandom random = new SplittableRandom(randomLong());
         for (int iter = 0; iter < 100; iter++) {
             Margins m = Margins.of(randomW(random), 64);
             String s = m.encode();

@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -8,11 +9,11 @@ import static org.junit.Assert.assertTrue;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
-public class MultiIndexTablesTests {
+public class MultiIndexTablesTests extends OpenSearchTestCase {
 
     @Test
     public void testEqualsLinearScanWithPlantedNeighboursForEveryH() {
-        SplittableRandom random = new SplittableRandom(700);
+        SplittableRandom random = new SplittableRandom(randomLong());
         for (int h = 0; h <= FlipSetGenerator.MAX_DISTANCE; h++) {
             PsmSearchTests.Planted data = new PsmSearchTests.Planted(random, 5000, 30, h, 16);
             MultiIndexTables tables = MultiIndexTables.build(data.fps, data.docs, data.fps.length, h);

@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -9,7 +10,7 @@ import java.util.SplittableRandom;
 import org.apache.lucene.util.StringHelper;
 import org.junit.Test;
 
-public class Murmur3Tests {
+public class Murmur3Tests extends OpenSearchTestCase {
 
     // Known answers from Austin Appleby's reference MurmurHash3_x64_128 (smhasher, compiled with
     // g++ on x86-64), confirmed equal to Lucene 10.5's StringHelper.murmurhash3_x64_128.
@@ -111,7 +112,7 @@ public class Murmur3Tests {
 
     @Test
     public void testMatchesLuceneOnRandomInputs() {
-        SplittableRandom random = new SplittableRandom(20240601L);
+        SplittableRandom random = new SplittableRandom(randomLong());
         long[] out = new long[2];
         for (int iter = 0; iter < 2000; iter++) {
             byte[] b = new byte[random.nextInt(100)];

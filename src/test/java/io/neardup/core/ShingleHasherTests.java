@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
@@ -11,7 +12,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
-public class ShingleHasherTests {
+public class ShingleHasherTests extends OpenSearchTestCase {
 
     /** The documented formula, written out independently of the class. */
     private static long formula(long seed, long... window) {
@@ -38,7 +39,7 @@ public class ShingleHasherTests {
     @Test
     public void testSlidingWindowsFollowTheFormula() {
         long seed = 11;
-        long[] tokens = new SplittableRandom(1).longs(20).toArray();
+        long[] tokens = new SplittableRandom(randomLong()).longs(20).toArray();
         for (int n = 1; n <= ShingleHasher.MAX_SIZE; n++) {
             List<Long> got = stream(new ShingleHasher(n, seed), tokens);
             assertEquals("n=" + n, tokens.length - n + 1, got.size());

@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -10,7 +11,7 @@ import java.util.Base64;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
-public class SignatureCodecTests {
+public class SignatureCodecTests extends OpenSearchTestCase {
 
     private static String raw(byte[] bytes) {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
@@ -18,7 +19,7 @@ public class SignatureCodecTests {
 
     @Test
     public void testRoundTrip() {
-        SplittableRandom random = new SplittableRandom(2);
+        SplittableRandom random = new SplittableRandom(randomLong());
         for (int n : new int[] {1, 7, 128, 1024}) {
             int[] sig = random.ints(n).toArray();
             int scheme = random.nextInt();

@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
@@ -10,7 +11,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
-public class SimhashAccumulatorTests {
+public class SimhashAccumulatorTests extends OpenSearchTestCase {
 
     /** Seed 001, Table I: six words, their 4-bit hashes (written MSB first) and weights. */
     private static final Object[][] TABLE_I = {
@@ -89,7 +90,7 @@ public class SimhashAccumulatorTests {
 
     @Test
     public void testMatchesNaiveAlgorithmOne() {
-        SplittableRandom random = new SplittableRandom(99);
+        SplittableRandom random = new SplittableRandom(randomLong());
         SimhashAccumulator acc = new SimhashAccumulator(64);
         for (int doc = 0; doc < 50; doc++) {
             acc.reset();

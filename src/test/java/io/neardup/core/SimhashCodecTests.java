@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
@@ -8,7 +9,7 @@ import static org.junit.Assert.assertTrue;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
-public class SimhashCodecTests {
+public class SimhashCodecTests extends OpenSearchTestCase {
 
     @Test
     public void testRoundTripAndKnownValues() {
@@ -17,7 +18,7 @@ public class SimhashCodecTests {
         assertEquals("00000000000000ff", SimhashCodec.toHex(255));
         assertEquals(0x8000000000000000L, SimhashCodec.parseHex("8000000000000000"));
         assertEquals(0xABCDEF0123456789L, SimhashCodec.parseHex("ABCdef0123456789"));
-        SplittableRandom random = new SplittableRandom(11);
+        SplittableRandom random = new SplittableRandom(randomLong());
         for (int i = 0; i < 1000; i++) {
             long value = random.nextLong();
             assertEquals(String.format(java.util.Locale.ROOT, "%016x", value), SimhashCodec.toHex(value));

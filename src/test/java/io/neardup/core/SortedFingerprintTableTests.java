@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
@@ -7,7 +8,7 @@ import static org.junit.Assert.assertTrue;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
-public class SortedFingerprintTableTests {
+public class SortedFingerprintTableTests extends OpenSearchTestCase {
 
     private static long[] randomFingerprints(SplittableRandom random, int n, boolean clustered) {
         long[] fps = new long[n];
@@ -28,7 +29,7 @@ public class SortedFingerprintTableTests {
 
     @Test
     public void testSortsUnsignedAndCarriesDocs() {
-        SplittableRandom random = new SplittableRandom(1);
+        SplittableRandom random = new SplittableRandom(randomLong());
         for (int iter = 0; iter < 50; iter++) {
             int n = random.nextInt(3000);
             long[] fps = randomFingerprints(random, n, iter % 3 == 0);
@@ -52,7 +53,7 @@ public class SortedFingerprintTableTests {
 
     @Test
     public void testRunsMatchBruteForceForEveryPrefixWidth() {
-        SplittableRandom random = new SplittableRandom(2);
+        SplittableRandom random = new SplittableRandom(randomLong());
         for (int iter = 0; iter < 20; iter++) {
             int n = 1 + random.nextInt(2000);
             long[] fps = randomFingerprints(random, n, iter % 2 == 0);

@@ -1,5 +1,6 @@
 package io.neardup.core;
 
+import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertThrows;
@@ -8,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
-public class TokenHasherTests {
+public class TokenHasherTests extends OpenSearchTestCase {
 
     private static long viaString(String s, long seed) {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
@@ -38,7 +39,7 @@ public class TokenHasherTests {
 
     @Test
     public void testRandomUtf16EqualsStringEncoding() {
-        SplittableRandom random = new SplittableRandom(7);
+        SplittableRandom random = new SplittableRandom(randomLong());
         TokenHasher hasher = new TokenHasher(3);
         for (int iter = 0; iter < 5000; iter++) {
             char[] buf = new char[random.nextInt(40)];

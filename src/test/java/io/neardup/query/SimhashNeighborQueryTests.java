@@ -236,6 +236,56 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
         }
     }
 
+    /**
+     * A segment of copies matches whole: the per-query buffers then grow with the segment, and are
+     * charged to the breaker before they are allocated, at most {@link SimhashNeighborQuery#matchBytes}
+     * for the largest segment's matches (segments are searched one after the other here), all given
+     * back when the query is done; past the limit the query fails with the breaker's exception,
+     * leaving nothing charged.
+     */
+    public void testMatchBuffersAreChargedUpToTheStatedBoundAndReleased() throws IOException {
+        Random random = random();
+        long query = random.nextLong();
+        long[] copies = new long[atLeast(3000)];
+        java.util.Arrays.fill(copies, query);
+        try (Directory directory = index(copies, Layout.UNSORTED, random)) {
+            CountingBreaker structures = new CountingBreaker(1L << 30);
+            CountingBreaker[] current = { structures };
+            SegmentFingerprintCache charged = new SegmentFingerprintCache(() -> current[0]);
+            SimhashNeighborQuery copiesOfQuery = new SimhashNeighborQuery(FIELD, query, null, null, 3, true, 1, 0, false, null, charged);
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = new IndexSearcher(reader); // no executor: one segment at a time
+                searcher.search(copiesOfQuery, 10); // builds and charges the cached structures
+                int largestLeaf = 0;
+                for (var leaf : reader.leaves()) {
+                    var values = org.apache.lucene.index.DocValues.getSortedNumeric(leaf.reader(), FIELD);
+                    int withFingerprint = 0;
+                    while (values.nextDoc() != org.apache.lucene.search.DocIdSetIterator.NO_MORE_DOCS) {
+                        withFingerprint++;
+                    }
+                    largestLeaf = Math.max(largestLeaf, withFingerprint);
+                }
+
+                CountingBreaker perQuery = new CountingBreaker(1L << 30);
+                current[0] = perQuery;
+                assertEquals(copies.length - (copies.length + 10) / 11, searcher.count(copiesOfQuery));
+                searcher.search(copiesOfQuery, 10);
+                assertEquals("every byte charged by the query is given back", 0, perQuery.getUsed());
+                assertTrue("peak " + perQuery.peak() + " below the scorer arrays of " + largestLeaf + " matches",
+                    perQuery.peak() >= SimhashNeighborQuery.resultBytes(largestLeaf));
+                assertTrue("peak " + perQuery.peak() + " above the stated bound " + SimhashNeighborQuery.matchBytes(largestLeaf),
+                    perQuery.peak() <= SimhashNeighborQuery.matchBytes(largestLeaf));
+
+                CountingBreaker tight = new CountingBreaker(SimhashNeighborQuery.resultBytes(largestLeaf) - 1);
+                current[0] = tight;
+                expectThrows(org.opensearch.core.common.breaker.CircuitBreakingException.class, () -> searcher.search(copiesOfQuery, 10));
+                assertEquals("a refused query leaves nothing charged", 0, tight.getUsed());
+                current[0] = structures;
+            }
+            assertEquals("closing the segments releases the cached structures", 0, structures.getUsed());
+        }
+    }
+
     public void testSegmentsSortedByTheFieldKeepOnlyAPrefixIndex() throws IOException {
         Random random = random();
         long[] fps = fingerprints(random, 42L, 4000, 3);

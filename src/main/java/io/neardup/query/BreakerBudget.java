@@ -1,0 +1,26 @@
+package io.neardup.query;
+
+import io.neardup.core.MemoryBudget;
+import org.opensearch.core.common.breaker.CircuitBreaker;
+
+/**
+ * A {@link MemoryBudget} on the node's {@code neardup} breaker: a reservation past the limit
+ * throws the breaker's exception (a 429) before anything is allocated.
+ */
+record BreakerBudget(CircuitBreaker breaker, String label) implements MemoryBudget {
+
+    /** Charges {@code breaker} under {@code label}; accounts nothing where there is no breaker (tools, tests). */
+    static MemoryBudget of(CircuitBreaker breaker, String label) {
+        return breaker == null ? MemoryBudget.NONE : new BreakerBudget(breaker, label);
+    }
+
+    @Override
+    public void reserve(long bytes) {
+        breaker.addEstimateBytesAndMaybeBreak(bytes, label);
+    }
+
+    @Override
+    public void release(long bytes) {
+        breaker.addWithoutBreaking(-bytes);
+    }
+}
