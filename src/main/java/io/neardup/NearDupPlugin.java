@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup;
 
 import io.neardup.clusters.NearDupClustersAction;
@@ -26,51 +30,50 @@ import io.neardup.query.SegmentFingerprintCache;
 import io.neardup.stats.NearDupStatsAction;
 import io.neardup.stats.RestNearDupStatsAction;
 import io.neardup.stats.TransportNearDupStatsAction;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
 import org.opensearch.action.ActionRequest;
+import org.opensearch.action.support.ActionFilter;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.node.DiscoveryNodes;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.settings.ClusterSettings;
 import org.opensearch.common.settings.IndexScopedSettings;
+import org.opensearch.common.settings.Setting;
+import org.opensearch.common.settings.Settings;
 import org.opensearch.common.settings.SettingsFilter;
 import org.opensearch.core.action.ActionResponse;
+import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.core.common.io.stream.NamedWriteableRegistry;
+import org.opensearch.core.common.unit.ByteSizeValue;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.env.Environment;
 import org.opensearch.env.NodeEnvironment;
-import org.opensearch.action.support.ActionFilter;
+import org.opensearch.index.mapper.Mapper;
+import org.opensearch.indices.breaker.BreakerSettings;
+import org.opensearch.ingest.IngestService;
+import org.opensearch.ingest.Processor;
 import org.opensearch.plugins.ActionPlugin;
+import org.opensearch.plugins.CircuitBreakerPlugin;
+import org.opensearch.plugins.IngestPlugin;
+import org.opensearch.plugins.MapperPlugin;
+import org.opensearch.plugins.Plugin;
+import org.opensearch.plugins.SearchPipelinePlugin;
+import org.opensearch.plugins.SearchPlugin;
 import org.opensearch.repositories.RepositoriesService;
 import org.opensearch.rest.RestController;
 import org.opensearch.rest.RestHandler;
 import org.opensearch.script.ScriptService;
-import org.opensearch.threadpool.ThreadPool;
-import org.opensearch.transport.client.Client;
-import org.opensearch.watcher.ResourceWatcherService;
-import org.opensearch.common.settings.Setting;
-import org.opensearch.common.settings.Settings;
-import org.opensearch.core.common.breaker.CircuitBreaker;
-import org.opensearch.core.common.unit.ByteSizeValue;
-import org.opensearch.indices.breaker.BreakerSettings;
-import org.opensearch.ingest.IngestService;
-import org.opensearch.plugins.CircuitBreakerPlugin;
-import org.opensearch.plugins.SearchPipelinePlugin;
-import org.opensearch.plugins.SearchPlugin;
-import org.opensearch.core.common.io.stream.NamedWriteableRegistry;
-import org.opensearch.index.mapper.Mapper;
-import org.opensearch.ingest.Processor;
-import org.opensearch.plugins.IngestPlugin;
-import org.opensearch.plugins.MapperPlugin;
-import org.opensearch.plugins.Plugin;
 import org.opensearch.search.DocValueFormat;
 import org.opensearch.search.SearchExtBuilder;
 import org.opensearch.search.pipeline.SearchRequestProcessor;
 import org.opensearch.search.pipeline.SearchResponseProcessor;
 import org.opensearch.tasks.Task;
-
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
-import java.util.function.Supplier;
+import org.opensearch.threadpool.ThreadPool;
+import org.opensearch.transport.client.Client;
+import org.opensearch.watcher.ResourceWatcherService;
 
 /**
  * Entry point that OpenSearch loads from {@code plugin-descriptor.properties}: registers the
@@ -78,31 +81,22 @@ import java.util.function.Supplier;
  * {@code _near_dup_clusters} task.
  */
 public class NearDupPlugin extends Plugin
-    implements
-        IngestPlugin,
-        MapperPlugin,
-        SearchPlugin,
-        SearchPipelinePlugin,
-        CircuitBreakerPlugin,
-        ActionPlugin {
+        implements IngestPlugin, MapperPlugin, SearchPlugin, SearchPipelinePlugin, CircuitBreakerPlugin, ActionPlugin {
 
     public static final String BREAKER_NAME = "neardup";
     /**
      * Heap the per-segment fingerprint structures and the fingerprinting scratch may take on a node,
      * beyond which a query or a document fails with a 429.
      */
-    public static final Setting<ByteSizeValue> BREAKER_LIMIT = Setting.memorySizeSetting(
-        "neardup.breaker.limit",
-        "10%",
-        Setting.Property.NodeScope
-    );
+    public static final Setting<ByteSizeValue> BREAKER_LIMIT =
+            Setting.memorySizeSetting("neardup.breaker.limit", "10%", Setting.Property.NodeScope);
 
     private volatile IngestService ingestService;
     private volatile CircuitBreaker breaker;
     private volatile ClusterService clusterService;
     private volatile IndexNameExpressionResolver indexNameExpressionResolver;
-    private final FingerprintSearchChecks searchChecks = new FingerprintSearchChecks(() -> clusterService,
-        () -> indexNameExpressionResolver);
+    private final FingerprintSearchChecks searchChecks =
+            new FingerprintSearchChecks(() -> clusterService, () -> indexNameExpressionResolver);
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
     private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
     private final QueryServices queryServices = new QueryServices(new LikeResolver(() -> ingestService), cache);
@@ -111,28 +105,26 @@ public class NearDupPlugin extends Plugin
     public Map<String, Processor.Factory> getProcessors(Processor.Parameters parameters) {
         ingestService = parameters.ingestService;
         return Map.of(
-            NearDupFingerprintProcessor.TYPE,
-            new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env, scratchPool),
-            NearDupLookupProcessor.TYPE,
-            new NearDupLookupProcessor.Factory(parameters.client, parameters.ingestService.getClusterService(), parameters.scheduler)
-        );
+                NearDupFingerprintProcessor.TYPE,
+                new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env, scratchPool),
+                NearDupLookupProcessor.TYPE,
+                new NearDupLookupProcessor.Factory(
+                        parameters.client, parameters.ingestService.getClusterService(), parameters.scheduler));
     }
 
     @Override
     public Map<String, Mapper.TypeParser> getMappers() {
         return Map.of(
-            SimhashFieldMapper.CONTENT_TYPE, SimhashFieldMapper.PARSER,
-            MinhashFieldMapper.CONTENT_TYPE, MinhashFieldMapper.PARSER
-        );
+                SimhashFieldMapper.CONTENT_TYPE, SimhashFieldMapper.PARSER,
+                MinhashFieldMapper.CONTENT_TYPE, MinhashFieldMapper.PARSER);
     }
 
     @Override
     public List<QuerySpec<?>> getQueries() {
         return List.of(new QuerySpec<>(
-            NearDuplicateQueryBuilder.NAME,
-            in -> new NearDuplicateQueryBuilder(in, queryServices),
-            parser -> NearDuplicateQueryBuilder.fromXContent(parser, queryServices)
-        ));
+                NearDuplicateQueryBuilder.NAME,
+                in -> new NearDuplicateQueryBuilder(in, queryServices),
+                parser -> NearDuplicateQueryBuilder.fromXContent(parser, queryServices)));
     }
 
     /**
@@ -162,18 +154,17 @@ public class NearDupPlugin extends Plugin
     /** Binds the cache and the scratch pool for injection into {@link TransportNearDupStatsAction}. */
     @Override
     public Collection<Object> createComponents(
-        Client client,
-        ClusterService clusterService,
-        ThreadPool threadPool,
-        ResourceWatcherService resourceWatcherService,
-        ScriptService scriptService,
-        NamedXContentRegistry xContentRegistry,
-        Environment environment,
-        NodeEnvironment nodeEnvironment,
-        NamedWriteableRegistry namedWriteableRegistry,
-        IndexNameExpressionResolver indexNameExpressionResolver,
-        Supplier<RepositoriesService> repositoriesServiceSupplier
-    ) {
+            Client client,
+            ClusterService clusterService,
+            ThreadPool threadPool,
+            ResourceWatcherService resourceWatcherService,
+            ScriptService scriptService,
+            NamedXContentRegistry xContentRegistry,
+            Environment environment,
+            NodeEnvironment nodeEnvironment,
+            NamedWriteableRegistry namedWriteableRegistry,
+            IndexNameExpressionResolver indexNameExpressionResolver,
+            Supplier<RepositoriesService> repositoriesServiceSupplier) {
         this.clusterService = clusterService;
         this.indexNameExpressionResolver = indexNameExpressionResolver;
         return List.of(cache, scratchPool, queryServices);
@@ -182,39 +173,35 @@ public class NearDupPlugin extends Plugin
     @Override
     public List<ActionHandler<? extends ActionRequest, ? extends ActionResponse>> getActions() {
         return List.of(
-            new ActionHandler<>(NearDupStatsAction.INSTANCE, TransportNearDupStatsAction.class),
-            new ActionHandler<>(NearDupClustersAction.INSTANCE, TransportNearDupClustersAction.class),
-            new ActionHandler<>(ShardMatchAction.INSTANCE, TransportShardMatchAction.class),
-            new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class)
-        );
+                new ActionHandler<>(NearDupStatsAction.INSTANCE, TransportNearDupStatsAction.class),
+                new ActionHandler<>(NearDupClustersAction.INSTANCE, TransportNearDupClustersAction.class),
+                new ActionHandler<>(ShardMatchAction.INSTANCE, TransportShardMatchAction.class),
+                new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class));
     }
 
     @Override
     public List<RestHandler> getRestHandlers(
-        Settings settings,
-        RestController restController,
-        ClusterSettings clusterSettings,
-        IndexScopedSettings indexScopedSettings,
-        SettingsFilter settingsFilter,
-        IndexNameExpressionResolver indexNameExpressionResolver,
-        Supplier<DiscoveryNodes> nodesInCluster
-    ) {
+            Settings settings,
+            RestController restController,
+            ClusterSettings clusterSettings,
+            IndexScopedSettings indexScopedSettings,
+            SettingsFilter settingsFilter,
+            IndexNameExpressionResolver indexNameExpressionResolver,
+            Supplier<DiscoveryNodes> nodesInCluster) {
         return List.of(new RestNearDupStatsAction(), new RestNearDupClustersAction());
     }
 
     /** {@code near_dup_window}: fetches the top {@code window} hits for {@code near_dup_collapse} and remembers the user's page. */
     @Override
     public Map<String, org.opensearch.search.pipeline.Processor.Factory<SearchRequestProcessor>> getRequestProcessors(
-        SearchPipelinePlugin.Parameters parameters
-    ) {
+            SearchPipelinePlugin.Parameters parameters) {
         return Map.of(NearDupWindowRequestProcessor.TYPE, new NearDupWindowRequestProcessor.Factory());
     }
 
     /** {@code near_dup_collapse}: folds near-duplicates in the hits into the best-ranked copy. */
     @Override
     public Map<String, org.opensearch.search.pipeline.Processor.Factory<SearchResponseProcessor>> getResponseProcessors(
-        SearchPipelinePlugin.Parameters parameters
-    ) {
+            SearchPipelinePlugin.Parameters parameters) {
         return Map.of(NearDupCollapseResponseProcessor.TYPE, new NearDupCollapseResponseProcessor.Factory());
     }
 
@@ -225,9 +212,11 @@ public class NearDupPlugin extends Plugin
     @Override
     public List<NamedWriteableRegistry.Entry> getNamedWriteables() {
         return List.of(
-            new NamedWriteableRegistry.Entry(DocValueFormat.class, SimhashDocValueFormat.NAME, SimhashDocValueFormat::readFrom),
-            new NamedWriteableRegistry.Entry(SearchExtBuilder.class, NearDupCollapseExt.NAME, NearDupCollapseExt::new),
-            new NamedWriteableRegistry.Entry(Task.Status.class, NearDupClustersTask.Status.NAME, NearDupClustersTask.Status::new)
-        );
+                new NamedWriteableRegistry.Entry(
+                        DocValueFormat.class, SimhashDocValueFormat.NAME, SimhashDocValueFormat::readFrom),
+                new NamedWriteableRegistry.Entry(
+                        SearchExtBuilder.class, NearDupCollapseExt.NAME, NearDupCollapseExt::new),
+                new NamedWriteableRegistry.Entry(
+                        Task.Status.class, NearDupClustersTask.Status.NAME, NearDupClustersTask.Status::new));
     }
 }

@@ -1,9 +1,12 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup;
 
+import java.util.concurrent.atomic.AtomicLong;
 import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.core.common.breaker.CircuitBreakingException;
-
-import java.util.concurrent.atomic.AtomicLong;
 
 /** A real accounting breaker with a fixed limit, for unit tests that check what is charged and when. */
 public final class CountingBreaker implements CircuitBreaker {
@@ -19,8 +22,11 @@ public final class CountingBreaker implements CircuitBreaker {
     @Override
     public void circuitBreak(String fieldName, long bytesNeeded) {
         tripped.incrementAndGet();
-        throw new CircuitBreakingException("[" + fieldName + "] would need " + bytesNeeded + " bytes, limit " + limit, bytesNeeded, limit,
-            Durability.TRANSIENT);
+        throw new CircuitBreakingException(
+                "[" + fieldName + "] would need " + bytesNeeded + " bytes, limit " + limit,
+                bytesNeeded,
+                limit,
+                Durability.TRANSIENT);
     }
 
     @Override

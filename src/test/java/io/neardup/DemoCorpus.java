@@ -1,14 +1,17 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup;
-
-import org.opensearch.client.Request;
-import org.opensearch.client.RestClient;
-import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import org.opensearch.client.Request;
+import org.opensearch.client.RestClient;
+import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 /** Loads the demo corpus (on the test classpath) through the fingerprinting pipeline, for tests over HTTP. */
 public final class DemoCorpus {
@@ -26,8 +29,7 @@ public final class DemoCorpus {
              "minhash": {"type": "minhash", "num_hashes": 128},
              "content_hash": {"type": "keyword"}}}}}}""";
 
-    private DemoCorpus() {
-    }
+    private DemoCorpus() {}
 
     public static List<String> lines() throws IOException {
         try (InputStream in = DemoCorpus.class.getResourceAsStream("/manpages-demo.jsonl")) {
@@ -52,7 +54,11 @@ public final class DemoCorpus {
         StringBuilder bulk = new StringBuilder();
         for (String line : lines) {
             String id = line.substring(line.indexOf(": \"") + 3, line.indexOf("\", "));
-            bulk.append("{\"index\": {\"_id\": \"").append(id).append("\"}}\n").append(line).append('\n');
+            bulk.append("{\"index\": {\"_id\": \"")
+                    .append(id)
+                    .append("\"}}\n")
+                    .append(line)
+                    .append('\n');
         }
         Request request = new Request("POST", "/" + index + "/_bulk?refresh=true");
         request.setJsonEntity(bulk.toString());

@@ -1,15 +1,18 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup;
 
 import io.neardup.ingest.FingerprintScratchPool;
-import org.opensearch.client.Request;
-import org.opensearch.client.Response;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.opensearch.client.Request;
+import org.opensearch.client.Response;
 
 /**
  * What a hostile (or careless) user sends, over HTTP against the real node: every bad input is a
@@ -25,19 +28,18 @@ public class HostileInputIT extends NearDupRestTestCase {
 
     /** Texts with near-duplicates among them, CJK, RTL, emoji and control characters. */
     private static final List<String> TEXTS = List.of(
-        "The ls command lists directory contents, sorted alphabetically by default.",
-        "The ls command lists the directory contents, sorted alphabetically by default.",
-        "The cp command copies files and directories from a source to a destination.",
-        "The cp command copies files and directories from one source to a destination.",
-        "The mv command moves or renames files and directories on the file system.",
-        "東京は日本の首都であり、世界最大の都市圏の一つです。",
-        "مرحبا بالعالم هذا نص عربي قصير للاختبار",
-        "שלום עולם זהו טקסט עברי קצר לבדיקה",
-        "party time 🎉🎉 with emoji 😀 and more emoji 🚀 everywhere",
-        "control\u0001characters\u0007in\u001bthe\ttext\u0000here",
-        "again again again again again again again again again again",
-        "The grep command searches files for lines matching a regular expression pattern."
-    );
+            "The ls command lists directory contents, sorted alphabetically by default.",
+            "The ls command lists the directory contents, sorted alphabetically by default.",
+            "The cp command copies files and directories from a source to a destination.",
+            "The cp command copies files and directories from one source to a destination.",
+            "The mv command moves or renames files and directories on the file system.",
+            "東京は日本の首都であり、世界最大の都市圏の一つです。",
+            "مرحبا بالعالم هذا نص عربي قصير للاختبار",
+            "שלום עולם זהו טקסט עברי קצר לבדיקה",
+            "party time 🎉🎉 with emoji 😀 and more emoji 🚀 everywhere",
+            "control\u0001characters\u0007in\u001bthe\ttext\u0000here",
+            "again again again again again again again again again again",
+            "The grep command searches files for lines matching a regular expression pattern.");
 
     private static Map<String, Object> call(String method, String path, String json) throws IOException {
         Request request = new Request(method, path);
@@ -57,18 +59,30 @@ public class HostileInputIT extends NearDupRestTestCase {
     }
 
     private static String nearDuplicate(String options) {
-        return "{\"query\": {\"near_duplicate\": {\"field\": \"body_fp.simhash\", \"like\": {\"_id\": \"0\"}" + options + "}}}";
+        return "{\"query\": {\"near_duplicate\": {\"field\": \"body_fp.simhash\", \"like\": {\"_id\": \"0\"}" + options
+                + "}}}";
     }
 
     /** The pipeline and a 3-shard index of {@link #TEXTS}, ids "0", "1", …, fingerprinted on the way in. */
     private static void createIndex() throws IOException {
-        call("PUT", "/_ingest/pipeline/" + PIPELINE, "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\"}}]}");
-        call("PUT", "/" + INDEX, "{\"settings\": {\"number_of_shards\": 3, \"number_of_replicas\": 0, \"index.default_pipeline\": \""
-            + PIPELINE + "\"}, \"mappings\": {\"properties\": {\"body\": {\"type\": \"text\"}, \"body_fp\": {\"properties\": {"
-            + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"}, \"content_hash\": {\"type\": \"keyword\"}}}}}}");
+        call(
+                "PUT",
+                "/_ingest/pipeline/" + PIPELINE,
+                "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\"}}]}");
+        call(
+                "PUT",
+                "/" + INDEX,
+                "{\"settings\": {\"number_of_shards\": 3, \"number_of_replicas\": 0, \"index.default_pipeline\": \""
+                        + PIPELINE
+                        + "\"}, \"mappings\": {\"properties\": {\"body\": {\"type\": \"text\"}, \"body_fp\": {\"properties\": {"
+                        + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"}, \"content_hash\": {\"type\": \"keyword\"}}}}}}");
         StringBuilder bulk = new StringBuilder();
         for (int i = 0; i < TEXTS.size(); i++) {
-            bulk.append("{\"index\": {\"_id\": \"").append(i).append("\"}}\n{\"body\": ").append(json(TEXTS.get(i))).append("}\n");
+            bulk.append("{\"index\": {\"_id\": \"")
+                    .append(i)
+                    .append("\"}}\n{\"body\": ")
+                    .append(json(TEXTS.get(i)))
+                    .append("}\n");
         }
         Map<String, Object> response = call("POST", "/" + INDEX + "/_bulk?refresh=true", bulk.toString());
         assertEquals(response.toString(), false, response.get("errors"));
@@ -104,8 +118,11 @@ public class HostileInputIT extends NearDupRestTestCase {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> simulate(String processorConfig, String text) throws IOException {
-        Map<String, Object> result = call("POST", "/_ingest/pipeline/_simulate", "{\"pipeline\": {\"processors\": [{\"near_dup_fingerprint\": "
-            + processorConfig + "}]}, \"docs\": [{\"_source\": {\"body\": " + json(text) + "}}]}");
+        Map<String, Object> result = call(
+                "POST",
+                "/_ingest/pipeline/_simulate",
+                "{\"pipeline\": {\"processors\": [{\"near_dup_fingerprint\": " + processorConfig
+                        + "}]}, \"docs\": [{\"_source\": {\"body\": " + json(text) + "}}]}");
         Map<String, Object> doc = (Map<String, Object>) ((List<Object>) result.get("docs")).get(0);
         assertNull(String.valueOf(doc.get("error")), doc.get("error"));
         return (Map<String, Object>) field(doc, "doc._source").get("body_fp");
@@ -118,37 +135,50 @@ public class HostileInputIT extends NearDupRestTestCase {
     public void testQueryParametersThatAreNotWhatTheyClaimNameThemselves() throws IOException {
         createIndex();
         assertSearchRejected(nearDuplicate(", \"max_distance\": 1e20"), "[max_distance] must be an integer");
-        assertSearchRejected(nearDuplicate(", \"max_distance\": 2147483648"), "[max_distance] must be an integer, got [2147483648]");
-        assertSearchRejected(nearDuplicate(", \"max_distance\": true"), "[max_distance] must be an integer, got [true]");
+        assertSearchRejected(
+                nearDuplicate(", \"max_distance\": 2147483648"), "[max_distance] must be an integer, got [2147483648]");
+        assertSearchRejected(
+                nearDuplicate(", \"max_distance\": true"), "[max_distance] must be an integer, got [true]");
         assertSearchRejected(nearDuplicate(", \"max_distance\": 2.5"), "[max_distance] must be an integer, got [2.5]");
         assertSearchRejected(nearDuplicate(", \"max_distance\": 9"), "[max_distance] must be in [0, 8], got [9]");
         assertSearchRejected(nearDuplicate(", \"max_distance\": -1"), "[max_distance] must be in [0, 8], got [-1]");
         assertSearchRejected(nearDuplicate(", \"max_distance\": [3]"), "[max_distance] must be a value");
-        assertSearchRejected(nearDuplicate(", \"first_match\": \"yes\""), "[first_match] must be true or false, got [yes]");
+        assertSearchRejected(
+                nearDuplicate(", \"first_match\": \"yes\""), "[first_match] must be true or false, got [yes]");
         assertSearchRejected(nearDuplicate(", \"include_self\": 1"), "[include_self] must be true or false, got [1]");
         assertSearchRejected(nearDuplicate(", \"boost\": \"abc\""), "[boost] must be a number, got [abc]");
         assertSearchRejected(nearDuplicate(", \"boost\": \"Infinity\""), "[boost] must be a number, got [Infinity]");
         assertSearchRejected(nearDuplicate(", \"boost\": \"NaN\""), "[boost] must be a number, got [NaN]");
         assertSearchRejected(nearDuplicate(", \"prefix_bits\": 0"), "[prefix_bits] must be", "in [1, 32], got [0]");
         assertSearchRejected(nearDuplicate(", \"prefix_bits\": 33"), "[prefix_bits] must be", "got [33]");
-        assertSearchRejected(nearDuplicate(", \"prefix_bits\": \"AUTO\""), "[prefix_bits] must be an integer, got [AUTO]");
+        assertSearchRejected(
+                nearDuplicate(", \"prefix_bits\": \"AUTO\""), "[prefix_bits] must be an integer, got [AUTO]");
         assertSearchRejected(nearDuplicate(", \"max_flips\": 0"), "[max_flips] must be in [1, 10000], got [0]");
         assertSearchRejected(nearDuplicate(", \"max_flips\": 10001"), "[max_flips] must be in [1, 10000], got [10001]");
         assertSearchRejected(nearDuplicate(", \"mode\": \"fuzzy\""), "unknown mode [fuzzy], expected [psm] or [exact]");
         assertSearchRejected(nearDuplicate(", \"min_similarity\": 0"), "[min_similarity] must be in (0, 1], got [0.0]");
-        assertSearchRejected(nearDuplicate(", \"min_similarity\": \"lots\""), "[min_similarity] must be a number, got [lots]");
-        assertSearchRejected(nearDuplicate(", \"maxdistance\": 3"), "[near_duplicate] query does not support [maxdistance]");
-        assertSearchRejected("{\"query\": {\"near_duplicate\": {\"field\": \"body_fp.simhash\"}}}", "[near_duplicate] requires [like]");
-        assertSearchRejected("{\"query\": {\"near_duplicate\": {\"like\": {\"_id\": \"0\"}}}}", "[near_duplicate] requires a [field]");
-        assertSearchRejected("{\"query\": {\"near_duplicate\": {\"field\": {\"a\": 1}, \"like\": {\"_id\": \"0\"}}}}",
-            "[field] must be a value");
-        assertSearchRejected(nearDuplicate("").replace("{\"_id\": \"0\"}", "{\"_id\": \"no-such-id\"}"),
-            "document [no-such-id] not found in index [hostile]");
-        assertSearchRejected("{\"query\": {\"near_duplicate\": {\"field\": \"body\", \"like\": {\"_id\": \"0\"}}}}", "body");
+        assertSearchRejected(
+                nearDuplicate(", \"min_similarity\": \"lots\""), "[min_similarity] must be a number, got [lots]");
+        assertSearchRejected(
+                nearDuplicate(", \"maxdistance\": 3"), "[near_duplicate] query does not support [maxdistance]");
+        assertSearchRejected(
+                "{\"query\": {\"near_duplicate\": {\"field\": \"body_fp.simhash\"}}}",
+                "[near_duplicate] requires [like]");
+        assertSearchRejected(
+                "{\"query\": {\"near_duplicate\": {\"like\": {\"_id\": \"0\"}}}}",
+                "[near_duplicate] requires a [field]");
+        assertSearchRejected(
+                "{\"query\": {\"near_duplicate\": {\"field\": {\"a\": 1}, \"like\": {\"_id\": \"0\"}}}}",
+                "[field] must be a value");
+        assertSearchRejected(
+                nearDuplicate("").replace("{\"_id\": \"0\"}", "{\"_id\": \"no-such-id\"}"),
+                "document [no-such-id] not found in index [hostile]");
+        assertSearchRejected(
+                "{\"query\": {\"near_duplicate\": {\"field\": \"body\", \"like\": {\"_id\": \"0\"}}}}", "body");
 
         // Every limit itself is accepted, and answers.
-        Map<String, Object> atTheLimits = search(nearDuplicate(", \"max_distance\": 8, \"prefix_bits\": 1, \"max_flips\": 10000, "
-            + "\"include_self\": true"));
+        Map<String, Object> atTheLimits = search(nearDuplicate(
+                ", \"max_distance\": 8, \"prefix_bits\": 1, \"max_flips\": 10000, " + "\"include_self\": true"));
         assertTrue(hits(atTheLimits).stream().anyMatch(hit -> "0".equals(hit.get("_id"))));
         assertEquals(0, shardFailures(atTheLimits));
         assertEquals(0, shardFailures(search(nearDuplicate(", \"prefix_bits\": 32, \"mode\": \"exact\""))));
@@ -157,22 +187,34 @@ public class HostileInputIT extends NearDupRestTestCase {
     /** Digits that are not ASCII hex digits (full-width, Arabic-Indic) are not a fingerprint anywhere one is read. */
     public void testOnlyAsciiHexIsAFingerprint() throws IOException {
         createIndex();
-        for (String lookalike : List.of("０１２３４５６７８９ａｂｃｄｅｆ", "٠١٢٣٤٥٦٧٨٩٠١٢٣٤٥", "0x0000000000000f", "00000000000000ff0", " 00000000000000f")) {
+        for (String lookalike : List.of(
+                "０１２３４５６７８９ａｂｃｄｅｆ", "٠١٢٣٤٥٦٧٨٩٠١٢٣٤٥", "0x0000000000000f", "00000000000000ff0", " 00000000000000f")) {
             String quoted = json(lookalike);
-            assertSearchRejected("{\"query\": {\"near_duplicate\": {\"field\": \"body_fp.simhash\", \"like\": {\"simhash\": " + quoted
-                + "}, \"mode\": \"exact\"}}}", "simhash must be 16 hex characters");
-            assertSearchRejected("{\"query\": {\"term\": {\"body_fp.simhash\": " + quoted + "}}}", "body_fp.simhash",
-                "simhash must be 16 hex characters");
-            assertSearchRejected("{\"query\": {\"range\": {\"body_fp.simhash\": {\"gte\": " + quoted + "}}}}", "body_fp.simhash",
-                "simhash must be 16 hex characters");
-            assertBadRequest("PUT", "/" + INDEX + "/_doc/odd?pipeline=_none", "{\"body_fp\": {\"simhash\": " + quoted + "}}",
-                "mapper_parsing_exception", "[simhash] field [body_fp.simhash]", "simhash must be 16 hex characters");
+            assertSearchRejected(
+                    "{\"query\": {\"near_duplicate\": {\"field\": \"body_fp.simhash\", \"like\": {\"simhash\": "
+                            + quoted + "}, \"mode\": \"exact\"}}}",
+                    "simhash must be 16 hex characters");
+            assertSearchRejected(
+                    "{\"query\": {\"term\": {\"body_fp.simhash\": " + quoted + "}}}",
+                    "body_fp.simhash",
+                    "simhash must be 16 hex characters");
+            assertSearchRejected(
+                    "{\"query\": {\"range\": {\"body_fp.simhash\": {\"gte\": " + quoted + "}}}}",
+                    "body_fp.simhash",
+                    "simhash must be 16 hex characters");
+            assertBadRequest(
+                    "PUT",
+                    "/" + INDEX + "/_doc/odd?pipeline=_none",
+                    "{\"body_fp\": {\"simhash\": " + quoted + "}}",
+                    "mapper_parsing_exception",
+                    "[simhash] field [body_fp.simhash]",
+                    "simhash must be 16 hex characters");
         }
         // Upper-case ASCII hex is the same fingerprint as lower case.
         Map<String, Object> source = call("GET", "/" + INDEX + "/_doc/0", null);
         String hex = (String) field(source, "_source.body_fp.simhash").get("value");
-        Map<String, Object> term = search("{\"query\": {\"term\": {\"body_fp.simhash\": \"" + hex.toUpperCase(java.util.Locale.ROOT)
-            + "\"}}}");
+        Map<String, Object> term = search(
+                "{\"query\": {\"term\": {\"body_fp.simhash\": \"" + hex.toUpperCase(java.util.Locale.ROOT) + "\"}}}");
         assertTrue(hits(term).stream().anyMatch(hit -> "0".equals(hit.get("_id"))));
     }
 
@@ -184,10 +226,12 @@ public class HostileInputIT extends NearDupRestTestCase {
     @SuppressWarnings("unchecked")
     public void testAggregationsOnSimhash() throws IOException {
         createIndex();
-        Map<String, Object> terms = search("{\"size\": 0, \"aggs\": {\"t\": {\"terms\": {\"field\": \"body_fp.simhash\", \"size\": 100}},"
-            + " \"c\": {\"cardinality\": {\"field\": \"body_fp.simhash\"}}, \"v\": {\"value_count\": {\"field\": \"body_fp.simhash\"}}}}");
+        Map<String, Object> terms = search(
+                "{\"size\": 0, \"aggs\": {\"t\": {\"terms\": {\"field\": \"body_fp.simhash\", \"size\": 100}},"
+                        + " \"c\": {\"cardinality\": {\"field\": \"body_fp.simhash\"}}, \"v\": {\"value_count\": {\"field\": \"body_fp.simhash\"}}}}");
         assertEquals(0, shardFailures(terms));
-        List<Map<String, Object>> buckets = (List<Map<String, Object>>) field(terms, "aggregations.t").get("buckets");
+        List<Map<String, Object>> buckets =
+                (List<Map<String, Object>>) field(terms, "aggregations.t").get("buckets");
         Set<String> keys = new HashSet<>();
         for (Map<String, Object> bucket : buckets) {
             String key = (String) bucket.get("key_as_string");
@@ -202,24 +246,36 @@ public class HostileInputIT extends NearDupRestTestCase {
         assertEquals(stored.size(), ((Number) field(terms, "aggregations.c").get("value")).intValue());
         assertEquals(TEXTS.size(), ((Number) field(terms, "aggregations.v").get("value")).intValue());
 
-        for (String agg : List.of("{\"avg\": {\"field\": \"body_fp.simhash\"}}", "{\"sum\": {\"field\": \"body_fp.simhash\"}}",
-            "{\"min\": {\"field\": \"body_fp.simhash\"}}", "{\"max\": {\"field\": \"body_fp.simhash\"}}",
-            "{\"stats\": {\"field\": \"body_fp.simhash\"}}", "{\"extended_stats\": {\"field\": \"body_fp.simhash\"}}",
-            "{\"percentiles\": {\"field\": \"body_fp.simhash\"}}", "{\"histogram\": {\"field\": \"body_fp.simhash\", \"interval\": 1000}}",
-            "{\"range\": {\"field\": \"body_fp.simhash\", \"ranges\": [{\"to\": \"8000000000000000\"}]}}",
-            "{\"range\": {\"field\": \"body_fp.simhash\", \"ranges\": [{\"to\": 100}]}}",
-            "{\"composite\": {\"sources\": [{\"h\": {\"histogram\": {\"field\": \"body_fp.simhash\", \"interval\": 1}}}]}}",
-            "{\"filter\": {\"match_all\": {}}, \"aggs\": {\"inner\": {\"histogram\": {\"field\": \"body_fp.simhash\", \"interval\": 1}}}}")) {
-            assertSearchRejected("{\"size\": 0, \"aggs\": {\"a\": " + agg + "}}", "does not apply to [simhash] field [body_fp.simhash]",
-                "[simhash] fields hold fingerprints, not numbers");
+        for (String agg : List.of(
+                "{\"avg\": {\"field\": \"body_fp.simhash\"}}",
+                "{\"sum\": {\"field\": \"body_fp.simhash\"}}",
+                "{\"min\": {\"field\": \"body_fp.simhash\"}}",
+                "{\"max\": {\"field\": \"body_fp.simhash\"}}",
+                "{\"stats\": {\"field\": \"body_fp.simhash\"}}",
+                "{\"extended_stats\": {\"field\": \"body_fp.simhash\"}}",
+                "{\"percentiles\": {\"field\": \"body_fp.simhash\"}}",
+                "{\"histogram\": {\"field\": \"body_fp.simhash\", \"interval\": 1000}}",
+                "{\"range\": {\"field\": \"body_fp.simhash\", \"ranges\": [{\"to\": \"8000000000000000\"}]}}",
+                "{\"range\": {\"field\": \"body_fp.simhash\", \"ranges\": [{\"to\": 100}]}}",
+                "{\"composite\": {\"sources\": [{\"h\": {\"histogram\": {\"field\": \"body_fp.simhash\", \"interval\": 1}}}]}}",
+                "{\"filter\": {\"match_all\": {}}, \"aggs\": {\"inner\": {\"histogram\": {\"field\": \"body_fp.simhash\", \"interval\": 1}}}}")) {
+            assertSearchRejected(
+                    "{\"size\": 0, \"aggs\": {\"a\": " + agg + "}}",
+                    "does not apply to [simhash] field [body_fp.simhash]",
+                    "[simhash] fields hold fingerprints, not numbers");
         }
-        assertSearchRejected("{\"size\": 0, \"aggs\": {\"a\": {\"terms\": {\"field\": \"body_fp.simhash\", \"missing\": "
-            + "\"0000000000000000\"}}}}", "[missing] is not supported on [simhash] field [body_fp.simhash] in [terms] aggregation [a]");
-        Map<String, Object> composite = search("{\"size\": 0, \"aggs\": {\"a\": {\"composite\": {\"size\": 100, \"sources\": "
-            + "[{\"h\": {\"terms\": {\"field\": \"body_fp.simhash\"}}}]}}, \"m\": {\"missing\": {\"field\": \"body_fp.simhash\"}}}}");
-        assertEquals(stored.size(), ((List<?>) field(composite, "aggregations.a").get("buckets")).size());
+        assertSearchRejected(
+                "{\"size\": 0, \"aggs\": {\"a\": {\"terms\": {\"field\": \"body_fp.simhash\", \"missing\": "
+                        + "\"0000000000000000\"}}}}",
+                "[missing] is not supported on [simhash] field [body_fp.simhash] in [terms] aggregation [a]");
+        Map<String, Object> composite = search(
+                "{\"size\": 0, \"aggs\": {\"a\": {\"composite\": {\"size\": 100, \"sources\": "
+                        + "[{\"h\": {\"terms\": {\"field\": \"body_fp.simhash\"}}}]}}, \"m\": {\"missing\": {\"field\": \"body_fp.simhash\"}}}}");
+        assertEquals(
+                stored.size(), ((List<?>) field(composite, "aggregations.a").get("buckets")).size());
         assertEquals(0, ((Number) field(composite, "aggregations.m").get("doc_count")).intValue());
-        assertSearchRejected("{\"size\": 0, \"aggs\": {\"a\": {\"avg\": {\"field\": \"body_fp.minhash\"}}}}", "body_fp.minhash");
+        assertSearchRejected(
+                "{\"size\": 0, \"aggs\": {\"a\": {\"avg\": {\"field\": \"body_fp.minhash\"}}}}", "body_fp.minhash");
     }
 
     /** Every document's stored simhash, as _source has it, in unsigned order. */
@@ -242,24 +298,34 @@ public class HostileInputIT extends NearDupRestTestCase {
     public void testMinAndMaxOfSimhashBySort() throws IOException {
         createIndex();
         List<String> stored = storedSimhashesInUnsignedOrder();
-        assertNotEquals("the corpus must have distinct fingerprints for min and max to differ", stored.get(0), stored.getLast());
+        assertNotEquals(
+                "the corpus must have distinct fingerprints for min and max to differ",
+                stored.get(0),
+                stored.getLast());
         for (String type : List.of("min", "max")) {
             String order = type.equals("min") ? "asc" : "desc";
             String expected = type.equals("min") ? stored.get(0) : stored.getLast();
-            assertSearchRejected("{\"size\": 0, \"aggs\": {\"a\": {\"" + type + "\": {\"field\": \"body_fp.simhash\"}}}}",
-                "[" + type + "] aggregation [a] does not apply to [simhash] field [body_fp.simhash]",
-                "for the exact " + type + "imum, sort by [body_fp.simhash] " + order + " with [size] 1 and [docvalue_fields] "
-                    + "[body_fp.simhash]: the hit's value is that fingerprint in hex");
+            assertSearchRejected(
+                    "{\"size\": 0, \"aggs\": {\"a\": {\"" + type + "\": {\"field\": \"body_fp.simhash\"}}}}",
+                    "[" + type + "] aggregation [a] does not apply to [simhash] field [body_fp.simhash]",
+                    "for the exact " + type + "imum, sort by [body_fp.simhash] " + order
+                            + " with [size] 1 and [docvalue_fields] "
+                            + "[body_fp.simhash]: the hit's value is that fingerprint in hex");
             String sortAndValue = "\"size\": 1, \"sort\": [{\"body_fp.simhash\": \"" + order + "\"}], "
-                + "\"docvalue_fields\": [\"body_fp.simhash\"]";
-            Map<String, Object> sorted = search("{" + sortAndValue + ", \"aggs\": {\"top\": {\"top_hits\": {" + sortAndValue + "}}}}");
+                    + "\"docvalue_fields\": [\"body_fp.simhash\"]";
+            Map<String, Object> sorted =
+                    search("{" + sortAndValue + ", \"aggs\": {\"top\": {\"top_hits\": {" + sortAndValue + "}}}}");
             assertEquals(0, shardFailures(sorted));
             Map<String, Object> hit = hits(sorted).get(0);
             assertEquals(type, List.of(expected), field(hit, "fields").get("body_fp.simhash"));
             long signed = ((Number) ((List<?>) hit.get("sort")).get(0)).longValue();
             assertEquals(type + " as the sort value", Long.parseUnsignedLong(expected, 16) ^ Long.MIN_VALUE, signed);
-            List<Map<String, Object>> topHits = (List<Map<String, Object>>) field(sorted, "aggregations.top.hits").get("hits");
-            assertEquals(type + " by top_hits", List.of(expected), field(topHits.get(0), "fields").get("body_fp.simhash"));
+            List<Map<String, Object>> topHits = (List<Map<String, Object>>)
+                    field(sorted, "aggregations.top.hits").get("hits");
+            assertEquals(
+                    type + " by top_hits",
+                    List.of(expected),
+                    field(topHits.get(0), "fields").get("body_fp.simhash"));
         }
     }
 
@@ -267,27 +333,34 @@ public class HostileInputIT extends NearDupRestTestCase {
     public void testSortBySimhashWithAnyQuery() throws IOException {
         createIndex();
         List<String> expected = storedSimhashesInUnsignedOrder();
-        for (String query : List.of("{\"match_all\": {}}", "{\"exists\": {\"field\": \"body_fp.simhash\"}}",
-            "{\"bool\": {\"filter\": [{\"match_all\": {}}]}}")) {
+        for (String query : List.of(
+                "{\"match_all\": {}}",
+                "{\"exists\": {\"field\": \"body_fp.simhash\"}}",
+                "{\"bool\": {\"filter\": [{\"match_all\": {}}]}}")) {
             List<String> sorted = new ArrayList<>();
-            Map<String, Object> response = search("{\"size\": 100, \"query\": " + query + ", \"sort\": [{\"body_fp.simhash\": \"asc\"}], "
-                + "\"docvalue_fields\": [\"body_fp.simhash\"]}");
+            Map<String, Object> response = search("{\"size\": 100, \"query\": " + query
+                    + ", \"sort\": [{\"body_fp.simhash\": \"asc\"}], " + "\"docvalue_fields\": [\"body_fp.simhash\"]}");
             assertEquals(0, shardFailures(response));
             for (Map<String, Object> hit : hits(response)) {
                 sorted.add((String) ((List<?>) field(hit, "fields").get("body_fp.simhash")).get(0));
             }
             assertEquals(query, expected, sorted);
         }
-        Map<String, Object> after = search("{\"size\": 100, \"query\": {\"match_all\": {}}, \"sort\": [{\"body_fp.simhash\": \"asc\"}], "
-            + "\"search_after\": [\"" + expected.get(4) + "\"], \"docvalue_fields\": [\"body_fp.simhash\"]}");
+        Map<String, Object> after =
+                search("{\"size\": 100, \"query\": {\"match_all\": {}}, \"sort\": [{\"body_fp.simhash\": \"asc\"}], "
+                        + "\"search_after\": [\"" + expected.get(4)
+                        + "\"], \"docvalue_fields\": [\"body_fp.simhash\"]}");
         List<String> rest = new ArrayList<>();
         for (Map<String, Object> hit : hits(after)) {
             rest.add((String) ((List<?>) field(hit, "fields").get("body_fp.simhash")).get(0));
         }
         assertEquals(expected.subList(5, expected.size()), rest);
-        assertSearchRejected("{\"sort\": [{\"body_fp.simhash\": \"asc\"}], \"search_after\": [\"not-a-fingerprint\"]}",
-            "simhash must be 16 hex characters");
-        assertSearchRejected("{\"sort\": [{\"body_fp.minhash\": \"asc\"}]}", "[minhash] fields do not support sorting: field [body_fp.minhash]");
+        assertSearchRejected(
+                "{\"sort\": [{\"body_fp.simhash\": \"asc\"}], \"search_after\": [\"not-a-fingerprint\"]}",
+                "simhash must be 16 hex characters");
+        assertSearchRejected(
+                "{\"sort\": [{\"body_fp.minhash\": \"asc\"}]}",
+                "[minhash] fields do not support sorting: field [body_fp.minhash]");
     }
 
     /**
@@ -297,9 +370,10 @@ public class HostileInputIT extends NearDupRestTestCase {
     @SuppressWarnings("unchecked")
     public void testFetchingFingerprintFieldsFromEveryShard() throws IOException {
         createIndex();
-        Map<String, Object> response = search("{\"size\": 100, \"_source\": [\"body_fp.simhash.value\", \"body_fp.minhash.value\"], "
-            + "\"docvalue_fields\": [\"body_fp.minhash\", {\"field\": \"body_fp.simhash\", \"format\": \"hex\"}], "
-            + "\"fields\": [\"body_fp.minhash\", {\"field\": \"body_fp.simhash\", \"format\": \"hex\"}]}");
+        Map<String, Object> response =
+                search("{\"size\": 100, \"_source\": [\"body_fp.simhash.value\", \"body_fp.minhash.value\"], "
+                        + "\"docvalue_fields\": [\"body_fp.minhash\", {\"field\": \"body_fp.simhash\", \"format\": \"hex\"}], "
+                        + "\"fields\": [\"body_fp.minhash\", {\"field\": \"body_fp.simhash\", \"format\": \"hex\"}]}");
         assertEquals(0, shardFailures(response));
         assertEquals(TEXTS.size(), hits(response).size());
         for (Map<String, Object> hit : hits(response)) {
@@ -312,12 +386,15 @@ public class HostileInputIT extends NearDupRestTestCase {
         }
         for (String fetched : List.of("docvalue_fields", "fields")) {
             for (String format : List.of("epoch_millis", "0.00", "HEX", "binary")) {
-                assertSearchRejected("{\"" + fetched + "\": [{\"field\": \"body_fp.simhash\", \"format\": \"" + format + "\"}]}",
-                    "[format] [" + format + "] is not supported on [simhash] field [body_fp.simhash]");
-                assertSearchRejected("{\"" + fetched + "\": [{\"field\": \"body_fp.minhash\", \"format\": \"" + format + "\"}]}",
-                    "[format] [" + format + "] is not supported on [minhash] field [body_fp.minhash]");
+                assertSearchRejected(
+                        "{\"" + fetched + "\": [{\"field\": \"body_fp.simhash\", \"format\": \"" + format + "\"}]}",
+                        "[format] [" + format + "] is not supported on [simhash] field [body_fp.simhash]");
+                assertSearchRejected(
+                        "{\"" + fetched + "\": [{\"field\": \"body_fp.minhash\", \"format\": \"" + format + "\"}]}",
+                        "[format] [" + format + "] is not supported on [minhash] field [body_fp.minhash]");
             }
-            assertSearchRejected("{\"" + fetched + "\": [{\"field\": \"body_fp.*\", \"format\": \"yyyy\"}]}", "[format] [yyyy]");
+            assertSearchRejected(
+                    "{\"" + fetched + "\": [{\"field\": \"body_fp.*\", \"format\": \"yyyy\"}]}", "[format] [yyyy]");
         }
         // A format on another field is no business of ours.
         assertEquals(0, shardFailures(search("{\"docvalue_fields\": [{\"field\": \"body_fp.content_hash\"}]}")));
@@ -333,8 +410,9 @@ public class HostileInputIT extends NearDupRestTestCase {
         }
         // Cut between the halves of an emoji: the cut moves before it, and the words before it stay.
         String beforeEmoji = "hello world ";
-        Map<String, Object> truncated = simulate("{\"field\": \"body\", \"max_chars\": " + (beforeEmoji.length() + 1)
-            + ", \"truncate\": true}", beforeEmoji + "😀 more words after");
+        Map<String, Object> truncated = simulate(
+                "{\"field\": \"body\", \"max_chars\": " + (beforeEmoji.length() + 1) + ", \"truncate\": true}",
+                beforeEmoji + "😀 more words after");
         assertEquals(true, truncated.get("truncated"));
         assertEquals(2, tokens(truncated));
         assertEquals(simulate("{\"field\": \"body\"}", "hello world").get("simhash"), truncated.get("simhash"));
@@ -351,33 +429,48 @@ public class HostileInputIT extends NearDupRestTestCase {
     /** Processor options and field mapping parameters that are out of range or of the wrong kind name themselves. */
     public void testBadConfigurationsNameTheParameter() throws IOException {
         for (String[] bad : new String[][] {
-            { "{\"field\": \"body\", \"target_field\": \"_id\"}", "[target_field] must not be the document's metadata field [_id]" },
-            { "{\"field\": \"body\", \"target_field\": \"_index\"}", "[target_field] must not be the document's metadata field [_index]" },
-            { "{\"field\": \"body\", \"target_field\": \"_source.fp\"}", "[target_field]" },
-            { "{\"field\": \"body\", \"target_field\": \"body\"}", "[target_field] must differ from field [body]" },
-            { "{\"field\": \"body\", \"num_hashes\": \"many\"}", "[num_hashes]" },
-            { "{\"field\": \"body\", \"num_hashes\": 1025}", "[num_hashes] must be in [1, 1024], got [1025]" },
-            { "{\"field\": \"body\", \"max_chars\": 0}", "[max_chars]" },
-            { "{\"field\": \"body\", \"max_chars\": 10000001}", "[max_chars]" },
-            { "{\"field\": \"body\", \"outputs\": [\"bogus\"]}", "[outputs]", "bogus" },
-            { "{\"field\": \"body\", \"analyzer\": \"klingon\"}", "[analyzer] unknown analyzer [klingon]" },
-            { "{\"field\": \"body\", \"seed\": \"x\"}", "[seed]" },
-            { "{\"field\": \"body\", \"simhash_shingle_size\": 9}", "[simhash_shingle_size]" },
-            { "{\"field\": \"body\", \"weighting\": \"loud\"}", "[weighting]" },
-            { "{\"field\": \"body\", \"colour\": \"blue\"}", "colour" } }) {
+            {
+                "{\"field\": \"body\", \"target_field\": \"_id\"}",
+                "[target_field] must not be the document's metadata field [_id]"
+            },
+            {
+                "{\"field\": \"body\", \"target_field\": \"_index\"}",
+                "[target_field] must not be the document's metadata field [_index]"
+            },
+            {"{\"field\": \"body\", \"target_field\": \"_source.fp\"}", "[target_field]"},
+            {"{\"field\": \"body\", \"target_field\": \"body\"}", "[target_field] must differ from field [body]"},
+            {"{\"field\": \"body\", \"num_hashes\": \"many\"}", "[num_hashes]"},
+            {"{\"field\": \"body\", \"num_hashes\": 1025}", "[num_hashes] must be in [1, 1024], got [1025]"},
+            {"{\"field\": \"body\", \"max_chars\": 0}", "[max_chars]"},
+            {"{\"field\": \"body\", \"max_chars\": 10000001}", "[max_chars]"},
+            {"{\"field\": \"body\", \"outputs\": [\"bogus\"]}", "[outputs]", "bogus"},
+            {"{\"field\": \"body\", \"analyzer\": \"klingon\"}", "[analyzer] unknown analyzer [klingon]"},
+            {"{\"field\": \"body\", \"seed\": \"x\"}", "[seed]"},
+            {"{\"field\": \"body\", \"simhash_shingle_size\": 9}", "[simhash_shingle_size]"},
+            {"{\"field\": \"body\", \"weighting\": \"loud\"}", "[weighting]"},
+            {"{\"field\": \"body\", \"colour\": \"blue\"}", "colour"}
+        }) {
             String[] reasons = java.util.Arrays.copyOfRange(bad, 1, bad.length);
-            assertBadRequest("PUT", "/_ingest/pipeline/bad", "{\"processors\": [{\"near_dup_fingerprint\": " + bad[0] + "}]}", reasons);
+            assertBadRequest(
+                    "PUT",
+                    "/_ingest/pipeline/bad",
+                    "{\"processors\": [{\"near_dup_fingerprint\": " + bad[0] + "}]}",
+                    reasons);
         }
         for (String[] bad : new String[][] {
-            { "{\"type\": \"minhash\", \"threshold\": 0.8, \"false_positive_weight\": \"Infinity\"}", "[false_positive_weight] must be a "
-                + "finite number >= 0, got [Infinity]" },
-            { "{\"type\": \"minhash\", \"threshold\": 0.8, \"false_negative_weight\": -1}", "[false_negative_weight]" },
-            { "{\"type\": \"minhash\", \"num_hashes\": 0}", "[num_hashes] must be in [1, 1024], got [0]" },
-            { "{\"type\": \"minhash\", \"threshold\": 1.5}", "[threshold] must be in (0, 1), got [1.5]" },
-            { "{\"type\": \"minhash\", \"bands\": 4}", "[bands] and [rows] must be set together" },
-            { "{\"type\": \"minhash\", \"min_similarity_floor\": 0}", "[min_similarity_floor] must be in (0, 1)" },
-            { "{\"type\": \"simhash\", \"margins\": true}", "margins" } }) {
-            assertBadRequest("PUT", "/bad-mapping", "{\"mappings\": {\"properties\": {\"f\": " + bad[0] + "}}}", bad[1]);
+            {
+                "{\"type\": \"minhash\", \"threshold\": 0.8, \"false_positive_weight\": \"Infinity\"}",
+                "[false_positive_weight] must be a " + "finite number >= 0, got [Infinity]"
+            },
+            {"{\"type\": \"minhash\", \"threshold\": 0.8, \"false_negative_weight\": -1}", "[false_negative_weight]"},
+            {"{\"type\": \"minhash\", \"num_hashes\": 0}", "[num_hashes] must be in [1, 1024], got [0]"},
+            {"{\"type\": \"minhash\", \"threshold\": 1.5}", "[threshold] must be in (0, 1), got [1.5]"},
+            {"{\"type\": \"minhash\", \"bands\": 4}", "[bands] and [rows] must be set together"},
+            {"{\"type\": \"minhash\", \"min_similarity_floor\": 0}", "[min_similarity_floor] must be in (0, 1)"},
+            {"{\"type\": \"simhash\", \"margins\": true}", "margins"}
+        }) {
+            assertBadRequest(
+                    "PUT", "/bad-mapping", "{\"mappings\": {\"properties\": {\"f\": " + bad[0] + "}}}", bad[1]);
         }
     }
 
@@ -385,14 +478,26 @@ public class HostileInputIT extends NearDupRestTestCase {
     public void testMalformedFingerprintValues() throws IOException {
         createIndex();
         for (String[] bad : new String[][] {
-            { "{\"simhash\": [\"00000000000000ff\", \"00000000000000fe\"]}", "[simhash] field [body_fp.simhash]", "array" },
-            { "{\"simhash\": {\"value\": \"00000000000000ff\", \"colour\": \"red\"}}", "[simhash] field [body_fp.simhash]", "colour" },
-            { "{\"simhash\": 255}", "[simhash] field [body_fp.simhash]" },
-            { "{\"simhash\": {\"value\": \"00000000000000ff\", \"margins\": \"short\"}}", "[simhash] field [body_fp.simhash]" },
-            { "{\"minhash\": \"AQAAAAAAAAAB\"}", "[minhash] field [body_fp.minhash]" },
-            { "{\"minhash\": \"!!!not base64!!!\"}", "[minhash] field [body_fp.minhash]", "base64" } }) {
-            assertBadRequest("PUT", "/" + INDEX + "/_doc/bad?pipeline=_none", "{\"body_fp\": " + bad[0] + "}",
-                java.util.Arrays.copyOfRange(bad, 1, bad.length));
+            {"{\"simhash\": [\"00000000000000ff\", \"00000000000000fe\"]}", "[simhash] field [body_fp.simhash]", "array"
+            },
+            {
+                "{\"simhash\": {\"value\": \"00000000000000ff\", \"colour\": \"red\"}}",
+                "[simhash] field [body_fp.simhash]",
+                "colour"
+            },
+            {"{\"simhash\": 255}", "[simhash] field [body_fp.simhash]"},
+            {
+                "{\"simhash\": {\"value\": \"00000000000000ff\", \"margins\": \"short\"}}",
+                "[simhash] field [body_fp.simhash]"
+            },
+            {"{\"minhash\": \"AQAAAAAAAAAB\"}", "[minhash] field [body_fp.minhash]"},
+            {"{\"minhash\": \"!!!not base64!!!\"}", "[minhash] field [body_fp.minhash]", "base64"}
+        }) {
+            assertBadRequest(
+                    "PUT",
+                    "/" + INDEX + "/_doc/bad?pipeline=_none",
+                    "{\"body_fp\": " + bad[0] + "}",
+                    java.util.Arrays.copyOfRange(bad, 1, bad.length));
         }
     }
 
@@ -402,19 +507,26 @@ public class HostileInputIT extends NearDupRestTestCase {
      */
     @SuppressWarnings("unchecked")
     public void testScratchReturnsToASmallBoundAfterAnOutsizedDocument() throws IOException {
-        call("PUT", "/_ingest/pipeline/big-fp", "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\", "
-            + "\"max_chars\": 10000000}}]}");
-        call("PUT", "/big", "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0}, \"mappings\": {\"properties\": {"
-            + "\"body\": {\"type\": \"text\", \"index\": false}, \"body_fp\": {\"type\": \"object\", \"enabled\": false}}}}");
+        call(
+                "PUT",
+                "/_ingest/pipeline/big-fp",
+                "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\", " + "\"max_chars\": 10000000}}]}");
+        call(
+                "PUT",
+                "/big",
+                "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0}, \"mappings\": {\"properties\": {"
+                        + "\"body\": {\"type\": \"text\", \"index\": false}, \"body_fp\": {\"type\": \"object\", \"enabled\": false}}}}");
         long droppedBefore = ((Number) scratchStats().get("dropped")).longValue();
         StringBuilder huge = new StringBuilder();
         int words = 4 * FingerprintScratchPool.MAX_KEPT_SCRATCH_ENTRIES;
         for (int i = 0; i < words; i++) {
             huge.append('w').append(i).append(' ');
         }
-        Map<String, Object> indexed = call("PUT", "/big/_doc/huge?pipeline=big-fp&refresh=true", "{\"body\": \"" + huge + "\"}");
+        Map<String, Object> indexed =
+                call("PUT", "/big/_doc/huge?pipeline=big-fp&refresh=true", "{\"body\": \"" + huge + "\"}");
         assertEquals("created", indexed.get("result"));
-        Map<String, Object> fp = (Map<String, Object>) field(call("GET", "/big/_doc/huge", null), "_source").get("body_fp");
+        Map<String, Object> fp = (Map<String, Object>)
+                field(call("GET", "/big/_doc/huge", null), "_source").get("body_fp");
         assertEquals(words, tokens(fp));
 
         Map<String, Object> after = scratchStats();
@@ -432,25 +544,36 @@ public class HostileInputIT extends NearDupRestTestCase {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> scratchStats() throws IOException {
-        Map<String, Object> nodes = (Map<String, Object>) call("GET", "/_plugins/neardup/stats", null).get("nodes");
+        Map<String, Object> nodes = (Map<String, Object>)
+                call("GET", "/_plugins/neardup/stats", null).get("nodes");
         assertEquals(1, nodes.size());
-        return (Map<String, Object>) ((Map<String, Object>) nodes.values().iterator().next()).get("fingerprint_scratch");
+        return (Map<String, Object>)
+                ((Map<String, Object>) nodes.values().iterator().next()).get("fingerprint_scratch");
     }
 
     /** near_dup_collapse leaves size-0 searches alone and adds no empty profile. */
     public void testCollapseLeavesCountsAloneAndAddsNoProfile() throws IOException {
         createIndex();
-        call("PUT", "/_search/pipeline/hostile-dedup", "{\"request_processors\": [{\"near_dup_window\": {\"window\": 50}}], "
-            + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"body_fp.simhash\", \"max_distance\": 8}}]}");
-        Map<String, Object> counted = call("POST", SEARCH + "?search_pipeline=hostile-dedup", "{\"size\": 0, \"query\": {\"match_all\": "
-            + "{}}, \"aggs\": {\"c\": {\"cardinality\": {\"field\": \"body_fp.simhash\"}}}}");
+        call(
+                "PUT",
+                "/_search/pipeline/hostile-dedup",
+                "{\"request_processors\": [{\"near_dup_window\": {\"window\": 50}}], "
+                        + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"body_fp.simhash\", \"max_distance\": 8}}]}");
+        Map<String, Object> counted = call(
+                "POST",
+                SEARCH + "?search_pipeline=hostile-dedup",
+                "{\"size\": 0, \"query\": {\"match_all\": "
+                        + "{}}, \"aggs\": {\"c\": {\"cardinality\": {\"field\": \"body_fp.simhash\"}}}}");
         assertFalse(counted.toString(), counted.containsKey("ext"));
         assertFalse(counted.toString(), counted.containsKey("profile"));
         assertEquals(TEXTS.size(), ((Number) field(counted, "hits.total").get("value")).intValue());
-        Map<String, Object> collapsed = call("POST", SEARCH + "?search_pipeline=hostile-dedup", "{\"size\": 20, \"query\": "
-            + "{\"match_all\": {}}}");
+        Map<String, Object> collapsed = call(
+                "POST",
+                SEARCH + "?search_pipeline=hostile-dedup",
+                "{\"size\": 20, \"query\": " + "{\"match_all\": {}}}");
         assertTrue(collapsed.toString(), field(collapsed, "ext").containsKey("near_dup_collapse"));
         assertFalse(collapsed.toString(), collapsed.containsKey("profile"));
-        assertTrue("the near-duplicate pairs fold: " + collapsed, hits(collapsed).size() < TEXTS.size());
+        assertTrue(
+                "the near-duplicate pairs fold: " + collapsed, hits(collapsed).size() < TEXTS.size());
     }
 }

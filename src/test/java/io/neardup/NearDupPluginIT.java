@@ -1,10 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup;
-
-import org.opensearch.client.Request;
-import org.opensearch.client.Response;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import org.opensearch.client.Request;
+import org.opensearch.client.Response;
 
 /** Runs over HTTP against the real node that the build starts from the integ-test-zip. */
 public class NearDupPluginIT extends NearDupRestTestCase {

@@ -1,9 +1,8 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup;
-
-import org.apache.lucene.analysis.Analyzer;
-import org.apache.lucene.analysis.TokenStream;
-import org.apache.lucene.analysis.standard.StandardAnalyzer;
-import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +10,10 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 
 /**
  * Ground truth for near-duplicate tests and evaluations, computed without the plugin's code: the
@@ -23,7 +26,8 @@ public final class ShingleTruth {
 
     public static Set<String> shingles(String text, int size) {
         List<String> words = new ArrayList<>();
-        try (Analyzer analyzer = new StandardAnalyzer(); TokenStream tokens = analyzer.tokenStream("text", text)) {
+        try (Analyzer analyzer = new StandardAnalyzer();
+                TokenStream tokens = analyzer.tokenStream("text", text)) {
             CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
             tokens.reset();
             while (tokens.incrementToken()) {

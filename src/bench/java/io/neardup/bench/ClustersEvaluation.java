@@ -1,7 +1,10 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.ClusterGraph;
-
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,8 +69,8 @@ public final class ClustersEvaluation {
     private final StringBuilder report = new StringBuilder();
     private final Map<String, String> summary = new LinkedHashMap<>();
     private final StringBuilder csv = new StringBuilder(
-        "config,took_ms,wall_ms,dry_run_took_ms,matches,clusters,clustered_docs,updated,ari,precision,recall,f1,peak_breaker_bytes,peak_heap_bytes,"
-            + "baseline_ms,baseline_queries,baseline_extrapolated_ms\n");
+            "config,took_ms,wall_ms,dry_run_took_ms,matches,clusters,clustered_docs,updated,ari,precision,recall,f1,peak_breaker_bytes,peak_heap_bytes,"
+                    + "baseline_ms,baseline_queries,baseline_extrapolated_ms\n");
 
     ClustersEvaluation(String url) {
         this.node = new Evaluate(url);
@@ -75,7 +78,8 @@ public final class ClustersEvaluation {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: ClustersEvaluation <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9330 [--configs …] [--baseline all|N] …");
+            System.err.println(
+                    "usage: ClustersEvaluation <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9330 [--configs …] [--baseline all|N] …");
             System.exit(2);
         }
         Map<String, String> opt = new HashMap<>();
@@ -86,12 +90,28 @@ public final class ClustersEvaluation {
             opt.put(args[i].substring(2), args[i + 1]);
         }
         for (String k : opt.keySet()) {
-            if (List.of("url", "configs", "shards", "baseline", "msearch", "dry-run", "collapse-config", "collapse-query", "page", "batch",
-                "max-docs", "seed", "command", "keep-index").contains(k) == false) {
+            if (List.of(
+                                    "url",
+                                    "configs",
+                                    "shards",
+                                    "baseline",
+                                    "msearch",
+                                    "dry-run",
+                                    "collapse-config",
+                                    "collapse-query",
+                                    "page",
+                                    "batch",
+                                    "max-docs",
+                                    "seed",
+                                    "command",
+                                    "keep-index")
+                            .contains(k)
+                    == false) {
                 throw new IllegalArgumentException("unknown option --" + k);
             }
         }
-        new ClustersEvaluation(opt.getOrDefault("url", "http://127.0.0.1:9330")).run(Path.of(args[0]), Path.of(args[1]), opt);
+        new ClustersEvaluation(opt.getOrDefault("url", "http://127.0.0.1:9330"))
+                .run(Path.of(args[0]), Path.of(args[1]), opt);
     }
 
     /** One clustering setting. */
@@ -110,65 +130,105 @@ public final class ClustersEvaluation {
                 }
             }
             return switch (p[0]) {
-                case "minhash" -> new Config(spec, "fp.minhash", "\"min_similarity\": " + p[1] + linkage,
-                    "dup_mh_" + p[1].replace(".", "") + suffix, false, params.toString());
-                case "simhash" -> new Config(spec, "fp.simhash", "\"max_distance\": " + p[1] + ", \"mode\": \"" + (exact ? "exact" : "psm")
-                    + "\"" + linkage, "dup_sh_" + p[1] + suffix, true, params.toString());
-                default -> throw new IllegalArgumentException("config must be minhash:<tau> or simhash:<h>[:exact], got " + spec);
+                case "minhash" ->
+                    new Config(
+                            spec,
+                            "fp.minhash",
+                            "\"min_similarity\": " + p[1] + linkage,
+                            "dup_mh_" + p[1].replace(".", "") + suffix,
+                            false,
+                            params.toString());
+                case "simhash" ->
+                    new Config(
+                            spec,
+                            "fp.simhash",
+                            "\"max_distance\": " + p[1] + ", \"mode\": \"" + (exact ? "exact" : "psm") + "\"" + linkage,
+                            "dup_sh_" + p[1] + suffix,
+                            true,
+                            params.toString());
+                default ->
+                    throw new IllegalArgumentException(
+                            "config must be minhash:<tau> or simhash:<h>[:exact], got " + spec);
             };
         }
 
         String body(String target, boolean singletons) {
             return "{\"field\": \"" + field + "\", \"target_field\": \"" + target + "\", " + options
-                + (singletons ? ", \"singletons\": true" : "") + "}";
+                    + (singletons ? ", \"singletons\": true" : "") + "}";
         }
 
         /** The same options as a {@code near_duplicate} query on one document (what the baseline sends). */
         String query(String id) {
-            return "{\"size\": 1000, \"_source\": false, \"query\": {\"near_duplicate\": {\"field\": \"" + field + "\", \"like\": {\"_id\": \""
-                + id + "\", \"_index\": \"" + INDEX + "\"}, " + options.replace(", \"linkage\": \"single\"", "").replace(
-                ", \"linkage\": \"leader\"", "") + "}}}";
+            return "{\"size\": 1000, \"_source\": false, \"query\": {\"near_duplicate\": {\"field\": \"" + field
+                    + "\", \"like\": {\"_id\": \""
+                    + id + "\", \"_index\": \"" + INDEX + "\"}, "
+                    + options.replace(", \"linkage\": \"single\"", "").replace(", \"linkage\": \"leader\"", "") + "}}}";
         }
     }
 
     void run(Path corpus, Path out, Map<String, String> opt) throws Exception {
         long t0 = System.nanoTime();
         Files.createDirectories(out);
-        List<Config> configs = Arrays.stream(opt.getOrDefault("configs", "minhash:0.5,minhash:0.8,simhash:3,simhash:6").split(","))
-            .map(Config::parse).toList();
+        List<Config> configs = Arrays.stream(opt.getOrDefault("configs", "minhash:0.5,minhash:0.8,simhash:3,simhash:6")
+                        .split(","))
+                .map(Config::parse)
+                .toList();
         int shards = Integer.parseInt(opt.getOrDefault("shards", "1"));
         int batch = Integer.parseInt(opt.getOrDefault("batch", "500"));
         boolean dryRun = Boolean.parseBoolean(opt.getOrDefault("dry-run", "false"));
         String baseline = opt.getOrDefault("baseline", "none");
         long seed = Long.parseLong(opt.getOrDefault("seed", "42"));
-        List<Corpus.Doc> docs = Corpus.read(corpus, Integer.parseInt(opt.getOrDefault("max-docs", String.valueOf(Integer.MAX_VALUE))));
+        List<Corpus.Doc> docs =
+                Corpus.read(corpus, Integer.parseInt(opt.getOrDefault("max-docs", String.valueOf(Integer.MAX_VALUE))));
         int n = docs.size();
         int[] truth = groupLabels(docs);
-        String version = Evaluate.string(Evaluate.path(Evaluate.json(node.ok("GET", "/", null).body()), "version", "number"));
+        String version = Evaluate.string(
+                Evaluate.path(Evaluate.json(node.ok("GET", "/", null).body()), "version", "number"));
         Evaluate.log("corpus %s: %,d documents; OpenSearch %s", corpus, n, version);
-        report.append("# _near_dup_clusters evaluation: ").append(corpus.getFileName()).append("\n\n");
+        report.append("# _near_dup_clusters evaluation: ")
+                .append(corpus.getFileName())
+                .append("\n\n");
         if (opt.containsKey("command")) {
             report.append("Command: `").append(opt.get("command")).append("`\n\n");
         }
         long[] truthPairs = pairCounts(truth);
-        report.append(String.format(Locale.ROOT, "Corpus `%s`: %,d documents, %,d groups of two or more holding %,d documents (%,d same-group "
-            + "pairs). OpenSearch %s, one node, index `%s` in %d shard(s), 0 replicas, sorted by `fp.simhash`, one segment a shard. "
-            + "Options: %s. Load before the run: %s.%n%n", corpus, n, truthPairs[1], truthPairs[2], truthPairs[0], version, INDEX, shards,
-            new TreeMap<>(opt), loadAverage()));
+        report.append(String.format(
+                Locale.ROOT,
+                "Corpus `%s`: %,d documents, %,d groups of two or more holding %,d documents (%,d same-group "
+                        + "pairs). OpenSearch %s, one node, index `%s` in %d shard(s), 0 replicas, sorted by `fp.simhash`, one segment a shard. "
+                        + "Options: %s. Load before the run: %s.%n%n",
+                corpus,
+                n,
+                truthPairs[1],
+                truthPairs[2],
+                truthPairs[0],
+                version,
+                INDEX,
+                shards,
+                new TreeMap<>(opt),
+                loadAverage()));
 
         double[] ingest = node.indexCorpus(docs, batch, shards);
-        report.append(String.format(Locale.ROOT, "Indexed through the `near_dup_fingerprint` pipeline in %.1f s (%,.0f docs/s), force-merged "
-            + "in %.1f s; %s.%n%n", ingest[0], n / ingest[0], ingest[1], loadAverage()));
+        report.append(String.format(
+                Locale.ROOT,
+                "Indexed through the `near_dup_fingerprint` pipeline in %.1f s (%,.0f docs/s), force-merged "
+                        + "in %.1f s; %s.%n%n",
+                ingest[0],
+                n / ingest[0],
+                ingest[1],
+                loadAverage()));
         long[] structuresBefore = node.nearDupStats();
 
         section("Clusters against the `group` labels");
-        report.append("Every document's `<target>.cluster` read back; a document without one is a cluster of its own, a document "
-            + "without a group a group of its own. ARI: adjusted Rand index; P / R / F1: unordered pairs of documents in one cluster "
-            + "against pairs in one group. `took` is the task's own, wall the client's; peak breaker / heap: highest `neardup` breaker "
-            + "estimate and heap used seen by polling `_nodes/stats` every 200 ms during the run (the breaker also holds the segment "
-            + "structures). Load: `uptime` right after the run.\n\n");
-        report.append("| setting | took (s) | wall (s) | dry run took (s) | matches | clusters ≥ 2 | clustered docs | updated | ARI | P | R | F1 "
-            + "| peak breaker (MB) | peak heap (MB) | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        report.append(
+                "Every document's `<target>.cluster` read back; a document without one is a cluster of its own, a document "
+                        + "without a group a group of its own. ARI: adjusted Rand index; P / R / F1: unordered pairs of documents in one cluster "
+                        + "against pairs in one group. `took` is the task's own, wall the client's; peak breaker / heap: highest `neardup` breaker "
+                        + "estimate and heap used seen by polling `_nodes/stats` every 200 ms during the run (the breaker also holds the segment "
+                        + "structures). Load: `uptime` right after the run.\n\n");
+        report.append(
+                "| setting | took (s) | wall (s) | dry run took (s) | matches | clusters ≥ 2 | clustered docs | updated | ARI | P | R | F1 "
+                        + "| peak breaker (MB) | peak heap (MB) | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         Map<Config, Map<String, Object>> responses = new LinkedHashMap<>();
         Map<Config, int[]> clusterings = new LinkedHashMap<>();
         StringBuilder histograms = new StringBuilder();
@@ -186,32 +246,89 @@ public final class ClustersEvaluation {
             double[] q = quality(clusterOf, truth);
             Map<String, Object> resp = r.response;
             String load = loadAverage();
-            report.append(String.format(Locale.ROOT, "| `%s` | %.2f | %.2f | %s | %,d | %,d | %,d | %,d | %.4f | %.4f | %.4f | %.4f | %.1f | %.0f | %s |%n",
-                c.spec(), (Long) resp.get("took") / 1e3, r.wallMs / 1e3, dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f", dryTook / 1e3),
-                (Long) resp.get("matches"), (Long) resp.get("clusters"), (Long) resp.get("clustered_documents"), (Long) resp.get("updated"),
-                q[0], q[1], q[2], q[3], r.peakBreaker / 1e6, r.peakHeap / 1e6, load));
-            summary.put("`" + c.spec() + "`: ARI, P / R / F1", String.format(Locale.ROOT, "%.4f, %.4f / %.4f / %.4f", q[0], q[1], q[2], q[3]));
-            summary.put("`" + c.spec() + "`: task took (dry run took)", String.format(Locale.ROOT, "%.2f s (%s); %,d clusters, %,d docs; load %s",
-                (Long) resp.get("took") / 1e3, dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f s", dryTook / 1e3),
-                (Long) resp.get("clusters"), (Long) resp.get("clustered_documents"), load));
-            histograms.append(String.format(Locale.ROOT, "| `%s` | %s | %s |%n", c.spec(), histogram(clusterOf), resp.get("cluster_sizes")));
+            report.append(String.format(
+                    Locale.ROOT,
+                    "| `%s` | %.2f | %.2f | %s | %,d | %,d | %,d | %,d | %.4f | %.4f | %.4f | %.4f | %.1f | %.0f | %s |%n",
+                    c.spec(),
+                    (Long) resp.get("took") / 1e3,
+                    r.wallMs / 1e3,
+                    dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f", dryTook / 1e3),
+                    (Long) resp.get("matches"),
+                    (Long) resp.get("clusters"),
+                    (Long) resp.get("clustered_documents"),
+                    (Long) resp.get("updated"),
+                    q[0],
+                    q[1],
+                    q[2],
+                    q[3],
+                    r.peakBreaker / 1e6,
+                    r.peakHeap / 1e6,
+                    load));
+            summary.put(
+                    "`" + c.spec() + "`: ARI, P / R / F1",
+                    String.format(Locale.ROOT, "%.4f, %.4f / %.4f / %.4f", q[0], q[1], q[2], q[3]));
+            summary.put(
+                    "`" + c.spec() + "`: task took (dry run took)",
+                    String.format(
+                            Locale.ROOT,
+                            "%.2f s (%s); %,d clusters, %,d docs; load %s",
+                            (Long) resp.get("took") / 1e3,
+                            dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f s", dryTook / 1e3),
+                            (Long) resp.get("clusters"),
+                            (Long) resp.get("clustered_documents"),
+                            load));
+            histograms.append(String.format(
+                    Locale.ROOT, "| `%s` | %s | %s |%n", c.spec(), histogram(clusterOf), resp.get("cluster_sizes")));
             long[] baselineMs = {-1, 0, -1};
             if (c.simhash() && baseline.equals("none") == false) {
-                baselineMs = baseline(c, n, clusterOf, baseline, seed, Integer.parseInt(opt.getOrDefault("msearch", "100")), r, baselines);
+                baselineMs = baseline(
+                        c,
+                        n,
+                        clusterOf,
+                        baseline,
+                        seed,
+                        Integer.parseInt(opt.getOrDefault("msearch", "100")),
+                        r,
+                        baselines);
             }
-            csv.append(String.format(Locale.ROOT, "%s,%d,%d,%s,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%d,%d,%d,%d,%d%n", c.spec(), (Long) resp.get("took"),
-                r.wallMs, dryTook == null ? "" : dryTook.toString(), (Long) resp.get("matches"), (Long) resp.get("clusters"),
-                (Long) resp.get("clustered_documents"), (Long) resp.get("updated"), q[0], q[1], q[2], q[3], r.peakBreaker, r.peakHeap,
-                baselineMs[0], baselineMs[1], baselineMs[2]));
+            csv.append(String.format(
+                    Locale.ROOT,
+                    "%s,%d,%d,%s,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%d,%d,%d,%d,%d%n",
+                    c.spec(),
+                    (Long) resp.get("took"),
+                    r.wallMs,
+                    dryTook == null ? "" : dryTook.toString(),
+                    (Long) resp.get("matches"),
+                    (Long) resp.get("clusters"),
+                    (Long) resp.get("clustered_documents"),
+                    (Long) resp.get("updated"),
+                    q[0],
+                    q[1],
+                    q[2],
+                    q[3],
+                    r.peakBreaker,
+                    r.peakHeap,
+                    baselineMs[0],
+                    baselineMs[1],
+                    baselineMs[2]));
         }
         long[] structuresAfter = node.nearDupStats();
-        report.append(String.format(Locale.ROOT, "%n`GET _plugins/neardup/stats` segment structures: %,d entries / %,d bytes before the runs, "
-            + "%,d / %,d after (%.1f bytes a document).%n%n", structuresBefore[0], structuresBefore[1], structuresAfter[0], structuresAfter[1],
-            structuresAfter[1] / (double) n));
+        report.append(String.format(
+                Locale.ROOT,
+                "%n`GET _plugins/neardup/stats` segment structures: %,d entries / %,d bytes before the runs, "
+                        + "%,d / %,d after (%.1f bytes a document).%n%n",
+                structuresBefore[0],
+                structuresBefore[1],
+                structuresAfter[0],
+                structuresAfter[1],
+                structuresAfter[1] / (double) n));
 
         section("Cluster sizes");
-        report.append("Clusters of two or more by size: as read back from the documents, and as the task's response reports them.\n\n"
-            + "| setting | read back | `cluster_sizes` in the response |\n|---|---|---|\n").append(histograms).append('\n');
+        report.append(
+                        "Clusters of two or more by size: as read back from the documents, and as the task's response reports them.\n\n"
+                                + "| setting | read back | `cluster_sizes` in the response |\n|---|---|---|\n")
+                .append(histograms)
+                .append('\n');
         if (baselines.length() > 0) {
             section("Against a client looping `near_duplicate` over every document");
             report.append(baselines);
@@ -219,16 +336,24 @@ public final class ClustersEvaluation {
 
         String collapseSpec = opt.getOrDefault("collapse-config", configs.get(0).spec());
         if (collapseSpec.equals("none") == false) {
-            Config cc = configs.stream().filter(c -> c.spec().equals(collapseSpec)).findFirst().orElse(Config.parse(collapseSpec));
+            Config cc = configs.stream()
+                    .filter(c -> c.spec().equals(collapseSpec))
+                    .findFirst()
+                    .orElse(Config.parse(collapseSpec));
             if (clusterings.containsKey(cc) == false) {
                 clusters(cc, cc.target(), false, false);
             }
-            collapse(cc, docs, opt.getOrDefault("collapse-query", "library"), Integer.parseInt(opt.getOrDefault("page", "20")));
+            collapse(
+                    cc,
+                    docs,
+                    opt.getOrDefault("collapse-query", "library"),
+                    Integer.parseInt(opt.getOrDefault("page", "20")));
         }
 
         Files.writeString(out.resolve("clusters.csv"), csv.toString());
         StringBuilder sum = new StringBuilder("| what | result |\n|---|---|\n");
-        summary.forEach((k, v) -> sum.append("| ").append(k).append(" | ").append(v).append(" |\n"));
+        summary.forEach(
+                (k, v) -> sum.append("| ").append(k).append(" | ").append(v).append(" |\n"));
         Files.writeString(out.resolve("summary.md"), sum.toString());
         report.append(String.format(Locale.ROOT, "%n_Run took %.0f s in all._%n", (System.nanoTime() - t0) / 1e9));
         Files.writeString(out.resolve("report.md"), report.toString());
@@ -263,7 +388,8 @@ public final class ClustersEvaluation {
         poller.setDaemon(true);
         poller.start();
         long t0 = System.nanoTime();
-        String path = "/" + INDEX + "/_near_dup_clusters?refresh=true" + (dryRun ? "&dry_run=true" : "") + c.urlParams();
+        String path =
+                "/" + INDEX + "/_near_dup_clusters?refresh=true" + (dryRun ? "&dry_run=true" : "") + c.urlParams();
         HttpResponse<String> r;
         try {
             r = node.ok("POST", path, c.body(target, singletons));
@@ -273,8 +399,14 @@ public final class ClustersEvaluation {
         }
         long wallMs = (System.nanoTime() - t0) / 1_000_000;
         Map<String, Object> response = Evaluate.json(r.body());
-        Evaluate.log("%s%s%s: took %d ms (wall %d ms): %s", c.spec(), dryRun ? " (dry run)" : "", singletons ? " (singletons)" : "",
-            response.get("took"), wallMs, QueryBenchmark.abbreviate(r.body(), 600));
+        Evaluate.log(
+                "%s%s%s: took %d ms (wall %d ms): %s",
+                c.spec(),
+                dryRun ? " (dry run)" : "",
+                singletons ? " (singletons)" : "",
+                response.get("took"),
+                wallMs,
+                QueryBenchmark.abbreviate(r.body(), 600));
         if (response.get("failures") instanceof List<?> failures && failures.isEmpty() == false) {
             Evaluate.log("  failures: %s", QueryBenchmark.abbreviate(failures.toString(), 1000));
         }
@@ -283,7 +415,8 @@ public final class ClustersEvaluation {
 
     /** {neardup breaker estimate, heap used}, summed over the nodes. */
     long[] breakerAndHeap() throws Exception {
-        Map<String, Object> s = Evaluate.json(node.ok("GET", "/_nodes/stats/jvm,breaker", null).body());
+        Map<String, Object> s =
+                Evaluate.json(node.ok("GET", "/_nodes/stats/jvm,breaker", null).body());
         long[] r = new long[2];
         for (Object n : ((Map<?, ?>) s.get("nodes")).values()) {
             r[0] += ((Number) Evaluate.path(n, "breakers", "neardup", "estimated_size_in_bytes")).longValue();
@@ -299,8 +432,13 @@ public final class ClustersEvaluation {
             clusterOf[i] = i;
         }
         String field = target + ".cluster";
-        Map<String, Object> r = Evaluate.json(node.ok("POST", "/" + INDEX + "/_search?scroll=5m", "{\"size\": 10000, \"sort\": [\"_doc\"], "
-            + "\"_source\": false, \"query\": {\"exists\": {\"field\": \"" + field + "\"}}, \"docvalue_fields\": [\"" + field + "\"]}").body());
+        Map<String, Object> r = Evaluate.json(node.ok(
+                        "POST",
+                        "/" + INDEX + "/_search?scroll=5m",
+                        "{\"size\": 10000, \"sort\": [\"_doc\"], "
+                                + "\"_source\": false, \"query\": {\"exists\": {\"field\": \"" + field
+                                + "\"}}, \"docvalue_fields\": [\"" + field + "\"]}")
+                .body());
         while (true) {
             List<?> hits = (List<?>) Evaluate.path(r, "hits", "hits");
             if (hits == null || hits.isEmpty()) {
@@ -311,7 +449,11 @@ public final class ClustersEvaluation {
                 List<?> values = (List<?>) Evaluate.path(h, "fields", field);
                 clusterOf[id] = Integer.parseInt((String) values.get(0));
             }
-            r = Evaluate.json(node.ok("POST", "/_search/scroll", "{\"scroll\": \"5m\", \"scroll_id\": \"" + r.get("_scroll_id") + "\"}").body());
+            r = Evaluate.json(node.ok(
+                            "POST",
+                            "/_search/scroll",
+                            "{\"scroll\": \"5m\", \"scroll_id\": \"" + r.get("_scroll_id") + "\"}")
+                    .body());
         }
         node.call("DELETE", "/_search/scroll/_all", null);
         return clusterOf;
@@ -381,7 +523,10 @@ public final class ClustersEvaluation {
         StringBuilder s = new StringBuilder();
         for (int b = 0; b < h.length; b++) {
             if (h[b] > 0) {
-                s.append(s.length() == 0 ? "" : ", ").append(ClusterGraph.bucketLabel(b)).append(": ").append(h[b]);
+                s.append(s.length() == 0 ? "" : ", ")
+                        .append(ClusterGraph.bucketLabel(b))
+                        .append(": ")
+                        .append(h[b]);
             }
         }
         return s.length() == 0 ? "none" : s.toString();
@@ -393,7 +538,9 @@ public final class ClustersEvaluation {
      * The client loop: {@code _msearch} of {@code perRequest} near_duplicate queries by {@code _id} over all documents or a
      * fixed sample, union-find here. Returns {ms, queries, extrapolated ms to all documents}.
      */
-    long[] baseline(Config c, int n, int[] taskClusters, String which, long seed, int perRequest, Run task, StringBuilder out) throws Exception {
+    long[] baseline(
+            Config c, int n, int[] taskClusters, String which, long seed, int perRequest, Run task, StringBuilder out)
+            throws Exception {
         int[] queries;
         if (which.equals("all")) {
             queries = new int[n];
@@ -415,16 +562,22 @@ public final class ClustersEvaluation {
             int to = Math.min(queries.length, from + perRequest);
             StringBuilder body = new StringBuilder();
             for (int q = from; q < to; q++) {
-                body.append("{}\n").append(c.query(Integer.toString(queries[q]))).append('\n');
+                body.append("{}\n")
+                        .append(c.query(Integer.toString(queries[q])))
+                        .append('\n');
             }
-            HttpResponse<String> r = node.ok("POST", "/" + INDEX + "/_msearch?filter_path=responses.hits.hits._id,responses.error,responses.status",
-                body.toString());
+            HttpResponse<String> r = node.ok(
+                    "POST",
+                    "/" + INDEX + "/_msearch?filter_path=responses.hits.hits._id,responses.error,responses.status",
+                    body.toString());
             List<?> responses = (List<?>) Evaluate.json(r.body()).get("responses");
             for (int q = from; q < to; q++) {
                 Object resp = responses.get(q - from);
                 if (Evaluate.path(resp, "error") != null) {
                     if (errors++ < 3) {
-                        Evaluate.log("baseline: query of %d failed: %s", queries[q], QueryBenchmark.abbreviate(resp.toString(), 500));
+                        Evaluate.log(
+                                "baseline: query of %d failed: %s",
+                                queries[q], QueryBenchmark.abbreviate(resp.toString(), 500));
                     }
                     continue;
                 }
@@ -442,8 +595,13 @@ public final class ClustersEvaluation {
                 }
             }
             if ((from / perRequest) % 100 == 99) {
-                System.err.printf(Locale.ROOT, "  baseline %s: %,d of %,d queries (%.0f s)%n", c.spec(), to, queries.length,
-                    (System.nanoTime() - t0) / 1e9);
+                System.err.printf(
+                        Locale.ROOT,
+                        "  baseline %s: %,d of %,d queries (%.0f s)%n",
+                        c.spec(),
+                        to,
+                        queries.length,
+                        (System.nanoTime() - t0) / 1e9);
             }
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -451,13 +609,39 @@ public final class ClustersEvaluation {
         long extrapolated = Math.round(ms * (double) n / queries.length);
         long took = (Long) task.response().get("took");
         boolean full = queries.length == n;
-        out.append(String.format(Locale.ROOT, "**`%s`**: the client sent %,d `near_duplicate` queries (%s) in `_msearch` requests of %d, "
-            + "one request in flight, in %.1f s%s (load before / after: %s / %s, %d failed queries); the task took %.2f s (wall %.2f s): "
-            + "**%.1f× faster**%s.%n%n", c.spec(), queries.length, full ? "every document" : "a fixed random sample, seed " + seed, perRequest,
-            ms / 1e3, full ? "" : String.format(Locale.ROOT, ", extrapolated linearly to all %,d documents: %.1f s", n, extrapolated / 1e3),
-            load0, load1, errors, took / 1e3, task.wallMs() / 1e3, extrapolated / (double) took, full ? "" : " (against the extrapolation)"));
-        summary.put("`" + c.spec() + "`: task vs client `_msearch` loop", String.format(Locale.ROOT, "%.2f s vs %.1f s%s: %.1f×", took / 1e3,
-            extrapolated / 1e3, full ? "" : " (extrapolated from " + queries.length + " queries)", extrapolated / (double) took));
+        out.append(String.format(
+                Locale.ROOT,
+                "**`%s`**: the client sent %,d `near_duplicate` queries (%s) in `_msearch` requests of %d, "
+                        + "one request in flight, in %.1f s%s (load before / after: %s / %s, %d failed queries); the task took %.2f s (wall %.2f s): "
+                        + "**%.1f× faster**%s.%n%n",
+                c.spec(),
+                queries.length,
+                full ? "every document" : "a fixed random sample, seed " + seed,
+                perRequest,
+                ms / 1e3,
+                full
+                        ? ""
+                        : String.format(
+                                Locale.ROOT,
+                                ", extrapolated linearly to all %,d documents: %.1f s",
+                                n,
+                                extrapolated / 1e3),
+                load0,
+                load1,
+                errors,
+                took / 1e3,
+                task.wallMs() / 1e3,
+                extrapolated / (double) took,
+                full ? "" : " (against the extrapolation)"));
+        summary.put(
+                "`" + c.spec() + "`: task vs client `_msearch` loop",
+                String.format(
+                        Locale.ROOT,
+                        "%.2f s vs %.1f s%s: %.1f×",
+                        took / 1e3,
+                        extrapolated / 1e3,
+                        full ? "" : " (extrapolated from " + queries.length + " queries)",
+                        extrapolated / (double) took));
         if (full) {
             int[] base = new int[n];
             for (int i = 0; i < n; i++) {
@@ -474,18 +658,46 @@ public final class ClustersEvaluation {
             }
             long[] taskPairs = pairCounts(taskClusters);
             long[] basePairs = pairCounts(base);
-            out.append(String.format(Locale.ROOT, "Clusters: the task %,d clusters of two or more (%,d documents, %,d pairs), the client %,d "
-                + "(%,d documents, %,d pairs); %s; documents whose cluster differs: %,d; pairwise agreement (client as truth): ARI %.5f, "
-                + "P %.5f, R %.5f; %,d of %,d pairs the client found lie in one task cluster.%n%n", taskPairs[1], taskPairs[2], taskPairs[0],
-                basePairs[1], basePairs[2], basePairs[0], differ == 0 ? "**identical partitions**" : "partitions differ", differ, agree[0],
-                agree[1], agree[2], edgesInOneTaskCluster, edges));
-            summary.put("`" + c.spec() + "`: task clusters vs client clusters", differ == 0 ? "identical" : String.format(Locale.ROOT,
-                "%,d documents differ; ARI %.5f, P %.5f, R %.5f", differ, agree[0], agree[1], agree[2]));
+            out.append(String.format(
+                    Locale.ROOT,
+                    "Clusters: the task %,d clusters of two or more (%,d documents, %,d pairs), the client %,d "
+                            + "(%,d documents, %,d pairs); %s; documents whose cluster differs: %,d; pairwise agreement (client as truth): ARI %.5f, "
+                            + "P %.5f, R %.5f; %,d of %,d pairs the client found lie in one task cluster.%n%n",
+                    taskPairs[1],
+                    taskPairs[2],
+                    taskPairs[0],
+                    basePairs[1],
+                    basePairs[2],
+                    basePairs[0],
+                    differ == 0 ? "**identical partitions**" : "partitions differ",
+                    differ,
+                    agree[0],
+                    agree[1],
+                    agree[2],
+                    edgesInOneTaskCluster,
+                    edges));
+            summary.put(
+                    "`" + c.spec() + "`: task clusters vs client clusters",
+                    differ == 0
+                            ? "identical"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%,d documents differ; ARI %.5f, P %.5f, R %.5f",
+                                    differ,
+                                    agree[0],
+                                    agree[1],
+                                    agree[2]));
         } else {
-            out.append(String.format(Locale.ROOT, "Clusters on the sample: %,d of the %,d pairs the client found lie in one task cluster "
-                + "(%.4f).%n%n", edgesInOneTaskCluster, edges, edges == 0 ? 1 : edgesInOneTaskCluster / (double) edges));
-            summary.put("`" + c.spec() + "`: client's pairs within one task cluster (sample)", String.format(Locale.ROOT, "%,d of %,d",
-                edgesInOneTaskCluster, edges));
+            out.append(String.format(
+                    Locale.ROOT,
+                    "Clusters on the sample: %,d of the %,d pairs the client found lie in one task cluster "
+                            + "(%.4f).%n%n",
+                    edgesInOneTaskCluster,
+                    edges,
+                    edges == 0 ? 1 : edgesInOneTaskCluster / (double) edges));
+            summary.put(
+                    "`" + c.spec() + "`: client's pairs within one task cluster (sample)",
+                    String.format(Locale.ROOT, "%,d of %,d", edgesInOneTaskCluster, edges));
         }
         return new long[] {ms, queries.length, extrapolated};
     }
@@ -524,22 +736,38 @@ public final class ClustersEvaluation {
         section("What `collapse` on the cluster field does to a result page");
         Run rerun = clusters(c, c.target(), true, false);
         Map<String, Object> r = rerun.response();
-        report.append(String.format(Locale.ROOT, "Rerun of `%s` into `%s` with `\"singletons\": true`, so that every document has a cluster id: "
-            + "took %.2f s, %,d updated (the singletons), %,d no-ops (the documents already in their cluster: the rerun kept every "
-            + "cluster), %,d clusters, %,d version conflicts.%n%n", c.spec(), c.target(), (Long) r.get("took") / 1e3, (Long) r.get("updated"),
-            (Long) r.get("noops"), (Long) r.get("clusters"), (Long) r.get("version_conflicts")));
+        report.append(String.format(
+                Locale.ROOT,
+                "Rerun of `%s` into `%s` with `\"singletons\": true`, so that every document has a cluster id: "
+                        + "took %.2f s, %,d updated (the singletons), %,d no-ops (the documents already in their cluster: the rerun kept every "
+                        + "cluster), %,d clusters, %,d version conflicts.%n%n",
+                c.spec(),
+                c.target(),
+                (Long) r.get("took") / 1e3,
+                (Long) r.get("updated"),
+                (Long) r.get("noops"),
+                (Long) r.get("clusters"),
+                (Long) r.get("version_conflicts")));
         String field = c.target() + ".cluster";
         String query = "{\"match\": {\"text\": " + quote(text) + "}}";
         String plain = "{\"size\": " + page + ", \"track_total_hits\": true, \"_source\": false, \"query\": " + query
-            + ", \"aggs\": {\"distinct\": {\"cardinality\": {\"field\": \"" + field + "\", \"precision_threshold\": 40000}}}}";
-        String collapsed = "{\"size\": " + page + ", \"track_total_hits\": true, \"_source\": false, \"query\": " + query
-            + ", \"collapse\": {\"field\": \"" + field + "\", \"inner_hits\": {\"name\": \"copies\", \"size\": 100, \"_source\": false}}}";
-        report.append(String.format(Locale.ROOT, "Query `%s`, first page of %d hits; groups: distinct corpus `group` labels among the hits "
-            + "(a document without a group counts as its own).%n%n| search | hits on the page | distinct groups on the page | copies folded into "
-            + "`inner_hits` | total hits | `cardinality` of `%s` |%n|---|---|---|---|---|---|%n", query, page, field));
+                + ", \"aggs\": {\"distinct\": {\"cardinality\": {\"field\": \"" + field
+                + "\", \"precision_threshold\": 40000}}}}";
+        String collapsed = "{\"size\": " + page + ", \"track_total_hits\": true, \"_source\": false, \"query\": "
+                + query + ", \"collapse\": {\"field\": \"" + field
+                + "\", \"inner_hits\": {\"name\": \"copies\", \"size\": 100, \"_source\": false}}}";
+        report.append(String.format(
+                Locale.ROOT,
+                "Query `%s`, first page of %d hits; groups: distinct corpus `group` labels among the hits "
+                        + "(a document without a group counts as its own).%n%n| search | hits on the page | distinct groups on the page | copies folded into "
+                        + "`inner_hits` | total hits | `cardinality` of `%s` |%n|---|---|---|---|---|---|%n",
+                query,
+                page,
+                field));
         String[][] searches = {{"plain `match`", plain}, {"`match` + `collapse` on `" + field + "`", collapsed}};
         for (String[] s : searches) {
-            Map<String, Object> resp = Evaluate.json(node.ok("POST", "/" + INDEX + "/_search", s[1]).body());
+            Map<String, Object> resp = Evaluate.json(
+                    node.ok("POST", "/" + INDEX + "/_search", s[1]).body());
             List<?> hits = (List<?>) Evaluate.path(resp, "hits", "hits");
             Set<String> groups = new HashSet<>();
             long copies = 0;
@@ -553,10 +781,19 @@ public final class ClustersEvaluation {
                 }
             }
             Object distinct = Evaluate.path(resp, "aggregations", "distinct", "value");
-            report.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %s | %s |%n", s[0], hits.size(), groups.size(),
-                s == searches[0] ? "–" : Long.toString(copies), Evaluate.path(resp, "hits", "total", "value"), distinct == null ? "–" : distinct));
-            summary.put("collapse on `" + field + "`, " + s[0].replaceAll("`[^`]*`$", "").trim() + ": hits / distinct groups on a page of "
-                + page, hits.size() + " / " + groups.size());
+            report.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %d | %s | %s | %s |%n",
+                    s[0],
+                    hits.size(),
+                    groups.size(),
+                    s == searches[0] ? "–" : Long.toString(copies),
+                    Evaluate.path(resp, "hits", "total", "value"),
+                    distinct == null ? "–" : distinct));
+            summary.put(
+                    "collapse on `" + field + "`, "
+                            + s[0].replaceAll("`[^`]*`$", "").trim() + ": hits / distinct groups on a page of " + page,
+                    hits.size() + " / " + groups.size());
         }
         report.append('\n');
     }

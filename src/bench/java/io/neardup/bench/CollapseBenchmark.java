@@ -1,17 +1,18 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.collapse.CollapseTestHits;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
 import io.neardup.core.SignatureCodec;
-import org.opensearch.action.search.SearchRequest;
-import org.opensearch.action.search.SearchResponse;
-import org.opensearch.common.xcontent.XContentFactory;
-import org.opensearch.core.common.bytes.BytesReference;
-import org.opensearch.search.SearchHit;
-import org.opensearch.search.builder.SearchSourceBuilder;
-import org.opensearch.search.pipeline.PipelineProcessingContext;
-import org.opensearch.search.pipeline.Processor;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -24,12 +25,14 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.io.IOException;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
+import org.opensearch.action.search.SearchRequest;
+import org.opensearch.action.search.SearchResponse;
+import org.opensearch.common.xcontent.XContentFactory;
+import org.opensearch.core.common.bytes.BytesReference;
+import org.opensearch.search.SearchHit;
+import org.opensearch.search.builder.SearchSourceBuilder;
+import org.opensearch.search.pipeline.PipelineProcessingContext;
+import org.opensearch.search.pipeline.Processor;
 
 /**
  * Latency the {@code near_dup_collapse} response processor adds to a search, per response of
@@ -55,10 +58,10 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Thread)
 public class CollapseBenchmark {
 
-    @Param({ "100", "1000", "10000" })
+    @Param({"100", "1000", "10000"})
     public int window;
 
-    @Param({ "simhash", "minhash" })
+    @Param({"simhash", "minhash"})
     public String kind;
 
     private BytesReference[] sources;
@@ -84,14 +87,29 @@ public class CollapseBenchmark {
             boolean copy = i > 0 && random.nextInt(10) < 3;
             Map<String, Object> fp = new HashMap<>();
             if (kind.equals("simhash")) {
-                simhashes[i] = copy ? CollapseTestHits.flip(simhashes[random.nextInt(i)], 1 + random.nextInt(3), random) : random.nextLong();
-                fp.put("simhash", Map.of("value", CollapseTestHits.hex(simhashes[i]), "margins", margins, "scheme", CollapseTestHits.SCHEME));
+                simhashes[i] = copy
+                        ? CollapseTestHits.flip(simhashes[random.nextInt(i)], 1 + random.nextInt(3), random)
+                        : random.nextLong();
+                fp.put(
+                        "simhash",
+                        Map.of(
+                                "value",
+                                CollapseTestHits.hex(simhashes[i]),
+                                "margins",
+                                margins,
+                                "scheme",
+                                CollapseTestHits.SCHEME));
             } else {
                 signatures[i] = copy
-                    ? CollapseTestHits.perturb(signatures[random.nextInt(i)], 5 + random.nextInt(11), random)
-                    : CollapseTestHits.randomSignature(128, random);
-                fp.put("minhash", Map.of("value", SignatureCodec.encode(signatures[i], CollapseTestHits.SCHEME_HASH), "scheme",
-                    CollapseTestHits.SCHEME));
+                        ? CollapseTestHits.perturb(signatures[random.nextInt(i)], 5 + random.nextInt(11), random)
+                        : CollapseTestHits.randomSignature(128, random);
+                fp.put(
+                        "minhash",
+                        Map.of(
+                                "value",
+                                SignatureCodec.encode(signatures[i], CollapseTestHits.SCHEME_HASH),
+                                "scheme",
+                                CollapseTestHits.SCHEME));
             }
             fp.put("content_hash", "0123456789abcdef0123456789abcdef");
             Map<String, Object> source = Map.of("group", "g" + i, "text", text.toString(), "text_fp", fp);
@@ -101,8 +119,8 @@ public class CollapseBenchmark {
         Map<String, Object> config = new HashMap<>();
         config.put("field", "text_fp." + kind);
         processor = new NearDupCollapseResponseProcessor.Factory().create(null, null, null, false, config, pipeline);
-        windowProcessor = new NearDupWindowRequestProcessor.Factory().create(null, null, null, false,
-            new HashMap<>(Map.of("window", window)), pipeline);
+        windowProcessor = new NearDupWindowRequestProcessor.Factory()
+                .create(null, null, null, false, new HashMap<>(Map.of("window", window)), pipeline);
     }
 
     @Setup(Level.Invocation)

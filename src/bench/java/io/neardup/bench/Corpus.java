@@ -1,13 +1,12 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import org.apache.lucene.analysis.Analyzer;
-import org.apache.lucene.analysis.TokenStream;
-import org.apache.lucene.analysis.standard.StandardAnalyzer;
-import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,6 +18,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 
 /**
  * Reads JSON-lines corpora, gzipped or not ({@code id}, optional {@code group}, {@code text}) and
@@ -57,7 +60,8 @@ final class Corpus {
     static List<Doc> read(Path path, int limit) throws IOException {
         JsonFactory json = new JsonFactory();
         List<Doc> docs = new ArrayList<>();
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(open(path), StandardCharsets.UTF_8), 1 << 16)) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(open(path), StandardCharsets.UTF_8), 1 << 16)) {
             String line;
             while ((line = in.readLine()) != null && docs.size() < limit) {
                 if (line.isBlank()) {
@@ -79,7 +83,7 @@ final class Corpus {
                             case "id" -> id = p.getValueAsString();
                             case "group" -> group = p.getValueAsString();
                             case "text" -> text = p.getValueAsString();
-                            default -> { }
+                            default -> {}
                         }
                     }
                 }
@@ -176,7 +180,11 @@ final class Corpus {
      */
     record Postings(int dictionarySize, int[][] ids, int[] df, int[] start, int[] postings) {
         static Postings of(long[][] sets) {
-            long[] dictionary = Arrays.stream(sets).flatMapToLong(Arrays::stream).sorted().distinct().toArray();
+            long[] dictionary = Arrays.stream(sets)
+                    .flatMapToLong(Arrays::stream)
+                    .sorted()
+                    .distinct()
+                    .toArray();
             int[] df = new int[dictionary.length];
             int[][] ids = new int[sets.length][];
             for (int i = 0; i < sets.length; i++) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -13,8 +17,6 @@ import io.neardup.core.Murmur3;
 import io.neardup.core.ShingleHasher;
 import io.neardup.core.TokenHasher;
 import io.neardup.mapper.MinhashFieldMapper;
-import org.apache.lucene.analysis.Analyzer;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -42,6 +44,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.lucene.analysis.Analyzer;
 
 /**
  * The benchmark and evaluation command (issue #7): one run over a JSON-lines corpus ({@code id},
@@ -95,14 +98,17 @@ public final class Evaluate {
     static final int SBINS = 20;
     /** Pairs with at least this Jaccard are kept per query (the lowest tau evaluated is above it). */
     static final double KEEP_JACCARD = 0.3;
+
     static final int QUALITY_SIZE = 1000;
     static final int LATENCY_H = 3;
     static final double LATENCY_TAU = 0.8;
     static final double MH_FILTER_MSM = 0.8;
     static final String SCRIPT = "if (doc['fp.simhash'].size() == 0) { return 0; } " + QueryBenchmark.SCRIPT;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
     private final String url;
     private final QueryBenchmark qb;
     private final StringBuilder report = new StringBuilder();
@@ -117,7 +123,8 @@ public final class Evaluate {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: Evaluate <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9320 [--sample N] [--sizes n1,n2] ...");
+            System.err.println(
+                    "usage: Evaluate <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9320 [--sample N] [--sizes n1,n2] ...");
             System.exit(2);
         }
         Map<String, String> opt = new HashMap<>();
@@ -137,8 +144,25 @@ public final class Evaluate {
             }
         }
         for (String k : opt.keySet()) {
-            if (List.of("url", "sample", "sizes", "seed", "latency-queries", "warmup", "ingest-docs", "ingest-runs", "batch", "threads",
-                "hs", "ks", "taus", "max-docs", "no-minhash-filter", "command").contains(k) == false) {
+            if (List.of(
+                                    "url",
+                                    "sample",
+                                    "sizes",
+                                    "seed",
+                                    "latency-queries",
+                                    "warmup",
+                                    "ingest-docs",
+                                    "ingest-runs",
+                                    "batch",
+                                    "threads",
+                                    "hs",
+                                    "ks",
+                                    "taus",
+                                    "max-docs",
+                                    "no-minhash-filter",
+                                    "command")
+                            .contains(k)
+                    == false) {
                 throw new IllegalArgumentException("unknown option --" + k);
             }
         }
@@ -147,7 +171,12 @@ public final class Evaluate {
     }
 
     static int[] ints(String csv) {
-        return csv.isBlank() ? new int[0] : Arrays.stream(csv.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
+        return csv.isBlank()
+                ? new int[0]
+                : Arrays.stream(csv.split(","))
+                        .map(String::trim)
+                        .mapToInt(Integer::parseInt)
+                        .toArray();
     }
 
     // ------------------------------------------------------------------ the run
@@ -160,21 +189,35 @@ public final class Evaluate {
         int batch = Integer.parseInt(opt.getOrDefault("batch", "500"));
         int[] hs = ints(opt.getOrDefault("hs", "3,6"));
         int[] ks = ints(opt.getOrDefault("ks", "1,4,16,64,256"));
-        double[] taus = Arrays.stream(opt.getOrDefault("taus", "0.5,0.7,0.8,0.9").split(",")).mapToDouble(Double::parseDouble).toArray();
+        double[] taus = Arrays.stream(
+                        opt.getOrDefault("taus", "0.5,0.7,0.8,0.9").split(","))
+                .mapToDouble(Double::parseDouble)
+                .toArray();
         boolean mhFilter = opt.containsKey("no-minhash-filter") == false;
 
-        List<Corpus.Doc> docs = Corpus.read(corpus, Integer.parseInt(opt.getOrDefault("max-docs", String.valueOf(Integer.MAX_VALUE))));
+        List<Corpus.Doc> docs =
+                Corpus.read(corpus, Integer.parseInt(opt.getOrDefault("max-docs", String.valueOf(Integer.MAX_VALUE))));
         int n = docs.size();
         long textBytes = IngestBenchmark.textBytes(docs);
         String version = string(path(json(ok("GET", "/", null).body()), "version", "number"));
-        log("corpus %s: %,d documents, %.1f MB of text; node %s (OpenSearch %s)", corpus, n, textBytes / 1e6, url, version);
+        log(
+                "corpus %s: %,d documents, %.1f MB of text; node %s (OpenSearch %s)",
+                corpus, n, textBytes / 1e6, url, version);
         report.append("# Evaluation report: ").append(corpus.getFileName()).append("\n\n");
         if (opt.containsKey("command")) {
             report.append("Command: `").append(opt.get("command")).append("`\n\n");
         }
-        report.append(String.format(Locale.ROOT, "Corpus `%s`: %,d documents, %.1f MB of text (UTF-8). Node: %s, OpenSearch %s, "
-            + "%d available processors in this JVM. Options: %s.%n%n", corpus, n, textBytes / 1e6, url, version,
-            Runtime.getRuntime().availableProcessors(), new java.util.TreeMap<>(opt)));
+        report.append(String.format(
+                Locale.ROOT,
+                "Corpus `%s`: %,d documents, %.1f MB of text (UTF-8). Node: %s, OpenSearch %s, "
+                        + "%d available processors in this JVM. Options: %s.%n%n",
+                corpus,
+                n,
+                textBytes / 1e6,
+                url,
+                version,
+                Runtime.getRuntime().availableProcessors(),
+                new java.util.TreeMap<>(opt)));
 
         // 1. Ingest.
         int ingestDocs = Math.min(n, Integer.parseInt(opt.getOrDefault("ingest-docs", "20000")));
@@ -183,27 +226,55 @@ public final class Evaluate {
         double[] med = IngestBenchmark.measure(url, docs.subList(0, ingestDocs), batch, ingestRuns, true, variants);
         long ingestBytes = IngestBenchmark.textBytes(docs.subList(0, ingestDocs));
         section("Ingest");
-        report.append(String.format(Locale.ROOT, "`IngestBenchmark.measure`: the first %,d documents (%.1f MB), bulk %d, one client, "
-            + "1 shard, refresh off; one untimed warm-up run per variant, then the median of %d run(s). `fingerprint` = the "
-            + "`near_dup_fingerprint` processor with default options (target mapped as a disabled object).%n%n", ingestDocs,
-            ingestBytes / 1e6, batch, ingestRuns));
+        report.append(String.format(
+                Locale.ROOT,
+                "`IngestBenchmark.measure`: the first %,d documents (%.1f MB), bulk %d, one client, "
+                        + "1 shard, refresh off; one untimed warm-up run per variant, then the median of %d run(s). `fingerprint` = the "
+                        + "`near_dup_fingerprint` processor with default options (target mapped as a disabled object).%n%n",
+                ingestDocs,
+                ingestBytes / 1e6,
+                batch,
+                ingestRuns));
         report.append("| variant | docs/s | MB/s | time (s) | overhead vs plain |\n|---|---|---|---|---|\n");
         for (int v = 0; v < variants.length; v++) {
-            report.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %+.1f%% |%n", variants[v], ingestDocs / med[v],
-                ingestBytes / 1e6 / med[v], med[v], 100 * (med[v] / med[0] - 1)));
+            report.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %,.0f | %.2f | %.2f | %+.1f%% |%n",
+                    variants[v],
+                    ingestDocs / med[v],
+                    ingestBytes / 1e6 / med[v],
+                    med[v],
+                    100 * (med[v] / med[0] - 1)));
         }
-        summary.put("ingest, plain bulk (docs/s, MB/s)", String.format(Locale.ROOT, "%,.0f docs/s, %.2f MB/s", ingestDocs / med[0],
-            ingestBytes / 1e6 / med[0]));
-        summary.put("ingest, near_dup_fingerprint pipeline (docs/s, MB/s)", String.format(Locale.ROOT, "%,.0f docs/s, %.2f MB/s (%+.0f%% time)",
-            ingestDocs / med[1], ingestBytes / 1e6 / med[1], 100 * (med[1] / med[0] - 1)));
+        summary.put(
+                "ingest, plain bulk (docs/s, MB/s)",
+                String.format(Locale.ROOT, "%,.0f docs/s, %.2f MB/s", ingestDocs / med[0], ingestBytes / 1e6 / med[0]));
+        summary.put(
+                "ingest, near_dup_fingerprint pipeline (docs/s, MB/s)",
+                String.format(
+                        Locale.ROOT,
+                        "%,.0f docs/s, %.2f MB/s (%+.0f%% time)",
+                        ingestDocs / med[1],
+                        ingestBytes / 1e6 / med[1],
+                        100 * (med[1] / med[0] - 1)));
 
         double[] evalIngest = indexCorpus(docs, batch);
-        report.append(String.format(Locale.ROOT, "%nThe evaluation index `%s` (all %,d documents through the pipeline into the `simhash`/`minhash`/"
-            + "`keyword` mapping, sorted by `fp.simhash`): bulk %.1f s (%,.0f docs/s, %.2f MB/s), force-merge to 1 segment %.1f s; "
-            + "%,d bulk item failures.%n", INDEX, n, evalIngest[0], n / evalIngest[0], textBytes / 1e6 / evalIngest[0], evalIngest[1],
-            (long) evalIngest[2]));
-        summary.put("ingest into the evaluation index (pipeline, sorted, all docs)", String.format(Locale.ROOT, "%,.0f docs/s, %.2f MB/s",
-            n / evalIngest[0], textBytes / 1e6 / evalIngest[0]));
+        report.append(String.format(
+                Locale.ROOT,
+                "%nThe evaluation index `%s` (all %,d documents through the pipeline into the `simhash`/`minhash`/"
+                        + "`keyword` mapping, sorted by `fp.simhash`): bulk %.1f s (%,.0f docs/s, %.2f MB/s), force-merge to 1 segment %.1f s; "
+                        + "%,d bulk item failures.%n",
+                INDEX,
+                n,
+                evalIngest[0],
+                n / evalIngest[0],
+                textBytes / 1e6 / evalIngest[0],
+                evalIngest[1],
+                (long) evalIngest[2]));
+        summary.put(
+                "ingest into the evaluation index (pipeline, sorted, all docs)",
+                String.format(
+                        Locale.ROOT, "%,.0f docs/s, %.2f MB/s", n / evalIngest[0], textBytes / 1e6 / evalIngest[0]));
 
         // 2. Fingerprints from _source, sample, truth.
         Stored st = fetch(n);
@@ -222,7 +293,8 @@ public final class Evaluate {
                 skippedNoFp++;
                 continue;
             }
-            long[] set = ManpagesEvaluation.shingleSet(Corpus.tokenize(analyzer, docs.get(d).text()), th, new ShingleHasher(SHINGLE, 0));
+            long[] set = ManpagesEvaluation.shingleSet(
+                    Corpus.tokenize(analyzer, docs.get(d).text()), th, new ShingleHasher(SHINGLE, 0));
             if (set.length == 0) {
                 skippedNoShingles++;
                 continue;
@@ -233,15 +305,26 @@ public final class Evaluate {
         int[] queries = qlist.stream().mapToInt(Integer::intValue).toArray();
         int q = queries.length;
         int[] fpMismatch = checkFingerprints(docs, st, queries);
-        log("query documents: %,d (%s); skipped %d without a stored fingerprint, %d without a shingle; processor vs in-process "
-            + "Fingerprinter on them: simhash differs on %d, minhash on %d", q, q == n ? "all" : "random sample, seed " + seed, skippedNoFp,
-            skippedNoShingles, fpMismatch[0], fpMismatch[1]);
+        log(
+                "query documents: %,d (%s); skipped %d without a stored fingerprint, %d without a shingle; processor vs in-process "
+                        + "Fingerprinter on them: simhash differs on %d, minhash on %d",
+                q,
+                q == n ? "all" : "random sample, seed " + seed,
+                skippedNoFp,
+                skippedNoShingles,
+                fpMismatch[0],
+                fpMismatch[1]);
 
         long tt = System.nanoTime();
-        Truth truth = truth(docs, st, queries, qsets, threads, Arrays.stream(hs).max().orElse(3));
+        Truth truth =
+                truth(docs, st, queries, qsets, threads, Arrays.stream(hs).max().orElse(3));
         double truthSeconds = (System.nanoTime() - tt) / 1e9;
-        log("truth: %.1f s; %,d (query, doc) pairs with Jaccard >= %.1f, %,d with Jaccard > 0", truthSeconds, truth.keptPairs(), KEEP_JACCARD,
-            Arrays.stream(truth.binPairs).sum());
+        log(
+                "truth: %.1f s; %,d (query, doc) pairs with Jaccard >= %.1f, %,d with Jaccard > 0",
+                truthSeconds,
+                truth.keptPairs(),
+                KEEP_JACCARD,
+                Arrays.stream(truth.binPairs).sum());
 
         // 3. Quality through the node.
         Map<String, int[][]> results = new LinkedHashMap<>();
@@ -266,15 +349,32 @@ public final class Evaluate {
         long breakerAfterQuality = qb.breakerBytes();
 
         section("Query documents and truth");
-        report.append(String.format(Locale.ROOT, "%,d query documents (%s; skipped: %d without a stored fingerprint, %d without a 3-word shingle). "
-            + "Fingerprints read back from `_source` for %,d of %,d documents; on the query documents the in-process `Fingerprinter` "
-            + "(default scheme, Lucene StandardAnalyzer) gives a different simhash for %d and a different MinHash signature for %d. "
-            + "Truth: exact Jaccard of distinct 3-word shingle hashes by an inverted-index join over all documents "
-            + "(%,d directed pairs with Jaccard > 0, %,d with Jaccard >= 0.5, %.1f s); exact Hamming neighbours by brute force "
-            + "(%,d pairs within %d bits). Quality queries: %,d x %d configurations, `size` %d, %d client threads, %.0f s.%n%n",
-            q, q == n ? "every document" : "a random sample, seed " + seed, skippedNoFp, skippedNoShingles, st.count, n, fpMismatch[0],
-            fpMismatch[1], Arrays.stream(truth.binPairs).sum(), truth.pairsAtLeast(0.5), truthSeconds, truth.hammingPairs(),
-            truth.maxH, q, configs.size(), QUALITY_SIZE, threads, qualitySeconds));
+        report.append(String.format(
+                Locale.ROOT,
+                "%,d query documents (%s; skipped: %d without a stored fingerprint, %d without a 3-word shingle). "
+                        + "Fingerprints read back from `_source` for %,d of %,d documents; on the query documents the in-process `Fingerprinter` "
+                        + "(default scheme, Lucene StandardAnalyzer) gives a different simhash for %d and a different MinHash signature for %d. "
+                        + "Truth: exact Jaccard of distinct 3-word shingle hashes by an inverted-index join over all documents "
+                        + "(%,d directed pairs with Jaccard > 0, %,d with Jaccard >= 0.5, %.1f s); exact Hamming neighbours by brute force "
+                        + "(%,d pairs within %d bits). Quality queries: %,d x %d configurations, `size` %d, %d client threads, %.0f s.%n%n",
+                q,
+                q == n ? "every document" : "a random sample, seed " + seed,
+                skippedNoFp,
+                skippedNoShingles,
+                st.count,
+                n,
+                fpMismatch[0],
+                fpMismatch[1],
+                Arrays.stream(truth.binPairs).sum(),
+                truth.pairsAtLeast(0.5),
+                truthSeconds,
+                truth.hammingPairs(),
+                truth.maxH,
+                q,
+                configs.size(),
+                QUALITY_SIZE,
+                threads,
+                qualitySeconds));
         report.append("Truth pairs by Jaccard threshold: ");
         for (double tau : taus) {
             report.append(String.format(Locale.ROOT, "J >= %.1f: %,d; ", tau, truth.pairsAtLeast(tau)));
@@ -286,7 +386,8 @@ public final class Evaluate {
         report.append("\n\n");
 
         section("Simhash: exact mode against brute force, PSM recall against exact");
-        report.append("| h | k | exact pairs | exact = brute force (queries) | PSM found | PSM recall vs exact | PSM results not in exact | truncated responses |\n");
+        report.append(
+                "| h | k | exact pairs | exact = brute force (queries) | PSM found | PSM recall vs exact | PSM results not in exact | truncated responses |\n");
         report.append("|---|---|---|---|---|---|---|---|\n");
         StringBuilder recallCsv = new StringBuilder("h,k,exact_pairs,psm_found,recall\n");
         for (int h : hs) {
@@ -317,11 +418,23 @@ public final class Evaluate {
                     }
                 }
                 double rec = exactPairs == 0 ? Double.NaN : found / (double) exactPairs;
-                report.append(String.format(Locale.ROOT, "| %d | %d | %,d | %d / %d | %,d | %.4f | %d | %d |%n", h, k, exactPairs, agree, q, found,
-                    rec, extra, truncated.getOrDefault(c, 0) + truncated.getOrDefault("exact h=" + h, 0)));
+                report.append(String.format(
+                        Locale.ROOT,
+                        "| %d | %d | %,d | %d / %d | %,d | %.4f | %d | %d |%n",
+                        h,
+                        k,
+                        exactPairs,
+                        agree,
+                        q,
+                        found,
+                        rec,
+                        extra,
+                        truncated.getOrDefault(c, 0) + truncated.getOrDefault("exact h=" + h, 0)));
                 recallCsv.append(String.format(Locale.ROOT, "%d,%d,%d,%d,%.6f%n", h, k, exactPairs, found, rec));
                 if (k == 64) {
-                    summary.put("PSM recall vs exact, h = " + h + ", k = 64", String.format(Locale.ROOT, "%.4f (%,d of %,d pairs)", rec, found, exactPairs));
+                    summary.put(
+                            "PSM recall vs exact, h = " + h + ", k = 64",
+                            String.format(Locale.ROOT, "%.4f (%,d of %,d pairs)", rec, found, exactPairs));
                 }
             }
             summary.put("exact mode = brute-force Hamming, h = " + h, agree + " / " + q + " queries");
@@ -330,9 +443,11 @@ public final class Evaluate {
         report.append("\n![PSM recall against k](recall_k.png)\n\n");
 
         section("Precision, recall and F1 against the exact shingle Jaccard");
-        report.append("Directed (query, document) pairs, micro-averaged; truth positive: Jaccard >= tau. `min_similarity` = tau for the "
-            + "minhash rows. A `Warning` header from the node is noted.\n\n");
-        report.append("| tau | query | truth pairs | returned | TP | precision | recall | F1 |\n|---|---|---|---|---|---|---|---|\n");
+        report.append(
+                "Directed (query, document) pairs, micro-averaged; truth positive: Jaccard >= tau. `min_similarity` = tau for the "
+                        + "minhash rows. A `Warning` header from the node is noted.\n\n");
+        report.append(
+                "| tau | query | truth pairs | returned | TP | precision | recall | F1 |\n|---|---|---|---|---|---|---|---|\n");
         StringBuilder prfCsv = new StringBuilder("tau,query,truth,returned,tp,precision,recall,f1\n");
         for (double tau : taus) {
             List<String> rows = new ArrayList<>();
@@ -345,19 +460,47 @@ public final class Evaluate {
             }
             for (String c : rows) {
                 long[] m = prf(results.get(c), truth, tau);
-                String label = c.startsWith("minhash") ? "near_duplicate minhash, min_similarity " + tau : "near_duplicate simhash " + c;
-                report.append(String.format(Locale.ROOT, "| %.2f | %s%s | %,d | %,d | %,d | %.4f | %.4f | **%.4f** |%n", tau, label,
-                    warnings.containsKey(c) ? " (Warning)" : "", m[0], m[1], m[2], prec(m), rec(m), f1(m)));
-                prfCsv.append(String.format(Locale.ROOT, "%.2f,%s,%d,%d,%d,%.6f,%.6f,%.6f%n", tau, c, m[0], m[1], m[2], prec(m), rec(m), f1(m)));
+                String label = c.startsWith("minhash")
+                        ? "near_duplicate minhash, min_similarity " + tau
+                        : "near_duplicate simhash " + c;
+                report.append(String.format(
+                        Locale.ROOT,
+                        "| %.2f | %s%s | %,d | %,d | %,d | %.4f | %.4f | **%.4f** |%n",
+                        tau,
+                        label,
+                        warnings.containsKey(c) ? " (Warning)" : "",
+                        m[0],
+                        m[1],
+                        m[2],
+                        prec(m),
+                        rec(m),
+                        f1(m)));
+                prfCsv.append(String.format(
+                        Locale.ROOT,
+                        "%.2f,%s,%d,%d,%d,%.6f,%.6f,%.6f%n",
+                        tau,
+                        c,
+                        m[0],
+                        m[1],
+                        m[2],
+                        prec(m),
+                        rec(m),
+                        f1(m)));
                 if (tau == 0.8 && (c.equals("minhash tau=0.8") || c.equals("exact h=3"))) {
-                    summary.put("F1 at Jaccard >= 0.8: " + (c.startsWith("minhash") ? "minhash, min_similarity 0.8" : "simhash, h = 3"),
-                        String.format(Locale.ROOT, "%.3f (P %.3f, R %.3f)", f1(m), prec(m), rec(m)));
+                    summary.put(
+                            "F1 at Jaccard >= 0.8: "
+                                    + (c.startsWith("minhash") ? "minhash, min_similarity 0.8" : "simhash, h = 3"),
+                            String.format(Locale.ROOT, "%.3f (P %.3f, R %.3f)", f1(m), prec(m), rec(m)));
                 }
             }
         }
         Files.writeString(out.resolve("prf.csv"), prfCsv.toString());
         for (Map.Entry<String, String> w : warnings.entrySet()) {
-            report.append("\nWarning on `").append(w.getKey()).append("`: ").append(w.getValue()).append('\n');
+            report.append("\nWarning on `")
+                    .append(w.getKey())
+                    .append("`: ")
+                    .append(w.getValue())
+                    .append('\n');
         }
         StringBuilder errs = new StringBuilder();
         errors.forEach((c, e) -> {
@@ -389,21 +532,45 @@ public final class Evaluate {
                 }
             }
         }
-        report.append(String.format(Locale.ROOT, "Banding of `fp.minhash` (the default min_similarity_floor %.1f): %d bands x %d rows. Empirical "
-            + "P(candidate) = share of (query, document) pairs in each Jaccard bin that share >= 1 band (band keys from the stored "
-            + "signatures, as the mapper indexes them); theory = mean of 1 - (1 - J^r)^b over the bin's pairs; `returned at 0.8` = "
-            + "share returned by the node's query with min_similarity 0.8 (automatic min_band_matches, exact verification).%n%n",
-            MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR, banding.bands(), banding.rows()));
-        report.append("| Jaccard | pairs | empirical P(candidate) | theory | returned at 0.8 |\n|---|---|---|---|---|\n");
-        StringBuilder sc = new StringBuilder("bin_lo,bin_hi,pairs,candidates,empirical,theory,returned_08,bands,rows\n");
+        report.append(String.format(
+                Locale.ROOT,
+                "Banding of `fp.minhash` (the default min_similarity_floor %.1f): %d bands x %d rows. Empirical "
+                        + "P(candidate) = share of (query, document) pairs in each Jaccard bin that share >= 1 band (band keys from the stored "
+                        + "signatures, as the mapper indexes them); theory = mean of 1 - (1 - J^r)^b over the bin's pairs; `returned at 0.8` = "
+                        + "share returned by the node's query with min_similarity 0.8 (automatic min_band_matches, exact verification).%n%n",
+                MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR,
+                banding.bands(),
+                banding.rows()));
+        report.append(
+                "| Jaccard | pairs | empirical P(candidate) | theory | returned at 0.8 |\n|---|---|---|---|---|\n");
+        StringBuilder sc =
+                new StringBuilder("bin_lo,bin_hi,pairs,candidates,empirical,theory,returned_08,bands,rows\n");
         for (int b = 0; b < SBINS; b++) {
             long np = truth.binPairs[b];
             double emp = ratio(truth.binCandidates[b], np);
             double theory = np == 0 ? Double.NaN : truth.binTheory[b] / np;
             double ret = b / (double) SBINS >= KEEP_JACCARD - 1e-9 ? ratio(returnedByBin[b], keptByBin[b]) : Double.NaN;
-            report.append(String.format(Locale.ROOT, "| %.2f-%.2f | %,d | %.4f | %.4f | %.4f |%n", b / 20.0, (b + 1) / 20.0, np, emp, theory, ret));
-            sc.append(String.format(Locale.ROOT, "%.2f,%.2f,%d,%d,%.6f,%.6f,%.6f,%d,%d%n", b / 20.0, (b + 1) / 20.0, np, truth.binCandidates[b],
-                emp, theory, ret, banding.bands(), banding.rows()));
+            report.append(String.format(
+                    Locale.ROOT,
+                    "| %.2f-%.2f | %,d | %.4f | %.4f | %.4f |%n",
+                    b / 20.0,
+                    (b + 1) / 20.0,
+                    np,
+                    emp,
+                    theory,
+                    ret));
+            sc.append(String.format(
+                    Locale.ROOT,
+                    "%.2f,%.2f,%d,%d,%.6f,%.6f,%.6f,%d,%d%n",
+                    b / 20.0,
+                    (b + 1) / 20.0,
+                    np,
+                    truth.binCandidates[b],
+                    emp,
+                    theory,
+                    ret,
+                    banding.bands(),
+                    banding.rows()));
         }
         Files.writeString(out.resolve("scurve.csv"), sc.toString());
         report.append("\n![S-curve](scurve.png)\n\n");
@@ -420,65 +587,131 @@ public final class Evaluate {
             }
         }
         String[] methods = mhFilter
-            ? new String[] {"psm", "exact", "script_score", "nd_minhash", "nd_minhash_estimate", "minhash_filter", "ids_baseline"}
-            : new String[] {"psm", "exact", "script_score", "nd_minhash", "nd_minhash_estimate", "ids_baseline"};
+                ? new String[] {
+                    "psm",
+                    "exact",
+                    "script_score",
+                    "nd_minhash",
+                    "nd_minhash_estimate",
+                    "minhash_filter",
+                    "ids_baseline"
+                }
+                : new String[] {"psm", "exact", "script_score", "nd_minhash", "nd_minhash_estimate", "ids_baseline"};
         Map<String, double[]> lat = latency(INDEX, methods, queries, lq, warmup, st, tokens, n, truth);
         section("Latency");
-        report.append(String.format(Locale.ROOT, "%d query documents (after %d warm-up queries), sequential, one interleaved loop (every "
-            + "method per query, the order rotating), client wall time over HTTP/1.1 keep-alive; `size` 100, `_source` false, "
-            + "`track_total_hits` true. psm / exact: `near_duplicate` on `fp.simhash`, h = %d (k = 64), `like` the stored fingerprint; "
-            + "script_score: Painless `Long.bitCount` over every document (`min_score` 1; documents without a simhash score 0); nd_minhash: `near_duplicate` on "
-            + "`fp.minhash`, min_similarity %.1f, `like` the stored signature and shingle set (exact verification); nd_minhash_estimate: "
-            + "the same with `verification: estimate` and no set; minhash_filter: `bool` of `term` queries on the "
-            + "document's distinct `min_hash` tokens (from `_termvectors`, not timed) with minimum_should_match %.0f%% on `%s`; "
-            + "ids_baseline: an `ids` query for one document (HTTP + search floor).%n%n", lq - warmup, warmup, LATENCY_H, LATENCY_TAU,
-            100 * MH_FILTER_MSM, MH_INDEX));
-        report.append("| method | median ms | p99 ms | mean ms | median took ms | precision / recall / F1 at J >= 0.8 (size 100) |\n|---|---|---|---|---|---|\n");
+        report.append(String.format(
+                Locale.ROOT,
+                "%d query documents (after %d warm-up queries), sequential, one interleaved loop (every "
+                        + "method per query, the order rotating), client wall time over HTTP/1.1 keep-alive; `size` 100, `_source` false, "
+                        + "`track_total_hits` true. psm / exact: `near_duplicate` on `fp.simhash`, h = %d (k = 64), `like` the stored fingerprint; "
+                        + "script_score: Painless `Long.bitCount` over every document (`min_score` 1; documents without a simhash score 0); nd_minhash: `near_duplicate` on "
+                        + "`fp.minhash`, min_similarity %.1f, `like` the stored signature and shingle set (exact verification); nd_minhash_estimate: "
+                        + "the same with `verification: estimate` and no set; minhash_filter: `bool` of `term` queries on the "
+                        + "document's distinct `min_hash` tokens (from `_termvectors`, not timed) with minimum_should_match %.0f%% on `%s`; "
+                        + "ids_baseline: an `ids` query for one document (HTTP + search floor).%n%n",
+                lq - warmup,
+                warmup,
+                LATENCY_H,
+                LATENCY_TAU,
+                100 * MH_FILTER_MSM,
+                MH_INDEX));
+        report.append(
+                "| method | median ms | p99 ms | mean ms | median took ms | precision / recall / F1 at J >= 0.8 (size 100) |\n|---|---|---|---|---|---|\n");
         StringBuilder latCsv = new StringBuilder("method,median_ms,p99_ms,mean_ms,median_took_ms\n");
         for (String m : methods) {
             double[] r = lat.get(m);
-            report.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.0f | %s |%n", m, r[0], r[1], r[2], r[3],
-                m.startsWith("nd_minhash") || m.equals("minhash_filter") ? String.format(Locale.ROOT, "%.3f / %.3f / %.3f", r[4], r[5], r[6]) : "-"));
+            report.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %.2f | %.2f | %.2f | %.0f | %s |%n",
+                    m,
+                    r[0],
+                    r[1],
+                    r[2],
+                    r[3],
+                    m.startsWith("nd_minhash") || m.equals("minhash_filter")
+                            ? String.format(Locale.ROOT, "%.3f / %.3f / %.3f", r[4], r[5], r[6])
+                            : "-"));
             latCsv.append(String.format(Locale.ROOT, "%s,%.4f,%.4f,%.4f,%.1f%n", m, r[0], r[1], r[2], r[3]));
         }
         Files.writeString(out.resolve("latency.csv"), latCsv.toString());
         double ssPsm = lat.get("script_score")[0] / lat.get("psm")[0];
-        report.append(String.format(Locale.ROOT, "%nRatios of medians: script_score / psm = %.1f, script_score / exact = %.1f, exact / psm = %.2f",
-            ssPsm, lat.get("script_score")[0] / lat.get("exact")[0], lat.get("exact")[0] / lat.get("psm")[0]));
+        report.append(String.format(
+                Locale.ROOT,
+                "%nRatios of medians: script_score / psm = %.1f, script_score / exact = %.1f, exact / psm = %.2f",
+                ssPsm,
+                lat.get("script_score")[0] / lat.get("exact")[0],
+                lat.get("exact")[0] / lat.get("psm")[0]));
         if (mhFilter) {
-            report.append(String.format(Locale.ROOT, ", minhash_filter / nd_minhash = %.2f", lat.get("minhash_filter")[0] / lat.get("nd_minhash")[0]));
+            report.append(String.format(
+                    Locale.ROOT,
+                    ", minhash_filter / nd_minhash = %.2f",
+                    lat.get("minhash_filter")[0] / lat.get("nd_minhash")[0]));
         }
         report.append(".\n\n");
         summary.put("latency median / p99 ms: near_duplicate psm (h 3, k 64)", fmtLat(lat.get("psm")));
         summary.put("latency median / p99 ms: near_duplicate exact (h 3)", fmtLat(lat.get("exact")));
-        summary.put("latency median / p99 ms: script_score Hamming scan", fmtLat(lat.get("script_score")) + String.format(Locale.ROOT,
-            " (%.1fx psm)", ssPsm));
-        summary.put("latency median / p99 ms: near_duplicate minhash (0.8)", fmtLat(lat.get("nd_minhash")) + String.format(Locale.ROOT,
-            ", F1 %.3f", lat.get("nd_minhash")[6]));
+        summary.put(
+                "latency median / p99 ms: script_score Hamming scan",
+                fmtLat(lat.get("script_score")) + String.format(Locale.ROOT, " (%.1fx psm)", ssPsm));
+        summary.put(
+                "latency median / p99 ms: near_duplicate minhash (0.8)",
+                fmtLat(lat.get("nd_minhash")) + String.format(Locale.ROOT, ", F1 %.3f", lat.get("nd_minhash")[6]));
         if (mhFilter) {
-            summary.put("latency median / p99 ms: min_hash token filter, bool msm 80%", fmtLat(lat.get("minhash_filter")) + String.format(Locale.ROOT,
-                " (%.2fx nd_minhash), F1 %.3f", lat.get("minhash_filter")[0] / lat.get("nd_minhash")[0], lat.get("minhash_filter")[6]));
+            summary.put(
+                    "latency median / p99 ms: min_hash token filter, bool msm 80%",
+                    fmtLat(lat.get("minhash_filter"))
+                            + String.format(
+                                    Locale.ROOT,
+                                    " (%.2fx nd_minhash), F1 %.3f",
+                                    lat.get("minhash_filter")[0] / lat.get("nd_minhash")[0],
+                                    lat.get("minhash_filter")[6]));
         }
 
         // 5. Memory and size.
         long mainStore = qb.storeBytes(INDEX);
         section("Memory and index size");
-        report.append(String.format(Locale.ROOT, "After the quality queries on `%s` (%,d documents, 1 segment, sorted by `fp.simhash`): "
-            + "`GET _plugins/neardup/stats` segment_structures: %,d entries, %,d bytes = **%.2f bytes/document** (%d builds); `neardup` "
-            + "breaker %,d bytes = %.2f bytes/document. Store size (primaries) of `%s`: %,d bytes = %.0f bytes/document (text, "
-            + "fingerprints in `_source`, doc values, band terms)", INDEX, st.count, nodeStatsAfterQuality[0], nodeStatsAfterQuality[1],
-            nodeStatsAfterQuality[1] / (double) st.count, nodeStatsAfterQuality[2], breakerAfterQuality, breakerAfterQuality / (double) st.count,
-            INDEX, mainStore, mainStore / (double) n));
+        report.append(String.format(
+                Locale.ROOT,
+                "After the quality queries on `%s` (%,d documents, 1 segment, sorted by `fp.simhash`): "
+                        + "`GET _plugins/neardup/stats` segment_structures: %,d entries, %,d bytes = **%.2f bytes/document** (%d builds); `neardup` "
+                        + "breaker %,d bytes = %.2f bytes/document. Store size (primaries) of `%s`: %,d bytes = %.0f bytes/document (text, "
+                        + "fingerprints in `_source`, doc values, band terms)",
+                INDEX,
+                st.count,
+                nodeStatsAfterQuality[0],
+                nodeStatsAfterQuality[1],
+                nodeStatsAfterQuality[1] / (double) st.count,
+                nodeStatsAfterQuality[2],
+                breakerAfterQuality,
+                breakerAfterQuality / (double) st.count,
+                INDEX,
+                mainStore,
+                mainStore / (double) n));
         if (mhFilter) {
             long mhStore = qb.storeBytes(MH_INDEX);
-            report.append(String.format(Locale.ROOT, "; of `%s` (text + min_hash tokens with term vectors): %,d bytes = %.0f bytes/document. "
-                + "Indexing `%s`: bulk %.1f s (%,.0f docs/s), force-merge %.1f s", MH_INDEX, mhStore, mhStore / (double) n, MH_INDEX, mhIngest[0],
-                n / mhIngest[0], mhIngest[1]));
+            report.append(String.format(
+                    Locale.ROOT,
+                    "; of `%s` (text + min_hash tokens with term vectors): %,d bytes = %.0f bytes/document. "
+                            + "Indexing `%s`: bulk %.1f s (%,.0f docs/s), force-merge %.1f s",
+                    MH_INDEX,
+                    mhStore,
+                    mhStore / (double) n,
+                    MH_INDEX,
+                    mhIngest[0],
+                    n / mhIngest[0],
+                    mhIngest[1]));
         }
         report.append(".\n\n");
-        summary.put("plugin heap per document (segment_structures.bytes / docs)", String.format(Locale.ROOT, "%.2f bytes (breaker %.2f)",
-            nodeStatsAfterQuality[1] / (double) st.count, breakerAfterQuality / (double) st.count));
-        summary.put("index size per document (text + fingerprints)", String.format(Locale.ROOT, "%,.0f bytes", mainStore / (double) n));
+        summary.put(
+                "plugin heap per document (segment_structures.bytes / docs)",
+                String.format(
+                        Locale.ROOT,
+                        "%.2f bytes (breaker %.2f)",
+                        nodeStatsAfterQuality[1] / (double) st.count,
+                        breakerAfterQuality / (double) st.count));
+        summary.put(
+                "index size per document (text + fingerprints)",
+                String.format(Locale.ROOT, "%,.0f bytes", mainStore / (double) n));
 
         // 6. Sizes.
         int[] sizes = ints(opt.getOrDefault("sizes", ""));
@@ -490,9 +723,11 @@ public final class Evaluate {
 
         // Summary: report, file, stdout (last).
         StringBuilder sum = new StringBuilder();
-        sum.append(String.format(Locale.ROOT, "## Summary: %s, %,d documents, %,d query documents%n%n", corpus.getFileName(), n, q));
+        sum.append(String.format(
+                Locale.ROOT, "## Summary: %s, %,d documents, %,d query documents%n%n", corpus.getFileName(), n, q));
         sum.append("| measure | result |\n|---|---|\n");
-        summary.forEach((k, v) -> sum.append("| ").append(k).append(" | ").append(v).append(" |\n"));
+        summary.forEach(
+                (k, v) -> sum.append("| ").append(k).append(" | ").append(v).append(" |\n"));
         String text = report.toString().replaceFirst("\n\n", "\n\n" + sum + "\n");
         Files.writeString(out.resolve("report.md"), text);
         Files.writeString(out.resolve("summary.md"), sum.toString());
@@ -533,28 +768,40 @@ public final class Evaluate {
     /** The evaluation index in {@code shards} primary shards (sorted by {@code fp.simhash} within each), the corpus bulk-indexed through the pipeline. */
     double[] indexCorpus(List<Corpus.Doc> docs, int batch, int shards) throws Exception {
         call("DELETE", "/" + INDEX, null);
-        ok("PUT", "/_ingest/pipeline/" + PIPELINE, "{\"description\": \"neardup evaluation\", \"processors\": [{\"near_dup_fingerprint\": "
-            + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}");
-        ok("PUT", "/" + INDEX, "{\"settings\": {\"number_of_shards\": " + shards + ", \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
-            + "\"index.default_pipeline\": \"" + PIPELINE + "\", \"index.sort.field\": \"fp.simhash\"}, \"mappings\": {\"properties\": {"
-            + "\"text\": {\"type\": \"text\"}, \"group\": {\"type\": \"keyword\"}, \"fp\": {\"properties\": {"
-            + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"}, "
-            + "\"content_hash\": {\"type\": \"keyword\"}}}}}}");
+        ok(
+                "PUT",
+                "/_ingest/pipeline/" + PIPELINE,
+                "{\"description\": \"neardup evaluation\", \"processors\": [{\"near_dup_fingerprint\": "
+                        + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}");
+        ok(
+                "PUT",
+                "/" + INDEX,
+                "{\"settings\": {\"number_of_shards\": " + shards
+                        + ", \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
+                        + "\"index.default_pipeline\": \"" + PIPELINE
+                        + "\", \"index.sort.field\": \"fp.simhash\"}, \"mappings\": {\"properties\": {"
+                        + "\"text\": {\"type\": \"text\"}, \"group\": {\"type\": \"keyword\"}, \"fp\": {\"properties\": {"
+                        + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"}, "
+                        + "\"content_hash\": {\"type\": \"keyword\"}}}}}}");
         return bulk(INDEX, docs, batch);
     }
 
     double[] indexMinhashFilter(List<Corpus.Doc> docs, int batch) throws Exception {
         call("DELETE", "/" + MH_INDEX, null);
-        ok("PUT", "/" + MH_INDEX, "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
-            + "\"analysis\": {\"filter\": {\"sh3\": {\"type\": \"shingle\", \"min_shingle_size\": 3, \"max_shingle_size\": 3, "
-            + "\"output_unigrams\": false}, \"mh128\": {\"type\": \"min_hash\", \"hash_count\": 1, \"bucket_count\": 128, "
-            + "\"hash_set_size\": 1, \"with_rotation\": true}}, \"analyzer\": {\"minhash\": {\"type\": \"custom\", \"tokenizer\": "
-            + "\"standard\", \"filter\": [\"lowercase\", \"sh3\", \"mh128\"]}}}}, \"mappings\": {\"properties\": {\"text\": "
-            + "{\"type\": \"text\", \"analyzer\": \"minhash\", \"term_vector\": \"yes\"}, \"group\": {\"type\": \"keyword\"}}}}");
+        ok(
+                "PUT",
+                "/" + MH_INDEX,
+                "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
+                        + "\"analysis\": {\"filter\": {\"sh3\": {\"type\": \"shingle\", \"min_shingle_size\": 3, \"max_shingle_size\": 3, "
+                        + "\"output_unigrams\": false}, \"mh128\": {\"type\": \"min_hash\", \"hash_count\": 1, \"bucket_count\": 128, "
+                        + "\"hash_set_size\": 1, \"with_rotation\": true}}, \"analyzer\": {\"minhash\": {\"type\": \"custom\", \"tokenizer\": "
+                        + "\"standard\", \"filter\": [\"lowercase\", \"sh3\", \"mh128\"]}}}}, \"mappings\": {\"properties\": {\"text\": "
+                        + "{\"type\": \"text\", \"analyzer\": \"minhash\", \"term_vector\": \"yes\"}, \"group\": {\"type\": \"keyword\"}}}}");
         return bulk(MH_INDEX, docs, batch);
     }
 
-    private static final Pattern BULK_ERROR = Pattern.compile("\"_id\"\\s*:\\s*\"(\\d+)\"[^{}]*?\"error\"\\s*:\\s*\\{\\s*\"type\"\\s*:\\s*\"([^\"]+)\"\\s*,\\s*\"reason\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
+    private static final Pattern BULK_ERROR = Pattern.compile(
+            "\"_id\"\\s*:\\s*\"(\\d+)\"[^{}]*?\"error\"\\s*:\\s*\\{\\s*\"type\"\\s*:\\s*\"([^\"]+)\"\\s*,\\s*\"reason\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
 
     /** Bulk-indexes docs (_id = position), one request at a time; returns {bulk s, force-merge s, failed items}. */
     double[] bulk(String index, List<Corpus.Doc> docs, int batch) throws Exception {
@@ -578,22 +825,35 @@ public final class Evaluate {
                 }
                 body.write('\n');
             }
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/" + index + "/_bulk"))
-                .header("Content-Type", "application/x-ndjson").timeout(Duration.ofMinutes(10))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(url + "/" + index + "/_bulk"))
+                            .header("Content-Type", "application/x-ndjson")
+                            .timeout(Duration.ofMinutes(10))
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) {
-                throw new IllegalStateException("bulk into " + index + " -> " + r.statusCode() + ": " + QueryBenchmark.abbreviate(r.body(), 2000));
+                throw new IllegalStateException("bulk into " + index + " -> " + r.statusCode() + ": "
+                        + QueryBenchmark.abbreviate(r.body(), 2000));
             }
             if (r.body().contains("\"errors\":true")) {
                 Matcher m = BULK_ERROR.matcher(r.body());
                 while (m.find()) {
                     if (failed++ < 5) {
-                        log("bulk item failed: _id %s: %s: %s", m.group(1), m.group(2), QueryBenchmark.abbreviate(m.group(3), 300));
+                        log(
+                                "bulk item failed: _id %s: %s: %s",
+                                m.group(1), m.group(2), QueryBenchmark.abbreviate(m.group(3), 300));
                     }
                 }
             }
             if ((from / batch) % 200 == 199) {
-                System.err.printf(Locale.ROOT, "  %s: %,d of %,d documents (%.0f s)%n", index, from + batch, n, (System.nanoTime() - t0) / 1e9);
+                System.err.printf(
+                        Locale.ROOT,
+                        "  %s: %,d of %,d documents (%.0f s)%n",
+                        index,
+                        from + batch,
+                        n,
+                        (System.nanoTime() - t0) / 1e9);
             }
         }
         double bulkSeconds = (System.nanoTime() - t0) / 1e9;
@@ -603,8 +863,9 @@ public final class Evaluate {
         ok("POST", "/" + index + "/_refresh", null);
         double mergeSeconds = (System.nanoTime() - t1) / 1e9;
         long count = qb.docCount(index);
-        log("index %s: %,d documents bulk-indexed in %.1f s (%,.0f docs/s), force-merged in %.1f s; %,d documents, %d failed items",
-            index, n, bulkSeconds, n / bulkSeconds, mergeSeconds, count, failed);
+        log(
+                "index %s: %,d documents bulk-indexed in %.1f s (%,.0f docs/s), force-merged in %.1f s; %,d documents, %d failed items",
+                index, n, bulkSeconds, n / bulkSeconds, mergeSeconds, count, failed);
         return new double[] {bulkSeconds, mergeSeconds, failed};
     }
 
@@ -630,13 +891,15 @@ public final class Evaluate {
         st.margins = new byte[n * Margins.BITS];
         st.has = new boolean[n];
         st.marginsB64 = new String[n];
-        st.banding = LshBanding.forFloor(MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR, MinhashFieldMapper.DEFAULT_NUM_HASHES);
+        st.banding = LshBanding.forFloor(
+                MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR, MinhashFieldMapper.DEFAULT_NUM_HASHES);
         int bands = st.banding.bands();
         int rows = st.banding.rows();
         st.bandKeys = new long[(long) n * bands > Integer.MAX_VALUE ? 0 : n * bands];
         long t0 = System.nanoTime();
         String body = "{\"size\": 5000, \"sort\": [\"_doc\"], \"_source\": [\"fp.simhash\", \"fp.minhash\"]}";
-        Map<String, Object> r = json(ok("POST", "/" + INDEX + "/_search?scroll=5m", body).body());
+        Map<String, Object> r =
+                json(ok("POST", "/" + INDEX + "/_search?scroll=5m", body).body());
         Base64.Decoder b64 = Base64.getUrlDecoder();
         while (true) {
             List<?> hits = (List<?>) path(r, "hits", "hits");
@@ -659,7 +922,8 @@ public final class Evaluate {
                     String sig = (String) m.get("value");
                     byte[] bytes = b64.decode(sig);
                     for (int b = 0; b < bands; b++) {
-                        // the mapper's band term: murmur3-64 (seed 0) of the band's big-endian int32 values, after the 5-byte header
+                        // the mapper's band term: murmur3-64 (seed 0) of the band's big-endian int32 values, after the
+                        // 5-byte header
                         st.bandKeys[id * bands + b] = Murmur3.hash64(bytes, 5 + b * rows * 4, rows * 4, 0L);
                     }
                     st.minhash.put(id, sig);
@@ -671,11 +935,13 @@ public final class Evaluate {
                 }
             }
             String scroll = (String) r.get("_scroll_id");
-            r = json(ok("POST", "/_search/scroll", "{\"scroll\": \"5m\", \"scroll_id\": \"" + scroll + "\"}").body());
+            r = json(ok("POST", "/_search/scroll", "{\"scroll\": \"5m\", \"scroll_id\": \"" + scroll + "\"}")
+                    .body());
         }
         call("DELETE", "/_search/scroll/_all", null);
-        log("fingerprints read back from _source: %,d of %,d documents in %.1f s; scheme %s; minhash banding %d x %d", st.count, n,
-            (System.nanoTime() - t0) / 1e9, st.scheme, bands, rows);
+        log(
+                "fingerprints read back from _source: %,d of %,d documents in %.1f s; scheme %s; minhash banding %d x %d",
+                st.count, n, (System.nanoTime() - t0) / 1e9, st.scheme, bands, rows);
         return st;
     }
 
@@ -762,7 +1028,8 @@ public final class Evaluate {
         }
     }
 
-    static Truth truth(List<Corpus.Doc> docs, Stored st, int[] queries, List<long[]> qsets, int threads, int maxH) throws Exception {
+    static Truth truth(List<Corpus.Doc> docs, Stored st, int[] queries, List<long[]> qsets, int threads, int maxH)
+            throws Exception {
         int q = queries.length;
         int n = docs.size();
         // Postings of the query documents' shingles: dictionary (sorted distinct hashes), CSR lists of query indexes.
@@ -839,8 +1106,10 @@ public final class Evaluate {
                         if (st.has[d] == false) {
                             continue;
                         }
-                        long[] set = queryOf[d] >= 0 ? qsets.get(queryOf[d])
-                            : ManpagesEvaluation.shingleSet(Corpus.tokenize(analyzer, docs.get(d).text()), th, sh);
+                        long[] set = queryOf[d] >= 0
+                                ? qsets.get(queryOf[d])
+                                : ManpagesEvaluation.shingleSet(
+                                        Corpus.tokenize(analyzer, docs.get(d).text()), th, sh);
                         if (set.length == 0) {
                             continue;
                         }
@@ -946,18 +1215,21 @@ public final class Evaluate {
     // ------------------------------------------------------------------ quality queries
 
     static String qualityBody(String config, int doc) {
-        String head = "{\"size\": " + QUALITY_SIZE + ", \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": {";
+        String head = "{\"size\": " + QUALITY_SIZE
+                + ", \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": {";
         String like = "\"like\": {\"_id\": \"" + doc + "\"}";
         String[] parts = config.split(" ");
         if (parts[0].equals("minhash")) {
-            return head + "\"field\": \"fp.minhash\", " + like + ", \"min_similarity\": " + parts[1].substring(4) + "}}}";
+            return head + "\"field\": \"fp.minhash\", " + like + ", \"min_similarity\": " + parts[1].substring(4)
+                    + "}}}";
         }
         String h = parts[1].substring(2);
         if (parts[0].equals("exact")) {
-            return head + "\"field\": \"fp.simhash\", " + like + ", \"max_distance\": " + h + ", \"mode\": \"exact\"}}}";
+            return head + "\"field\": \"fp.simhash\", " + like + ", \"max_distance\": " + h
+                    + ", \"mode\": \"exact\"}}}";
         }
-        return head + "\"field\": \"fp.simhash\", " + like + ", \"max_distance\": " + h + ", \"mode\": \"psm\", \"max_flips\": "
-            + parts[2].substring(2) + "}}}";
+        return head + "\"field\": \"fp.simhash\", " + like + ", \"max_distance\": " + h
+                + ", \"mode\": \"psm\", \"max_flips\": " + parts[2].substring(2) + "}}}";
     }
 
     private static final Pattern ID = Pattern.compile("\"_id\"\\s*:\\s*\"(\\d+)\"");
@@ -973,8 +1245,15 @@ public final class Evaluate {
         return ids.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    void qualityQueries(List<String> configs, int[] queries, int threads, Map<String, int[][]> results, Map<String, Integer> truncated,
-                        Map<String, Integer> errors, Map<String, String> warnings) throws Exception {
+    void qualityQueries(
+            List<String> configs,
+            int[] queries,
+            int threads,
+            Map<String, int[][]> results,
+            Map<String, Integer> truncated,
+            Map<String, Integer> errors,
+            Map<String, String> warnings)
+            throws Exception {
         int q = queries.length;
         for (String c : configs) {
             results.put(c, new int[q][]);
@@ -999,7 +1278,9 @@ public final class Evaluate {
                         HttpResponse<String> r = send("POST", "/" + INDEX + "/_search", qualityBody(c, queries[i]));
                         if (r.statusCode() != 200) {
                             if (errs.get(c).getAndIncrement() < 3) {
-                                log("ERROR %s on doc %d -> %d: %s", c, queries[i], r.statusCode(), QueryBenchmark.abbreviate(r.body(), 500));
+                                log(
+                                        "ERROR %s on doc %d -> %d: %s",
+                                        c, queries[i], r.statusCode(), QueryBenchmark.abbreviate(r.body(), 500));
                             }
                             continue;
                         }
@@ -1013,7 +1294,12 @@ public final class Evaluate {
                     }
                     int dn = done.incrementAndGet();
                     if (dn % 1000 == 0) {
-                        System.err.printf(Locale.ROOT, "  quality: %,d of %,d query documents (%.0f s)%n", dn, q, (System.nanoTime() - t0) / 1e9);
+                        System.err.printf(
+                                Locale.ROOT,
+                                "  quality: %,d of %,d query documents (%.0f s)%n",
+                                dn,
+                                q,
+                                (System.nanoTime() - t0) / 1e9);
                     }
                 }
                 return null;
@@ -1073,28 +1359,41 @@ public final class Evaluate {
     // ------------------------------------------------------------------ latency
 
     List<String> termVector(int doc) throws Exception {
-        Map<String, Object> tv = json(ok("GET", "/" + MH_INDEX + "/_termvectors/" + doc
-            + "?fields=text&positions=false&offsets=false&term_statistics=false&field_statistics=false", null).body());
+        Map<String, Object> tv = json(ok(
+                        "GET",
+                        "/" + MH_INDEX + "/_termvectors/" + doc
+                                + "?fields=text&positions=false&offsets=false&term_statistics=false&field_statistics=false",
+                        null)
+                .body());
         Object terms = path(tv, "term_vectors", "text", "terms");
-        return terms instanceof Map<?, ?> m ? m.keySet().stream().map(Object::toString).sorted().toList() : List.of();
+        return terms instanceof Map<?, ?> m
+                ? m.keySet().stream().map(Object::toString).sorted().toList()
+                : List.of();
     }
 
-    String latencyBody(String method, int doc, Stored st, Map<Integer, List<String>> tokens, int n, int size) throws IOException {
+    String latencyBody(String method, int doc, Stored st, Map<Integer, List<String>> tokens, int n, int size)
+            throws IOException {
         long fp = st.simhash[doc];
         String margins = st.marginsB64[doc];
         return switch (method) {
             case "psm" -> QueryBenchmark.body("psm_k64", fp, margins, LATENCY_H);
             case "exact" -> QueryBenchmark.body(method, fp, margins, LATENCY_H);
             // QueryBenchmark's script, guarded for documents without a simhash (a text without a token has none)
-            case "script_score" -> QueryBenchmark.body(method, fp, margins, LATENCY_H).replace(QueryBenchmark.SCRIPT, SCRIPT);
+            case "script_score" ->
+                QueryBenchmark.body(method, fp, margins, LATENCY_H).replace(QueryBenchmark.SCRIPT, SCRIPT);
             case "ids_baseline" -> QueryBenchmark.body(method, fp, margins, LATENCY_H, doc % n, false);
-            case "nd_minhash" -> "{\"size\": " + size + ", \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": "
-                + "{\"field\": \"fp.minhash\", \"like\": {\"minhash\": \"" + st.minhash.get(doc) + "\""
-                + (st.shingles.containsKey(doc) ? ", \"shingles\": \"" + st.shingles.get(doc) + "\"" : "") + "}, \"min_similarity\": "
-                + LATENCY_TAU + "}}}";
-            case "nd_minhash_estimate" -> "{\"size\": " + size + ", \"_source\": false, \"track_total_hits\": true, \"query\": {"
-                + "\"near_duplicate\": {\"field\": \"fp.minhash\", \"like\": {\"minhash\": \"" + st.minhash.get(doc) + "\"}, "
-                + "\"verification\": \"estimate\", \"min_similarity\": " + LATENCY_TAU + "}}}";
+            case "nd_minhash" ->
+                "{\"size\": " + size
+                        + ", \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": "
+                        + "{\"field\": \"fp.minhash\", \"like\": {\"minhash\": \"" + st.minhash.get(doc) + "\""
+                        + (st.shingles.containsKey(doc) ? ", \"shingles\": \"" + st.shingles.get(doc) + "\"" : "")
+                        + "}, \"min_similarity\": "
+                        + LATENCY_TAU + "}}}";
+            case "nd_minhash_estimate" ->
+                "{\"size\": " + size + ", \"_source\": false, \"track_total_hits\": true, \"query\": {"
+                        + "\"near_duplicate\": {\"field\": \"fp.minhash\", \"like\": {\"minhash\": \""
+                        + st.minhash.get(doc) + "\"}, "
+                        + "\"verification\": \"estimate\", \"min_similarity\": " + LATENCY_TAU + "}}}";
             case "minhash_filter" -> {
                 List<String> ts = tokens.get(doc);
                 StringWriter w = new StringWriter();
@@ -1126,8 +1425,17 @@ public final class Evaluate {
     }
 
     /** Per method: {median ms, p99 ms, mean ms, median took, precision, recall, F1 (minhash methods, J >= 0.8)}. */
-    Map<String, double[]> latency(String index, String[] methods, int[] queries, int lq, int warmup, Stored st,
-                                  Map<Integer, List<String>> tokens, int n, Truth truth) throws Exception {
+    Map<String, double[]> latency(
+            String index,
+            String[] methods,
+            int[] queries,
+            int lq,
+            int warmup,
+            Stored st,
+            Map<Integer, List<String>> tokens,
+            int n,
+            Truth truth)
+            throws Exception {
         Map<String, List<Double>> ms = new LinkedHashMap<>();
         Map<String, List<Double>> took = new LinkedHashMap<>();
         Map<String, long[]> prf = new LinkedHashMap<>();
@@ -1146,7 +1454,9 @@ public final class Evaluate {
                 HttpResponse<String> resp = send("POST", "/" + idx + "/_search", body);
                 long nanos = System.nanoTime() - t0;
                 if (resp.statusCode() != 200) {
-                    log("ERROR latency %s on doc %d -> %d: %s", m, doc, resp.statusCode(), QueryBenchmark.abbreviate(resp.body(), 500));
+                    log(
+                            "ERROR latency %s on doc %d -> %d: %s",
+                            m, doc, resp.statusCode(), QueryBenchmark.abbreviate(resp.body(), 500));
                     continue;
                 }
                 if (j < warmup) {
@@ -1174,11 +1484,22 @@ public final class Evaluate {
         }
         Map<String, double[]> out = new LinkedHashMap<>();
         for (String m : methods) {
-            double[] c = ms.get(m).stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            double[] t = took.get(m).stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double[] c =
+                    ms.get(m).stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double[] t = took.get(m).stream()
+                    .mapToDouble(Double::doubleValue)
+                    .sorted()
+                    .toArray();
             long[] p = prf.get(m);
-            out.put(m, new double[] {QueryBenchmark.median(c), QueryBenchmark.p99(c), Arrays.stream(c).average().orElse(Double.NaN),
-                QueryBenchmark.median(t), prec(p), rec(p), f1(p)});
+            out.put(m, new double[] {
+                QueryBenchmark.median(c),
+                QueryBenchmark.p99(c),
+                Arrays.stream(c).average().orElse(Double.NaN),
+                QueryBenchmark.median(t),
+                prec(p),
+                rec(p),
+                f1(p)
+            });
         }
         return out;
     }
@@ -1187,13 +1508,20 @@ public final class Evaluate {
 
     void sizes(int[] sizes, Stored st, int[] queries, int lq, int warmup, Path out) throws Exception {
         section("Latency against corpus size");
-        report.append(String.format(Locale.ROOT, "For each size: an index holding only the fingerprints (with margins) of the first n documents "
-            + "that have one (`QueryBenchmark.index`: bulk with `?pipeline=_none`, sorted by `fp.simhash`, 1 segment), the same %d "
-            + "query fingerprints (after %d warm-up), methods as above.%n%n", lq - warmup, warmup));
-        report.append("| documents | psm median / p99 ms | exact median / p99 ms | script_score median / p99 ms | ids_baseline median ms | "
-            + "segment_structures bytes/doc |\n|---|---|---|---|---|---|\n");
+        report.append(String.format(
+                Locale.ROOT,
+                "For each size: an index holding only the fingerprints (with margins) of the first n documents "
+                        + "that have one (`QueryBenchmark.index`: bulk with `?pipeline=_none`, sorted by `fp.simhash`, 1 segment), the same %d "
+                        + "query fingerprints (after %d warm-up), methods as above.%n%n",
+                lq - warmup,
+                warmup));
+        report.append(
+                "| documents | psm median / p99 ms | exact median / p99 ms | script_score median / p99 ms | ids_baseline median ms | "
+                        + "segment_structures bytes/doc |\n|---|---|---|---|---|---|\n");
         StringBuilder csv = new StringBuilder("size,method,median_ms,p99_ms\n");
-        int[] withFp = java.util.stream.IntStream.range(0, st.has.length).filter(i -> st.has[i]).toArray();
+        int[] withFp = java.util.stream.IntStream.range(0, st.has.length)
+                .filter(i -> st.has[i])
+                .toArray();
         String[] methods = {"psm", "exact", "script_score", "ids_baseline"};
         for (int s : sizes) {
             int m = Math.min(s, withFp.length);
@@ -1208,16 +1536,31 @@ public final class Evaluate {
             qb.index(index, true, new QueryBenchmark.Table(fps, margins), st.scheme, false);
             Map<String, double[]> lat = latency(index, methods, queries, lq, warmup, st, Map.of(), m, null);
             long[] after = nearDupStats();
-            report.append(String.format(Locale.ROOT, "| %,d | %s | %s | %s | %.2f | %.2f |%n", m, fmtLat(lat.get("psm")), fmtLat(lat.get("exact")),
-                fmtLat(lat.get("script_score")), lat.get("ids_baseline")[0], (after[1] - before[1]) / (double) m));
+            report.append(String.format(
+                    Locale.ROOT,
+                    "| %,d | %s | %s | %s | %.2f | %.2f |%n",
+                    m,
+                    fmtLat(lat.get("psm")),
+                    fmtLat(lat.get("exact")),
+                    fmtLat(lat.get("script_score")),
+                    lat.get("ids_baseline")[0],
+                    (after[1] - before[1]) / (double) m));
             for (String me : methods) {
                 csv.append(String.format(Locale.ROOT, "%d,%s,%.4f,%.4f%n", m, me, lat.get(me)[0], lat.get(me)[1]));
             }
             call("DELETE", "/" + index, null);
-            log("size %,d: psm %s, exact %s, script_score %s ms", m, fmtLat(lat.get("psm")), fmtLat(lat.get("exact")), fmtLat(lat.get("script_score")));
+            log(
+                    "size %,d: psm %s, exact %s, script_score %s ms",
+                    m, fmtLat(lat.get("psm")), fmtLat(lat.get("exact")), fmtLat(lat.get("script_score")));
             if (s == sizes[sizes.length - 1]) {
-                summary.put(String.format(Locale.ROOT, "latency median ms, fingerprint-only index of %,d docs", m), String.format(Locale.ROOT,
-                    "psm %.2f, exact %.2f, script_score %.2f", lat.get("psm")[0], lat.get("exact")[0], lat.get("script_score")[0]));
+                summary.put(
+                        String.format(Locale.ROOT, "latency median ms, fingerprint-only index of %,d docs", m),
+                        String.format(
+                                Locale.ROOT,
+                                "psm %.2f, exact %.2f, script_score %.2f",
+                                lat.get("psm")[0],
+                                lat.get("exact")[0],
+                                lat.get("script_score")[0]));
             }
         }
         report.append("\n![latency against size](latency_sizes.png)\n\n");
@@ -1243,7 +1586,8 @@ public final class Evaluate {
     HttpResponse<String> send(String method, String path, String body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofMinutes(30));
         if (body != null) {
-            b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+            b.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
         } else {
             b.method(method, HttpRequest.BodyPublishers.noBody());
         }
@@ -1261,8 +1605,9 @@ public final class Evaluate {
     HttpResponse<String> ok(String method, String path, String body) {
         HttpResponse<String> r = send(method, path, body);
         if (r.statusCode() / 100 != 2) {
-            throw new IllegalStateException(method + " " + path + " -> " + r.statusCode() + ": " + QueryBenchmark.abbreviate(r.body(), 2000)
-                + (body == null ? "" : "\nrequest: " + QueryBenchmark.abbreviate(body, 1000)));
+            throw new IllegalStateException(
+                    method + " " + path + " -> " + r.statusCode() + ": " + QueryBenchmark.abbreviate(r.body(), 2000)
+                            + (body == null ? "" : "\nrequest: " + QueryBenchmark.abbreviate(body, 1000)));
         }
         return r;
     }

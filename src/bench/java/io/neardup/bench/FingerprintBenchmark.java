@@ -1,7 +1,18 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
@@ -18,14 +29,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Locale;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Throughput of the ingest hot path over a fixed sample of man pages (the first {@value #DOCS}
@@ -93,8 +96,14 @@ public class FingerprintBenchmark {
             tokenCount += tokens[i].size();
         }
         fingerprinter = new Fingerprinter(FingerprintScheme.defaults("standard"), null);
-        System.err.printf(Locale.ROOT, "%nsample: %s, %d docs, %d UTF-8 bytes, %d tokens, scheme %s%n", corpus, texts.length,
-            sampleBytes, tokenCount, fingerprinter.scheme().describe());
+        System.err.printf(
+                Locale.ROOT,
+                "%nsample: %s, %d docs, %d UTF-8 bytes, %d tokens, scheme %s%n",
+                corpus,
+                texts.length,
+                sampleBytes,
+                tokenCount,
+                fingerprinter.scheme().describe());
     }
 
     @Benchmark

@@ -1,20 +1,23 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.IdfTable;
-import org.apache.lucene.analysis.Analyzer;
-
 import java.io.BufferedWriter;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.lucene.analysis.Analyzer;
 
 /**
  * Builds an IDF table file in the format of {@link IdfTable#load}: {@code #docs<TAB>N}, then
@@ -60,13 +63,16 @@ public final class IdfTableBuilder {
         }
         List<Map.Entry<String, long[]>> kept = new ArrayList<>();
         for (Map.Entry<String, long[]> e : df.entrySet()) {
-            if (e.getValue()[0] >= minDf && e.getKey().indexOf('\t') < 0 && e.getKey().indexOf('\n') < 0
-                && e.getKey().indexOf('\r') < 0) {
+            if (e.getValue()[0] >= minDf
+                    && e.getKey().indexOf('\t') < 0
+                    && e.getKey().indexOf('\n') < 0
+                    && e.getKey().indexOf('\r') < 0) {
                 kept.add(e);
             }
         }
-        kept.sort((a, b) -> a.getValue()[0] != b.getValue()[0] ? Long.compare(b.getValue()[0], a.getValue()[0])
-            : a.getKey().compareTo(b.getKey()));
+        kept.sort((a, b) -> a.getValue()[0] != b.getValue()[0]
+                ? Long.compare(b.getValue()[0], a.getValue()[0])
+                : a.getKey().compareTo(b.getKey()));
         Files.createDirectories(outFile.toAbsolutePath().getParent());
         try (BufferedWriter w = Files.newBufferedWriter(outFile, StandardCharsets.UTF_8)) {
             w.write("#docs\t" + docs + "\n");
@@ -76,7 +82,15 @@ public final class IdfTableBuilder {
         }
         byte[] bytes = Files.readAllBytes(outFile);
         IdfTable table = IdfTable.load("check", 0L, new ByteArrayInputStream(bytes));
-        System.err.printf(Locale.ROOT, "%s: %d docs, %d distinct terms, %d kept (df >= %d), %d bytes, identity %s%n", outFile, docs,
-            df.size(), kept.size(), minDf, bytes.length, table.identity());
+        System.err.printf(
+                Locale.ROOT,
+                "%s: %d docs, %d distinct terms, %d kept (df >= %d), %d bytes, identity %s%n",
+                outFile,
+                docs,
+                df.size(),
+                kept.size(),
+                minDf,
+                bytes.length,
+                table.identity());
     }
 }

@@ -1,8 +1,11 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -50,29 +53,40 @@ public final class IngestBenchmark {
     private static final String INDEX = "h3-ingest-bench";
     private static final String PIPELINE = "h3-neardup-bench";
     private static final java.util.Map<String, String> PROCESSORS = java.util.Map.of(
-        "noop", "{\"set\":{\"field\":\"text_fp\",\"value\":{\"x\":1}}}",
-        "fingerprint", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}}",
-        "sketches", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"outputs\":[\"simhash\",\"minhash\"]}}",
-        "hash", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"outputs\":[\"content_hash\"]}}",
-        "idf", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"idf_table\":\"english-idf.tsv\","
-            + "\"simhash_shingle_size\":1,\"weighting\":\"tf\"}}",
-        "mapped", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}}",
-        "mapped_no_shingles", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
-            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}",
-        "mapped_before", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
-            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}",
-        "mapped_lookup", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}},"
-            + "{\"near_dup_lookup\":{\"field\":\"text_fp.minhash\",\"min_similarity\":0.8,\"target_field\":\"text_dup\"}}");
+            "noop", "{\"set\":{\"field\":\"text_fp\",\"value\":{\"x\":1}}}",
+            "fingerprint", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}}",
+            "sketches",
+                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"outputs\":[\"simhash\",\"minhash\"]}}",
+            "hash",
+                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"outputs\":[\"content_hash\"]}}",
+            "idf",
+                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"idf_table\":\"english-idf.tsv\","
+                            + "\"simhash_shingle_size\":1,\"weighting\":\"tf\"}}",
+            "mapped", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}}",
+            "mapped_no_shingles",
+                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
+                            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}",
+            "mapped_before",
+                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
+                            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}",
+            "mapped_lookup",
+                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}},"
+                            + "{\"near_dup_lookup\":{\"field\":\"text_fp.minhash\",\"min_similarity\":0.8,\"target_field\":\"text_dup\"}}");
     /** The {@code mapped*} variants index the fingerprints into the plugin's field types; the others leave them unindexed. */
     private static final java.util.Map<String, String> TARGET_MAPPINGS = java.util.Map.of(
-        "mapped", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
-            + "\"content_hash\":{\"type\":\"keyword\"}}}",
-        "mapped_no_shingles", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
-            + "\"content_hash\":{\"type\":\"keyword\"}}}",
-        "mapped_before", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\","
-            + "\"threshold\":0.8},\"content_hash\":{\"type\":\"keyword\"}}}",
-        "mapped_lookup", "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
-            + "\"content_hash\":{\"type\":\"keyword\"}}}");
+            "mapped",
+                    "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
+                            + "\"content_hash\":{\"type\":\"keyword\"}}}",
+            "mapped_no_shingles",
+                    "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
+                            + "\"content_hash\":{\"type\":\"keyword\"}}}",
+            "mapped_before",
+                    "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\","
+                            + "\"threshold\":0.8},\"content_hash\":{\"type\":\"keyword\"}}}",
+            "mapped_lookup",
+                    "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
+                            + "\"content_hash\":{\"type\":\"keyword\"}}}");
+
     private static HttpClient http;
     private static String base;
 
@@ -98,8 +112,14 @@ public final class IngestBenchmark {
         System.out.println("|---|---|---|---|---|");
         for (int v = 0; v < variants.length; v++) {
             double m = medians[v];
-            System.out.printf(Locale.ROOT, "| %s | %.2f | %.0f | %.2f | %+.1f%% |%n", variants[v], m, docs.size() / m,
-                textBytes / 1e6 / m, 100 * (m / plain - 1));
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %.2f | %.0f | %.2f | %+.1f%% |%n",
+                    variants[v],
+                    m,
+                    docs.size() / m,
+                    textBytes / 1e6 / m,
+                    100 * (m / plain - 1));
         }
     }
 
@@ -116,23 +136,33 @@ public final class IngestBenchmark {
      * {@code warmup}), printing each run, and returns the median seconds per variant (in the order given).
      * Creates and deletes its own index and pipelines. Also used by {@link Evaluate}.
      */
-    static double[] measure(String url, List<Corpus.Doc> docs, int batch, int runs, boolean warmup, String[] variants) throws Exception {
+    static double[] measure(String url, List<Corpus.Doc> docs, int batch, int runs, boolean warmup, String[] variants)
+            throws Exception {
         base = url.replaceAll("/$", "");
         if (http == null) {
-            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+            http = HttpClient.newBuilder()
+                    .connectTimeout(Duration.ofSeconds(10))
+                    .build();
         }
         long textBytes = textBytes(docs);
         List<byte[]> bodies = bulkBodies(docs, batch);
-        System.out.printf(Locale.ROOT, "ingest benchmark: %d docs, %.1f MB of text, %d bulk requests of <= %d docs%n",
-            docs.size(), textBytes / 1e6, bodies.size(), batch);
+        System.out.printf(
+                Locale.ROOT,
+                "ingest benchmark: %d docs, %.1f MB of text, %d bulk requests of <= %d docs%n",
+                docs.size(),
+                textBytes / 1e6,
+                bodies.size(),
+                batch);
 
         for (String v : variants) {
             if (!v.equals("plain")) {
                 if (!PROCESSORS.containsKey(v)) {
                     throw new IllegalArgumentException("unknown variant " + v);
                 }
-                send("PUT", "/_ingest/pipeline/" + PIPELINE + "-" + v,
-                    "{\"description\":\"h3 bench\",\"processors\":[" + PROCESSORS.get(v) + "]}");
+                send(
+                        "PUT",
+                        "/_ingest/pipeline/" + PIPELINE + "-" + v,
+                        "{\"description\":\"h3 bench\",\"processors\":[" + PROCESSORS.get(v) + "]}");
             }
         }
 
@@ -140,10 +170,20 @@ public final class IngestBenchmark {
         for (int r = warmup ? -1 : 0; r < runs; r++) {
             for (int v = 0; v < variants.length; v++) {
                 String pipeline = variants[v].equals("plain") ? null : PIPELINE + "-" + variants[v];
-                double s = run(bodies, docs.size(), pipeline, TARGET_MAPPINGS.getOrDefault(variants[v], "{\"type\":\"object\",\"enabled\":false}"),
-                    !variants[v].equals("plain") && !variants[v].equals("noop") && !variants[v].equals("hash"));
-                System.out.printf(Locale.ROOT, "%s %-11s %6.2f s  %7.0f docs/s  %6.2f MB/s%n", r < 0 ? "warm-up" : "run " + (r + 1),
-                    variants[v], s, docs.size() / s, textBytes / 1e6 / s);
+                double s = run(
+                        bodies,
+                        docs.size(),
+                        pipeline,
+                        TARGET_MAPPINGS.getOrDefault(variants[v], "{\"type\":\"object\",\"enabled\":false}"),
+                        !variants[v].equals("plain") && !variants[v].equals("noop") && !variants[v].equals("hash"));
+                System.out.printf(
+                        Locale.ROOT,
+                        "%s %-11s %6.2f s  %7.0f docs/s  %6.2f MB/s%n",
+                        r < 0 ? "warm-up" : "run " + (r + 1),
+                        variants[v],
+                        s,
+                        docs.size() / s,
+                        textBytes / 1e6 / s);
                 if (r >= 0) {
                     seconds[v][r] = s;
                 }
@@ -162,22 +202,32 @@ public final class IngestBenchmark {
         return medians;
     }
 
-    private static double run(List<byte[]> bodies, int expected, String pipeline, String targetMapping, boolean checkSketches)
-        throws Exception {
+    private static double run(
+            List<byte[]> bodies, int expected, String pipeline, String targetMapping, boolean checkSketches)
+            throws Exception {
         sendAllowing404("DELETE", "/" + INDEX);
         String fp = pipeline != null ? ",\"text_fp\":" + targetMapping : "";
-        send("PUT", "/" + INDEX, "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"},"
-            + "\"mappings\":{\"properties\":{\"id\":{\"type\":\"keyword\"},\"group\":{\"type\":\"keyword\"},"
-            + "\"text\":{\"type\":\"text\"}" + fp + "}}}");
+        send(
+                "PUT",
+                "/" + INDEX,
+                "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"},"
+                        + "\"mappings\":{\"properties\":{\"id\":{\"type\":\"keyword\"},\"group\":{\"type\":\"keyword\"},"
+                        + "\"text\":{\"type\":\"text\"}" + fp + "}}}");
         String path = "/" + INDEX + "/_bulk" + (pipeline != null ? "?pipeline=" + pipeline : "");
         long t0 = System.nanoTime();
         for (byte[] body : bodies) {
-            HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create(base + path))
-                .header("Content-Type", "application/x-ndjson").timeout(Duration.ofMinutes(5))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
-            if (resp.statusCode() != 200 || !resp.body().startsWith("{\"took\"") || !resp.body().contains("\"errors\":false")) {
+            HttpResponse<String> resp = http.send(
+                    HttpRequest.newBuilder(URI.create(base + path))
+                            .header("Content-Type", "application/x-ndjson")
+                            .timeout(Duration.ofMinutes(5))
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (resp.statusCode() != 200
+                    || !resp.body().startsWith("{\"took\"")
+                    || !resp.body().contains("\"errors\":false")) {
                 throw new IllegalStateException("bulk failed: " + resp.statusCode() + " "
-                    + resp.body().substring(0, Math.min(1000, resp.body().length())));
+                        + resp.body().substring(0, Math.min(1000, resp.body().length())));
             }
         }
         double s = (System.nanoTime() - t0) / 1e9;
@@ -234,9 +284,11 @@ public final class IngestBenchmark {
     }
 
     private static HttpResponse<String> request(String method, String path, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofMinutes(2))
-            .header("Content-Type", "application/json");
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofMinutes(2))
+                .header("Content-Type", "application/json");
+        b.method(
+                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.Fingerprint;
@@ -13,6 +17,18 @@ import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.query.MinhashSimilarityQuery;
 import io.neardup.query.SimhashNeighborQuery;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
@@ -27,25 +43,11 @@ import org.apache.lucene.search.Collector;
 import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.LeafCollector;
-import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Scorable;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.BytesRef;
-
-import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
 /**
  * Accuracy of the {@code near_duplicate} query on a {@code minhash} field against the exact Jaccard
@@ -83,8 +85,8 @@ import java.util.Map;
  * every unordered pair with Jaccard >= 0.5) for a side-by-side run of another library on the same sets.
  */
 public final class JaccardAccuracy {
-    private static final double[] TAUS = { 0.5, 0.6, 0.7, 0.8, 0.9, 0.95 };
-    private static final String[] MODES = { "before", "estimate", "exact" };
+    private static final double[] TAUS = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
+    private static final String[] MODES = {"before", "estimate", "exact"};
     private static final String OLD = "old.minhash";
     private static final String NEW = "new.minhash";
     private static final double TRUTH_FLOOR = 0.5;
@@ -95,7 +97,8 @@ public final class JaccardAccuracy {
         Path export = null;
         for (int a = 1; a < args.length; a += 2) {
             switch (args[a]) {
-                case "--out" -> out = new PrintStream(Files.newOutputStream(Path.of(args[a + 1])), true, StandardCharsets.UTF_8);
+                case "--out" ->
+                    out = new PrintStream(Files.newOutputStream(Path.of(args[a + 1])), true, StandardCharsets.UTF_8);
                 case "--export" -> export = Path.of(args[a + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[a]);
             }
@@ -137,14 +140,21 @@ public final class JaccardAccuracy {
                 truthPositives[t] += j >= TAUS[t] ? 2 : 0; // ordered pairs
             }
         }
-        System.err.printf(Locale.ROOT, "truth: %d unordered pairs with J >= %.1f in %.1f s%n", truth.size(), TRUTH_FLOOR,
-            seconds(truthStarted));
+        System.err.printf(
+                Locale.ROOT,
+                "truth: %d unordered pairs with J >= %.1f in %.1f s%n",
+                truth.size(),
+                TRUTH_FLOOR,
+                seconds(truthStarted));
         if (export != null) {
             export(export, shingleSets, truth, n);
         }
 
-        LshBanding before = LshBanding.optimal(MinhashFieldMapper.DEFAULT_THRESHOLD, 128, MinhashFieldMapper.DEFAULT_FALSE_POSITIVE_WEIGHT,
-            MinhashFieldMapper.DEFAULT_FALSE_NEGATIVE_WEIGHT);
+        LshBanding before = LshBanding.optimal(
+                MinhashFieldMapper.DEFAULT_THRESHOLD,
+                128,
+                MinhashFieldMapper.DEFAULT_FALSE_POSITIVE_WEIGHT,
+                MinhashFieldMapper.DEFAULT_FALSE_NEGATIVE_WEIGHT);
         LshBanding floor = LshBanding.forFloor(MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR, 128);
         Path dir = Files.createTempDirectory("jaccard-accuracy");
         long sizeWithSets = indexSize(dir.resolve("sizes-with"), signatures, shingleSets, floor, true);
@@ -155,8 +165,11 @@ public final class JaccardAccuracy {
         long[][] candidates = new long[MODES.length][TAUS.length];
         long[][][] nanos = new long[MODES.length][TAUS.length][n];
         try (Directory directory = FSDirectory.open(dir.resolve("index"))) {
-            try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setMergePolicy(new LogDocMergePolicy())
-                .setRAMBufferSizeMB(256))) {
+            try (IndexWriter writer = new IndexWriter(
+                    directory,
+                    new IndexWriterConfig()
+                            .setMergePolicy(new LogDocMergePolicy())
+                            .setRAMBufferSizeMB(256))) {
                 for (int i = 0; i < n; i++) {
                     Document doc = new Document();
                     addMinhash(doc, OLD, signatures[i], null, before, scheme);
@@ -174,11 +187,29 @@ public final class JaccardAccuracy {
                         double tau = TAUS[t];
                         for (int mode = 0; mode < MODES.length; mode++) {
                             MinhashSimilarityQuery query = switch (mode) {
-                                case 0 -> new MinhashSimilarityQuery(OLD, signatures[i], null, scheme.schemeHash(), scheme.id(), before, 1, tau);
-                                case 1 -> new MinhashSimilarityQuery(NEW, signatures[i], null, scheme.schemeHash(), scheme.id(), floor,
-                                    floor.minBandMatchesFor(tau), tau);
-                                default -> new MinhashSimilarityQuery(NEW, signatures[i], set, scheme.schemeHash(), scheme.id(), floor,
-                                    floor.minBandMatchesFor(tau), tau);
+                                case 0 ->
+                                    new MinhashSimilarityQuery(
+                                            OLD, signatures[i], null, scheme.schemeHash(), scheme.id(), before, 1, tau);
+                                case 1 ->
+                                    new MinhashSimilarityQuery(
+                                            NEW,
+                                            signatures[i],
+                                            null,
+                                            scheme.schemeHash(),
+                                            scheme.id(),
+                                            floor,
+                                            floor.minBandMatchesFor(tau),
+                                            tau);
+                                default ->
+                                    new MinhashSimilarityQuery(
+                                            NEW,
+                                            signatures[i],
+                                            set,
+                                            scheme.schemeHash(),
+                                            scheme.id(),
+                                            floor,
+                                            floor.minBandMatchesFor(tau),
+                                            tau);
                             };
                             long t0 = System.nanoTime();
                             int[] hits = searcher.search(query, new DocIds());
@@ -207,14 +238,18 @@ public final class JaccardAccuracy {
         IOUtils.deleteRecursively(dir);
 
         out.printf(Locale.ROOT, "## %s: %,d documents%n%n", corpus.getFileName(), n);
-        out.printf(Locale.ROOT, "Truth: %,d unordered pairs with exact 3-shingle Jaccard >= 0.5. Every document queried at every "
-            + "threshold (%,d queries per mode); precision and recall over ordered (query, result) pairs.%n%n", truth.size(),
-            (long) n * TAUS.length);
+        out.printf(
+                Locale.ROOT,
+                "Truth: %,d unordered pairs with exact 3-shingle Jaccard >= 0.5. Every document queried at every "
+                        + "threshold (%,d queries per mode); precision and recall over ordered (query, result) pairs.%n%n",
+                truth.size(),
+                (long) n * TAUS.length);
         out.println("| τ | true pairs | before (12×10, estimate) P / R / F1 | estimate (42×3, auto m) P / R / F1 "
-            + "| exact (42×3, auto m) P / R / F1 | m at τ |");
+                + "| exact (42×3, auto m) P / R / F1 | m at τ |");
         out.println("|---|---|---|---|---|---|");
         for (int t = 0; t < TAUS.length; t++) {
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %.2f | %,d |", TAUS[t], truthPositives[t]));
+            StringBuilder row =
+                    new StringBuilder(String.format(Locale.ROOT, "| %.2f | %,d |", TAUS[t], truthPositives[t]));
             for (int mode = 0; mode < MODES.length; mode++) {
                 double p = found[mode][t] == 0 ? 1 : (double) correct[mode][t] / found[mode][t];
                 double r = truthPositives[t] == 0 ? 1 : (double) correct[mode][t] / truthPositives[t];
@@ -225,30 +260,47 @@ public final class JaccardAccuracy {
             out.println(row);
         }
         out.println();
-        out.println("| τ | candidates read per query (before / estimate / exact) | median latency µs (before / estimate / exact) "
-            + "| p99 µs |");
+        out.println(
+                "| τ | candidates read per query (before / estimate / exact) | median latency µs (before / estimate / exact) "
+                        + "| p99 µs |");
         out.println("|---|---|---|---|");
         for (int t = 0; t < TAUS.length; t++) {
             long sampled = (n + 9) / 10;
-            out.printf(Locale.ROOT, "| %.2f | %.1f / %.1f / %.1f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f |%n", TAUS[t],
-                (double) candidates[0][t] / sampled, (double) candidates[1][t] / sampled, (double) candidates[2][t] / sampled,
-                percentile(nanos[0][t], 0.5), percentile(nanos[1][t], 0.5), percentile(nanos[2][t], 0.5),
-                percentile(nanos[0][t], 0.99), percentile(nanos[1][t], 0.99), percentile(nanos[2][t], 0.99));
+            out.printf(
+                    Locale.ROOT,
+                    "| %.2f | %.1f / %.1f / %.1f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f |%n",
+                    TAUS[t],
+                    (double) candidates[0][t] / sampled,
+                    (double) candidates[1][t] / sampled,
+                    (double) candidates[2][t] / sampled,
+                    percentile(nanos[0][t], 0.5),
+                    percentile(nanos[1][t], 0.5),
+                    percentile(nanos[2][t], 0.5),
+                    percentile(nanos[0][t], 0.99),
+                    percentile(nanos[1][t], 0.99),
+                    percentile(nanos[2][t], 0.99));
         }
         out.println();
-        out.printf(Locale.ROOT, "Storage: shingle sets average %.0f bytes a document (%.0f shingles, %.2f bytes a shingle) in doc "
-            + "values, and %.0f characters of base64 in `_source`; the signature is 512 bytes. Merged Lucene index of the minhash field "
-            + "(signature, 42 band terms, scheme): %,d bytes without the sets, %,d with them (%.0f vs %.0f bytes a document).%n%n",
-            (double) shingleBytes / n, (double) shingles / n, (double) shingleBytes / Math.max(1, shingles),
-            Math.ceil((shingleBytes + 5.0 * n) * 4 / 3) / n, sizeWithoutSets, sizeWithSets, (double) sizeWithoutSets / n,
-            (double) sizeWithSets / n);
+        out.printf(
+                Locale.ROOT,
+                "Storage: shingle sets average %.0f bytes a document (%.0f shingles, %.2f bytes a shingle) in doc "
+                        + "values, and %.0f characters of base64 in `_source`; the signature is 512 bytes. Merged Lucene index of the minhash field "
+                        + "(signature, 42 band terms, scheme): %,d bytes without the sets, %,d with them (%.0f vs %.0f bytes a document).%n%n",
+                (double) shingleBytes / n,
+                (double) shingles / n,
+                (double) shingleBytes / Math.max(1, shingles),
+                Math.ceil((shingleBytes + 5.0 * n) * 4 / 3) / n,
+                sizeWithoutSets,
+                sizeWithSets,
+                (double) sizeWithoutSets / n,
+                (double) sizeWithSets / n);
         simhashRecall(out, truth, simhashes, margins);
         out.printf(Locale.ROOT, "Whole run: %.0f s.%n", seconds(started));
     }
 
-    private static final double[] SIMHASH_TAUS = { 0.8, 0.9 };
-    private static final int[] DISTANCES = { 3, 4, 5, 6, 7, 8 };
-    private static final int[] FLIPS = { 64, 256, 1024, 4096 };
+    private static final double[] SIMHASH_TAUS = {0.8, 0.9};
+    private static final int[] DISTANCES = {3, 4, 5, 6, 7, 8};
+    private static final int[] FLIPS = {64, 256, 1024, 4096};
 
     /**
      * A {@code simhash} query with {@code min_similarity}: candidates within h bits, verified exactly
@@ -282,7 +334,8 @@ public final class JaccardAccuracy {
         Matches matches = new Matches();
         for (int h = 0; h < DISTANCES.length; h++) {
             for (int k = 0; k < FLIPS.length; k++) {
-                PsmSearch.Params params = new PsmSearch.Params(PsmSearch.Mode.PSM_A, DISTANCES[h], FLIPS[k], prefixBits);
+                PsmSearch.Params params =
+                        new PsmSearch.Params(PsmSearch.Mode.PSM_A, DISTANCES[h], FLIPS[k], prefixBits);
                 for (int i = 0; i < n; i++) {
                     matches.clear();
                     search.search(table, simhashes[i], margins[i], SimhashNeighborQuery.FLIP_MODEL, params, i, matches);
@@ -295,9 +348,10 @@ public final class JaccardAccuracy {
                 }
             }
         }
-        out.println("Simhash with `min_similarity` (candidates within h bits, verified on the exact Jaccard, so precision is 1): recall "
-            + "against every pair at or above τ, by `max_distance` h; `exact` mode, then PSM with `max_flips` k = "
-            + Arrays.toString(FLIPS) + " (p = " + prefixBits + ").");
+        out.println(
+                "Simhash with `min_similarity` (candidates within h bits, verified on the exact Jaccard, so precision is 1): recall "
+                        + "against every pair at or above τ, by `max_distance` h; `exact` mode, then PSM with `max_flips` k = "
+                        + Arrays.toString(FLIPS) + " (p = " + prefixBits + ").");
         out.println();
         out.println("| τ | pairs | h | recall, exact mode | recall, PSM k = " + Arrays.toString(FLIPS) + " |");
         out.println("|---|---|---|---|---|");
@@ -305,10 +359,17 @@ public final class JaccardAccuracy {
             for (int h = 0; h < DISTANCES.length; h++) {
                 StringBuilder psm = new StringBuilder();
                 for (int k = 0; k < FLIPS.length; k++) {
-                    psm.append(k == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%.3f", ratio(withinPsm[t][h][k], positives[t])));
+                    psm.append(k == 0 ? "" : " / ")
+                            .append(String.format(Locale.ROOT, "%.3f", ratio(withinPsm[t][h][k], positives[t])));
                 }
-                out.printf(Locale.ROOT, "| %.2f | %,d | %d | %.3f | %s |%n", SIMHASH_TAUS[t], positives[t], DISTANCES[h],
-                    ratio(withinExact[t][h], positives[t]), psm);
+                out.printf(
+                        Locale.ROOT,
+                        "| %.2f | %,d | %d | %.3f | %s |%n",
+                        SIMHASH_TAUS[t],
+                        positives[t],
+                        DISTANCES[h],
+                        ratio(withinExact[t][h], positives[t]),
+                        psm);
             }
         }
         out.println();
@@ -318,21 +379,31 @@ public final class JaccardAccuracy {
         return whole == 0 ? 1 : (double) part / whole;
     }
 
-    private static void addMinhash(Document doc, String field, int[] signature, int[] shingleSet, LshBanding banding,
-        FingerprintScheme scheme) {
+    private static void addMinhash(
+            Document doc,
+            String field,
+            int[] signature,
+            int[] shingleSet,
+            LshBanding banding,
+            FingerprintScheme scheme) {
         byte[] bytes = MinhashFieldMapper.signatureBytes(signature);
         doc.add(new BinaryDocValuesField(field, new BytesRef(bytes)));
         for (int band = 0; band < banding.bands(); band++) {
-            doc.add(new Field(field, MinhashFieldMapper.bandTerm(bytes, band, banding.rows()), MinhashFieldMapper.BAND_FIELD_TYPE));
+            doc.add(new Field(
+                    field,
+                    MinhashFieldMapper.bandTerm(bytes, band, banding.rows()),
+                    MinhashFieldMapper.BAND_FIELD_TYPE));
         }
         if (shingleSet != null) {
-            doc.add(new BinaryDocValuesField(FingerprintFields.shinglesField(field), new BytesRef(ShingleSetCodec.payload(shingleSet))));
+            doc.add(new BinaryDocValuesField(
+                    FingerprintFields.shinglesField(field), new BytesRef(ShingleSetCodec.payload(shingleSet))));
         }
         doc.add(new SortedDocValuesField(FingerprintFields.schemeField(field), new BytesRef(scheme.id())));
     }
 
-    private static long indexSize(Path path, int[][] signatures, int[][] shingleSets, LshBanding banding, boolean withSets)
-        throws IOException {
+    private static long indexSize(
+            Path path, int[][] signatures, int[][] shingleSets, LshBanding banding, boolean withSets)
+            throws IOException {
         FingerprintScheme scheme = FingerprintScheme.defaults("standard");
         try (Directory directory = FSDirectory.open(path)) {
             try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
@@ -392,7 +463,8 @@ public final class JaccardAccuracy {
 
     private static void export(Path dir, int[][] shingleSets, Map<Long, Double> truth, int n) throws IOException {
         Files.createDirectories(dir);
-        try (PrintStream out = new PrintStream(Files.newOutputStream(dir.resolve("shingles.tsv")), false, StandardCharsets.UTF_8)) {
+        try (PrintStream out =
+                new PrintStream(Files.newOutputStream(dir.resolve("shingles.tsv")), false, StandardCharsets.UTF_8)) {
             for (int[] set : shingleSets) {
                 StringBuilder line = new StringBuilder();
                 for (int v : set) {
@@ -401,7 +473,8 @@ public final class JaccardAccuracy {
                 out.println(line);
             }
         }
-        try (PrintStream out = new PrintStream(Files.newOutputStream(dir.resolve("truth.tsv")), false, StandardCharsets.UTF_8)) {
+        try (PrintStream out =
+                new PrintStream(Files.newOutputStream(dir.resolve("truth.tsv")), false, StandardCharsets.UTF_8)) {
             truth.forEach((k, j) -> out.printf(Locale.ROOT, "%d\t%d\t%.6f%n", k >>> 32, k & 0xFFFFFFFFL, j));
         }
         System.err.println("exported " + n + " shingle sets and " + truth.size() + " truth pairs to " + dir);
@@ -444,8 +517,7 @@ public final class JaccardAccuracy {
                 int base = context.docBase;
                 return new LeafCollector() {
                     @Override
-                    public void setScorer(Scorable scorer) {
-                    }
+                    public void setScorer(Scorable scorer) {}
 
                     @Override
                     public void collect(int doc) {
@@ -467,7 +539,8 @@ public final class JaccardAccuracy {
     private static final class IOUtils {
         static void deleteRecursively(Path dir) throws IOException {
             try (var paths = Files.walk(dir)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                paths.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
             }
         }
     }

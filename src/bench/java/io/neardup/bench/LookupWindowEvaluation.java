@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import java.net.URI;
@@ -43,31 +47,57 @@ public final class LookupWindowEvaluation {
         for (boolean b : hasEarlierCopy) {
             copies += b ? 1 : 0;
         }
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
-        System.out.printf(Locale.ROOT, "%d documents, %d with an earlier near-duplicate (J >= %.1f); %d docs/s in bulks of %d; "
-            + "recent_ttl %s%n", n, copies, TAU, rate, BULK, recentTtl);
+        HttpClient http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build();
+        System.out.printf(
+                Locale.ROOT,
+                "%d documents, %d with an earlier near-duplicate (J >= %.1f); %d docs/s in bulks of %d; "
+                        + "recent_ttl %s%n",
+                n,
+                copies,
+                TAU,
+                rate,
+                BULK,
+                recentTtl);
         System.out.println("| refresh_interval | copies flagged | missed | false flags |");
         System.out.println("|---|---|---|---|");
         for (String refresh : refreshes) {
             String index = "window-" + refresh.toLowerCase(Locale.ROOT);
             send(http, "DELETE", base + "/" + index + "?ignore_unavailable=true", null);
-            send(http, "PUT", base + "/_ingest/pipeline/window", "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}, "
-                + "{\"near_dup_lookup\": {\"field\": \"text_fp.minhash\", \"min_similarity\": " + TAU + ", \"target_field\": \"dup\", "
-                + "\"recent_ttl\": \"" + recentTtl + "\"}}]}");
-            send(http, "PUT", base + "/" + index, "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0, "
-                + "\"refresh_interval\": \"" + refresh + "\", \"index.default_pipeline\": \"window\"}, \"mappings\": {\"properties\": {"
-                + "\"text_fp\": {\"properties\": {\"minhash\": {\"type\": \"minhash\"}}}, \"dup\": {\"properties\": {\"cluster\": "
-                + "{\"type\": \"keyword\"}, \"duplicate_of\": {\"type\": \"keyword\"}}}}}}");
+            send(
+                    http,
+                    "PUT",
+                    base + "/_ingest/pipeline/window",
+                    "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}, "
+                            + "{\"near_dup_lookup\": {\"field\": \"text_fp.minhash\", \"min_similarity\": " + TAU
+                            + ", \"target_field\": \"dup\", "
+                            + "\"recent_ttl\": \"" + recentTtl + "\"}}]}");
+            send(
+                    http,
+                    "PUT",
+                    base + "/" + index,
+                    "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0, "
+                            + "\"refresh_interval\": \"" + refresh
+                            + "\", \"index.default_pipeline\": \"window\"}, \"mappings\": {\"properties\": {"
+                            + "\"text_fp\": {\"properties\": {\"minhash\": {\"type\": \"minhash\"}}}, \"dup\": {\"properties\": {\"cluster\": "
+                            + "{\"type\": \"keyword\"}, \"duplicate_of\": {\"type\": \"keyword\"}}}}}}");
             long start = System.nanoTime();
             for (int from = 0; from < n; from += BULK) {
                 StringBuilder bulk = new StringBuilder();
                 for (int i = from; i < Math.min(n, from + BULK); i++) {
-                    bulk.append("{\"index\": {\"_id\": \"").append(i).append("\"}}\n").append("{\"text\": ").append(quote(arrivals.get(i)
-                        .text())).append("}\n");
+                    bulk.append("{\"index\": {\"_id\": \"")
+                            .append(i)
+                            .append("\"}}\n")
+                            .append("{\"text\": ")
+                            .append(quote(arrivals.get(i).text()))
+                            .append("}\n");
                 }
                 String response = send(http, "POST", base + "/" + index + "/_bulk", bulk.toString());
                 if (response.contains("\"errors\":true")) {
-                    throw new IllegalStateException("bulk errors: " + response.substring(0, Math.min(2000, response.length())));
+                    throw new IllegalStateException(
+                            "bulk errors: " + response.substring(0, Math.min(2000, response.length())));
                 }
                 long due = start + (long) ((from + BULK) * 1e9 / rate);
                 long wait = due - System.nanoTime();
@@ -77,8 +107,12 @@ public final class LookupWindowEvaluation {
             }
             send(http, "POST", base + "/" + index + "/_refresh", null);
             boolean[] flagged = new boolean[n];
-            String hits = send(http, "POST", base + "/" + index + "/_search", "{\"size\": 10000, \"_source\": false, "
-                + "\"query\": {\"exists\": {\"field\": \"dup.duplicate_of\"}}}");
+            String hits = send(
+                    http,
+                    "POST",
+                    base + "/" + index + "/_search",
+                    "{\"size\": 10000, \"_source\": false, "
+                            + "\"query\": {\"exists\": {\"field\": \"dup.duplicate_of\"}}}");
             for (int id : Evaluate.hitIds(hits)) {
                 flagged[id] = true;
             }
@@ -93,8 +127,15 @@ public final class LookupWindowEvaluation {
                     falseFlags++;
                 }
             }
-            System.out.printf(Locale.ROOT, "| %s | %d of %d | %d (%.1f%%) | %d |%n", refresh, found, copies, missed, 100.0 * missed
-                / Math.max(1, copies), falseFlags);
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %d of %d | %d (%.1f%%) | %d |%n",
+                    refresh,
+                    found,
+                    copies,
+                    missed,
+                    100.0 * missed / Math.max(1, copies),
+                    falseFlags);
         }
     }
 
@@ -103,7 +144,8 @@ public final class LookupWindowEvaluation {
         var analyzer = Corpus.analyzer();
         long[][] sets = new long[arrivals.size()][];
         for (int i = 0; i < sets.length; i++) {
-            sets[i] = Corpus.truthShingles(Corpus.tokenize(analyzer, arrivals.get(i).text()), 3);
+            sets[i] = Corpus.truthShingles(
+                    Corpus.tokenize(analyzer, arrivals.get(i).text()), 3);
         }
         boolean[] result = new boolean[sets.length];
         for (int i = 0; i < sets.length; i++) {
@@ -113,7 +155,6 @@ public final class LookupWindowEvaluation {
         }
         return result;
     }
-
 
     private static String quote(String text) {
         StringBuilder out = new StringBuilder("\"");
@@ -137,12 +178,15 @@ public final class LookupWindowEvaluation {
     }
 
     private static String send(HttpClient http, String method, String url, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(5)).header("Content-Type",
-            url.endsWith("_bulk") ? "application/x-ndjson" : "application/json");
-        request.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
+                .timeout(Duration.ofMinutes(5))
+                .header("Content-Type", url.endsWith("_bulk") ? "application/x-ndjson" : "application/json");
+        request.method(
+                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() >= 300 && (method.equals("DELETE") == false || response.statusCode() != 404)) {
-            throw new IllegalStateException(method + " " + url + " -> " + response.statusCode() + ": " + response.body());
+            throw new IllegalStateException(
+                    method + " " + url + " -> " + response.statusCode() + ": " + response.body());
         }
         return response.body();
     }

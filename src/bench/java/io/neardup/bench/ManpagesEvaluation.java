@@ -1,16 +1,16 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.FeatureWeighting;
-import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.IdfTable;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleHasher;
 import io.neardup.core.TokenHasher;
-import org.apache.lucene.analysis.Analyzer;
-
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import org.apache.lucene.analysis.Analyzer;
 
 /**
  * Measures simhash spread, the Jaccard-to-Hamming relation (fig. 6b of Sood, "Probabilistic Simhash Matching" (2011)) and MinHash error
@@ -70,7 +71,7 @@ public final class ManpagesEvaluation {
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args.length % 2 != 1) {
             System.err.println("usage: ManpagesEvaluation <manpages.jsonl.gz> [--out out.md] [--pairs N] [--seed S] "
-                + "[--idf-file table.tsv]");
+                    + "[--idf-file table.tsv]");
             System.exit(2);
         }
         Path corpus = Path.of(args[0]);
@@ -81,7 +82,8 @@ public final class ManpagesEvaluation {
         String externalPath = null;
         for (int a = 1; a < args.length; a += 2) {
             switch (args[a]) {
-                case "--out" -> out = new PrintStream(Files.newOutputStream(Path.of(args[a + 1])), true, StandardCharsets.UTF_8);
+                case "--out" ->
+                    out = new PrintStream(Files.newOutputStream(Path.of(args[a + 1])), true, StandardCharsets.UTF_8);
                 case "--pairs" -> diffPairs = Integer.parseInt(args[a + 1]);
                 case "--seed" -> seed = Long.parseLong(args[a + 1]);
                 case "--idf-file" -> {
@@ -135,7 +137,9 @@ public final class ManpagesEvaluation {
         int[][] halves = new int[2][];
         for (int h = 0; h < 2; h++) {
             final int hh = h;
-            halves[h] = java.util.stream.IntStream.range(0, n).filter(i -> half[i] == hh).toArray();
+            halves[h] = java.util.stream.IntStream.range(0, n)
+                    .filter(i -> half[i] == hh)
+                    .toArray();
         }
         SplittableRandom random = new SplittableRandom(seed);
         while (pairs.size() < samePairs + diffPairs) {
@@ -154,16 +158,33 @@ public final class ManpagesEvaluation {
 
         out.println("# ManpagesEvaluation output");
         out.println();
-        out.printf(Locale.ROOT, "Corpus: %s: %d docs, %d groups (%d with 2+ versions), %d tokens (StandardAnalyzer), "
-                + "halves %d / %d docs; IDF tables: %d / %d terms.%n",
-            corpus, n, byGroup.size(), multiGroups, totalTokens, halves[0].length, halves[1].length,
-            tables[0].size(), tables[1].size());
+        out.printf(
+                Locale.ROOT,
+                "Corpus: %s: %d docs, %d groups (%d with 2+ versions), %d tokens (StandardAnalyzer), "
+                        + "halves %d / %d docs; IDF tables: %d / %d terms.%n",
+                corpus,
+                n,
+                byGroup.size(),
+                multiGroups,
+                totalTokens,
+                halves[0].length,
+                halves[1].length,
+                tables[0].size(),
+                tables[1].size());
         if (external != null) {
-            out.printf(Locale.ROOT, "External IDF table (`+ext-idf`): %s, %d docs, %d terms.%n", externalPath,
-                external.docCount(), external.size());
+            out.printf(
+                    Locale.ROOT,
+                    "External IDF table (`+ext-idf`): %s, %d docs, %d terms.%n",
+                    externalPath,
+                    external.docCount(),
+                    external.size());
         }
-        out.printf(Locale.ROOT, "Pairs: %d same-group (all), %d different-group (random, within a half, seed %d).%n%n",
-            samePairs, diffPairs, seed);
+        out.printf(
+                Locale.ROOT,
+                "Pairs: %d same-group (all), %d different-group (random, within a half, seed %d).%n%n",
+                samePairs,
+                diffPairs,
+                seed);
 
         List<Config> configs = new ArrayList<>();
         for (int idf = 0; idf < (external == null ? 2 : 3); idf++) {
@@ -179,9 +200,16 @@ public final class ManpagesEvaluation {
             Fingerprinter[] fpr = new Fingerprinter[2];
             for (int h = 0; h < 2; h++) {
                 IdfTable table = c.idf == 0 ? null : c.idf == 1 ? tables[1 - h] : external;
-                FingerprintScheme scheme = new FingerprintScheme(FingerprintScheme.CURRENT_VERSION, "standard", c.shingle,
-                    c.weighting, table == null ? FingerprintScheme.NO_IDF : table.identity(), 3, 1,
-                    MinHasher.Method.ONE_PERMUTATION, 0L);
+                FingerprintScheme scheme = new FingerprintScheme(
+                        FingerprintScheme.CURRENT_VERSION,
+                        "standard",
+                        c.shingle,
+                        c.weighting,
+                        table == null ? FingerprintScheme.NO_IDF : table.identity(),
+                        3,
+                        1,
+                        MinHasher.Method.ONE_PERMUTATION,
+                        0L);
                 fpr[h] = new Fingerprinter(scheme, table);
             }
             for (int i = 0; i < n; i++) {
@@ -200,14 +228,15 @@ public final class ManpagesEvaluation {
         out.println("## Summary: spread of different-group pairs, and same-group behaviour");
         out.println();
         out.println("Hamming distance of simhashes. `diff`: different-group pairs (ideal: mean ~32, binomial(64, 1/2) "
-            + "has p5/p50/p95 = 25/32/39 and P(<= 3) ~ 2e-15). `J>=0.9`: pairs (almost all same-group) whose 3-shingle "
-            + "Jaccard is at least 0.9. `rho`: Spearman correlation of Jaccard and Hamming distance over all pairs "
-            + "(-1 is a perfectly monotone fall). `pfx8`/`pfx12`: share of different-group pairs whose top 8 / 12 bits "
-            + "are equal, as a multiple of the uniform 2^-8 / 2^-12 (1.0 = random; PSM looks fingerprints up by prefix, "
-            + "so this is how much fuller its buckets run). `bit bias`: mean and max over the 64 bits of |P(bit = 1) - 0.5| "
-            + "over one document per group (random: ~0.008 / ~0.02).");
+                + "has p5/p50/p95 = 25/32/39 and P(<= 3) ~ 2e-15). `J>=0.9`: pairs (almost all same-group) whose 3-shingle "
+                + "Jaccard is at least 0.9. `rho`: Spearman correlation of Jaccard and Hamming distance over all pairs "
+                + "(-1 is a perfectly monotone fall). `pfx8`/`pfx12`: share of different-group pairs whose top 8 / 12 bits "
+                + "are equal, as a multiple of the uniform 2^-8 / 2^-12 (1.0 = random; PSM looks fingerprints up by prefix, "
+                + "so this is how much fuller its buckets run). `bit bias`: mean and max over the 64 bits of |P(bit = 1) - 0.5| "
+                + "over one document per group (random: ~0.008 / ~0.02).");
         out.println();
-        out.println("| config | diff mean | p5 | p50 | p95 | diff <= 3 | diff <= 6 | J>=0.9 mean h | J>=0.9 h<=3 | J 0.5-0.9 mean h | J<0.1 mean h | rho | pfx8 | pfx12 | bit bias |");
+        out.println(
+                "| config | diff mean | p5 | p50 | p95 | diff <= 3 | diff <= 6 | J>=0.9 mean h | J>=0.9 h<=3 | J 0.5-0.9 mean h | J<0.1 mean h | rho | pfx8 | pfx12 | bit bias |");
         out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         int[] groupReps = byGroup.values().stream().mapToInt(m -> m.get(0)).toArray();
         for (Config c : configs) {
@@ -259,11 +288,26 @@ public final class ManpagesEvaluation {
                 biasSum += bias;
                 biasMax = Math.max(biasMax, bias);
             }
-            out.printf(Locale.ROOT, "| %s | %.1f | %d | %d | %d | %.3f%% | %.3f%% | %.2f | %.1f%% | %.1f | %.1f | %.3f "
-                    + "| %.2f | %.1f | %.3f / %.3f |%n",
-                c.name(), mean, pct(diff, 5), pct(diff, 50), pct(diff, 95), 100.0 * countLe(diff, 3) / diff.length,
-                100.0 * countLe(diff, 6) / diff.length, hiSum / hi, 100.0 * hi3 / hi, midSum / mid, loSum / lo,
-                spearman(js, hs), p8 * 256.0 / diffPairs, p12 * 4096.0 / diffPairs, biasSum / 64, biasMax);
+            out.printf(
+                    Locale.ROOT,
+                    "| %s | %.1f | %d | %d | %d | %.3f%% | %.3f%% | %.2f | %.1f%% | %.1f | %.1f | %.3f "
+                            + "| %.2f | %.1f | %.3f / %.3f |%n",
+                    c.name(),
+                    mean,
+                    pct(diff, 5),
+                    pct(diff, 50),
+                    pct(diff, 95),
+                    100.0 * countLe(diff, 3) / diff.length,
+                    100.0 * countLe(diff, 6) / diff.length,
+                    hiSum / hi,
+                    100.0 * hi3 / hi,
+                    midSum / mid,
+                    loSum / lo,
+                    spearman(js, hs),
+                    p8 * 256.0 / diffPairs,
+                    p12 * 4096.0 / diffPairs,
+                    biasSum / 64,
+                    biasMax);
         }
         out.println();
 
@@ -287,14 +331,25 @@ public final class ManpagesEvaluation {
                 counts[b][pr.sameGroup ? 0 : 1]++;
             }
             for (int b = 0; b < BINS; b++) {
-                int[] hsb = bins.get(b).stream().mapToInt(Integer::intValue).sorted().toArray();
+                int[] hsb = bins.get(b).stream()
+                        .mapToInt(Integer::intValue)
+                        .sorted()
+                        .toArray();
                 if (hsb.length == 0) {
                     out.printf(Locale.ROOT, "| %s | 0 | | | | |%n", binName(b));
                     continue;
                 }
-                out.printf(Locale.ROOT, "| %s | %d (%d / %d) | %.2f | %.1f | %.1f%% | %.1f%% |%n", binName(b), hsb.length,
-                    counts[b][0], counts[b][1], Arrays.stream(hsb).average().orElse(0), median(hsb),
-                    100.0 * countLe(hsb, 3) / hsb.length, 100.0 * countLe(hsb, 6) / hsb.length);
+                out.printf(
+                        Locale.ROOT,
+                        "| %s | %d (%d / %d) | %.2f | %.1f | %.1f%% | %.1f%% |%n",
+                        binName(b),
+                        hsb.length,
+                        counts[b][0],
+                        counts[b][1],
+                        Arrays.stream(hsb).average().orElse(0),
+                        median(hsb),
+                        100.0 * countLe(hsb, 3) / hsb.length,
+                        100.0 * countLe(hsb, 6) / hsb.length);
             }
             out.println();
         }
@@ -327,10 +382,11 @@ public final class ManpagesEvaluation {
                 bias5[b][1] += MinHasher.jaccard(so[pr.a], so[pr.b]) - pr.jaccard;
             }
         }
-        out.println("MAE and bias (mean signed error) with seed 0; `bias, 5 seeds`: the bias averaged over MinHash seeds 0-4.");
+        out.println(
+                "MAE and bias (mean signed error) with seed 0; `bias, 5 seeds`: the bias averaged over MinHash seeds 0-4.");
         out.println();
         out.println("| Jaccard | pairs | classic MAE | classic bias | classic bias, 5 seeds | one_permutation MAE "
-            + "| one_permutation bias | one_permutation bias, 5 seeds |");
+                + "| one_permutation bias | one_permutation bias, 5 seeds |");
         out.println("|---|---|---|---|---|---|---|---|");
         double[][] agg = new double[BINS][5];
         for (Pair pr : pairs) {
@@ -353,14 +409,32 @@ public final class ManpagesEvaluation {
                 out.printf(Locale.ROOT, "| %s | 0 | | | | | | |%n", binName(b));
                 continue;
             }
-            out.printf(Locale.ROOT, "| %s | %d | %.4f | %+.4f | %+.4f | %.4f | %+.4f | %+.4f |%n", binName(b), (long) a[0],
-                a[1] / a[0], a[2] / a[0], bias5[b][0] / (5 * a[0]), a[3] / a[0], a[4] / a[0], bias5[b][1] / (5 * a[0]));
+            out.printf(
+                    Locale.ROOT,
+                    "| %s | %d | %.4f | %+.4f | %+.4f | %.4f | %+.4f | %+.4f |%n",
+                    binName(b),
+                    (long) a[0],
+                    a[1] / a[0],
+                    a[2] / a[0],
+                    bias5[b][0] / (5 * a[0]),
+                    a[3] / a[0],
+                    a[4] / a[0],
+                    bias5[b][1] / (5 * a[0]));
         }
-        out.printf(Locale.ROOT, "| all | %d | %.4f | %+.4f | | %.4f | %+.4f | |%n", (long) all[0], all[1] / all[0],
-            all[2] / all[0], all[3] / all[0], all[4] / all[0]);
+        out.printf(
+                Locale.ROOT,
+                "| all | %d | %.4f | %+.4f | | %.4f | %+.4f | |%n",
+                (long) all[0],
+                all[1] / all[0],
+                all[2] / all[0],
+                all[3] / all[0],
+                all[4] / all[0]);
         out.println();
-        out.printf(Locale.ROOT, "(sqrt(J(1-J)/128) at J = 0.5 is 0.044; the expected MAE of an unbiased 128-value estimate "
-            + "there is ~0.035.) Run time: %.1f s.%n", (System.nanoTime() - t0) / 1e9);
+        out.printf(
+                Locale.ROOT,
+                "(sqrt(J(1-J)/128) at J = 0.5 is 0.044; the expected MAE of an unbiased 128-value estimate "
+                        + "there is ~0.035.) Run time: %.1f s.%n",
+                (System.nanoTime() - t0) / 1e9);
         if (out != System.out) {
             out.close();
         }
@@ -458,7 +532,8 @@ public final class ManpagesEvaluation {
 
     private static double spearman(double[] x, double[] y) {
         double[] rx = ranks(x), ry = ranks(y);
-        double mx = Arrays.stream(rx).average().orElse(0), my = Arrays.stream(ry).average().orElse(0);
+        double mx = Arrays.stream(rx).average().orElse(0),
+                my = Arrays.stream(ry).average().orElse(0);
         double sxy = 0, sxx = 0, syy = 0;
         for (int i = 0; i < rx.length; i++) {
             sxy += (rx[i] - mx) * (ry[i] - my);

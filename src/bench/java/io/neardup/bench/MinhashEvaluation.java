@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.Fingerprint;
@@ -8,8 +12,6 @@ import io.neardup.core.MinHasher;
 import io.neardup.core.Murmur3;
 import io.neardup.core.ShingleHasher;
 import io.neardup.core.TokenHasher;
-import org.apache.lucene.analysis.Analyzer;
-
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.lucene.analysis.Analyzer;
 
 /**
  * Quality of the MinHash side of the {@code near_duplicate} query on the man-pages corpus, computed
@@ -66,6 +69,7 @@ public final class MinhashEvaluation {
     private static final int SBINS = 20;
     /** Pairs below these are negatives of every rule evaluated here and are not stored. */
     private static final double STORE_JACCARD = 0.4;
+
     private static final int STORE_EQUAL = 48;
 
     /** One stored pair: the two docs, the exact Jaccard, equal values and band matches per method and banding. */
@@ -115,14 +119,21 @@ public final class MinhashEvaluation {
     }
 
     /** Result of one pass over all pairs with one MinHash seed. */
-    private record Pass(Pairs pairs, long[][][] scurveCount, double[][] scurveTheory, long[] binPairs, long zeroJaccardCandidates,
-                        long jaccardPositivePairs, double seconds) {}
+    private record Pass(
+            Pairs pairs,
+            long[][][] scurveCount,
+            double[][] scurveTheory,
+            long[] binPairs,
+            long zeroJaccardCandidates,
+            long jaccardPositivePairs,
+            double seconds) {}
 
     private static final String[] METHOD = {"one_permutation", "classic"};
 
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args.length % 2 != 1) {
-            System.err.println("usage: MinhashEvaluation <manpages.jsonl.gz> [--out out.md] [--csv scurve.csv] [--seeds 0,1,2]");
+            System.err.println(
+                    "usage: MinhashEvaluation <manpages.jsonl.gz> [--out out.md] [--csv scurve.csv] [--seeds 0,1,2]");
             System.exit(2);
         }
         Path corpus = Path.of(args[0]);
@@ -132,11 +143,15 @@ public final class MinhashEvaluation {
         Path truthOut = null;
         for (int a = 1; a < args.length; a += 2) {
             switch (args[a]) {
-                case "--out" -> out = new PrintStream(Files.newOutputStream(Path.of(args[a + 1])), true, StandardCharsets.UTF_8);
+                case "--out" ->
+                    out = new PrintStream(Files.newOutputStream(Path.of(args[a + 1])), true, StandardCharsets.UTF_8);
                 case "--csv" -> csv = Path.of(args[a + 1]);
                 case "--truth-out" -> truthOut = Path.of(args[a + 1]);
                 case "--num-hashes" -> K = Integer.parseInt(args[a + 1]);
-                case "--seeds" -> extraSeeds = Arrays.stream(args[a + 1].split(",")).mapToLong(Long::parseLong).toArray();
+                case "--seeds" ->
+                    extraSeeds = Arrays.stream(args[a + 1].split(","))
+                            .mapToLong(Long::parseLong)
+                            .toArray();
                 default -> throw new IllegalArgumentException("unknown option " + args[a]);
             }
         }
@@ -191,7 +206,11 @@ public final class MinhashEvaluation {
         // Bandings.
         Map<String, LshBanding> bandings = new LinkedHashMap<>();
         LshBanding def = LshBanding.optimal(0.8, K);
-        out.printf(Locale.ROOT, "num_hashes: %d%s.%n%n", K, defaultScheme ? " (the default scheme)" : " (NOT the default; the signature check is skipped)");
+        out.printf(
+                Locale.ROOT,
+                "num_hashes: %d%s.%n%n",
+                K,
+                defaultScheme ? " (the default scheme)" : " (NOT the default; the signature check is skipped)");
         bandings.put("default", def);
         for (double tau : TAUS) {
             bandings.put("opt" + tau, LshBanding.optimal(tau, K));
@@ -209,32 +228,58 @@ public final class MinhashEvaluation {
 
         out.println("# MinhashEvaluation output");
         out.println();
-        out.printf(Locale.ROOT, "Corpus: %s: %d docs (%d without shingles), %d distinct-shingle entries, %d distinct shingles; "
-                + "inverted-index pair work %.3g; pairs: %d total, %d with Jaccard > 0, %d stored (Jaccard >= %.1f, or >= %d equal "
-                + "values, or a shared band). Signature check: the processor's Fingerprinter (default scheme) and MinHasher over the "
-                + "truth's shingle sets differ on %d of %d documents. Pass time %.1f s.%n%n",
-            corpus, n, empty, totalShingles, index.dictionarySize(), work, (long) n * (n - 1) / 2, main.jaccardPositivePairs, main.pairs.size,
-            STORE_JACCARD, STORE_EQUAL, mismatches, n, main.seconds);
+        out.printf(
+                Locale.ROOT,
+                "Corpus: %s: %d docs (%d without shingles), %d distinct-shingle entries, %d distinct shingles; "
+                        + "inverted-index pair work %.3g; pairs: %d total, %d with Jaccard > 0, %d stored (Jaccard >= %.1f, or >= %d equal "
+                        + "values, or a shared band). Signature check: the processor's Fingerprinter (default scheme) and MinHasher over the "
+                        + "truth's shingle sets differ on %d of %d documents. Pass time %.1f s.%n%n",
+                corpus,
+                n,
+                empty,
+                totalShingles,
+                index.dictionarySize(),
+                work,
+                (long) n * (n - 1) / 2,
+                main.jaccardPositivePairs,
+                main.pairs.size,
+                STORE_JACCARD,
+                STORE_EQUAL,
+                mismatches,
+                n,
+                main.seconds);
 
         // Bandings table.
         out.println("## Bandings");
         out.println();
-        out.println("| name | bands x rows | values used | P(candidate) at 0.5 / 0.7 / 0.8 / 0.9 | S-curve midpoint (1/b)^(1/r) | FP area / FN area at 0.8 |");
+        out.println(
+                "| name | bands x rows | values used | P(candidate) at 0.5 / 0.7 / 0.8 / 0.9 | S-curve midpoint (1/b)^(1/r) | FP area / FN area at 0.8 |");
         out.println("|---|---|---|---|---|---|");
         for (Map.Entry<String, LshBanding> e : bandings.entrySet()) {
             LshBanding bd = e.getValue();
-            out.printf(Locale.ROOT, "| %s | %d x %d | %d | %.3f / %.3f / %.3f / %.3f | %.3f | %.4f / %.4f |%n", e.getKey(), bd.bands(),
-                bd.rows(), bd.bands() * bd.rows(), bd.candidateProbability(0.5), bd.candidateProbability(0.7),
-                bd.candidateProbability(0.8), bd.candidateProbability(0.9), Math.pow(1.0 / bd.bands(), 1.0 / bd.rows()),
-                LshBanding.falsePositiveArea(0.8, bd.bands(), bd.rows()), LshBanding.falseNegativeArea(0.8, bd.bands(), bd.rows()));
+            out.printf(
+                    Locale.ROOT,
+                    "| %s | %d x %d | %d | %.3f / %.3f / %.3f / %.3f | %.3f | %.4f / %.4f |%n",
+                    e.getKey(),
+                    bd.bands(),
+                    bd.rows(),
+                    bd.bands() * bd.rows(),
+                    bd.candidateProbability(0.5),
+                    bd.candidateProbability(0.7),
+                    bd.candidateProbability(0.8),
+                    bd.candidateProbability(0.9),
+                    Math.pow(1.0 / bd.bands(), 1.0 / bd.rows()),
+                    LshBanding.falsePositiveArea(0.8, bd.bands(), bd.rows()),
+                    LshBanding.falseNegativeArea(0.8, bd.bands(), bd.rows()));
         }
         out.println();
 
         // (3) P/R/F1 of the query rule.
         out.println("## Query rule: candidate (m = 1) AND estimate >= tau, against Jaccard >= tau");
         out.println();
-        out.println("`none`: no banding, every pair verified (the estimator alone; the ceiling for any banding). `candidates`: pairs "
-            + "sharing >= 1 band (the verification work).");
+        out.println(
+                "`none`: no banding, every pair verified (the estimator alone; the ceiling for any banding). `candidates`: pairs "
+                        + "sharing >= 1 band (the verification work).");
         out.println();
         out.println("| tau | banding | method | truth pairs | candidates | returned | TP | precision | recall | F1 |");
         out.println("|---|---|---|---|---|---|---|---|---|---|");
@@ -255,7 +300,8 @@ public final class MinhashEvaluation {
                 seen.add(key);
                 for (int m = 0; m < 2; m++) {
                     long[] c = prf(main.pairs, m, bd == null ? -1 : distinct.indexOf(bd), tau, 1);
-                    out.println(prfRow(tau, name + (bd == null ? "" : " " + bd.bands() + "x" + bd.rows()), METHOD[m], c));
+                    out.println(
+                            prfRow(tau, name + (bd == null ? "" : " " + bd.bands() + "x" + bd.rows()), METHOD[m], c));
                 }
             }
         }
@@ -277,12 +323,31 @@ public final class MinhashEvaluation {
                 List<LshBanding> idx = seed == 0 ? distinct : b08d;
                 for (LshBanding bd : b08d) {
                     long[] c = prf(p.pairs, 0, idx.indexOf(bd), 0.8, 1);
-                    out.printf(Locale.ROOT, "| %d | %dx%d | %d | %d | %d | %d | %.4f | %.4f | %.4f |%n", seed, bd.bands(), bd.rows(), c[0],
-                        c[3], c[1], c[2], prec(c), rec(c), f1(c));
+                    out.printf(
+                            Locale.ROOT,
+                            "| %d | %dx%d | %d | %d | %d | %d | %.4f | %.4f | %.4f |%n",
+                            seed,
+                            bd.bands(),
+                            bd.rows(),
+                            c[0],
+                            c[3],
+                            c[1],
+                            c[2],
+                            prec(c),
+                            rec(c),
+                            f1(c));
                 }
                 long[] c = prf(p.pairs, 0, -1, 0.8, 1);
-                out.printf(Locale.ROOT, "| %d | none | %d | - | %d | %d | %.4f | %.4f | %.4f |%n", seed, c[0], c[1], c[2], prec(c), rec(c),
-                    f1(c));
+                out.printf(
+                        Locale.ROOT,
+                        "| %d | none | %d | - | %d | %d | %.4f | %.4f | %.4f |%n",
+                        seed,
+                        c[0],
+                        c[1],
+                        c[2],
+                        prec(c),
+                        rec(c),
+                        f1(c));
             }
             out.println();
         }
@@ -290,48 +355,76 @@ public final class MinhashEvaluation {
         // (4) S-curve.
         out.println("## S-curve: P(candidate, m = 1) against exact Jaccard");
         out.println();
-        out.println("Pairs with Jaccard > 0 in bins of 0.05 (the last bin includes 1.0). `theory`: 1 - (1 - s^r)^b averaged over the "
-            + "bin's pairs. Pairs with Jaccard 0 that became candidates: " + main.zeroJaccardCandidates + ".");
+        out.println(
+                "Pairs with Jaccard > 0 in bins of 0.05 (the last bin includes 1.0). `theory`: 1 - (1 - s^r)^b averaged over the "
+                        + "bin's pairs. Pairs with Jaccard 0 that became candidates: " + main.zeroJaccardCandidates
+                        + ".");
         out.println();
         List<LshBanding> curves = List.of(def, bandings.get("fn0.8"), bandings.get("opt0.9"));
         StringBuilder head = new StringBuilder("| Jaccard | pairs |");
         StringBuilder line = new StringBuilder("|---|---|");
         for (LshBanding bd : curves.stream().distinct().toList()) {
             String t = bd.bands() + "x" + bd.rows();
-            head.append(" ").append(t).append(" oph | ").append(t).append(" classic | ").append(t).append(" theory |");
+            head.append(" ")
+                    .append(t)
+                    .append(" oph | ")
+                    .append(t)
+                    .append(" classic | ")
+                    .append(t)
+                    .append(" theory |");
             line.append("---|---|---|");
         }
         if (!seedPasses.isEmpty()) {
-            head.append(" ").append(def.bands()).append("x").append(def.rows()).append(" oph, mean of ").append(seedPasses.size())
-                .append(" seeds | classic, mean of ").append(seedPasses.size()).append(" seeds |");
+            head.append(" ")
+                    .append(def.bands())
+                    .append("x")
+                    .append(def.rows())
+                    .append(" oph, mean of ")
+                    .append(seedPasses.size())
+                    .append(" seeds | classic, mean of ")
+                    .append(seedPasses.size())
+                    .append(" seeds |");
             line.append("---|---|");
         }
         out.println(head);
         out.println(line);
         for (int bin = 0; bin < SBINS; bin++) {
             long np = main.binPairs[bin];
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %.2f-%.2f | %d |", bin / 20.0, (bin + 1) / 20.0, np));
+            StringBuilder row = new StringBuilder(
+                    String.format(Locale.ROOT, "| %.2f-%.2f | %d |", bin / 20.0, (bin + 1) / 20.0, np));
             for (LshBanding bd : curves.stream().distinct().toList()) {
                 int k = distinct.indexOf(bd);
-                row.append(String.format(Locale.ROOT, " %.4f | %.4f | %.4f |", ratio(main.scurveCount[0][k][bin], np),
-                    ratio(main.scurveCount[1][k][bin], np), np == 0 ? Double.NaN : main.scurveTheory[k][bin] / np));
+                row.append(String.format(
+                        Locale.ROOT,
+                        " %.4f | %.4f | %.4f |",
+                        ratio(main.scurveCount[0][k][bin], np),
+                        ratio(main.scurveCount[1][k][bin], np),
+                        np == 0 ? Double.NaN : main.scurveTheory[k][bin] / np));
             }
             if (!seedPasses.isEmpty()) {
-                row.append(String.format(Locale.ROOT, " %.4f | %.4f |", seedMean(seedPasses, 0, bin, np), seedMean(seedPasses, 1, bin, np)));
+                row.append(String.format(
+                        Locale.ROOT,
+                        " %.4f | %.4f |",
+                        seedMean(seedPasses, 0, bin, np),
+                        seedMean(seedPasses, 1, bin, np)));
             }
             out.println(row);
         }
         out.println();
-        out.println("By the size of the union of the two shingle sets (default banding " + def.bands() + "x" + def.rows()
-            + "; from the stored pairs, which include every pair with Jaccard >= " + STORE_JACCARD + "), seed 0: one-permutation "
-            + "hashing samples the union without replacement, which would make r equal values in a row rarer than s^r for small unions; "
-            + "compare the columns to see whether it shows.");
+        out.println(
+                "By the size of the union of the two shingle sets (default banding " + def.bands() + "x" + def.rows()
+                        + "; from the stored pairs, which include every pair with Jaccard >= " + STORE_JACCARD
+                        + "), seed 0: one-permutation "
+                        + "hashing samples the union without replacement, which would make r equal values in a row rarer than s^r for small unions; "
+                        + "compare the columns to see whether it shows.");
         out.println();
         int[] unionEdges = {0, 256, 1024, Integer.MAX_VALUE};
         StringBuilder uh = new StringBuilder("| Jaccard |");
         StringBuilder ul = new StringBuilder("|---|");
         for (int u = 0; u + 1 < unionEdges.length; u++) {
-            String t = unionEdges[u + 1] == Integer.MAX_VALUE ? "union >= " + unionEdges[u] : "union " + unionEdges[u] + "-" + (unionEdges[u + 1] - 1);
+            String t = unionEdges[u + 1] == Integer.MAX_VALUE
+                    ? "union >= " + unionEdges[u]
+                    : "union " + unionEdges[u] + "-" + (unionEdges[u + 1] - 1);
             uh.append(" ").append(t).append(": pairs | oph | classic | theory |");
             ul.append("---|---|---|---|");
         }
@@ -339,7 +432,8 @@ public final class MinhashEvaluation {
         out.println(ul);
         int dk = distinct.indexOf(def);
         for (int bin = 12; bin < SBINS; bin++) {
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %.2f-%.2f |", bin / 20.0, (bin + 1) / 20.0));
+            StringBuilder row =
+                    new StringBuilder(String.format(Locale.ROOT, "| %.2f-%.2f |", bin / 20.0, (bin + 1) / 20.0));
             for (int u = 0; u + 1 < unionEdges.length; u++) {
                 long np = 0, co = 0, cc = 0;
                 double th2 = 0;
@@ -358,32 +452,48 @@ public final class MinhashEvaluation {
                     cc += main.pairs.bands[1][dk][p] > 0 ? 1 : 0;
                     th2 += def.candidateProbability(j);
                 }
-                row.append(String.format(Locale.ROOT, " %d | %.3f | %.3f | %.3f |", np, ratio(co, np), ratio(cc, np), np == 0 ? Double.NaN : th2 / np));
+                row.append(String.format(
+                        Locale.ROOT,
+                        " %d | %.3f | %.3f | %.3f |",
+                        np,
+                        ratio(co, np),
+                        ratio(cc, np),
+                        np == 0 ? Double.NaN : th2 / np));
             }
             out.println(row);
         }
         out.println();
         if (csv != null) {
             try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8))) {
-                w.println("banding,bin_lo,bin_hi,pairs,empirical_oph,empirical_classic,theory_mean,oph_seed_mean,classic_seed_mean,seeds");
+                w.println(
+                        "banding,bin_lo,bin_hi,pairs,empirical_oph,empirical_classic,theory_mean,oph_seed_mean,classic_seed_mean,seeds");
                 for (LshBanding bd : distinct) {
                     int k = distinct.indexOf(bd);
                     for (int bin = 0; bin < SBINS; bin++) {
                         long np = main.binPairs[bin];
                         boolean withSeeds = bd.equals(def) && !seedPasses.isEmpty();
-                        w.printf(Locale.ROOT, "%dx%d,%.2f,%.2f,%d,%.6f,%.6f,%.6f,%s,%s,%d%n", bd.bands(), bd.rows(), bin / 20.0, (bin + 1) / 20.0, np,
-                            ratio(main.scurveCount[0][k][bin], np), ratio(main.scurveCount[1][k][bin], np),
-                            np == 0 ? Double.NaN : main.scurveTheory[k][bin] / np,
-                            withSeeds ? String.format(Locale.ROOT, "%.6f", seedMean(seedPasses, 0, bin, np)) : "",
-                            withSeeds ? String.format(Locale.ROOT, "%.6f", seedMean(seedPasses, 1, bin, np)) : "",
-                            withSeeds ? seedPasses.size() : 1);
+                        w.printf(
+                                Locale.ROOT,
+                                "%dx%d,%.2f,%.2f,%d,%.6f,%.6f,%.6f,%s,%s,%d%n",
+                                bd.bands(),
+                                bd.rows(),
+                                bin / 20.0,
+                                (bin + 1) / 20.0,
+                                np,
+                                ratio(main.scurveCount[0][k][bin], np),
+                                ratio(main.scurveCount[1][k][bin], np),
+                                np == 0 ? Double.NaN : main.scurveTheory[k][bin] / np,
+                                withSeeds ? String.format(Locale.ROOT, "%.6f", seedMean(seedPasses, 0, bin, np)) : "",
+                                withSeeds ? String.format(Locale.ROOT, "%.6f", seedMean(seedPasses, 1, bin, np)) : "",
+                                withSeeds ? seedPasses.size() : 1);
                     }
                 }
             }
         }
 
         if (truthOut != null) {
-            // For the speed comparison (docs/minhash_speed.py): every pair with Jaccard >= 0.5, by line number in the corpus.
+            // For the speed comparison (docs/minhash_speed.py): every pair with Jaccard >= 0.5, by line number in the
+            // corpus.
             try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(truthOut, StandardCharsets.UTF_8))) {
                 for (int p = 0; p < main.pairs.size; p++) {
                     if (main.pairs.jac(p) >= 0.5) {
@@ -402,9 +512,12 @@ public final class MinhashEvaluation {
         }
         out.println("## Broder's k-similar rule: shares m bands (no verification), as a detector of Jaccard >= 0.8");
         out.println();
-        out.printf(Locale.ROOT, "one_permutation signatures. %d pairs have Jaccard >= 0.8. `exactly m` rows are comparable to seed 004's "
-            + "table (2-sim ... 6-sim: pairs sharing exactly that many super-shingles); `>= m` is the query's `min_band_matches: m` without "
-            + "`min_similarity`. `same page`: the pair is the same man page in two releases (the corpus's group).%n%n", truth08);
+        out.printf(
+                Locale.ROOT,
+                "one_permutation signatures. %d pairs have Jaccard >= 0.8. `exactly m` rows are comparable to seed 004's "
+                        + "table (2-sim ... 6-sim: pairs sharing exactly that many super-shingles); `>= m` is the query's `min_band_matches: m` without "
+                        + "`min_similarity`. `same page`: the pair is the same man page in two releases (the corpus's group).%n%n",
+                truth08);
         for (String name : List.of("default", "6x14", "16x8")) {
             LshBanding bd = bandings.get(name);
             if (bd == null) {
@@ -412,7 +525,8 @@ public final class MinhashEvaluation {
             }
             int k = distinct.indexOf(bd);
             out.printf(Locale.ROOT, "### %d x %d%n%n", bd.bands(), bd.rows());
-            out.println("| m | pairs sharing exactly m | precision (J >= 0.8) | same page | mean J | pairs sharing >= m | precision | recall | F1 | same page |");
+            out.println(
+                    "| m | pairs sharing exactly m | precision (J >= 0.8) | same page | mean J | pairs sharing >= m | precision | recall | F1 | same page |");
             out.println("|---|---|---|---|---|---|---|---|---|---|");
             for (int m = 1; m <= Math.min(6, bd.bands()); m++) {
                 long ex = 0, exTrue = 0, exGroup = 0, ge = 0, geTrue = 0, geGroup = 0;
@@ -435,9 +549,19 @@ public final class MinhashEvaluation {
                     }
                 }
                 long[] c = {truth08, ge, geTrue, ge};
-                out.printf(Locale.ROOT, "| %d | %d | %.3f | %.3f | %.3f | %d | %.3f | %.3f | %.3f | %.3f |%n", m, ex, ratio(exTrue, ex),
-                    ratio(exGroup, ex), ex == 0 ? Double.NaN : exJ / ex, ge, ratio(geTrue, ge), ratio(geTrue, truth08), f1(c),
-                    ratio(geGroup, ge));
+                out.printf(
+                        Locale.ROOT,
+                        "| %d | %d | %.3f | %.3f | %.3f | %d | %.3f | %.3f | %.3f | %.3f |%n",
+                        m,
+                        ex,
+                        ratio(exTrue, ex),
+                        ratio(exGroup, ex),
+                        ex == 0 ? Double.NaN : exJ / ex,
+                        ge,
+                        ratio(geTrue, ge),
+                        ratio(geTrue, truth08),
+                        f1(c),
+                        ratio(geGroup, ge));
             }
             out.println();
         }
@@ -448,12 +572,20 @@ public final class MinhashEvaluation {
     }
 
     /** Visits every unordered pair once; stores the pairs that can matter and fills the S-curve bins. */
-    private static Pass pass(long[][] sets, int[][] ids, int[] start, int[] postings, List<LshBanding> bandings, long seed,
-                             boolean classicToo) {
+    private static Pass pass(
+            long[][] sets,
+            int[][] ids,
+            int[] start,
+            int[] postings,
+            List<LshBanding> bandings,
+            long seed,
+            boolean classicToo) {
         long t0 = System.nanoTime();
         int n = sets.length;
         int nb = bandings.size();
-        MinHasher[] hashers = {MinHasher.of(K, seed, MinHasher.Method.ONE_PERMUTATION), MinHasher.of(K, seed, MinHasher.Method.CLASSIC)};
+        MinHasher[] hashers = {
+            MinHasher.of(K, seed, MinHasher.Method.ONE_PERMUTATION), MinHasher.of(K, seed, MinHasher.Method.CLASSIC)
+        };
         int methods = classicToo ? 2 : 1;
         int[][][] sig = new int[2][n][];
         long[][][][] keys = new long[2][nb][n][];
@@ -502,8 +634,9 @@ public final class MinhashEvaluation {
                 if (inter[j] == 0 && eqs[0] == 0 && eqs[1] == 0 && !(sets[i].length == 0 && sets[j].length == 0)) {
                     continue;
                 }
-                double jac = sets[i].length == 0 && sets[j].length == 0 ? 1.0
-                    : (double) inter[j] / (sets[i].length + sets[j].length - inter[j]);
+                double jac = sets[i].length == 0 && sets[j].length == 0
+                        ? 1.0
+                        : (double) inter[j] / (sets[i].length + sets[j].length - inter[j]);
                 boolean any = false;
                 for (int m = 0; m < methods; m++) {
                     for (int k = 0; k < nb; k++) {
@@ -579,8 +712,19 @@ public final class MinhashEvaluation {
     }
 
     private static String prfRow(double tau, String banding, String method, long[] c) {
-        return String.format(Locale.ROOT, "| %.1f | %s | %s | %d | %s | %d | %d | %.4f | %.4f | **%.4f** |", tau, banding, method, c[0],
-            banding.equals("none") ? "-" : Long.toString(c[3]), c[1], c[2], prec(c), rec(c), f1(c));
+        return String.format(
+                Locale.ROOT,
+                "| %.1f | %s | %s | %d | %s | %d | %d | %.4f | %.4f | **%.4f** |",
+                tau,
+                banding,
+                method,
+                c[0],
+                banding.equals("none") ? "-" : Long.toString(c[3]),
+                c[1],
+                c[2],
+                prec(c),
+                rec(c),
+                f1(c));
     }
 
     private static double prec(long[] c) {

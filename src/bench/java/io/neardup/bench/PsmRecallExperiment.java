@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.FlipModel;
@@ -8,7 +12,6 @@ import io.neardup.core.Matches;
 import io.neardup.core.PsmSearch;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -46,8 +49,15 @@ public final class PsmRecallExperiment {
 
         long t0 = System.nanoTime();
         SyntheticCorpus corpus = SyntheticCorpus.loadOrBuild(n, queries, seed);
-        System.out.printf(Locale.ROOT, "## n = 2^%d (%,d fingerprints), %,d queries, h = %d, p = %d, seed %d%n%n",
-            log2n, n, queries, h, p, seed);
+        System.out.printf(
+                Locale.ROOT,
+                "## n = 2^%d (%,d fingerprints), %,d queries, h = %d, p = %d, seed %d%n%n",
+                log2n,
+                n,
+                queries,
+                h,
+                p,
+                seed);
         System.out.printf(Locale.ROOT, "corpus ready in %.0f s%n%n", (System.nanoTime() - t0) / 1e9);
         int[] docs = new int[n];
         Arrays.setAll(docs, i -> i);
@@ -87,13 +97,29 @@ public final class PsmRecallExperiment {
                 withNeighbour++;
             }
         }
-        System.out.printf(Locale.ROOT, "ground truth: %,d of %,d queries have a neighbour within %d bits (%,d pairs; "
-                + "the query's own original is within %d bits for %,d queries); pairs by distance 0..%d: %s%n%n",
-            withNeighbour, queries, h, pairs, h, plantedFound, h, Arrays.toString(byDistance));
+        System.out.printf(
+                Locale.ROOT,
+                "ground truth: %,d of %,d queries have a neighbour within %d bits (%,d pairs; "
+                        + "the query's own original is within %d bits for %,d queries); pairs by distance 0..%d: %s%n%n",
+                withNeighbour,
+                queries,
+                h,
+                pairs,
+                h,
+                plantedFound,
+                h,
+                Arrays.toString(byDistance));
 
-        List<FlipModel> models = List.of(FlipModel.uniform(), FlipModel.marginComplement(), FlipModel.gaussian(0.1),
-            FlipModel.gaussian(0.2), FlipModel.gaussian(0.3), FlipModel.gaussian(0.5), FlipModel.gaussian(1.0),
-            FlipModel.gaussian(2.0), mirrored(FlipModel.marginComplement()));
+        List<FlipModel> models = List.of(
+                FlipModel.uniform(),
+                FlipModel.marginComplement(),
+                FlipModel.gaussian(0.1),
+                FlipModel.gaussian(0.2),
+                FlipModel.gaussian(0.3),
+                FlipModel.gaussian(0.5),
+                FlipModel.gaussian(1.0),
+                FlipModel.gaussian(2.0),
+                mirrored(FlipModel.marginComplement()));
         StringBuilder header = new StringBuilder("| ordering | recall |");
         StringBuilder rule = new StringBuilder("|---|---|");
         for (int k : KS) {
@@ -173,8 +199,16 @@ public final class PsmRecallExperiment {
     }
 
     /** Runs the real searches at every printed k and compares with the rank-derived counts. */
-    private static void crossCheck(PsmSearch search, SortedFingerprints table, SyntheticCorpus corpus, long[][] neighbours,
-                                   FlipModel model, int h, int p, List<Integer> pairRanks, List<Integer> queryRanks) {
+    private static void crossCheck(
+            PsmSearch search,
+            SortedFingerprints table,
+            SyntheticCorpus corpus,
+            long[][] neighbours,
+            FlipModel model,
+            int h,
+            int p,
+            List<Integer> pairRanks,
+            List<Integer> queryRanks) {
         Matches out = new Matches();
         for (int k : KS) {
             PsmSearch.Params a = new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, k, p);
@@ -196,7 +230,7 @@ public final class PsmRecallExperiment {
             long expectedQueries = queryRanks.stream().filter(r -> r <= k).count();
             if (foundPairs != expectedPairs || foundQueries != expectedQueries) {
                 throw new AssertionError(model.name() + " k=" + k + ": search found " + foundPairs + " pairs / "
-                    + foundQueries + " queries, ranks say " + expectedPairs + " / " + expectedQueries);
+                        + foundQueries + " queries, ranks say " + expectedPairs + " / " + expectedQueries);
             }
         }
     }
@@ -207,7 +241,11 @@ public final class PsmRecallExperiment {
             long found = ranks.stream().filter(r -> r <= k).count();
             sb.append(String.format(Locale.ROOT, " %.3f |", (double) found / ranks.size()));
         }
-        sb.append(' ').append(kFor(ranks, 0.95)).append(" / ").append(kFor(ranks, 0.99)).append(" |");
+        sb.append(' ')
+                .append(kFor(ranks, 0.95))
+                .append(" / ")
+                .append(kFor(ranks, 0.99))
+                .append(" |");
         return sb.toString();
     }
 
@@ -245,10 +283,17 @@ public final class PsmRecallExperiment {
             sum += d;
             within3 += d <= 3 ? 1 : 0;
         }
-        System.out.printf(Locale.ROOT, "spread: %.1f%% of the 2^%d prefixes empty (%.1f%% for random fingerprints), "
-                + "%.2f entries per non-empty run, longest run %d; random pairs: mean distance %.2f bits, %.4f%% within 3%n%n",
-            100.0 * empty / (1 << p), p, 100.0 * Math.exp(-(double) fps.length / (1 << p)),
-            (double) fps.length / nonEmpty, maxRun, (double) sum / samples, 100.0 * within3 / samples);
+        System.out.printf(
+                Locale.ROOT,
+                "spread: %.1f%% of the 2^%d prefixes empty (%.1f%% for random fingerprints), "
+                        + "%.2f entries per non-empty run, longest run %d; random pairs: mean distance %.2f bits, %.4f%% within 3%n%n",
+                100.0 * empty / (1 << p),
+                p,
+                100.0 * Math.exp(-(double) fps.length / (1 << p)),
+                (double) fps.length / nonEmpty,
+                maxRun,
+                (double) sum / samples,
+                100.0 * within3 / samples);
     }
 
     /** The classic bug: margin(i) read for fingerprint bit i instead of 63 - i. */

@@ -1,9 +1,12 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Margins;
-
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -66,10 +69,13 @@ public final class QueryBenchmark {
 
     static final String FIELD = "fp.simhash";
     static final String[] METHODS = {"psm_k64", "psm_k23", "exact", "script_score", "ids_baseline"};
-    static final String SCRIPT = "int d = Long.bitCount(doc['fp.simhash'].value ^ params.q); return d <= params.h ? 64 - d : 0;";
+    static final String SCRIPT =
+            "int d = Long.bitCount(doc['fp.simhash'].value ^ params.q); return d <= params.h ? 64 - d : 0;";
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
     private final String url;
 
     QueryBenchmark(String url) {
@@ -108,9 +114,20 @@ public final class QueryBenchmark {
         String scheme = FingerprintScheme.defaults("standard").id();
         Table table = Table.loadOrBuild(cache, n, seed, threads);
         Queries queries = Queries.loadOrBuild(cache, table, warmup + q, h, seed);
-        System.out.printf(Locale.ROOT, "corpus: n = %,d (%,d originals + %,d variants), scheme %s; queries: %,d fresh variants tried, "
-            + "%,d kept (>= 1 document within %d bits): %,d pairs, by distance 0..%d %s%n", n, (int) (n * 0.8), n - (int) (n * 0.8), scheme,
-            queries.tried, queries.size(), h, queries.pairs(warmup, warmup + q), h, Arrays.toString(queries.pairsByDistance(warmup, warmup + q, h)));
+        System.out.printf(
+                Locale.ROOT,
+                "corpus: n = %,d (%,d originals + %,d variants), scheme %s; queries: %,d fresh variants tried, "
+                        + "%,d kept (>= 1 document within %d bits): %,d pairs, by distance 0..%d %s%n",
+                n,
+                (int) (n * 0.8),
+                n - (int) (n * 0.8),
+                scheme,
+                queries.tried,
+                queries.size(),
+                h,
+                queries.pairs(warmup, warmup + q),
+                h,
+                Arrays.toString(queries.pairsByDistance(warmup, warmup + q, h)));
 
         QueryBenchmark bench = new QueryBenchmark(url);
         long breakerBefore = bench.breakerBytes();
@@ -140,7 +157,8 @@ public final class QueryBenchmark {
         }
 
         String marginsB64(int i) {
-            return Margins.ofQuantized(Arrays.copyOfRange(margins, i * Margins.BITS, (i + 1) * Margins.BITS)).encode();
+            return Margins.ofQuantized(Arrays.copyOfRange(margins, i * Margins.BITS, (i + 1) * Margins.BITS))
+                    .encode();
         }
 
         static Table loadOrBuild(Path dir, int n, long seed, int threads) throws Exception {
@@ -148,7 +166,8 @@ public final class QueryBenchmark {
             if (Files.exists(file)) {
                 long[] fps = new long[n];
                 byte[] m = new byte[n * Margins.BITS];
-                try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
+                try (DataInputStream in =
+                        new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
                     for (int i = 0; i < n; i++) {
                         fps[i] = in.readLong();
                     }
@@ -179,7 +198,12 @@ public final class QueryBenchmark {
                             fps[i] = f.simhash();
                             System.arraycopy(f.margins().toBytes(), 0, m, i * Margins.BITS, Margins.BITS);
                             if (first == 0 && (i / threads) % 100_000 == 0 && i > 0) {
-                                System.err.printf(Locale.ROOT, "  fingerprinted ~%,d of %,d (%.0f s)%n", i, n, (System.nanoTime() - t0) / 1e9);
+                                System.err.printf(
+                                        Locale.ROOT,
+                                        "  fingerprinted ~%,d of %,d (%.0f s)%n",
+                                        i,
+                                        n,
+                                        (System.nanoTime() - t0) / 1e9);
                             }
                         }
                     } catch (Throwable e) {
@@ -194,10 +218,15 @@ public final class QueryBenchmark {
             if (failure.get() != null) {
                 throw new RuntimeException(failure.get());
             }
-            System.out.printf(Locale.ROOT, "table: fingerprinted %,d documents in %.0f s (%d threads)%n", n, (System.nanoTime() - t0) / 1e9,
-                threads);
+            System.out.printf(
+                    Locale.ROOT,
+                    "table: fingerprinted %,d documents in %.0f s (%d threads)%n",
+                    n,
+                    (System.nanoTime() - t0) / 1e9,
+                    threads);
             Path tmp = Files.createTempFile(dir, "qbench-table", ".tmp");
-            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
+            try (DataOutputStream out =
+                    new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
                 for (long fp : fps) {
                     out.writeLong(fp);
                 }
@@ -247,7 +276,8 @@ public final class QueryBenchmark {
         }
 
         static Queries loadOrBuild(Path dir, Table table, int count, int h, long seed) throws IOException {
-            Path file = dir.resolve("qbench-queries-v1-n" + table.size() + "-c" + count + "-h" + h + "-s" + seed + ".bin");
+            Path file =
+                    dir.resolve("qbench-queries-v1-n" + table.size() + "-c" + count + "-h" + h + "-s" + seed + ".bin");
             if (Files.exists(file)) {
                 try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
                     int tried = in.readInt();
@@ -304,8 +334,13 @@ public final class QueryBenchmark {
                 dist[kept] = found.stream().mapToInt(a -> a[1]).toArray();
                 kept++;
             }
-            System.out.printf(Locale.ROOT, "queries: %,d of %,d fresh variants have a neighbour within %d (%.0f s)%n", count, tried, h,
-                (System.nanoTime() - t0) / 1e9);
+            System.out.printf(
+                    Locale.ROOT,
+                    "queries: %,d of %,d fresh variants have a neighbour within %d (%.0f s)%n",
+                    count,
+                    tried,
+                    h,
+                    (System.nanoTime() - t0) / 1e9);
             Path tmp = Files.createTempFile(dir, "qbench-queries", ".tmp");
             try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp)))) {
                 out.writeInt(tried);
@@ -326,8 +361,7 @@ public final class QueryBenchmark {
 
     // ---------------------------------------------------------------- HTTP
 
-    record Response(int status, String body, long nanos) {
-    }
+    record Response(int status, String body, long nanos) {}
 
     Response call(String method, String path, String body, Duration timeout) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path)).timeout(timeout);
@@ -346,8 +380,8 @@ public final class QueryBenchmark {
     Response ok(String method, String path, String body, Duration timeout) throws IOException, InterruptedException {
         Response r = call(method, path, body, timeout);
         if (r.status() / 100 != 2) {
-            throw new IllegalStateException(method + " " + path + " -> " + r.status() + ": " + abbreviate(r.body(), 2000)
-                + (body == null ? "" : "\nrequest: " + abbreviate(body, 2000)));
+            throw new IllegalStateException(method + " " + path + " -> " + r.status() + ": "
+                    + abbreviate(r.body(), 2000) + (body == null ? "" : "\nrequest: " + abbreviate(body, 2000)));
         }
         return r;
     }
@@ -368,15 +402,20 @@ public final class QueryBenchmark {
                 System.out.printf(Locale.ROOT, "%n== index %s: reused (%,d docs, 1 segment)%n", index, count);
                 return;
             }
-            System.out.printf(Locale.ROOT, "index %s exists with %,d docs in %d segments: rebuilding%n", index, count, segments);
+            System.out.printf(
+                    Locale.ROOT, "index %s exists with %,d docs in %d segments: rebuilding%n", index, count, segments);
         }
         if (exists.status() == 200) {
             ok("DELETE", "/" + index, null, Duration.ofMinutes(2));
         }
         String settings = "\"number_of_shards\": 1, \"number_of_replicas\": 0, \"refresh_interval\": \"-1\""
-            + (sorted ? ", \"index.sort.field\": \"" + FIELD + "\"" : "");
-        ok("PUT", "/" + index, "{\"settings\": {" + settings + "}, \"mappings\": {\"properties\": {\"fp\": {\"properties\": "
-            + "{\"simhash\": {\"type\": \"simhash\"}}}}}}", Duration.ofMinutes(2));
+                + (sorted ? ", \"index.sort.field\": \"" + FIELD + "\"" : "");
+        ok(
+                "PUT",
+                "/" + index,
+                "{\"settings\": {" + settings + "}, \"mappings\": {\"properties\": {\"fp\": {\"properties\": "
+                        + "{\"simhash\": {\"type\": \"simhash\"}}}}}}",
+                Duration.ofMinutes(2));
         ok("GET", "/_cluster/health/" + index + "?wait_for_status=green&timeout=60s", null, Duration.ofSeconds(90));
 
         int batch = 5_000;
@@ -388,25 +427,39 @@ public final class QueryBenchmark {
             int to = Math.min(n, from + batch);
             StringBuilder sb = new StringBuilder((to - from) * 180);
             for (int i = from; i < to; i++) {
-                sb.append("{\"index\":{\"_id\":\"").append(i).append("\"}}\n{\"fp\":{\"simhash\":{\"value\":\"")
-                    .append(String.format(Locale.ROOT, "%016x", table.fingerprints[i])).append("\",\"margins\":\"")
-                    .append(table.marginsB64(i)).append("\",\"scheme\":\"").append(scheme).append("\"}}}\n");
+                sb.append("{\"index\":{\"_id\":\"")
+                        .append(i)
+                        .append("\"}}\n{\"fp\":{\"simhash\":{\"value\":\"")
+                        .append(String.format(Locale.ROOT, "%016x", table.fingerprints[i]))
+                        .append("\",\"margins\":\"")
+                        .append(table.marginsB64(i))
+                        .append("\",\"scheme\":\"")
+                        .append(scheme)
+                        .append("\"}}}\n");
             }
             inFlight.acquire();
             HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/" + index + "/_bulk?pipeline=_none"))
-                .timeout(Duration.ofMinutes(5)).header("Content-Type", "application/x-ndjson")
-                .POST(HttpRequest.BodyPublishers.ofString(sb.toString(), StandardCharsets.UTF_8)).build();
+                    .timeout(Duration.ofMinutes(5))
+                    .header("Content-Type", "application/x-ndjson")
+                    .POST(HttpRequest.BodyPublishers.ofString(sb.toString(), StandardCharsets.UTF_8))
+                    .build();
             int batchFrom = from;
-            pending.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
-                inFlight.release();
-                if (e != null) {
-                    error.compareAndSet(null, "bulk from " + batchFrom + ": " + e);
-                } else if (r.statusCode() != 200 || r.body().startsWith("{\"took\":") && r.body().contains("\"errors\":true")) {
-                    error.compareAndSet(null, "bulk from " + batchFrom + " -> " + r.statusCode() + ": " + abbreviate(r.body(), 3000));
-                }
-            }));
+            pending.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                    .whenComplete((r, e) -> {
+                        inFlight.release();
+                        if (e != null) {
+                            error.compareAndSet(null, "bulk from " + batchFrom + ": " + e);
+                        } else if (r.statusCode() != 200
+                                || r.body().startsWith("{\"took\":") && r.body().contains("\"errors\":true")) {
+                            error.compareAndSet(
+                                    null,
+                                    "bulk from " + batchFrom + " -> " + r.statusCode() + ": "
+                                            + abbreviate(r.body(), 3000));
+                        }
+                    }));
             if ((to / batch) % 40 == 0) {
-                System.err.printf(Locale.ROOT, "  %s: sent %,d of %,d (%.0f s)%n", index, to, n, (System.nanoTime() - t0) / 1e9);
+                System.err.printf(
+                        Locale.ROOT, "  %s: sent %,d of %,d (%.0f s)%n", index, to, n, (System.nanoTime() - t0) / 1e9);
             }
         }
         CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).join();
@@ -421,8 +474,16 @@ public final class QueryBenchmark {
         double mergeSeconds = (System.nanoTime() - t1) / 1e9;
         long count = docCount(index);
         int segments = segments(index);
-        System.out.printf(Locale.ROOT, "%n== index %s: %,d docs bulk-indexed in %.0f s (%,.0f docs/s), force-merged in %.0f s; %,d docs, %d segment(s)%n",
-            index, n, indexSeconds, n / indexSeconds, mergeSeconds, count, segments);
+        System.out.printf(
+                Locale.ROOT,
+                "%n== index %s: %,d docs bulk-indexed in %.0f s (%,.0f docs/s), force-merged in %.0f s; %,d docs, %d segment(s)%n",
+                index,
+                n,
+                indexSeconds,
+                n / indexSeconds,
+                mergeSeconds,
+                count,
+                segments);
         if (count != n) {
             throw new IllegalStateException("index " + index + " holds " + count + " documents, expected " + n);
         }
@@ -443,13 +504,15 @@ public final class QueryBenchmark {
         return Long.parseLong(r.body().trim());
     }
 
-    private static final Pattern BREAKER = Pattern.compile("\"neardup\"\\s*:\\s*\\{[^}]*?\"estimated_size_in_bytes\"\\s*:\\s*(\\d+)");
+    private static final Pattern BREAKER =
+            Pattern.compile("\"neardup\"\\s*:\\s*\\{[^}]*?\"estimated_size_in_bytes\"\\s*:\\s*(\\d+)");
 
     long breakerBytes() throws Exception {
         Response r = ok("GET", "/_nodes/stats/breaker", null, Duration.ofSeconds(30));
         Matcher m = BREAKER.matcher(r.body());
         if (m.find() == false) {
-            throw new IllegalStateException("no [neardup] breaker in _nodes/stats/breaker: " + abbreviate(r.body(), 3000));
+            throw new IllegalStateException(
+                    "no [neardup] breaker in _nodes/stats/breaker: " + abbreviate(r.body(), 3000));
         }
         return Long.parseLong(m.group(1));
     }
@@ -466,29 +529,38 @@ public final class QueryBenchmark {
      */
     static String body(String method, long fp, String margins, int h, int baselineId, boolean profile) {
         String hex = String.format(Locale.ROOT, "%016x", fp);
-        String head = "{\"size\": 100, \"_source\": false, \"track_total_hits\": true, " + (profile ? "\"profile\": true, " : "")
-            + "\"query\": ";
+        String head = "{\"size\": 100, \"_source\": false, \"track_total_hits\": true, "
+                + (profile ? "\"profile\": true, " : "") + "\"query\": ";
         return switch (method) {
             case "ids_baseline" -> head + "{\"ids\": {\"values\": [\"" + baselineId + "\"]}}}";
-            case "psm_k64" -> head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
-                + "\", \"margins\": \"" + margins + "\"}, \"max_distance\": " + h + ", \"mode\": \"psm\", \"max_flips\": 64}}}";
-            case "psm_k23" -> head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
-                + "\", \"margins\": \"" + margins + "\"}, \"max_distance\": " + h + ", \"mode\": \"psm\", \"max_flips\": 23}}}";
-            case "exact" -> head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
-                + "\"}, \"max_distance\": " + h + ", \"mode\": \"exact\"}}}";
-            case "script_score" -> head + "{\"script_score\": {\"query\": {\"match_all\": {}}, \"script\": {\"source\": \"" + SCRIPT
-                + "\", \"params\": {\"q\": " + (fp ^ Long.MIN_VALUE) + ", \"h\": " + h + "}}, \"min_score\": 1}}}";
+            case "psm_k64" ->
+                head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
+                        + "\", \"margins\": \"" + margins + "\"}, \"max_distance\": " + h
+                        + ", \"mode\": \"psm\", \"max_flips\": 64}}}";
+            case "psm_k23" ->
+                head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
+                        + "\", \"margins\": \"" + margins + "\"}, \"max_distance\": " + h
+                        + ", \"mode\": \"psm\", \"max_flips\": 23}}}";
+            case "exact" ->
+                head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
+                        + "\"}, \"max_distance\": " + h + ", \"mode\": \"exact\"}}}";
+            case "script_score" ->
+                head + "{\"script_score\": {\"query\": {\"match_all\": {}}, \"script\": {\"source\": \"" + SCRIPT
+                        + "\", \"params\": {\"q\": " + (fp ^ Long.MIN_VALUE) + ", \"h\": " + h
+                        + "}}, \"min_score\": 1}}}";
             default -> throw new IllegalArgumentException(method);
         };
     }
 
     private static final Pattern TOOK = Pattern.compile("\"took\"\\s*:\\s*(\\d+)");
-    private static final Pattern TOTAL = Pattern.compile("\"total\"\\s*:\\s*\\{\\s*\"value\"\\s*:\\s*(\\d+)\\s*,\\s*\"relation\"\\s*:\\s*\"(\\w+)\"");
-    private static final Pattern HIT = Pattern.compile("\"_id\"\\s*:\\s*\"(\\d+)\"\\s*,\\s*\"_score\"\\s*:\\s*([0-9.Ee+-]+|null)");
-    private static final Pattern SHARDS_FAILED = Pattern.compile("\"_shards\"\\s*:\\s*\\{[^}]*\"failed\"\\s*:\\s*(\\d+)");
+    private static final Pattern TOTAL = Pattern.compile(
+            "\"total\"\\s*:\\s*\\{\\s*\"value\"\\s*:\\s*(\\d+)\\s*,\\s*\"relation\"\\s*:\\s*\"(\\w+)\"");
+    private static final Pattern HIT =
+            Pattern.compile("\"_id\"\\s*:\\s*\"(\\d+)\"\\s*,\\s*\"_score\"\\s*:\\s*([0-9.Ee+-]+|null)");
+    private static final Pattern SHARDS_FAILED =
+            Pattern.compile("\"_shards\"\\s*:\\s*\\{[^}]*\"failed\"\\s*:\\s*(\\d+)");
 
-    record Result(long clientNanos, int took, int total, String relation, int[] ids, float[] scores) {
-    }
+    record Result(long clientNanos, int took, int total, String relation, int[] ids, float[] scores) {}
 
     /** Per method: latencies, results by query index, errors. */
     static final class Stats {
@@ -498,19 +570,29 @@ public final class QueryBenchmark {
         final List<String> errors = new ArrayList<>();
     }
 
-    Result search(String index, String method, long fp, String margins, int h, Stats stats, int queryIndex) throws Exception {
+    Result search(String index, String method, long fp, String margins, int h, Stats stats, int queryIndex)
+            throws Exception {
         return search(index, method, fp, margins, h, stats, queryIndex, -1, false);
     }
 
     private String lastBody = "";
 
-    Result search(String index, String method, long fp, String margins, int h, Stats stats, int queryIndex, int baselineId, boolean profile)
-        throws Exception {
+    Result search(
+            String index,
+            String method,
+            long fp,
+            String margins,
+            int h,
+            Stats stats,
+            int queryIndex,
+            int baselineId,
+            boolean profile)
+            throws Exception {
         String body = body(method, fp, margins, h, baselineId, profile);
         Response r = call("POST", "/" + index + "/_search", body, Duration.ofMinutes(5));
         if (r.status() != 200) {
-            String e = method + " query " + queryIndex + " -> HTTP " + r.status() + ": " + abbreviate(r.body(), 1500) + "\n  request: POST /"
-                + index + "/_search " + body;
+            String e = method + " query " + queryIndex + " -> HTTP " + r.status() + ": " + abbreviate(r.body(), 1500)
+                    + "\n  request: POST /" + index + "/_search " + body;
             if (stats != null) {
                 stats.errors.add(e);
             }
@@ -521,7 +603,8 @@ public final class QueryBenchmark {
         }
         Matcher sf = SHARDS_FAILED.matcher(r.body());
         if (sf.find() && Integer.parseInt(sf.group(1)) != 0) {
-            String e = method + " query " + queryIndex + " -> shard failures: " + abbreviate(r.body(), 1500) + "\n  request: " + body;
+            String e = method + " query " + queryIndex + " -> shard failures: " + abbreviate(r.body(), 1500)
+                    + "\n  request: " + body;
             if (stats != null) {
                 stats.errors.add(e);
             }
@@ -546,7 +629,13 @@ public final class QueryBenchmark {
             scoreArray[i] = scores.get(i);
         }
         lastBody = r.body();
-        return new Result(r.nanos(), Integer.parseInt(took.group(1)), Integer.parseInt(total.group(1)), total.group(2), idArray, scoreArray);
+        return new Result(
+                r.nanos(),
+                Integer.parseInt(took.group(1)),
+                Integer.parseInt(total.group(1)),
+                total.group(2),
+                idArray,
+                scoreArray);
     }
 
     static int profileQueries = 100;
@@ -554,8 +643,9 @@ public final class QueryBenchmark {
     static long corpusSeed = 1;
 
     private static final Pattern PROFILE_QUERY = Pattern.compile(
-        "\"searches\"\\s*:\\s*\\[\\s*\\{\\s*\"query\"\\s*:\\s*\\[\\s*\\{\\s*\"type\"\\s*:\\s*\"[^\"]*\"\\s*,\\s*\"description\"\\s*:\\s*\"(?:[^\"\\\\]|\\\\.)*\"\\s*,\\s*\"time_in_nanos\"\\s*:\\s*(\\d+)");
-    private static final Pattern PROFILE_COLLECTOR = Pattern.compile("\"collector\"\\s*:\\s*\\[\\s*\\{[^}]*?\"time_in_nanos\"\\s*:\\s*(\\d+)");
+            "\"searches\"\\s*:\\s*\\[\\s*\\{\\s*\"query\"\\s*:\\s*\\[\\s*\\{\\s*\"type\"\\s*:\\s*\"[^\"]*\"\\s*,\\s*\"description\"\\s*:\\s*\"(?:[^\"\\\\]|\\\\.)*\"\\s*,\\s*\"time_in_nanos\"\\s*:\\s*(\\d+)");
+    private static final Pattern PROFILE_COLLECTOR =
+            Pattern.compile("\"collector\"\\s*:\\s*\\[\\s*\\{[^}]*?\"time_in_nanos\"\\s*:\\s*(\\d+)");
 
     /** Server-side query time from the search profiler (top-level query time_in_nanos, plus collector). */
     void profile(String index, Queries queries, int warmup, int count, int h) throws Exception {
@@ -575,7 +665,16 @@ public final class QueryBenchmark {
                 if (m.equals("script_score") && j % scriptEvery != 0) {
                     continue;
                 }
-                Result r = search(index, m, queries.fingerprints[qi], queries.margins[qi], h, null, qi, queries.truth[qi][0], true);
+                Result r = search(
+                        index,
+                        m,
+                        queries.fingerprints[qi],
+                        queries.margins[qi],
+                        h,
+                        null,
+                        qi,
+                        queries.truth[qi][0],
+                        true);
                 if (r == null) {
                     continue;
                 }
@@ -591,16 +690,28 @@ public final class QueryBenchmark {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "%nprofiled (\"profile\": true, %d queries; script_score on every %dth): server query time of the "
-            + "shard's top-level query, µs%n%n", count, scriptEvery);
+        System.out.printf(
+                Locale.ROOT,
+                "%nprofiled (\"profile\": true, %d queries; script_score on every %dth): server query time of the "
+                        + "shard's top-level query, µs%n%n",
+                count,
+                scriptEvery);
         System.out.println("| method | queries | median query µs | p99 query µs | median collector µs |");
         System.out.println("|---|---|---|---|---|");
         for (String m : METHODS) {
-            double[] q = queryUs.get(m).stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            double[] c = collectorUs.get(m).stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f |%n", m, q.length, median(q), p99(q), median(c));
+            double[] q = queryUs.get(m).stream()
+                    .mapToDouble(Double::doubleValue)
+                    .sorted()
+                    .toArray();
+            double[] c = collectorUs.get(m).stream()
+                    .mapToDouble(Double::doubleValue)
+                    .sorted()
+                    .toArray();
+            System.out.printf(
+                    Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f |%n", m, q.length, median(q), p99(q), median(c));
         }
-        System.out.println("(the profiler times every nextDoc/score call: for script_score's 1M calls that inflates its time; compare its `took` instead)");
+        System.out.println(
+                "(the profiler times every nextDoc/score call: for script_score's 1M calls that inflates its time; compare its `took` instead)");
     }
 
     /**
@@ -632,12 +743,14 @@ public final class QueryBenchmark {
             }
             checked++;
             for (String mode : new String[] {"exact", "psm"}) {
-                String body = "{\"size\": 100, \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": {\"field\": \""
-                    + FIELD + "\", \"like\": {\"_id\": \"" + i + "\"}, \"max_distance\": " + h + ", \"mode\": \"" + mode + "\"}}}";
+                String body =
+                        "{\"size\": 100, \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": {\"field\": \""
+                                + FIELD + "\", \"like\": {\"_id\": \"" + i + "\"}, \"max_distance\": " + h
+                                + ", \"mode\": \"" + mode + "\"}}}";
                 Response r = call("POST", "/" + index + "/_search", body, Duration.ofMinutes(1));
                 if (r.status() != 200) {
-                    System.out.println("ERROR like _id -> " + r.status() + ": " + abbreviate(r.body(), 1500) + "\n  request: POST /" + index
-                        + "/_search " + body);
+                    System.out.println("ERROR like _id -> " + r.status() + ": " + abbreviate(r.body(), 1500)
+                            + "\n  request: POST /" + index + "/_search " + body);
                     continue;
                 }
                 Set<Integer> got = new TreeSet<>();
@@ -647,8 +760,8 @@ public final class QueryBenchmark {
                 }
                 if (mode.equals("exact")) {
                     if (got.equals(want) == false && exactMismatch++ < 3) {
-                        System.out.println("MISMATCH like _id exact: got " + got + ", want " + want + "\n  request: POST /" + index + "/_search "
-                            + body);
+                        System.out.println("MISMATCH like _id exact: got " + got + ", want " + want
+                                + "\n  request: POST /" + index + "/_search " + body);
                     }
                 } else {
                     pairs += want.size();
@@ -662,19 +775,36 @@ public final class QueryBenchmark {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "like {_id} on %d indexed variants with their original within %d: exact mismatches %d; psm k=64 "
-            + "recall %d/%d, results not within %d or the document itself: %d%n", checked, h, exactMismatch, psmFound, pairs, h, psmExtra);
+        System.out.printf(
+                Locale.ROOT,
+                "like {_id} on %d indexed variants with their original within %d: exact mismatches %d; psm k=64 "
+                        + "recall %d/%d, results not within %d or the document itself: %d%n",
+                checked,
+                h,
+                exactMismatch,
+                psmFound,
+                pairs,
+                h,
+                psmExtra);
     }
 
-    void run(String index, Table table, Queries queries, int warmup, int q, int scriptQueries, int h, long breakerBefore) throws Exception {
+    void run(
+            String index, Table table, Queries queries, int warmup, int q, int scriptQueries, int h, long breakerBefore)
+            throws Exception {
         int scriptStride = Math.max(1, q / Math.max(1, scriptQueries));
         // Warm-up: the first near_duplicate query builds the segment's structure; time it alone.
         long t0 = System.nanoTime();
         Result first = search(index, "exact", queries.fingerprints[0], queries.margins[0], h, null, -1);
         double firstMs = (System.nanoTime() - t0) / 1e6;
         long breakerAfterFirst = breakerBytes();
-        System.out.printf(Locale.ROOT, "first near_duplicate query (builds the segment structure): %.1f ms client, took %s ms; "
-            + "neardup breaker %,d -> %,d bytes%n", firstMs, first == null ? "?" : String.valueOf(first.took()), breakerBefore, breakerAfterFirst);
+        System.out.printf(
+                Locale.ROOT,
+                "first near_duplicate query (builds the segment structure): %.1f ms client, took %s ms; "
+                        + "neardup breaker %,d -> %,d bytes%n",
+                firstMs,
+                first == null ? "?" : String.valueOf(first.took()),
+                breakerBefore,
+                breakerAfterFirst);
         long tw = System.nanoTime();
         for (int i = 0; i < warmup; i++) {
             for (String m : METHODS) {
@@ -684,8 +814,12 @@ public final class QueryBenchmark {
                 search(index, m, queries.fingerprints[i], queries.margins[i], h, null, -1, queries.truth[i][0], false);
             }
         }
-        System.out.printf(Locale.ROOT, "warm-up: %d queries (script_score on %d) in %.0f s%n", warmup, (warmup + 9) / 10,
-            (System.nanoTime() - tw) / 1e9);
+        System.out.printf(
+                Locale.ROOT,
+                "warm-up: %d queries (script_score on %d) in %.0f s%n",
+                warmup,
+                (warmup + 9) / 10,
+                (System.nanoTime() - tw) / 1e9);
 
         Map<String, Stats> stats = new LinkedHashMap<>();
         for (String m : METHODS) {
@@ -694,14 +828,16 @@ public final class QueryBenchmark {
         long tl = System.nanoTime();
         for (int j = 0; j < q; j++) {
             int qi = warmup + j;
-            boolean withScript = j % scriptStride == 0 && stats.get("script_score").results.size() < scriptQueries;
+            boolean withScript =
+                    j % scriptStride == 0 && stats.get("script_score").results.size() < scriptQueries;
             for (int r = 0; r < METHODS.length; r++) {
                 String m = METHODS[(j + r) % METHODS.length]; // rotate the order so no method always runs first
                 if (m.equals("script_score") && withScript == false) {
                     continue;
                 }
                 Stats s = stats.get(m);
-                Result res = search(index, m, queries.fingerprints[qi], queries.margins[qi], h, s, qi, queries.truth[qi][0], false);
+                Result res = search(
+                        index, m, queries.fingerprints[qi], queries.margins[qi], h, s, qi, queries.truth[qi][0], false);
                 if (res != null) {
                     s.client.add(res.clientNanos());
                     s.took.add(res.took());
@@ -709,7 +845,13 @@ public final class QueryBenchmark {
                 }
             }
             if ((j + 1) % 100 == 0) {
-                System.err.printf(Locale.ROOT, "  %s: %d of %d queries (%.0f s)%n", index, j + 1, q, (System.nanoTime() - tl) / 1e9);
+                System.err.printf(
+                        Locale.ROOT,
+                        "  %s: %d of %d queries (%.0f s)%n",
+                        index,
+                        j + 1,
+                        q,
+                        (System.nanoTime() - tl) / 1e9);
             }
         }
         long breaker = breakerBytes();
@@ -717,31 +859,54 @@ public final class QueryBenchmark {
         idCheck(index, table, idQueries, h, corpusSeed);
         int n = table.size();
 
-        System.out.printf(Locale.ROOT, "%n### index `%s` (n = %,d, 1 shard, 1 segment, h = %d, size 100)%n%n", index, n, h);
-        System.out.println("| method | queries | median ms (client) | p99 ms (client) | mean ms (client) | median took ms | p99 took ms | "
-            + "median total hits | errors |");
+        System.out.printf(
+                Locale.ROOT, "%n### index `%s` (n = %,d, 1 shard, 1 segment, h = %d, size 100)%n%n", index, n, h);
+        System.out.println(
+                "| method | queries | median ms (client) | p99 ms (client) | mean ms (client) | median took ms | p99 took ms | "
+                        + "median total hits | errors |");
         System.out.println("|---|---|---|---|---|---|---|---|---|");
         Map<String, Double> medians = new HashMap<>();
         Map<String, Double> tookMedians = new HashMap<>();
         for (String m : METHODS) {
             Stats s = stats.get(m);
             double[] c = s.client.stream().mapToDouble(v -> v / 1e6).sorted().toArray();
-            double[] t = s.took.stream().mapToDouble(Integer::doubleValue).sorted().toArray();
-            double[] totals = s.results.values().stream().mapToDouble(Result::total).sorted().toArray();
+            double[] t =
+                    s.took.stream().mapToDouble(Integer::doubleValue).sorted().toArray();
+            double[] totals = s.results.values().stream()
+                    .mapToDouble(Result::total)
+                    .sorted()
+                    .toArray();
             medians.put(m, median(c));
             tookMedians.put(m, median(t));
             if (c.length == 0) {
                 continue;
             }
-            System.out.printf(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %d |%n", m, c.length, median(c), p99(c),
-                Arrays.stream(c).average().orElse(Double.NaN), median(t), p99(t), median(totals), s.errors.size());
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %d |%n",
+                    m,
+                    c.length,
+                    median(c),
+                    p99(c),
+                    Arrays.stream(c).average().orElse(Double.NaN),
+                    median(t),
+                    p99(t),
+                    median(totals),
+                    s.errors.size());
         }
-        System.out.printf(Locale.ROOT, "%nratios of client medians: script_score / psm_k64 = %.1f, script_score / psm_k23 = %.1f, "
-            + "exact / psm_k64 = %.2f, exact / psm_k23 = %.2f%n", medians.get("script_score") / medians.get("psm_k64"),
-            medians.get("script_score") / medians.get("psm_k23"), medians.get("exact") / medians.get("psm_k64"),
-            medians.get("exact") / medians.get("psm_k23"));
-        System.out.printf(Locale.ROOT, "ratios of server took medians: script_score / psm_k64 = %s, exact / psm_k64 = %s%n",
-            ratio(tookMedians.get("script_score"), tookMedians.get("psm_k64")), ratio(tookMedians.get("exact"), tookMedians.get("psm_k64")));
+        System.out.printf(
+                Locale.ROOT,
+                "%nratios of client medians: script_score / psm_k64 = %.1f, script_score / psm_k23 = %.1f, "
+                        + "exact / psm_k64 = %.2f, exact / psm_k23 = %.2f%n",
+                medians.get("script_score") / medians.get("psm_k64"),
+                medians.get("script_score") / medians.get("psm_k23"),
+                medians.get("exact") / medians.get("psm_k64"),
+                medians.get("exact") / medians.get("psm_k23"));
+        System.out.printf(
+                Locale.ROOT,
+                "ratios of server took medians: script_score / psm_k64 = %s, exact / psm_k64 = %s%n",
+                ratio(tookMedians.get("script_score"), tookMedians.get("psm_k64")),
+                ratio(tookMedians.get("exact"), tookMedians.get("psm_k64")));
 
         Map<String, Double> minusFloor = new LinkedHashMap<>();
         for (String m : new String[] {"psm_k64", "psm_k23", "exact", "script_score"}) {
@@ -752,7 +917,12 @@ public final class QueryBenchmark {
                     diffs.add((e.getValue().clientNanos() - base.clientNanos()) / 1e6);
                 }
             }
-            minusFloor.put(m, median(diffs.stream().mapToDouble(Double::doubleValue).sorted().toArray()));
+            minusFloor.put(
+                    m,
+                    median(diffs.stream()
+                            .mapToDouble(Double::doubleValue)
+                            .sorted()
+                            .toArray()));
         }
         System.out.printf(Locale.ROOT, "median per-query (method - ids_baseline) client ms: %s%n", minusFloor);
 
@@ -774,9 +944,10 @@ public final class QueryBenchmark {
             }
             if (got.equals(want) == false || e.getValue().total() != want.size()) {
                 if (exactVsTruthMismatch++ < 5) {
-                    System.out.println("MISMATCH exact vs brute force, query " + e.getKey() + ": got " + got + " (total "
-                        + e.getValue().total() + "), want " + want + "\n  request: " + body("exact", queries.fingerprints[e.getKey()],
-                        queries.margins[e.getKey()], h));
+                    System.out.println(
+                            "MISMATCH exact vs brute force, query " + e.getKey() + ": got " + got + " (total "
+                                    + e.getValue().total() + "), want " + want + "\n  request: "
+                                    + body("exact", queries.fingerprints[e.getKey()], queries.margins[e.getKey()], h));
                 }
             }
             badScores += checkScores(e.getValue(), queries.fingerprints[e.getKey()], table, 1f / 64f, false);
@@ -792,15 +963,24 @@ public final class QueryBenchmark {
             compared++;
             if (ids(e.getValue()).equals(ids(ex)) == false || e.getValue().total() != ex.total()) {
                 if (scriptVsExact++ < 5) {
-                    System.out.println("MISMATCH script_score vs exact, query " + e.getKey() + ": script " + ids(e.getValue()) + " (total "
-                        + e.getValue().total() + "), exact " + ids(ex) + " (total " + ex.total() + ")");
+                    System.out.println("MISMATCH script_score vs exact, query " + e.getKey() + ": script "
+                            + ids(e.getValue()) + " (total " + e.getValue().total() + "), exact " + ids(ex) + " (total "
+                            + ex.total() + ")");
                 }
             }
             scriptBadScores += checkScores(e.getValue(), queries.fingerprints[e.getKey()], table, 1f, true);
         }
-        System.out.printf(Locale.ROOT, "%nexact vs in-process brute force: %d mismatches of %d queries (%d with > 100 hits); "
-            + "script_score vs exact: %d mismatches of %d queries compared; hits with a wrong score: exact %d, script_score %d%n",
-            exactVsTruthMismatch, exact.results.size(), truncated, scriptVsExact, compared, badScores, scriptBadScores);
+        System.out.printf(
+                Locale.ROOT,
+                "%nexact vs in-process brute force: %d mismatches of %d queries (%d with > 100 hits); "
+                        + "script_score vs exact: %d mismatches of %d queries compared; hits with a wrong score: exact %d, script_score %d%n",
+                exactVsTruthMismatch,
+                exact.results.size(),
+                truncated,
+                scriptVsExact,
+                compared,
+                badScores,
+                scriptBadScores);
 
         for (String m : new String[] {"psm_k64", "psm_k23"}) {
             int pairs = 0;
@@ -846,13 +1026,31 @@ public final class QueryBenchmark {
             }
             StringBuilder byD = new StringBuilder();
             for (int d = 0; d <= h; d++) {
-                byD.append(d == 0 ? "" : ", ").append("d=").append(d).append(": ")
-                    .append(String.format(Locale.ROOT, "%.3f (%d/%d)", byDistance[d] == 0 ? Double.NaN : foundByDistance[d] / (double) byDistance[d],
-                        foundByDistance[d], byDistance[d]));
+                byD.append(d == 0 ? "" : ", ")
+                        .append("d=")
+                        .append(d)
+                        .append(": ")
+                        .append(String.format(
+                                Locale.ROOT,
+                                "%.3f (%d/%d)",
+                                byDistance[d] == 0 ? Double.NaN : foundByDistance[d] / (double) byDistance[d],
+                                foundByDistance[d],
+                                byDistance[d]));
             }
-            System.out.printf(Locale.ROOT, "recall %s vs exact: pairs %.4f (%d/%d), queries with >= 1 found %.4f (%d/%d); by distance %s; "
-                + "results not in exact: %d; hits with a wrong score: %d%n", m, found / (double) pairs, found, pairs,
-                queriesFound / (double) queriesWith, queriesFound, queriesWith, byD, falsePositives, psmBadScores);
+            System.out.printf(
+                    Locale.ROOT,
+                    "recall %s vs exact: pairs %.4f (%d/%d), queries with >= 1 found %.4f (%d/%d); by distance %s; "
+                            + "results not in exact: %d; hits with a wrong score: %d%n",
+                    m,
+                    found / (double) pairs,
+                    found,
+                    pairs,
+                    queriesFound / (double) queriesWith,
+                    queriesFound,
+                    queriesWith,
+                    byD,
+                    falsePositives,
+                    psmBadScores);
         }
 
         for (String m : METHODS) {
@@ -862,9 +1060,16 @@ public final class QueryBenchmark {
         }
 
         long indexBytes = breaker - breakerBefore;
-        System.out.printf(Locale.ROOT, "%nmemory: neardup breaker %,d bytes (before this index: %,d) -> %,d bytes for this index = %.2f bytes/doc; "
-            + "store size (primary) %,d bytes = %.1f bytes/doc%n", breaker, breakerBefore, indexBytes, indexBytes / (double) n, store,
-            store / (double) n);
+        System.out.printf(
+                Locale.ROOT,
+                "%nmemory: neardup breaker %,d bytes (before this index: %,d) -> %,d bytes for this index = %.2f bytes/doc; "
+                        + "store size (primary) %,d bytes = %.1f bytes/doc%n",
+                breaker,
+                breakerBefore,
+                indexBytes,
+                indexBytes / (double) n,
+                store,
+                store / (double) n);
     }
 
     /** Checks each hit's score: near_duplicate scores 1 - d/64, the script 64 - d. Returns the number of wrong ones. */
@@ -875,7 +1080,8 @@ public final class QueryBenchmark {
             float want = script ? 64f - d : 1f - d / 64f;
             if (Math.abs(r.scores()[i] - want) > 1e-4f * Math.max(1f, Math.abs(want))) {
                 if (bad++ == 0) {
-                    System.out.println("WRONG SCORE: doc " + r.ids()[i] + " at distance " + d + " scored " + r.scores()[i] + ", want " + want);
+                    System.out.println("WRONG SCORE: doc " + r.ids()[i] + " at distance " + d + " scored "
+                            + r.scores()[i] + ", want " + want);
                 }
             }
         }

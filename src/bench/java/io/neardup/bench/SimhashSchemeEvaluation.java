@@ -1,11 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.FeatureWeighting;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.IdfTable;
-import org.apache.lucene.analysis.Analyzer;
-
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
+import org.apache.lucene.analysis.Analyzer;
 
 /**
  * Measures which simhash feature scheme should be the default: for simhash_shingle_size 1/2/3 x
@@ -82,12 +85,15 @@ public final class SimhashSchemeEvaluation {
 
     /** Lower bounds of the Jaccard buckets of near pairs; the last is exactly 1.0. */
     private static final double[] BUCKET_FLOORS = {0.5, 0.7, 0.8, 0.9, 0.95, 1.0};
-    private static final String[] BUCKET_NAMES = {"[0.5,0.7)", "[0.7,0.8)", "[0.8,0.9)", "[0.9,0.95)", "[0.95,1.0)", "1.0"};
+
+    private static final String[] BUCKET_NAMES = {
+        "[0.5,0.7)", "[0.7,0.8)", "[0.8,0.9)", "[0.9,0.95)", "[0.95,1.0)", "1.0"
+    };
     private static final int BUCKETS = BUCKET_FLOORS.length;
     /** The buckets from here on hold the pairs of Jaccard >= 0.9. */
     private static final int FIRST_HIGH_BUCKET = 3;
-    private static final int EXACT_BUCKET = BUCKETS - 1;
 
+    private static final int EXACT_BUCKET = BUCKETS - 1;
 
     /** One candidate scheme: the three parameters under test. */
     private record Candidate(int shingleSize, FeatureWeighting weighting, boolean idf) {
@@ -97,15 +103,24 @@ public final class SimhashSchemeEvaluation {
 
         FingerprintScheme scheme(IdfTable table) {
             FingerprintScheme d = FingerprintScheme.defaults("standard");
-            return new FingerprintScheme(d.version(), d.analyzer(), shingleSize, weighting,
-                idf ? table.identity() : FingerprintScheme.NO_IDF, d.minhashShingleSize(), d.numHashes(),
-                d.minhashMethod(), d.seed());
+            return new FingerprintScheme(
+                    d.version(),
+                    d.analyzer(),
+                    shingleSize,
+                    weighting,
+                    idf ? table.identity() : FingerprintScheme.NO_IDF,
+                    d.minhashShingleSize(),
+                    d.numHashes(),
+                    d.minhashMethod(),
+                    d.seed());
         }
 
         boolean isCurrentDefault() {
             FingerprintScheme d = FingerprintScheme.defaults("standard");
-            return !idf && d.idf().equals(FingerprintScheme.NO_IDF) && shingleSize == d.simhashShingleSize()
-                && weighting == d.weighting();
+            return !idf
+                    && d.idf().equals(FingerprintScheme.NO_IDF)
+                    && shingleSize == d.simhashShingleSize()
+                    && weighting == d.weighting();
         }
     }
 
@@ -185,10 +200,22 @@ public final class SimhashSchemeEvaluation {
     }
 
     /** What one corpus contributed: its size, its pairs and one tally per candidate. */
-    private record CorpusResult(String name, Path path, int docsRead, int docsUsed, long tokens, long distinctShingles,
-                                long nearPairsFound, int nearPairsScored, long[] nearPairsByBucket, int randomPairs,
-                                long randomUnrelated, long randomNear, double joinSeconds, double fingerprintSeconds,
-                                Tally[] tallies) {
+    private record CorpusResult(
+            String name,
+            Path path,
+            int docsRead,
+            int docsUsed,
+            long tokens,
+            long distinctShingles,
+            long nearPairsFound,
+            int nearPairsScored,
+            long[] nearPairsByBucket,
+            int randomPairs,
+            long randomUnrelated,
+            long randomNear,
+            double joinSeconds,
+            double fingerprintSeconds,
+            Tally[] tallies) {
         long highPairs() {
             long n = 0;
             for (int b = FIRST_HIGH_BUCKET; b < BUCKETS; b++) {
@@ -233,7 +260,8 @@ public final class SimhashSchemeEvaluation {
         }
         long t0 = System.nanoTime();
 
-        IdfTable idfTable = loadIdfTable(idfPath, FingerprintScheme.defaults("standard").seed());
+        IdfTable idfTable =
+                loadIdfTable(idfPath, FingerprintScheme.defaults("standard").seed());
         List<Candidate> candidates = new ArrayList<>();
         for (boolean idf : new boolean[] {false, true}) {
             for (int shingleSize = 1; shingleSize <= 3; shingleSize++) {
@@ -254,10 +282,13 @@ public final class SimhashSchemeEvaluation {
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
 
-        try (PrintStream report = out == null ? System.out
-            : new PrintStream(Files.newOutputStream(out), false, StandardCharsets.UTF_8)) {
-            writeReport(report, candidates, results,
-                new RunInfo(idfPath, idfTable, idfBuiltFrom, randomPairs, maxNearPairs, seed, threads, seconds));
+        try (PrintStream report =
+                out == null ? System.out : new PrintStream(Files.newOutputStream(out), false, StandardCharsets.UTF_8)) {
+            writeReport(
+                    report,
+                    candidates,
+                    results,
+                    new RunInfo(idfPath, idfTable, idfBuiltFrom, randomPairs, maxNearPairs, seed, threads, seconds));
         }
         System.err.printf(Locale.ROOT, "done in %.1f s%n", seconds);
     }
@@ -265,8 +296,8 @@ public final class SimhashSchemeEvaluation {
     private static void usage(String problem) {
         System.err.println(problem);
         System.err.println("usage: SimhashSchemeEvaluation [--out report.md] [--idf-table config/english-idf.tsv] "
-            + "[--idf-built-from wordnet,fortunes,manpages] [--random-pairs 200000] [--max-near-pairs 2000000] "
-            + "[--seed 42] [--threads 2] <corpus.jsonl.gz>...");
+                + "[--idf-built-from wordnet,fortunes,manpages] [--random-pairs 200000] [--max-near-pairs 2000000] "
+                + "[--seed 42] [--threads 2] <corpus.jsonl.gz>...");
         System.exit(2);
     }
 
@@ -280,8 +311,15 @@ public final class SimhashSchemeEvaluation {
         }
     }
 
-    private static CorpusResult evaluate(Path path, List<Candidate> candidates, IdfTable idfTable, int randomPairCount,
-                                         int maxNearPairs, long seed, ExecutorService pool) throws Exception {
+    private static CorpusResult evaluate(
+            Path path,
+            List<Candidate> candidates,
+            IdfTable idfTable,
+            int randomPairCount,
+            int maxNearPairs,
+            long seed,
+            ExecutorService pool)
+            throws Exception {
         String name = corpusName(path);
         long t0 = System.nanoTime();
         List<Corpus.Doc> docs = Corpus.read(path, Integer.MAX_VALUE);
@@ -305,8 +343,14 @@ public final class SimhashSchemeEvaluation {
             shingleSets[i] = Corpus.truthShingles(tokens[i], TRUTH_SHINGLE_SIZE);
             shingleCount += shingleSets[i].length;
         }
-        System.err.printf(Locale.ROOT, "%s: %d docs (%d with tokens), %d tokens, read in %.1f s%n", name, docsRead, n,
-            tokenCount, (System.nanoTime() - t0) / 1e9);
+        System.err.printf(
+                Locale.ROOT,
+                "%s: %d docs (%d with tokens), %d tokens, read in %.1f s%n",
+                name,
+                docsRead,
+                n,
+                tokenCount,
+                (System.nanoTime() - t0) / 1e9);
 
         long tJoin = System.nanoTime();
         PairSample near = new PairSample(maxNearPairs, seed);
@@ -316,8 +360,14 @@ public final class SimhashSchemeEvaluation {
             nearByBucket[near.label[p]]++;
         }
         double joinSeconds = (System.nanoTime() - tJoin) / 1e9;
-        System.err.printf(Locale.ROOT, "%s: %d pairs with Jaccard >= %.1f (%d scored), join in %.1f s%n", name,
-            near.offered, NEAR_THRESHOLD, near.size, joinSeconds);
+        System.err.printf(
+                Locale.ROOT,
+                "%s: %d pairs with Jaccard >= %.1f (%d scored), join in %.1f s%n",
+                name,
+                near.offered,
+                NEAR_THRESHOLD,
+                near.size,
+                joinSeconds);
 
         // Random pairs; label 1 = unrelated (Jaccard < 0.3), 2 = near (>= 0.5), 0 = in between.
         PairSample random = new PairSample(randomPairCount, seed);
@@ -346,10 +396,28 @@ public final class SimhashSchemeEvaluation {
             tallies[c] = futures.get(c).get();
         }
         double fingerprintSeconds = (System.nanoTime() - tFp) / 1e9;
-        System.err.printf(Locale.ROOT, "%s: %d schemes fingerprinted and scored in %.1f s%n", name, tallies.length,
-            fingerprintSeconds);
-        return new CorpusResult(name, path, docsRead, n, tokenCount, distinctShingles, near.offered, near.size,
-            nearByBucket, random.size, randomUnrelated, randomNear, joinSeconds, fingerprintSeconds, tallies);
+        System.err.printf(
+                Locale.ROOT,
+                "%s: %d schemes fingerprinted and scored in %.1f s%n",
+                name,
+                tallies.length,
+                fingerprintSeconds);
+        return new CorpusResult(
+                name,
+                path,
+                docsRead,
+                n,
+                tokenCount,
+                distinctShingles,
+                near.offered,
+                near.size,
+                nearByBucket,
+                random.size,
+                randomUnrelated,
+                randomNear,
+                joinSeconds,
+                fingerprintSeconds,
+                tallies);
     }
 
     private static String corpusName(Path path) {
@@ -445,7 +513,7 @@ public final class SimhashSchemeEvaluation {
             postingEnd[r + 1] += postingEnd[r];
         }
         int[] postings = new int[postingEnd[distinct]];
-        int[] postingFill = Arrays.copyOf(postingEnd, distinct);     // next free slot per shingle
+        int[] postingFill = Arrays.copyOf(postingEnd, distinct); // next free slot per shingle
         int[] postingFirstLive = Arrays.copyOf(postingEnd, distinct); // entries before it fail the length filter
         int[] lastProbedBy = new int[n];
         Arrays.fill(lastProbedBy, -1);
@@ -503,8 +571,8 @@ public final class SimhashSchemeEvaluation {
     }
 
     /** Fingerprints every document with the candidate's scheme and counts Hamming distances over both pair sets. */
-    private static Tally tally(Candidate candidate, IdfTable idfTable, Corpus.Tokens[] tokens, PairSample near,
-                               PairSample random) {
+    private static Tally tally(
+            Candidate candidate, IdfTable idfTable, Corpus.Tokens[] tokens, PairSample near, PairSample random) {
         Fingerprinter fingerprinter = new Fingerprinter(candidate.scheme(idfTable), candidate.idf() ? idfTable : null);
         long[] simhash = new long[tokens.length];
         for (int i = 0; i < tokens.length; i++) {
@@ -539,20 +607,34 @@ public final class SimhashSchemeEvaluation {
     // ---------------------------------------------------------------- report
 
     /** What the report needs to know about the IDF table and the run's settings. */
-    private record RunInfo(Path idfPath, IdfTable idfTable, List<String> idfBuiltFrom, int randomPairs,
-                           int maxNearPairs, long seed, int threads, double seconds) {}
+    private record RunInfo(
+            Path idfPath,
+            IdfTable idfTable,
+            List<String> idfBuiltFrom,
+            int randomPairs,
+            int maxNearPairs,
+            long seed,
+            int threads,
+            double seconds) {}
 
     /**
      * The objective per candidate, over {@code objectiveCorpora}; {@code order} lists candidates
      * feasible first, then by falling objective.
      */
-    private record Ranking(List<CorpusResult> objectiveCorpora, double[] objective, double[] objectiveExclExact,
-                           boolean[] feasible, int[] order) {
+    private record Ranking(
+            List<CorpusResult> objectiveCorpora,
+            double[] objective,
+            double[] objectiveExclExact,
+            boolean[] feasible,
+            int[] order) {
         static Ranking of(List<Candidate> candidates, List<CorpusResult> results) {
-            List<CorpusResult> enough = results.stream().filter(r -> r.highPairs() >= MIN_HIGH_PAIRS).toList();
+            List<CorpusResult> enough = results.stream()
+                    .filter(r -> r.highPairs() >= MIN_HIGH_PAIRS)
+                    .toList();
             // With no corpus large enough, a thin average still beats none.
             List<CorpusResult> objectiveCorpora = enough.isEmpty()
-                ? results.stream().filter(r -> r.highPairs() > 0).toList() : enough;
+                    ? results.stream().filter(r -> r.highPairs() > 0).toList()
+                    : enough;
             int k = candidates.size();
             double[] objective = new double[k];
             double[] exclExact = new double[k];
@@ -561,12 +643,18 @@ public final class SimhashSchemeEvaluation {
                 final int candidate = c;
                 objective[c] = meanHighCloseShare(objectiveCorpora, c);
                 exclExact[c] = objectiveCorpora.stream()
-                    .mapToDouble(r -> r.tallies()[candidate].highCloseShare(false)).average().orElse(Double.NaN);
-                feasible[c] = results.stream().allMatch(r -> r.tallies()[candidate].falseCloseness() < MAX_FALSE_CLOSENESS);
+                        .mapToDouble(r -> r.tallies()[candidate].highCloseShare(false))
+                        .average()
+                        .orElse(Double.NaN);
+                feasible[c] =
+                        results.stream().allMatch(r -> r.tallies()[candidate].falseCloseness() < MAX_FALSE_CLOSENESS);
             }
-            int[] order = IntStream.range(0, k).boxed()
-                .sorted(Comparator.<Integer, Boolean>comparing(c -> !feasible[c]).thenComparing(c -> -objective[c]))
-                .mapToInt(Integer::intValue).toArray();
+            int[] order = IntStream.range(0, k)
+                    .boxed()
+                    .sorted(Comparator.<Integer, Boolean>comparing(c -> !feasible[c])
+                            .thenComparing(c -> -objective[c]))
+                    .mapToInt(Integer::intValue)
+                    .toArray();
             return new Ranking(objectiveCorpora, objective, exclExact, feasible, order);
         }
 
@@ -582,9 +670,12 @@ public final class SimhashSchemeEvaluation {
         }
     }
 
-    private static void writeReport(PrintStream out, List<Candidate> candidates, List<CorpusResult> results, RunInfo run) {
-        List<String> idfSeen = results.stream().map(CorpusResult::name)
-            .filter(name -> run.idfBuiltFrom().stream().anyMatch(name::startsWith)).toList();
+    private static void writeReport(
+            PrintStream out, List<Candidate> candidates, List<CorpusResult> results, RunInfo run) {
+        List<String> idfSeen = results.stream()
+                .map(CorpusResult::name)
+                .filter(name -> run.idfBuiltFrom().stream().anyMatch(name::startsWith))
+                .toList();
         Ranking ranking = Ranking.of(candidates, results);
         writeIntroduction(out, results, run, idfSeen);
         writeCorpora(out, results, idfSeen);
@@ -596,70 +687,106 @@ public final class SimhashSchemeEvaluation {
         out.printf(Locale.ROOT, "Total run time %.1f s (%d threads).%n", run.seconds(), run.threads());
     }
 
-    private static void writeIntroduction(PrintStream out, List<CorpusResult> results, RunInfo run, List<String> idfSeen) {
-        List<String> idfHeldOut = results.stream().map(CorpusResult::name).filter(name -> !idfSeen.contains(name)).toList();
+    private static void writeIntroduction(
+            PrintStream out, List<CorpusResult> results, RunInfo run, List<String> idfSeen) {
+        List<String> idfHeldOut = results.stream()
+                .map(CorpusResult::name)
+                .filter(name -> !idfSeen.contains(name))
+                .toList();
         out.println("# Simhash feature scheme evaluation");
         out.println();
-        out.println("Candidates: simhash_shingle_size 1/2/3 x weighting binary/tf/log_tf x IDF none / `+idf`; everything "
-            + "else as `FingerprintScheme.defaults(\"standard\")` (3-word MinHash shingles, 128 one_permutation values, "
-            + "seed 0). Simhash by the plugin's `Fingerprinter` over Lucene `StandardAnalyzer` tokens (no stop words). "
-            + "**Current default: s2 tf (no IDF)**, marked ◀ below.");
+        out.println(
+                "Candidates: simhash_shingle_size 1/2/3 x weighting binary/tf/log_tf x IDF none / `+idf`; everything "
+                        + "else as `FingerprintScheme.defaults(\"standard\")` (3-word MinHash shingles, 128 one_permutation values, "
+                        + "seed 0). Simhash by the plugin's `Fingerprinter` over Lucene `StandardAnalyzer` tokens (no stop words). "
+                        + "**Current default: s2 tf (no IDF)**, marked ◀ below.");
         out.println();
-        out.printf(Locale.ROOT, "`+idf` = `%s`, loaded with `IdfTable.load(\"%s\", 0, ...)` as the ingest factory does "
-                + "(identity `%s`; %,d docs, %,d terms). It was counted on %s, so **its rows are not held-out for %s** "
-                + "(optimistic there) and **held-out for %s**.%n%n",
-            run.idfPath(), run.idfTable().name(), run.idfTable().identity(), run.idfTable().docCount(),
-            run.idfTable().size(), String.join(" + ", run.idfBuiltFrom()),
-            idfSeen.isEmpty() ? "(none of these corpora)" : String.join(", ", idfSeen),
-            idfHeldOut.isEmpty() ? "none" : String.join(", ", idfHeldOut));
+        out.printf(
+                Locale.ROOT,
+                "`+idf` = `%s`, loaded with `IdfTable.load(\"%s\", 0, ...)` as the ingest factory does "
+                        + "(identity `%s`; %,d docs, %,d terms). It was counted on %s, so **its rows are not held-out for %s** "
+                        + "(optimistic there) and **held-out for %s**.%n%n",
+                run.idfPath(),
+                run.idfTable().name(),
+                run.idfTable().identity(),
+                run.idfTable().docCount(),
+                run.idfTable().size(),
+                String.join(" + ", run.idfBuiltFrom()),
+                idfSeen.isEmpty() ? "(none of these corpora)" : String.join(", ", idfSeen),
+                idfHeldOut.isEmpty() ? "none" : String.join(", ", idfHeldOut));
         out.println("Truth: exact Jaccard of each document's set of word 3-shingles (same tokens; shingles hashed "
-            + "independently of the plugin, FNV-1a 64 over the words joined by a space; a 1–2 word text has one "
-            + "shingle of all its words; texts without tokens are left out).");
-        out.printf(Locale.ROOT, "Pairs per corpus: **every** pair with Jaccard >= 0.5, found exactly by prefix filtering "
-                + "(no shingle skipped; capped by a uniform sample of %,d, seed %d, if there are more), plus %,d random "
-                + "pairs of distinct documents (seed %d); *unrelated* = random pairs with Jaccard < 0.3.%n%n",
-            run.maxNearPairs(), run.seed(), run.randomPairs(), run.seed());
+                + "independently of the plugin, FNV-1a 64 over the words joined by a space; a 1–2 word text has one "
+                + "shingle of all its words; texts without tokens are left out).");
+        out.printf(
+                Locale.ROOT,
+                "Pairs per corpus: **every** pair with Jaccard >= 0.5, found exactly by prefix filtering "
+                        + "(no shingle skipped; capped by a uniform sample of %,d, seed %d, if there are more), plus %,d random "
+                        + "pairs of distinct documents (seed %d); *unrelated* = random pairs with Jaccard < 0.3.%n%n",
+                run.maxNearPairs(),
+                run.seed(),
+                run.randomPairs(),
+                run.seed());
     }
 
     private static void writeCorpora(PrintStream out, List<CorpusResult> results, List<String> idfSeen) {
         out.println("## Corpora");
         out.println();
         out.println("| corpus | docs (with tokens) | tokens | distinct 3-shingles | pairs J >= 0.5 found | scored "
-            + "| [0.5,0.7) | [0.7,0.8) | [0.8,0.9) | [0.9,0.95) | [0.95,1.0) | 1.0 | random pairs: unrelated / J >= 0.5 "
-            + "| +idf held-out? |");
+                + "| [0.5,0.7) | [0.7,0.8) | [0.8,0.9) | [0.9,0.95) | [0.95,1.0) | 1.0 | random pairs: unrelated / J >= 0.5 "
+                + "| +idf held-out? |");
         out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (CorpusResult r : results) {
             StringBuilder buckets = new StringBuilder();
             for (int b = 0; b < BUCKETS; b++) {
                 buckets.append(String.format(Locale.ROOT, " %,d |", r.nearPairsByBucket()[b]));
             }
-            out.printf(Locale.ROOT, "| %s | %,d (%,d) | %,d | %,d | %,d | %s |%s %,d / %,d | %s |%n", r.name(), r.docsRead(),
-                r.docsUsed(), r.tokens(), r.distinctShingles(), r.nearPairsFound(),
-                r.nearPairsFound() > r.nearPairsScored()
-                    ? String.format(Locale.ROOT, "%,d (uniform sample)", r.nearPairsScored()) : "all",
-                buckets, r.randomUnrelated(), r.randomNear(), idfSeen.contains(r.name()) ? "no" : "yes");
+            out.printf(
+                    Locale.ROOT,
+                    "| %s | %,d (%,d) | %,d | %,d | %,d | %s |%s %,d / %,d | %s |%n",
+                    r.name(),
+                    r.docsRead(),
+                    r.docsUsed(),
+                    r.tokens(),
+                    r.distinctShingles(),
+                    r.nearPairsFound(),
+                    r.nearPairsFound() > r.nearPairsScored()
+                            ? String.format(Locale.ROOT, "%,d (uniform sample)", r.nearPairsScored())
+                            : "all",
+                    buckets,
+                    r.randomUnrelated(),
+                    r.randomNear(),
+                    idfSeen.contains(r.name()) ? "no" : "yes");
         }
         out.println();
     }
 
-    private static void writeRanking(PrintStream out, List<Candidate> candidates, List<CorpusResult> results,
-                                     Ranking ranking) {
-        List<String> left = results.stream().filter(r -> !ranking.objectiveCorpora().contains(r))
-            .map(r -> String.format(Locale.ROOT, "%s (%,d pairs with J >= 0.9)", r.name(), r.highPairs())).toList();
+    private static void writeRanking(
+            PrintStream out, List<Candidate> candidates, List<CorpusResult> results, Ranking ranking) {
+        List<String> left = results.stream()
+                .filter(r -> !ranking.objectiveCorpora().contains(r))
+                .map(r -> String.format(Locale.ROOT, "%s (%,d pairs with J >= 0.9)", r.name(), r.highPairs()))
+                .toList();
         out.println("## Ranking");
         out.println();
-        out.printf(Locale.ROOT, "**Objective:** maximize the share of pairs with Jaccard >= 0.9 that are within %d bits, "
-                + "averaged (unweighted) over %s, subject to unrelated pairs (J < 0.3) within %d bits staying under "
-                + "%.1f%% on **every** corpus. Corpora with fewer than %,d pairs of J >= 0.9 are left out of the "
-                + "average unless none has that many%s.%n%n",
-            CLOSE_BITS, names(ranking.objectiveCorpora(), " + "), CLOSE_BITS, 100 * MAX_FALSE_CLOSENESS, MIN_HIGH_PAIRS,
-            left.isEmpty() ? " (none was)" : ": " + String.join(", ", left));
+        out.printf(
+                Locale.ROOT,
+                "**Objective:** maximize the share of pairs with Jaccard >= 0.9 that are within %d bits, "
+                        + "averaged (unweighted) over %s, subject to unrelated pairs (J < 0.3) within %d bits staying under "
+                        + "%.1f%% on **every** corpus. Corpora with fewer than %,d pairs of J >= 0.9 are left out of the "
+                        + "average unless none has that many%s.%n%n",
+                CLOSE_BITS,
+                names(ranking.objectiveCorpora(), " + "),
+                CLOSE_BITS,
+                100 * MAX_FALSE_CLOSENESS,
+                MIN_HIGH_PAIRS,
+                left.isEmpty() ? " (none was)" : ": " + String.join(", ", left));
         out.println("`J>=0.9 ≤3`: share of pairs with J >= 0.9 (including exact 1.0) within 3 bits; `excl. 1.0`: the "
-            + "same over [0.9, 1.0) only, i.e. without documents whose shingle sets are identical; `worst corpus`: the "
-            + "lowest `J>=0.9 ≤3` of the objective's corpora. `unrel ≤3`: share of unrelated pairs within 3 bits; "
-            + "`unrel h`: their mean Hamming distance (ideal 32).");
+                + "same over [0.9, 1.0) only, i.e. without documents whose shingle sets are identical; `worst corpus`: the "
+                + "lowest `J>=0.9 ≤3` of the objective's corpora. `unrel ≤3`: share of unrelated pairs within 3 bits; "
+                + "`unrel h`: their mean Hamming distance (ideal 32).");
         out.println();
-        StringBuilder header = new StringBuilder("| rank | scheme | objective | objective excl. 1.0 | worst corpus | constraint |");
+        StringBuilder header =
+                new StringBuilder("| rank | scheme | objective | objective excl. 1.0 | worst corpus | constraint |");
         StringBuilder rule = new StringBuilder("|---|---|---|---|---|---|");
         for (CorpusResult r : results) {
             header.append(String.format(Locale.ROOT, " %s J>=0.9 ≤3 | excl. 1.0 | unrel ≤3 | unrel h |", r.name()));
@@ -671,22 +798,36 @@ public final class SimhashSchemeEvaluation {
             int c = ranking.order()[rank];
             Candidate candidate = candidates.get(c);
             boolean current = candidate.isCurrentDefault();
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s |", rank + 1,
-                current ? "**" + candidate.name() + "** ◀ current default" : candidate.name(),
-                bold(current, percent(ranking.objective()[c])), bold(current, percent(ranking.objectiveExclExact()[c])),
-                percent(worstCorpusShare(ranking.objectiveCorpora(), c)), ranking.feasible()[c] ? "ok" : "**violated**"));
+            StringBuilder row = new StringBuilder(String.format(
+                    Locale.ROOT,
+                    "| %d | %s | %s | %s | %s | %s |",
+                    rank + 1,
+                    current ? "**" + candidate.name() + "** ◀ current default" : candidate.name(),
+                    bold(current, percent(ranking.objective()[c])),
+                    bold(current, percent(ranking.objectiveExclExact()[c])),
+                    percent(worstCorpusShare(ranking.objectiveCorpora(), c)),
+                    ranking.feasible()[c] ? "ok" : "**violated**"));
             for (CorpusResult r : results) {
                 Tally t = r.tallies()[c];
-                row.append(String.format(Locale.ROOT, " %s | %s | %s | %.1f |", percent(t.highCloseShare(true)),
-                    percent(t.highCloseShare(false)), falsePercent(t), t.unrelatedMeanHamming()));
+                row.append(String.format(
+                        Locale.ROOT,
+                        " %s | %s | %s | %.1f |",
+                        percent(t.highCloseShare(true)),
+                        percent(t.highCloseShare(false)),
+                        falsePercent(t),
+                        t.unrelatedMeanHamming()));
             }
             out.println(row);
         }
         out.println();
     }
 
-    private static void writeRecommendation(PrintStream out, List<Candidate> candidates, List<CorpusResult> results,
-                                            Ranking ranking, List<String> idfSeen) {
+    private static void writeRecommendation(
+            PrintStream out,
+            List<Candidate> candidates,
+            List<CorpusResult> results,
+            Ranking ranking,
+            List<String> idfSeen) {
         out.println("## Recommendation (computed)");
         out.println();
         int best = ranking.order()[0];
@@ -706,58 +847,96 @@ public final class SimhashSchemeEvaluation {
         for (int c = 0; c < candidates.size(); c++) {
             currentDefault = candidates.get(c).isCurrentDefault() ? c : currentDefault;
         }
-        out.printf(Locale.ROOT, "* Best scheme overall: **%s**, objective %s (excl. 1.0: %s).%n",
-            candidates.get(best).name(), percent(ranking.objective()[best]), percent(ranking.objectiveExclExact()[best]));
+        out.printf(
+                Locale.ROOT,
+                "* Best scheme overall: **%s**, objective %s (excl. 1.0: %s).%n",
+                candidates.get(best).name(),
+                percent(ranking.objective()[best]),
+                percent(ranking.objectiveExclExact()[best]));
         if (bestWithoutIdf >= 0) {
-            out.printf(Locale.ROOT, "* Best scheme without an IDF table: **%s**, objective %s (excl. 1.0: %s).%n",
-                candidates.get(bestWithoutIdf).name(), percent(ranking.objective()[bestWithoutIdf]),
-                percent(ranking.objectiveExclExact()[bestWithoutIdf]));
+            out.printf(
+                    Locale.ROOT,
+                    "* Best scheme without an IDF table: **%s**, objective %s (excl. 1.0: %s).%n",
+                    candidates.get(bestWithoutIdf).name(),
+                    percent(ranking.objective()[bestWithoutIdf]),
+                    percent(ranking.objectiveExclExact()[bestWithoutIdf]));
         }
         if (currentDefault >= 0) {
-            out.printf(Locale.ROOT, "* Current default **%s**: objective %s (excl. 1.0: %s), constraint %s.%n",
-                candidates.get(currentDefault).name(), percent(ranking.objective()[currentDefault]),
-                percent(ranking.objectiveExclExact()[currentDefault]), ranking.feasible()[currentDefault] ? "met" : "violated");
+            out.printf(
+                    Locale.ROOT,
+                    "* Current default **%s**: objective %s (excl. 1.0: %s), constraint %s.%n",
+                    candidates.get(currentDefault).name(),
+                    percent(ranking.objective()[currentDefault]),
+                    percent(ranking.objectiveExclExact()[currentDefault]),
+                    ranking.feasible()[currentDefault] ? "met" : "violated");
         }
         // How much the choice rests on any single corpus.
         List<CorpusResult> objectiveCorpora = ranking.objectiveCorpora();
         for (CorpusResult dropped : objectiveCorpora.size() > 1 ? objectiveCorpora : List.<CorpusResult>of()) {
-            List<CorpusResult> rest = objectiveCorpora.stream().filter(r -> r != dropped).toList();
+            List<CorpusResult> rest =
+                    objectiveCorpora.stream().filter(r -> r != dropped).toList();
             int bestOfRest = ranking.best(rest, candidates.size());
-            out.printf(Locale.ROOT, "* Without %s, the objective would pick **%s** (%s; %s there: %s; current default: "
-                    + "%s).%n", dropped.name(), candidates.get(bestOfRest).name(),
-                percent(meanHighCloseShare(rest, bestOfRest)), candidates.get(best).name(),
-                percent(meanHighCloseShare(rest, best)),
-                currentDefault < 0 ? "–" : percent(meanHighCloseShare(rest, currentDefault)));
+            out.printf(
+                    Locale.ROOT,
+                    "* Without %s, the objective would pick **%s** (%s; %s there: %s; current default: " + "%s).%n",
+                    dropped.name(),
+                    candidates.get(bestOfRest).name(),
+                    percent(meanHighCloseShare(rest, bestOfRest)),
+                    candidates.get(best).name(),
+                    percent(meanHighCloseShare(rest, best)),
+                    currentDefault < 0 ? "–" : percent(meanHighCloseShare(rest, currentDefault)));
         }
-        List<CorpusResult> heldOut = results.stream().filter(r -> !idfSeen.contains(r.name())).toList();
+        List<CorpusResult> heldOut =
+                results.stream().filter(r -> !idfSeen.contains(r.name())).toList();
         if (!idfSeen.isEmpty()) {
-            out.printf(Locale.ROOT, "* `+idf` rows are optimistic on %s (the table saw them); compare `+idf` against "
-                + "no-IDF on %s alone for an honest view.%n", String.join(", ", idfSeen),
-                heldOut.isEmpty() ? "a held-out corpus" : names(heldOut, ", "));
+            out.printf(
+                    Locale.ROOT,
+                    "* `+idf` rows are optimistic on %s (the table saw them); compare `+idf` against "
+                            + "no-IDF on %s alone for an honest view.%n",
+                    String.join(", ", idfSeen),
+                    heldOut.isEmpty() ? "a held-out corpus" : names(heldOut, ", "));
         }
         for (CorpusResult r : heldOut) {
             int wins = 0, compared = 0;
             for (int c = 0; c < candidates.size(); c++) {
                 Candidate candidate = candidates.get(c);
                 if (candidate.idf()) {
-                    int withoutIdf = candidates.indexOf(new Candidate(candidate.shingleSize(), candidate.weighting(), false));
+                    int withoutIdf =
+                            candidates.indexOf(new Candidate(candidate.shingleSize(), candidate.weighting(), false));
                     compared++;
                     wins += r.tallies()[c].highCloseShare(true) > r.tallies()[withoutIdf].highCloseShare(true) ? 1 : 0;
                 }
             }
-            out.printf(Locale.ROOT, "* On %s (held-out for the table), `+idf` puts more J >= 0.9 pairs within %d bits "
-                + "than the same scheme without IDF in %d of %d cases.%n", r.name(), CLOSE_BITS, wins, compared);
+            out.printf(
+                    Locale.ROOT,
+                    "* On %s (held-out for the table), `+idf` puts more J >= 0.9 pairs within %d bits "
+                            + "than the same scheme without IDF in %d of %d cases.%n",
+                    r.name(),
+                    CLOSE_BITS,
+                    wins,
+                    compared);
         }
         out.println();
     }
 
     private static void writeDetails(PrintStream out, List<Candidate> candidates, CorpusResult r, boolean idfSeen) {
-        out.printf(Locale.ROOT, "## %s: share within %d / %d bits by Jaccard bucket%n%n", r.name(), CLOSE_BITS, LOOSE_BITS);
-        out.printf(Locale.ROOT, "%s: %,d docs with tokens; %,d near pairs scored%s, %,d unrelated random pairs.%s%n%n",
-            r.path(), r.docsUsed(), r.nearPairsScored(),
-            r.nearPairsFound() > r.nearPairsScored()
-                ? String.format(Locale.ROOT, " (a uniform sample of the %,d found)", r.nearPairsFound()) : " (all)",
-            r.randomUnrelated(), idfSeen ? " `+idf` is **not held-out** here." : "");
+        out.printf(
+                Locale.ROOT,
+                "## %s: share within %d / %d bits by Jaccard bucket%n%n",
+                r.name(),
+                CLOSE_BITS,
+                LOOSE_BITS);
+        out.printf(
+                Locale.ROOT,
+                "%s: %,d docs with tokens; %,d near pairs scored%s, %,d unrelated random pairs.%s%n%n",
+                r.path(),
+                r.docsUsed(),
+                r.nearPairsScored(),
+                r.nearPairsFound() > r.nearPairsScored()
+                        ? String.format(Locale.ROOT, " (a uniform sample of the %,d found)", r.nearPairsFound())
+                        : " (all)",
+                r.randomUnrelated(),
+                idfSeen ? " `+idf` is **not held-out** here." : "");
         StringBuilder header = new StringBuilder("| scheme |");
         StringBuilder rule = new StringBuilder("|---|");
         StringBuilder counts = new StringBuilder("| *pairs* |");
@@ -775,18 +954,33 @@ public final class SimhashSchemeEvaluation {
         for (int c = 0; c < candidates.size(); c++) {
             Candidate candidate = candidates.get(c);
             Tally t = r.tallies()[c];
-            StringBuilder row = new StringBuilder("| " + (candidate.isCurrentDefault()
-                ? "**" + candidate.name() + "** ◀" : candidate.name()) + " |");
+            StringBuilder row = new StringBuilder(
+                    "| " + (candidate.isCurrentDefault() ? "**" + candidate.name() + "** ◀" : candidate.name()) + " |");
             for (int b = 0; b < BUCKETS; b++) {
-                row.append(t.pairs[b] == 0 ? " – |" : String.format(Locale.ROOT, " %s / %s |",
-                    percent((double) t.close[b] / t.pairs[b]), percent((double) t.loose[b] / t.pairs[b])));
+                row.append(
+                        t.pairs[b] == 0
+                                ? " – |"
+                                : String.format(
+                                        Locale.ROOT,
+                                        " %s / %s |",
+                                        percent((double) t.close[b] / t.pairs[b]),
+                                        percent((double) t.loose[b] / t.pairs[b])));
             }
-            row.append(String.format(Locale.ROOT, " %s | %s | %.3f%% | %.2f |", percent(t.highCloseShare(true)),
-                falsePercent(t), 100.0 * t.unrelatedLoose / t.unrelated, t.unrelatedMeanHamming()));
+            row.append(String.format(
+                    Locale.ROOT,
+                    " %s | %s | %.3f%% | %.2f |",
+                    percent(t.highCloseShare(true)),
+                    falsePercent(t),
+                    100.0 * t.unrelatedLoose / t.unrelated,
+                    t.unrelatedMeanHamming()));
             out.println(row);
         }
-        out.printf(Locale.ROOT, "%nJoin %.1f s, fingerprinting + scoring of %d schemes %.1f s.%n%n", r.joinSeconds(),
-            candidates.size(), r.fingerprintSeconds());
+        out.printf(
+                Locale.ROOT,
+                "%nJoin %.1f s, fingerprinting + scoring of %d schemes %.1f s.%n%n",
+                r.joinSeconds(),
+                candidates.size(),
+                r.fingerprintSeconds());
     }
 
     private static String names(List<CorpusResult> corpora, String separator) {
@@ -794,11 +988,17 @@ public final class SimhashSchemeEvaluation {
     }
 
     private static double meanHighCloseShare(List<CorpusResult> corpora, int candidate) {
-        return corpora.stream().mapToDouble(r -> r.tallies()[candidate].highCloseShare(true)).average().orElse(Double.NaN);
+        return corpora.stream()
+                .mapToDouble(r -> r.tallies()[candidate].highCloseShare(true))
+                .average()
+                .orElse(Double.NaN);
     }
 
     private static double worstCorpusShare(List<CorpusResult> corpora, int candidate) {
-        return corpora.stream().mapToDouble(r -> r.tallies()[candidate].highCloseShare(true)).min().orElse(Double.NaN);
+        return corpora.stream()
+                .mapToDouble(r -> r.tallies()[candidate].highCloseShare(true))
+                .min()
+                .orElse(Double.NaN);
     }
 
     private static String percent(double share) {

@@ -1,10 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.Margins;
-
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -34,6 +37,7 @@ public final class SyntheticCorpus {
 
     /** Table fingerprints (doc id = index), query fingerprints, query margins. */
     public final long[] table;
+
     public final long[] queries;
     public final Margins[] queryMargins;
     /** The original each query was derived from (its planted near-duplicate, if close enough). */
@@ -48,7 +52,9 @@ public final class SyntheticCorpus {
 
     public static SyntheticCorpus loadOrBuild(int n, int queries, long seed) {
         // -Dneardup.cache=<dir> picks the cache folder (default: java.io.tmpdir).
-        Path cache = Path.of(System.getProperty("neardup.cache", System.getProperty("java.io.tmpdir")), "neardup-synth-v1-n" + n + "-q" + queries + "-s" + seed + ".bin");
+        Path cache = Path.of(
+                System.getProperty("neardup.cache", System.getProperty("java.io.tmpdir")),
+                "neardup-synth-v1-n" + n + "-q" + queries + "-s" + seed + ".bin");
         if (Files.exists(cache)) {
             try {
                 return read(cache, n, queries);
@@ -59,7 +65,8 @@ public final class SyntheticCorpus {
         SyntheticCorpus corpus = build(n, queries, seed);
         try {
             Path tmp = Files.createTempFile(cache.getParent(), "neardup-synth", ".tmp");
-            try (DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
+            try (DataOutputStream out =
+                    new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
                 for (long fp : corpus.table) {
                     out.writeLong(fp);
                 }
@@ -81,7 +88,8 @@ public final class SyntheticCorpus {
         long[] qs = new long[queries];
         int[] origin = new int[queries];
         Margins[] margins = new Margins[queries];
-        try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(path), 1 << 16))) {
+        try (DataInputStream in =
+                new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(path), 1 << 16))) {
             for (int i = 0; i < n; i++) {
                 table[i] = in.readLong();
             }
@@ -111,7 +119,12 @@ public final class SyntheticCorpus {
             Fingerprint f = gen.fingerprint();
             table[i] = f.simhash();
             if ((i & ((1 << 18) - 1)) == (1 << 18) - 1) {
-                System.err.printf(Locale.ROOT, "  fingerprinted %,d of %,d documents (%.0f s)%n", i + 1, n, (System.nanoTime() - t0) / 1e9);
+                System.err.printf(
+                        Locale.ROOT,
+                        "  fingerprinted %,d of %,d documents (%.0f s)%n",
+                        i + 1,
+                        n,
+                        (System.nanoTime() - t0) / 1e9);
             }
         }
         long[] qs = new long[queries];
@@ -201,12 +214,12 @@ public final class SyntheticCorpus {
                 }
                 if (random.nextDouble() < rate) {
                     switch (random.nextInt(3)) {
-                        case 0 -> edited[out++] = word(random);            // replace
-                        case 1 -> {                                        // insert before
+                        case 0 -> edited[out++] = word(random); // replace
+                        case 1 -> { // insert before
                             edited[out++] = word(random);
                             edited[out++] = doc[j];
                         }
-                        default -> { }                                     // delete
+                        default -> {} // delete
                     }
                 } else {
                     edited[out++] = doc[j];

@@ -1,8 +1,11 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.bench;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -31,8 +34,7 @@ public final class SyntheticJsonl {
     static final int MIN_WORDS = 50;
     static final int MAX_WORDS = 300;
 
-    private SyntheticJsonl() {
-    }
+    private SyntheticJsonl() {}
 
     static boolean isVariant(long seed, int i) {
         return i >= 10 && new SplittableRandom(seed * 0x632BE59BD9B4E019L + i).nextDouble() < VARIANT_SHARE;
@@ -71,8 +73,8 @@ public final class SyntheticJsonl {
         long chars = 0;
         StringBuilder text = new StringBuilder(4096);
         try (OutputStream file = new BufferedOutputStream(Files.newOutputStream(out), 1 << 16);
-             OutputStream os = out.toString().endsWith(".gz") ? new GZIPOutputStream(file, 1 << 16) : file;
-             JsonGenerator g = json.createGenerator(os)) {
+                OutputStream os = out.toString().endsWith(".gz") ? new GZIPOutputStream(file, 1 << 16) : file;
+                JsonGenerator g = json.createGenerator(os)) {
             g.setRootValueSeparator(null);
             for (int i = 0; i < n; i++) {
                 String group = null;
@@ -97,11 +99,19 @@ public final class SyntheticJsonl {
                 g.writeEndObject();
                 g.writeRaw('\n');
                 if ((i + 1) % 200_000 == 0) {
-                    System.err.printf(Locale.ROOT, "  %,d of %,d documents (%.0f s)%n", i + 1, n, (System.nanoTime() - t0) / 1e9);
+                    System.err.printf(
+                            Locale.ROOT, "  %,d of %,d documents (%.0f s)%n", i + 1, n, (System.nanoTime() - t0) / 1e9);
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "%s: %,d documents (%,d planted variants), %.1f MB of text, %.1f MB on disk, %.0f s%n", out, n,
-            variants, chars / 1e6, Files.size(out) / 1e6, (System.nanoTime() - t0) / 1e9);
+        System.out.printf(
+                Locale.ROOT,
+                "%s: %,d documents (%,d planted variants), %.1f MB of text, %.1f MB on disk, %.0f s%n",
+                out,
+                n,
+                variants,
+                chars / 1e6,
+                Files.size(out) / 1e6,
+                (System.nanoTime() - t0) / 1e9);
     }
 }

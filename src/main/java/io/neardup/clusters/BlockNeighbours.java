@@ -1,7 +1,10 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import io.neardup.query.SimhashBatchMatcher;
-
 import java.util.Arrays;
 
 /**
@@ -13,6 +16,7 @@ final class BlockNeighbours {
 
     /** Distance in the high half, doc in the low half: sorted, the closest come first. */
     private long[] found = new long[16];
+
     private int count;
     private final SimhashBatchMatcher.Hits collect = this::add;
 

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import java.util.LinkedHashMap;
@@ -57,20 +61,30 @@ public final class ClusterAssignment {
 
     /** A stored object in the form {@link #member} builds, to tell a no-op; null if it is not one. */
     static Map<String, Object> readMember(Map<?, ?> stored) {
-        if (stored == null || stored.get(CLUSTER) == null || stored.get(SIZE) instanceof Number == false
-            || stored.get(REPRESENTATIVE) instanceof Boolean == false) {
+        if (stored == null
+                || stored.get(CLUSTER) == null
+                || stored.get(SIZE) instanceof Number == false
+                || stored.get(REPRESENTATIVE) instanceof Boolean == false) {
             return null;
         }
-        return member(stored.get(CLUSTER).toString(), ((Number) stored.get(SIZE)).intValue(), (Boolean) stored.get(REPRESENTATIVE));
+        return member(stored.get(CLUSTER).toString(), ((Number) stored.get(SIZE)).intValue(), (Boolean)
+                stored.get(REPRESENTATIVE));
     }
 
     /** The subfields {@code _near_dup_clusters} maps, with the types it accepts where they are mapped already. */
-    static final Map<String, Set<String>> ACCEPTED_TYPES = Map.of(CLUSTER, Set.of("keyword"), SIZE, Set.of("integer", "long"),
-        REPRESENTATIVE, Set.of("boolean"));
+    static final Map<String, Set<String>> ACCEPTED_TYPES =
+            Map.of(CLUSTER, Set.of("keyword"), SIZE, Set.of("integer", "long"), REPRESENTATIVE, Set.of("boolean"));
 
     /** How {@code _near_dup_clusters} maps the object: {@code cluster} a keyword (for {@code collapse} and {@code terms}). */
     static Map<String, Object> mapping() {
-        return Map.of("properties", Map.of(CLUSTER, Map.of("type", "keyword"), SIZE, Map.of("type", "integer"), REPRESENTATIVE, Map.of(
-            "type", "boolean")));
+        return Map.of(
+                "properties",
+                Map.of(
+                        CLUSTER,
+                        Map.of("type", "keyword"),
+                        SIZE,
+                        Map.of("type", "integer"),
+                        REPRESENTATIVE,
+                        Map.of("type", "boolean")));
     }
 }

@@ -1,32 +1,10 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import io.neardup.core.ClusterGraph;
-import org.opensearch.action.bulk.BulkItemResponse;
-import org.opensearch.OpenSearchTimeoutException;
-import org.opensearch.action.bulk.BulkRequest;
-import org.opensearch.action.search.SearchRequest;
-import org.opensearch.action.search.SearchResponse;
-import org.opensearch.action.update.UpdateRequest;
-import org.opensearch.common.action.ActionFuture;
-import org.opensearch.common.unit.TimeValue;
-import org.opensearch.common.util.concurrent.ThreadContext;
-import org.opensearch.common.xcontent.support.XContentMapValues;
-import org.opensearch.core.action.ActionListener;
-import org.opensearch.core.common.breaker.CircuitBreaker;
-import org.opensearch.core.rest.RestStatus;
-import org.opensearch.index.query.BoolQueryBuilder;
-import org.opensearch.index.query.QueryBuilder;
-import org.opensearch.index.mapper.SeqNoFieldMapper;
-import org.opensearch.index.query.QueryBuilders;
-import org.opensearch.index.seqno.SequenceNumbers;
-import org.opensearch.search.SearchHit;
-import org.opensearch.search.builder.SearchSourceBuilder;
-import org.opensearch.search.sort.FieldSortBuilder;
-import org.opensearch.search.sort.SortBuilder;
-import org.opensearch.search.sort.SortOrder;
-import org.opensearch.threadpool.ThreadPool;
-import org.opensearch.transport.client.Client;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -43,6 +21,31 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.opensearch.OpenSearchTimeoutException;
+import org.opensearch.action.bulk.BulkItemResponse;
+import org.opensearch.action.bulk.BulkRequest;
+import org.opensearch.action.search.SearchRequest;
+import org.opensearch.action.search.SearchResponse;
+import org.opensearch.action.update.UpdateRequest;
+import org.opensearch.common.action.ActionFuture;
+import org.opensearch.common.unit.TimeValue;
+import org.opensearch.common.util.concurrent.ThreadContext;
+import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.core.rest.RestStatus;
+import org.opensearch.index.mapper.SeqNoFieldMapper;
+import org.opensearch.index.query.BoolQueryBuilder;
+import org.opensearch.index.query.QueryBuilder;
+import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.index.seqno.SequenceNumbers;
+import org.opensearch.search.SearchHit;
+import org.opensearch.search.builder.SearchSourceBuilder;
+import org.opensearch.search.sort.FieldSortBuilder;
+import org.opensearch.search.sort.SortBuilder;
+import org.opensearch.search.sort.SortOrder;
+import org.opensearch.threadpool.ThreadPool;
+import org.opensearch.transport.client.Client;
 
 /**
  * One {@code _near_dup_clusters} run, on the node that received it:
@@ -77,15 +80,18 @@ final class ClusterJob {
     static final TimeValue STEP_TIMEOUT = TimeValue.timeValueMinutes(5);
     /** Documents read per search when re-reading members: well below {@code index.max_result_window} and the terms limit. */
     static final int MEMBER_CHUNK = 1_000;
+
     static final int MAX_FAILURES_REPORTED = 100;
     static final int LARGEST_REPORTED = 10;
     /** The map entry, the id list slot, the seen sequence number and the graph's arrays, beside the id's characters. */
     static final int BYTES_PER_NODE = 160;
     /** A member's sequence numbers, flags, current cluster and sort values (each ~32 bytes). */
     static final int BYTES_PER_MEMBER = 120;
+
     static final int BYTES_PER_SORT_VALUE = 32;
     /** A node seen at two different sequence numbers: it changed between the scan and a shard's match. */
     private static final long CHANGED = Long.MIN_VALUE;
+
     private static final String SCANNED_QUERY_NAME = "_near_dup_clusters_scanned";
 
     private final Client client;
@@ -104,6 +110,7 @@ final class ClusterJob {
     private final ClusterGraph graph;
     /** Clusters of earlier runs whose members must be read (with a {@code query}: the clusters the run touches). */
     private final Set<String> clustersToExpand = new HashSet<>();
+
     private final Set<String> expandedClusters = new HashSet<>();
     private Member[] members = new Member[0];
     private long charged;
@@ -115,20 +122,31 @@ final class ClusterJob {
     private volatile boolean sliceFailed;
 
     /** A node's document as read in the members phase; {@code found} false if it is gone. */
-    private record Member(boolean found, boolean scanned, long seqNo, long primaryTerm, Object[] sortValues, Map<?, ?> existing) {
-        static final Member MISSING = new Member(false, false, SequenceNumbers.UNASSIGNED_SEQ_NO, 0, new Object[0], null);
+    private record Member(
+            boolean found, boolean scanned, long seqNo, long primaryTerm, Object[] sortValues, Map<?, ?> existing) {
+        static final Member MISSING =
+                new Member(false, false, SequenceNumbers.UNASSIGNED_SEQ_NO, 0, new Object[0], null);
 
         String existingCluster() {
             return ClusterAssignment.clusterOf(existing);
         }
 
         boolean wasRepresentativeOf(String id) {
-            return existing != null && Boolean.TRUE.equals(existing.get(ClusterAssignment.REPRESENTATIVE)) && id.equals(existingCluster());
+            return existing != null
+                    && Boolean.TRUE.equals(existing.get(ClusterAssignment.REPRESENTATIVE))
+                    && id.equals(existingCluster());
         }
     }
 
-    ClusterJob(Client client, ThreadPool threadPool, CircuitBreaker breaker, NearDupClustersRequest request, NearDupClustersTask task,
-        String index, int shards, boolean simhashField) {
+    ClusterJob(
+            Client client,
+            ThreadPool threadPool,
+            CircuitBreaker breaker,
+            NearDupClustersRequest request,
+            NearDupClustersTask task,
+            String index,
+            int shards,
+            boolean simhashField) {
         this.client = client;
         this.threadPool = threadPool;
         this.breaker = breaker;
@@ -152,8 +170,9 @@ final class ClusterJob {
                 return response(null, new long[0], List.of());
             }
             task.phase(NearDupClustersTask.Phase.CLUSTERING);
-            int[] rep = request.linkage() == NearDupClustersRequest.Linkage.LEADER ? graph.leaderLinkage(ranks()) : graph.singleLinkage(
-                ranks());
+            int[] rep = request.linkage() == NearDupClustersRequest.Linkage.LEADER
+                    ? graph.leaderLinkage(ranks())
+                    : graph.singleLinkage(ranks());
             int[] size = new int[rep.length];
             boolean[] found = new boolean[rep.length];
             for (int n = 0; n < rep.length; n++) {
@@ -171,8 +190,9 @@ final class ClusterJob {
                     largest.add(new NearDupClustersResponse.Cluster(ids.get(n), size[n]));
                 }
             }
-            largest.sort(Comparator.comparingInt(NearDupClustersResponse.Cluster::size).reversed()
-                .thenComparing(NearDupClustersResponse.Cluster::id));
+            largest.sort(Comparator.comparingInt(NearDupClustersResponse.Cluster::size)
+                    .reversed()
+                    .thenComparing(NearDupClustersResponse.Cluster::id));
             largest = largest.subList(0, Math.min(LARGEST_REPORTED, largest.size()));
             if (request.dryRun() == false) {
                 task.phase(NearDupClustersTask.Phase.WRITING);
@@ -191,11 +211,19 @@ final class ClusterJob {
         }
     }
 
-    private NearDupClustersResponse response(Long clusteredDocuments, long[] histogram, List<NearDupClustersResponse.Cluster> largest) {
+    private NearDupClustersResponse response(
+            Long clusteredDocuments, long[] histogram, List<NearDupClustersResponse.Cluster> largest) {
         long tookMillis = (System.nanoTime() - startNanos) / 1_000_000;
-        return new NearDupClustersResponse(tookMillis, request.dryRun(), task.getStatus(),
-            clusteredDocuments == null ? 0 : clusteredDocuments, cleared, histogram, largest, failures,
-            task.isCancelled() ? task.getReasonCancelled() : null);
+        return new NearDupClustersResponse(
+                tookMillis,
+                request.dryRun(),
+                task.getStatus(),
+                clusteredDocuments == null ? 0 : clusteredDocuments,
+                cleared,
+                histogram,
+                largest,
+                failures,
+                task.isCancelled() ? task.getReasonCancelled() : null);
     }
 
     // ---- scan ----------------------------------------------------------------------------------
@@ -211,7 +239,7 @@ final class ClusterJob {
             return;
         }
         QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
-        String[] includes = { request.spec().sourceToMatch(), request.targetField() };
+        String[] includes = {request.spec().sourceToMatch(), request.targetField()};
         forEachShard(shard -> forEachPage(shard, documents, includes, this::scanPage));
     }
 
@@ -238,7 +266,9 @@ final class ClusterJob {
         List<Future<Void>> running = new ArrayList<>();
         for (int slice = 0; slice < slices; slice++) {
             FutureTask<Void> future = new FutureTask<>(() -> {
-                for (int shard = nextShard.getAndIncrement(); shard < shards && sliceFailed == false; shard = nextShard.getAndIncrement()) {
+                for (int shard = nextShard.getAndIncrement();
+                        shard < shards && sliceFailed == false;
+                        shard = nextShard.getAndIncrement()) {
                     work.run(shard);
                 }
                 return null;
@@ -274,16 +304,22 @@ final class ClusterJob {
         for (int i = 0; i < higherShards.length; i++) {
             higherShards[i] = shard + 1 + i;
         }
-        for (long from = 0; from <= newest && task.isCancelled() == false && sliceFailed == false; from += request.scrollSize()) {
+        for (long from = 0;
+                from <= newest && task.isCancelled() == false && sliceFailed == false;
+                from += request.scrollSize()) {
             long to = Math.min(newest + 1, from + request.scrollSize());
-            ShardJoinResponse window = client.execute(ShardJoinAction.INSTANCE, new ShardJoinRequest(index, shard, request.spec(), from, to,
-                higherShards)).actionGet(STEP_TIMEOUT);
+            ShardJoinResponse window = client.execute(
+                            ShardJoinAction.INSTANCE,
+                            new ShardJoinRequest(index, shard, request.spec(), from, to, higherShards))
+                    .actionGet(STEP_TIMEOUT);
             ShardMatchResponse matches = window.matches();
             synchronized (this) {
                 for (int i = 0; i < matches.size(); i++) {
                     int query = matches.query(i);
-                    addMatch(node(window.queryId(query), window.querySeqNo(query)), node(matches.target(i), matches.targetSeqNo(i)),
-                        matches.similarity(i));
+                    addMatch(
+                            node(window.queryId(query), window.querySeqNo(query)),
+                            node(matches.target(i), matches.targetSeqNo(i)),
+                            matches.similarity(i));
                 }
             }
             task.noFingerprint.addAndGet(window.noFingerprint());
@@ -300,13 +336,20 @@ final class ClusterJob {
     private void forEachPage(int shard, QueryBuilder documents, String[] includes, Consumer<SearchHit[]> consumer) {
         Object[] after = null;
         while (task.isCancelled() == false && sliceFailed == false && writesStopped == false) {
-            SearchSourceBuilder source = new SearchSourceBuilder().query(documents).size(request.scrollSize()).sort(SeqNoFieldMapper.NAME,
-                SortOrder.ASC).seqNoAndPrimaryTerm(true).fetchSource(includes, null).trackTotalHits(false);
+            SearchSourceBuilder source = new SearchSourceBuilder()
+                    .query(documents)
+                    .size(request.scrollSize())
+                    .sort(SeqNoFieldMapper.NAME, SortOrder.ASC)
+                    .seqNoAndPrimaryTerm(true)
+                    .fetchSource(includes, null)
+                    .trackTotalHits(false);
             if (after != null) {
                 source.searchAfter(after);
             }
-            SearchResponse page = client.search(new SearchRequest(index).preference("_shards:" + shard).source(source)).actionGet(
-                STEP_TIMEOUT);
+            SearchResponse page = client.search(new SearchRequest(index)
+                            .preference("_shards:" + shard)
+                            .source(source))
+                    .actionGet(STEP_TIMEOUT);
             SearchHit[] hits = page.getHits().getHits();
             if (hits.length == 0) {
                 return;
@@ -322,15 +365,18 @@ final class ClusterJob {
         long[] batchSeqNos = new long[hits.length];
         for (SearchHit hit : hits) {
             Map<String, Object> hitSource = hit.getSourceAsMap();
-            if (hitSource == null || XContentMapValues.extractValue(request.spec().field(), hitSource) == null) {
+            if (hitSource == null
+                    || XContentMapValues.extractValue(request.spec().field(), hitSource) == null) {
                 task.noFingerprint.incrementAndGet();
             } else {
                 batchSeqNos[batchIds.size()] = hit.getSeqNo();
                 batchIds.add(hit.getId());
                 batchSources.add(hitSource);
             }
-            if (request.query() != null && hitSource != null && XContentMapValues.extractValue(request.targetField(),
-                hitSource) instanceof Map<?, ?> existing && ClusterAssignment.clusterOf(existing) != null) {
+            if (request.query() != null
+                    && hitSource != null
+                    && XContentMapValues.extractValue(request.targetField(), hitSource) instanceof Map<?, ?> existing
+                    && ClusterAssignment.clusterOf(existing) != null) {
                 synchronized (this) {
                     clustersToExpand.add(ClusterAssignment.clusterOf(existing));
                 }
@@ -347,16 +393,26 @@ final class ClusterJob {
         }
         List<ActionFuture<ShardMatchResponse>> responses = new ArrayList<>(shards);
         for (int shard = 0; shard < shards; shard++) {
-            responses.add(client.execute(ShardMatchAction.INSTANCE, new ShardMatchRequest(index, shard, request.spec(), batchIds,
-                batchSources, TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT, null)));
+            responses.add(client.execute(
+                    ShardMatchAction.INSTANCE,
+                    new ShardMatchRequest(
+                            index,
+                            shard,
+                            request.spec(),
+                            batchIds,
+                            batchSources,
+                            TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
+                            null)));
         }
         for (ActionFuture<ShardMatchResponse> future : responses) {
             ShardMatchResponse matches = future.actionGet(STEP_TIMEOUT);
             synchronized (this) {
                 for (int i = 0; i < matches.size(); i++) {
                     int query = matches.query(i);
-                    addMatch(node(batchIds.get(query), batchSeqNos[query]), node(matches.target(i), matches.targetSeqNo(i)),
-                        matches.similarity(i));
+                    addMatch(
+                            node(batchIds.get(query), batchSeqNos[query]),
+                            node(matches.target(i), matches.targetSeqNo(i)),
+                            matches.similarity(i));
                 }
             }
         }
@@ -436,8 +492,10 @@ final class ClusterJob {
 
     private void readNodes(int from, int to) {
         String[] chunk = ids.subList(from, to).toArray(String[]::new);
-        SearchSourceBuilder source = memberSearch(QueryBuilders.idsQuery().addIds(chunk)).size(chunk.length);
-        SearchResponse response = client.search(new SearchRequest(index).source(source)).actionGet(STEP_TIMEOUT);
+        SearchSourceBuilder source =
+                memberSearch(QueryBuilders.idsQuery().addIds(chunk)).size(chunk.length);
+        SearchResponse response =
+                client.search(new SearchRequest(index).source(source)).actionGet(STEP_TIMEOUT);
         ensureMembers(to);
         for (int n = from; n < to; n++) {
             members[n] = Member.MISSING;
@@ -453,8 +511,9 @@ final class ClusterJob {
 
     /** Adds the other members of earlier clusters: documents holding one of {@code clusters} that the query does not match. */
     private void readClusters(List<String> clusters) {
-        BoolQueryBuilder others = QueryBuilders.boolQuery().filter(QueryBuilders.termsQuery(request.targetField() + "."
-            + ClusterAssignment.CLUSTER, clusters)).mustNot(request.query());
+        BoolQueryBuilder others = QueryBuilders.boolQuery()
+                .filter(QueryBuilders.termsQuery(request.targetField() + "." + ClusterAssignment.CLUSTER, clusters))
+                .mustNot(request.query());
         for (int shard = 0; shard < shards && task.isCancelled() == false; shard++) {
             // Only their ids: the members are read (and kept in their clusters) with the other nodes.
             forEachPage(shard, others, new String[0], hits -> {
@@ -486,11 +545,15 @@ final class ClusterJob {
         QueryBuilder query = documents;
         if (request.query() != null) {
             // Tells apart, per hit, the documents this run (re)assigns from those that keep their cluster.
-            query = QueryBuilders.boolQuery().filter(documents).should(QueryBuilders.boolQuery().filter(request.query())
-                .queryName(SCANNED_QUERY_NAME));
+            query = QueryBuilders.boolQuery()
+                    .filter(documents)
+                    .should(QueryBuilders.boolQuery().filter(request.query()).queryName(SCANNED_QUERY_NAME));
         }
-        SearchSourceBuilder source = new SearchSourceBuilder().query(query).seqNoAndPrimaryTerm(true).fetchSource(new String[] {
-            request.targetField() }, null).trackTotalHits(false);
+        SearchSourceBuilder source = new SearchSourceBuilder()
+                .query(query)
+                .seqNoAndPrimaryTerm(true)
+                .fetchSource(new String[] {request.targetField()}, null)
+                .trackTotalHits(false);
         for (SortBuilder<?> sort : request.representativeSort()) {
             if (isIdSort(sort) == false) {
                 source.sort(sort);
@@ -507,9 +570,15 @@ final class ClusterJob {
         charge(BYTES_PER_MEMBER + (long) BYTES_PER_SORT_VALUE * sortValues);
         Map<String, Object> source = hit.getSourceAsMap();
         Object existing = source == null ? null : XContentMapValues.extractValue(request.targetField(), source);
-        boolean scanned = request.query() == null || Arrays.asList(hit.getMatchedQueries()).contains(SCANNED_QUERY_NAME);
-        return new Member(true, scanned, hit.getSeqNo(), hit.getPrimaryTerm(), hit.getRawSortValues(), existing instanceof Map<?, ?> map
-            ? map : null);
+        boolean scanned = request.query() == null
+                || Arrays.asList(hit.getMatchedQueries()).contains(SCANNED_QUERY_NAME);
+        return new Member(
+                true,
+                scanned,
+                hit.getSeqNo(),
+                hit.getPrimaryTerm(),
+                hit.getRawSortValues(),
+                existing instanceof Map<?, ?> map ? map : null);
     }
 
     private void ensureMembers(int size) {
@@ -564,8 +633,9 @@ final class ClusterJob {
             if (isIdSort(sort)) {
                 c = ids.get(a).compareTo(ids.get(b));
             } else {
-                c = compareSortValues(value < ma.sortValues().length ? ma.sortValues()[value] : null, value < mb.sortValues().length
-                    ? mb.sortValues()[value] : null);
+                c = compareSortValues(
+                        value < ma.sortValues().length ? ma.sortValues()[value] : null,
+                        value < mb.sortValues().length ? mb.sortValues()[value] : null);
                 value++;
             }
             if (c != 0) {
@@ -576,7 +646,7 @@ final class ClusterJob {
     }
 
     /** Raw sort values of one field compare by their natural order; a missing value sorts last. */
-    @SuppressWarnings({ "unchecked", "rawtypes" })
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private static int compareSortValues(Object a, Object b) {
         if (a == null || b == null) {
             return a == null ? (b == null ? 0 : 1) : -1;
@@ -608,20 +678,26 @@ final class ClusterJob {
             if (member.found() == false) {
                 continue;
             }
-            // A document of the graph left alone (its near-duplicates gone, or joined to other leaders) is written as one in no
+            // A document of the graph left alone (its near-duplicates gone, or joined to other leaders) is written as
+            // one in no
             // cluster: here, because a run with a query would not meet it again among the documents it matches.
             boolean alone = size[rep[n]] < 2;
-            Map<String, Object> desired = alone ? (request.singletons() ? ClusterAssignment.member(ids.get(n), 1, true) : null)
-                : ClusterAssignment.member(ids.get(rep[n]), size[rep[n]], rep[n] == n);
+            Map<String, Object> desired = alone
+                    ? (request.singletons() ? ClusterAssignment.member(ids.get(n), 1, true) : null)
+                    : ClusterAssignment.member(ids.get(rep[n]), size[rep[n]], rep[n] == n);
             if (Objects.equals(desired, ClusterAssignment.readMember(member.existing()))) {
                 if (alone == false || member.existing() != null) {
                     task.noops.incrementAndGet();
                 }
                 continue;
             }
-            if (seenSeqNo[n] == CHANGED || (seenSeqNo[n] != SequenceNumbers.UNASSIGNED_SEQ_NO && seenSeqNo[n] != member.seqNo())) {
-                conflict(ids.get(n), "document [" + ids.get(n) + "] changed after its near-duplicates were found; run again to cluster "
-                    + "its new version");
+            if (seenSeqNo[n] == CHANGED
+                    || (seenSeqNo[n] != SequenceNumbers.UNASSIGNED_SEQ_NO && seenSeqNo[n] != member.seqNo())) {
+                conflict(
+                        ids.get(n),
+                        "document [" + ids.get(n)
+                                + "] changed after its near-duplicates were found; run again to cluster "
+                                + "its new version");
                 continue;
             }
             writer.add(ids.get(n), desired, member.seqNo(), member.primaryTerm(), desired == null);
@@ -634,24 +710,32 @@ final class ClusterJob {
      * becomes a cluster of one; otherwise an assignment left by an earlier run is cleared.
      */
     private void writeOthers(int[] rep, int[] size) throws Exception {
-        QueryBuilder documents = QueryBuilders.boolQuery().filter(request.query() == null ? QueryBuilders.matchAllQuery() : request.query())
-            .filter(QueryBuilders.existsQuery(request.singletons() ? request.spec().field() : request.targetField() + "."
-                + ClusterAssignment.CLUSTER));
+        QueryBuilder documents = QueryBuilders.boolQuery()
+                .filter(request.query() == null ? QueryBuilders.matchAllQuery() : request.query())
+                .filter(QueryBuilders.existsQuery(
+                        request.singletons()
+                                ? request.spec().field()
+                                : request.targetField() + "." + ClusterAssignment.CLUSTER));
         Writer writer = new Writer();
         for (int shard = 0; shard < shards && task.isCancelled() == false && writesStopped == false; shard++) {
-            // Up to the shard's newest operation now: the documents this pass writes come back at new sequence numbers, beyond it.
-            QueryBuilder upToNow = QueryBuilders.boolQuery().filter(documents).filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME).lte(
-                maxSeqNo(shard)));
-            forEachPage(shard, upToNow, new String[] { request.targetField() }, hits -> {
+            // Up to the shard's newest operation now: the documents this pass writes come back at new sequence numbers,
+            // beyond it.
+            QueryBuilder upToNow = QueryBuilders.boolQuery()
+                    .filter(documents)
+                    .filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME).lte(maxSeqNo(shard)));
+            forEachPage(shard, upToNow, new String[] {request.targetField()}, hits -> {
                 for (SearchHit hit : hits) {
                     Integer n = nodeOf.get(hit.getId());
                     if (n != null && members[n].found()) {
                         continue;
                     }
                     Map<String, Object> hitSource = hit.getSourceAsMap();
-                    Object existing = hitSource == null ? null : XContentMapValues.extractValue(request.targetField(), hitSource);
-                    Map<String, Object> desired = request.singletons() ? ClusterAssignment.member(hit.getId(), 1, true) : null;
-                    if (Objects.equals(desired, existing instanceof Map<?, ?> map ? ClusterAssignment.readMember(map) : null)) {
+                    Object existing =
+                            hitSource == null ? null : XContentMapValues.extractValue(request.targetField(), hitSource);
+                    Map<String, Object> desired =
+                            request.singletons() ? ClusterAssignment.member(hit.getId(), 1, true) : null;
+                    if (Objects.equals(
+                            desired, existing instanceof Map<?, ?> map ? ClusterAssignment.readMember(map) : null)) {
                         task.noops.incrementAndGet();
                         continue;
                     }
@@ -664,10 +748,17 @@ final class ClusterJob {
     }
 
     private long maxSeqNo(int shard) {
-        SearchSourceBuilder newest = new SearchSourceBuilder().size(1).sort(SeqNoFieldMapper.NAME, SortOrder.DESC).seqNoAndPrimaryTerm(true)
-            .fetchSource(false).trackTotalHits(false);
-        SearchHit[] hits = client.search(new SearchRequest(index).preference("_shards:" + shard).source(newest)).actionGet(STEP_TIMEOUT)
-            .getHits().getHits();
+        SearchSourceBuilder newest = new SearchSourceBuilder()
+                .size(1)
+                .sort(SeqNoFieldMapper.NAME, SortOrder.DESC)
+                .seqNoAndPrimaryTerm(true)
+                .fetchSource(false)
+                .trackTotalHits(false);
+        SearchHit[] hits = client.search(
+                        new SearchRequest(index).preference("_shards:" + shard).source(newest))
+                .actionGet(STEP_TIMEOUT)
+                .getHits()
+                .getHits();
         return hits.length == 0 ? -1 : hits[0].getSeqNo();
     }
 
@@ -699,8 +790,10 @@ final class ClusterJob {
         private volatile Exception bulkFailure;
 
         void add(String id, Map<String, Object> assignment, long seqNo, long primaryTerm, boolean clears) {
-            bulk.add(new UpdateRequest(index, id).doc(MappingPaths.nest(request.targetField(), assignment)).setIfSeqNo(seqNo)
-                .setIfPrimaryTerm(primaryTerm));
+            bulk.add(new UpdateRequest(index, id)
+                    .doc(MappingPaths.nest(request.targetField(), assignment))
+                    .setIfSeqNo(seqNo)
+                    .setIfPrimaryTerm(primaryTerm));
             clearing.add(clears);
             if (bulk.numberOfActions() >= request.scrollSize()) {
                 flush();
@@ -717,11 +810,14 @@ final class ClusterJob {
             }
             acquire(1);
             List<Boolean> clears = clearing;
-            client.bulk(bulk.timeout(request.bulkTimeout()), ActionListener.runAfter(ActionListener.wrap(response -> record(response
-                .getItems(), clears), e -> {
-                    bulkFailure = e;
-                    writesStopped = true;
-                }), () -> inFlight.release()));
+            client.bulk(
+                    bulk.timeout(request.bulkTimeout()),
+                    ActionListener.runAfter(
+                            ActionListener.wrap(response -> record(response.getItems(), clears), e -> {
+                                bulkFailure = e;
+                                writesStopped = true;
+                            }),
+                            () -> inFlight.release()));
             bulk = new BulkRequest();
             clearing = new ArrayList<>();
         }
@@ -739,7 +835,8 @@ final class ClusterJob {
         private void acquire(int permits) {
             try {
                 if (inFlight.tryAcquire(permits, STEP_TIMEOUT.millis(), TimeUnit.MILLISECONDS) == false) {
-                    throw new OpenSearchTimeoutException("a bulk of cluster assignments did not complete within " + STEP_TIMEOUT);
+                    throw new OpenSearchTimeoutException(
+                            "a bulk of cluster assignments did not complete within " + STEP_TIMEOUT);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -758,8 +855,10 @@ final class ClusterJob {
                             task.updated.incrementAndGet();
                         }
                     } else if (item.getFailure().getStatus() == RestStatus.CONFLICT) {
-                        conflict(item.getId(), "document [" + item.getId() + "] changed after it was read; run again to cluster its new "
-                            + "version");
+                        conflict(
+                                item.getId(),
+                                "document [" + item.getId()
+                                        + "] changed after it was read; run again to cluster its new " + "version");
                     } else {
                         failure(item.getId(), item.getFailure().getStatus().getStatus(), item.getFailureMessage());
                         writesStopped = true;
@@ -782,7 +881,8 @@ final class ClusterJob {
                 }
                 waitNanos = nextAllowedNanos - System.nanoTime();
             }
-            nextAllowedNanos = Math.max(nextAllowedNanos, System.nanoTime()) + (long) (documents * 1e9 / request.requestsPerSecond());
+            nextAllowedNanos = Math.max(nextAllowedNanos, System.nanoTime())
+                    + (long) (documents * 1e9 / request.requestsPerSecond());
         }
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import java.util.HashMap;
@@ -16,7 +20,8 @@ public final class MappingPaths {
     static Map<?, ?> find(Map<String, Object> mapping, String path) {
         Map<?, ?> current = mapping;
         for (String part : path.split("\\.")) {
-            if (current.get("properties") instanceof Map<?, ?> properties && properties.get(part) instanceof Map<?, ?> next) {
+            if (current.get("properties") instanceof Map<?, ?> properties
+                    && properties.get(part) instanceof Map<?, ?> next) {
                 current = next;
             } else {
                 return null;
@@ -35,11 +40,12 @@ public final class MappingPaths {
         StringBuilder walked = new StringBuilder();
         for (String part : path.split("\\.")) {
             walked.append(walked.length() == 0 ? "" : ".").append(part);
-            if (current.get("properties") instanceof Map<?, ?> properties && properties.get(part) instanceof Map<?, ?> next) {
+            if (current.get("properties") instanceof Map<?, ?> properties
+                    && properties.get(part) instanceof Map<?, ?> next) {
                 Object type = next.get("type");
                 if (type != null && "object".equals(type) == false) {
-                    throw new IllegalArgumentException("[target_field] [" + path + "] cannot be written: [" + walked + "] is mapped as ["
-                        + type + "], not as an object");
+                    throw new IllegalArgumentException("[target_field] [" + path + "] cannot be written: [" + walked
+                            + "] is mapped as [" + type + "], not as an object");
                 }
                 current = next;
             } else {
@@ -49,9 +55,11 @@ public final class MappingPaths {
         for (Map.Entry<String, Set<String>> subfield : subfieldTypes.entrySet()) {
             Map<?, ?> mapped = find(castMapping(current), subfield.getKey());
             if (mapped != null && subfield.getValue().contains(mapped.get("type")) == false) {
-                throw new IllegalArgumentException("[target_field] [" + path + "] cannot be written: [" + path + "." + subfield.getKey()
-                    + "] is mapped as [" + (mapped.get("type") == null ? "object" : mapped.get("type")) + "], expected one of "
-                    + subfield.getValue());
+                throw new IllegalArgumentException(
+                        "[target_field] [" + path + "] cannot be written: [" + path + "." + subfield.getKey()
+                                + "] is mapped as [" + (mapped.get("type") == null ? "object" : mapped.get("type"))
+                                + "], expected one of "
+                                + subfield.getValue());
             }
         }
     }

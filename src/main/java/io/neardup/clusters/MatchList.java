@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import java.util.Arrays;
@@ -33,7 +37,11 @@ final class MatchList {
     }
 
     ShardMatchResponse toResponse() {
-        return new ShardMatchResponse(Arrays.copyOf(query, size), Arrays.copyOf(target, size), Arrays.copyOf(targetSeqNo, size),
-            Arrays.copyOf(similarity, size), Arrays.copyOf(cluster, size));
+        return new ShardMatchResponse(
+                Arrays.copyOf(query, size),
+                Arrays.copyOf(target, size),
+                Arrays.copyOf(targetSeqNo, size),
+                Arrays.copyOf(similarity, size),
+                Arrays.copyOf(cluster, size));
     }
 }

@@ -1,16 +1,19 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import io.neardup.query.Like;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
+import java.io.IOException;
+import java.util.Locale;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.common.io.stream.Writeable;
 import org.opensearch.core.xcontent.ToXContentFragment;
 import org.opensearch.core.xcontent.XContentBuilder;
-
-import java.io.IOException;
-import java.util.Locale;
 
 /**
  * When two documents of a {@code _near_dup_clusters} run are near-duplicates: the fingerprint
@@ -18,21 +21,39 @@ import java.util.Locale;
  * matched by exactly the query a user would send for it, so the clusters and the query agree.
  * Null options take the query's defaults.
  */
-public record MatchSpec(String field, Integer maxDistance, NearDuplicateQueryBuilder.Mode mode, Integer maxFlips, Double minSimilarity,
-    NearDuplicateQueryBuilder.Verification verification) implements Writeable, ToXContentFragment {
+public record MatchSpec(
+        String field,
+        Integer maxDistance,
+        NearDuplicateQueryBuilder.Mode mode,
+        Integer maxFlips,
+        Double minSimilarity,
+        NearDuplicateQueryBuilder.Verification verification)
+        implements Writeable, ToXContentFragment {
 
     public MatchSpec {
         if (field == null || field.isBlank()) {
             throw new IllegalArgumentException("[field] is required: the [simhash] or [minhash] field to cluster on");
         }
         // The query's own setters check every range against its caps; fail here, before any work, not on a shard.
-        build(field, maxDistance, mode, maxFlips, minSimilarity, verification, Like.simhash("0000000000000000", null, null), null);
+        build(
+                field,
+                maxDistance,
+                mode,
+                maxFlips,
+                minSimilarity,
+                verification,
+                Like.simhash("0000000000000000", null, null),
+                null);
     }
 
     public MatchSpec(StreamInput in) throws IOException {
-        this(in.readString(), in.readOptionalVInt(), in.readBoolean() ? in.readEnum(NearDuplicateQueryBuilder.Mode.class) : null,
-            in.readOptionalVInt(), in.readOptionalDouble(),
-            in.readBoolean() ? in.readEnum(NearDuplicateQueryBuilder.Verification.class) : null);
+        this(
+                in.readString(),
+                in.readOptionalVInt(),
+                in.readBoolean() ? in.readEnum(NearDuplicateQueryBuilder.Mode.class) : null,
+                in.readOptionalVInt(),
+                in.readOptionalDouble(),
+                in.readBoolean() ? in.readEnum(NearDuplicateQueryBuilder.Verification.class) : null);
     }
 
     @Override
@@ -56,8 +77,15 @@ public record MatchSpec(String field, Integer maxDistance, NearDuplicateQueryBui
         return build(field, maxDistance, mode, maxFlips, minSimilarity, verification, like, services);
     }
 
-    private static NearDuplicateQueryBuilder build(String field, Integer maxDistance, NearDuplicateQueryBuilder.Mode mode, Integer maxFlips,
-        Double minSimilarity, NearDuplicateQueryBuilder.Verification verification, Like like, QueryServices services) {
+    private static NearDuplicateQueryBuilder build(
+            String field,
+            Integer maxDistance,
+            NearDuplicateQueryBuilder.Mode mode,
+            Integer maxFlips,
+            Double minSimilarity,
+            NearDuplicateQueryBuilder.Verification verification,
+            Like like,
+            QueryServices services) {
         NearDuplicateQueryBuilder query = new NearDuplicateQueryBuilder(field, like, services);
         if (maxDistance != null) {
             query.maxDistance(maxDistance);

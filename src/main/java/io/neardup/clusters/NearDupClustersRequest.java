@@ -1,11 +1,22 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
+import static org.opensearch.action.ValidateActions.addValidationError;
+
 import io.neardup.query.NearDuplicateQueryBuilder;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import org.opensearch.action.ActionRequest;
 import org.opensearch.action.ActionRequestValidationException;
 import org.opensearch.action.IndicesRequest;
-import org.opensearch.action.support.IndicesOptions;
 import org.opensearch.action.bulk.BulkShardRequest;
+import org.opensearch.action.support.IndicesOptions;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.core.common.ParsingException;
 import org.opensearch.core.common.io.stream.StreamInput;
@@ -17,14 +28,6 @@ import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.search.sort.FieldSortBuilder;
 import org.opensearch.search.sort.SortBuilder;
 import org.opensearch.tasks.Task;
-
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-
-import static org.opensearch.action.ValidateActions.addValidationError;
 
 /**
  * {@code POST /<index>/_near_dup_clusters}: which documents of an index are near-duplicates of
@@ -38,6 +41,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     public static final int MAX_SLICES = 64;
     /** {@code slices=auto}: one slice per shard, at most {@link #MAX_SLICES}. */
     public static final int AUTO_SLICES = 0;
+
     public static final int MAX_SORT_FIELDS = 8;
     public static final int MAX_TARGET_FIELD_LENGTH = 255;
 
@@ -80,8 +84,15 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     private TimeValue bulkTimeout = BulkShardRequest.DEFAULT_TIMEOUT;
     private boolean shouldStoreResult;
 
-    public NearDupClustersRequest(String index, MatchSpec spec, String targetField, Linkage linkage, List<SortBuilder<?>> representativeSort,
-        boolean keepRepresentatives, QueryBuilder query, boolean singletons) {
+    public NearDupClustersRequest(
+            String index,
+            MatchSpec spec,
+            String targetField,
+            Linkage linkage,
+            List<SortBuilder<?>> representativeSort,
+            boolean keepRepresentatives,
+            QueryBuilder query,
+            boolean singletons) {
         this.index = index;
         this.spec = spec;
         this.targetField = targetField;
@@ -185,7 +196,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                                 keepExisting = booleanValue(parser, token, "representative.keep_existing");
                             } else {
                                 throw new IllegalArgumentException("[representative] has unknown option [" + inner
-                                    + "], expected [sort] or [keep_existing]");
+                                        + "], expected [sort] or [keep_existing]");
                             }
                         }
                     }
@@ -199,7 +210,8 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                         expect(parser, token, XContentParser.Token.VALUE_NUMBER, name);
                         minSimilarity = parser.doubleValue();
                     }
-                    case "verification" -> verification = NearDuplicateQueryBuilder.Verification.parse(text(parser, token, name));
+                    case "verification" ->
+                        verification = NearDuplicateQueryBuilder.Verification.parse(text(parser, token, name));
                     case "singletons" -> singletons = booleanValue(parser, token, name);
                     default -> throw new IllegalArgumentException("[_near_dup_clusters] unknown option [" + name + "]");
                 }
@@ -210,20 +222,31 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
             }
         }
         if (targetField == null) {
-            throw new ParsingException(parser.getTokenLocation(), "[_near_dup_clusters] requires [target_field]: where each document's "
-                + "cluster is written");
+            throw new ParsingException(
+                    parser.getTokenLocation(),
+                    "[_near_dup_clusters] requires [target_field]: where each document's " + "cluster is written");
         }
         try {
-            return new NearDupClustersRequest(index, new MatchSpec(field, maxDistance, mode, maxFlips, minSimilarity, verification),
-                targetField, linkage, sort, keepExisting, query, singletons);
+            return new NearDupClustersRequest(
+                    index,
+                    new MatchSpec(field, maxDistance, mode, maxFlips, minSimilarity, verification),
+                    targetField,
+                    linkage,
+                    sort,
+                    keepExisting,
+                    query,
+                    singletons);
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
         }
     }
 
-    private static void expect(XContentParser parser, XContentParser.Token token, XContentParser.Token expected, String name) {
+    private static void expect(
+            XContentParser parser, XContentParser.Token token, XContentParser.Token expected, String name) {
         if (token != expected) {
-            throw new ParsingException(parser.getTokenLocation(), "[" + name + "] must be " + describe(expected) + ", got [" + token + "]");
+            throw new ParsingException(
+                    parser.getTokenLocation(),
+                    "[" + name + "] must be " + describe(expected) + ", got [" + token + "]");
         }
     }
 
@@ -245,12 +268,14 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         expect(parser, token, XContentParser.Token.VALUE_NUMBER, name);
         double value = parser.doubleValue();
         if (value != Math.rint(value) || value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
-            throw new ParsingException(parser.getTokenLocation(), "[" + name + "] must be an integer, got [" + parser.text() + "]");
+            throw new ParsingException(
+                    parser.getTokenLocation(), "[" + name + "] must be an integer, got [" + parser.text() + "]");
         }
         return (int) value;
     }
 
-    private static boolean booleanValue(XContentParser parser, XContentParser.Token token, String name) throws IOException {
+    private static boolean booleanValue(XContentParser parser, XContentParser.Token token, String name)
+            throws IOException {
         expect(parser, token, XContentParser.Token.VALUE_BOOLEAN, name);
         return parser.booleanValue();
     }
@@ -261,30 +286,45 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         if (index == null || index.isBlank()) {
             e = addValidationError("an index is required", e);
         }
-        if (targetField.isBlank() || targetField.length() > MAX_TARGET_FIELD_LENGTH || targetField.startsWith("_")
-            || targetField.startsWith(".") || targetField.endsWith(".") || targetField.contains("..")) {
-            e = addValidationError("[target_field] must be a field path of at most " + MAX_TARGET_FIELD_LENGTH
-                + " characters, not starting with [_], got [" + targetField + "]", e);
+        if (targetField.isBlank()
+                || targetField.length() > MAX_TARGET_FIELD_LENGTH
+                || targetField.startsWith("_")
+                || targetField.startsWith(".")
+                || targetField.endsWith(".")
+                || targetField.contains("..")) {
+            e = addValidationError(
+                    "[target_field] must be a field path of at most " + MAX_TARGET_FIELD_LENGTH
+                            + " characters, not starting with [_], got [" + targetField + "]",
+                    e);
         }
-        if (targetField.equals(spec.field()) || targetField.equals(spec.fingerprintObject()) || spec.field().startsWith(targetField + ".")
-            || targetField.startsWith(spec.fingerprintObject() + ".")) {
-            e = addValidationError("[target_field] [" + targetField + "] would overwrite the fingerprints of [" + spec.field() + "]", e);
+        if (targetField.equals(spec.field())
+                || targetField.equals(spec.fingerprintObject())
+                || spec.field().startsWith(targetField + ".")
+                || targetField.startsWith(spec.fingerprintObject() + ".")) {
+            e = addValidationError(
+                    "[target_field] [" + targetField + "] would overwrite the fingerprints of [" + spec.field() + "]",
+                    e);
         }
         if (scrollSize < 1 || scrollSize > MAX_SCROLL_SIZE) {
-            e = addValidationError("[scroll_size] must be in [1, " + MAX_SCROLL_SIZE + "], got [" + scrollSize + "]", e);
+            e = addValidationError(
+                    "[scroll_size] must be in [1, " + MAX_SCROLL_SIZE + "], got [" + scrollSize + "]", e);
         }
         if (slices < AUTO_SLICES || slices > MAX_SLICES) {
             e = addValidationError("[slices] must be in [1, " + MAX_SLICES + "] or [auto], got [" + slices + "]", e);
         }
         if ((requestsPerSecond > 0) == false) {
-            e = addValidationError("[requests_per_second] must be > 0 or -1 (unlimited), got [" + requestsPerSecond + "]", e);
+            e = addValidationError(
+                    "[requests_per_second] must be > 0 or -1 (unlimited), got [" + requestsPerSecond + "]", e);
         }
         if (representativeSort.size() > MAX_SORT_FIELDS) {
-            e = addValidationError("[representative.sort] has " + representativeSort.size() + " fields, more than " + MAX_SORT_FIELDS, e);
+            e = addValidationError(
+                    "[representative.sort] has " + representativeSort.size() + " fields, more than " + MAX_SORT_FIELDS,
+                    e);
         }
         for (SortBuilder<?> sort : representativeSort) {
             if (sort instanceof FieldSortBuilder == false) {
-                e = addValidationError("[representative.sort] takes fields (or [_id]), got [" + sort.getWriteableName() + "]", e);
+                e = addValidationError(
+                        "[representative.sort] takes fields (or [_id]), got [" + sort.getWriteableName() + "]", e);
             }
         }
         return e;
@@ -318,8 +358,8 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
 
     @Override
     public String getDescription() {
-        return "near_dup_clusters [" + index + "] " + spec + " into [" + targetField + "] linkage [" + linkage.paramName() + "]"
-            + (dryRun ? " (dry run)" : "");
+        return "near_dup_clusters [" + index + "] " + spec + " into [" + targetField + "] linkage ["
+                + linkage.paramName() + "]" + (dryRun ? " (dry run)" : "");
     }
 
     public String index() {
@@ -329,7 +369,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     /** The one index it reads and writes, so that index-level permissions apply to the run as to {@code _update_by_query}. */
     @Override
     public String[] indices() {
-        return new String[] { index };
+        return new String[] {index};
     }
 
     @Override

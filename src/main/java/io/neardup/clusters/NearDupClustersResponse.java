@@ -1,15 +1,18 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import io.neardup.core.ClusterGraph;
+import java.io.IOException;
+import java.util.List;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.common.io.stream.Writeable;
 import org.opensearch.core.xcontent.ToXContentObject;
 import org.opensearch.core.xcontent.XContentBuilder;
-
-import java.io.IOException;
-import java.util.List;
 
 /**
  * What a {@code _near_dup_clusters} run did, in the shape of {@code _update_by_query}'s answer
@@ -55,8 +58,16 @@ public final class NearDupClustersResponse extends ActionResponse implements ToX
     private final List<Failure> failures;
     private final String canceled;
 
-    public NearDupClustersResponse(long tookMillis, boolean dryRun, NearDupClustersTask.Status counts, long clusteredDocuments, long cleared,
-        long[] sizeHistogram, List<Cluster> largest, List<Failure> failures, String canceled) {
+    public NearDupClustersResponse(
+            long tookMillis,
+            boolean dryRun,
+            NearDupClustersTask.Status counts,
+            long clusteredDocuments,
+            long cleared,
+            long[] sizeHistogram,
+            List<Cluster> largest,
+            List<Failure> failures,
+            String canceled) {
         this.tookMillis = tookMillis;
         this.dryRun = dryRun;
         this.counts = counts;
@@ -140,7 +151,10 @@ public final class NearDupClustersResponse extends ActionResponse implements ToX
         builder.endObject();
         builder.startArray("largest_clusters");
         for (Cluster cluster : largest) {
-            builder.startObject().field("cluster", cluster.id()).field("size", cluster.size()).endObject();
+            builder.startObject()
+                    .field("cluster", cluster.id())
+                    .field("size", cluster.size())
+                    .endObject();
         }
         builder.endArray();
         if (canceled != null) {
@@ -148,7 +162,11 @@ public final class NearDupClustersResponse extends ActionResponse implements ToX
         }
         builder.startArray("failures");
         for (Failure failure : failures) {
-            builder.startObject().field("id", failure.id()).field("status", failure.status()).field("reason", failure.reason()).endObject();
+            builder.startObject()
+                    .field("id", failure.id())
+                    .field("status", failure.status())
+                    .field("reason", failure.reason())
+                    .endObject();
         }
         builder.endArray();
         return builder.endObject();

@@ -1,5 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.tasks.TaskId;
@@ -7,17 +15,16 @@ import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.tasks.CancellableTask;
 import org.opensearch.tasks.Task;
 
-import java.io.IOException;
-import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-
 /** A {@code _near_dup_clusters} run: cancellable, with its progress in {@code GET _tasks}. */
 public final class NearDupClustersTask extends CancellableTask {
 
     /** What the run is doing now. */
     public enum Phase {
-        SCANNING, READING_MEMBERS, CLUSTERING, WRITING, DONE;
+        SCANNING,
+        READING_MEMBERS,
+        CLUSTERING,
+        WRITING,
+        DONE;
 
         public String paramName() {
             return name().toLowerCase(Locale.ROOT);
@@ -33,8 +40,8 @@ public final class NearDupClustersTask extends CancellableTask {
     final AtomicLong noops = new AtomicLong();
     final AtomicLong versionConflicts = new AtomicLong();
 
-    public NearDupClustersTask(long id, String type, String action, String description, TaskId parentTaskId,
-        Map<String, String> headers) {
+    public NearDupClustersTask(
+            long id, String type, String action, String description, TaskId parentTaskId, Map<String, String> headers) {
         super(id, type, action, description, parentTaskId, headers);
     }
 
@@ -49,19 +56,41 @@ public final class NearDupClustersTask extends CancellableTask {
 
     @Override
     public Status getStatus() {
-        return new Status(phase.paramName(), scanned.get(), noFingerprint.get(), matches.get(), clusters.get(), updated.get(), noops.get(),
-            versionConflicts.get());
+        return new Status(
+                phase.paramName(),
+                scanned.get(),
+                noFingerprint.get(),
+                matches.get(),
+                clusters.get(),
+                updated.get(),
+                noops.get(),
+                versionConflicts.get());
     }
 
     /** The progress shown in {@code GET _tasks?detailed}. */
-    public record Status(String phase, long scanned, long noFingerprint, long matches, long clusters, long updated, long noops,
-        long versionConflicts) implements Task.Status {
+    public record Status(
+            String phase,
+            long scanned,
+            long noFingerprint,
+            long matches,
+            long clusters,
+            long updated,
+            long noops,
+            long versionConflicts)
+            implements Task.Status {
 
         public static final String NAME = "near_dup_clusters";
 
         public Status(StreamInput in) throws IOException {
-            this(in.readString(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(),
-                in.readVLong());
+            this(
+                    in.readString(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong());
         }
 
         @Override

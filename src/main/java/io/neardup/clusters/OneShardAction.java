@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import org.opensearch.action.support.ActionFilters;
@@ -14,14 +18,21 @@ import org.opensearch.threadpool.ThreadPool;
 import org.opensearch.transport.TransportService;
 
 /** Runs a {@link OneShardRequest} on a node holding a copy (primary or replica) of its shard. */
-abstract class OneShardAction<Request extends OneShardRequest<Request>, Response extends ActionResponse> extends
-    TransportSingleShardAction<Request, Response> {
+abstract class OneShardAction<Request extends OneShardRequest<Request>, Response extends ActionResponse>
+        extends TransportSingleShardAction<Request, Response> {
 
     private final Writeable.Reader<Response> responseReader;
 
-    OneShardAction(String name, ThreadPool threadPool, ClusterService clusterService, TransportService transportService,
-        ActionFilters actionFilters, IndexNameExpressionResolver resolver, Writeable.Reader<Request> requestReader,
-        Writeable.Reader<Response> responseReader, String executor) {
+    OneShardAction(
+            String name,
+            ThreadPool threadPool,
+            ClusterService clusterService,
+            TransportService transportService,
+            ActionFilters actionFilters,
+            IndexNameExpressionResolver resolver,
+            Writeable.Reader<Request> requestReader,
+            Writeable.Reader<Response> responseReader,
+            String executor) {
         super(name, threadPool, clusterService, transportService, actionFilters, resolver, requestReader, executor);
         this.responseReader = responseReader;
     }
@@ -38,7 +49,10 @@ abstract class OneShardAction<Request extends OneShardRequest<Request>, Response
 
     @Override
     protected ShardsIterator shards(ClusterState state, InternalRequest request) {
-        return OperationRouting.getShards(state, new ShardId(state.metadata().index(request.concreteIndex()).getIndex(),
-            request.request().shard()));
+        return OperationRouting.getShards(
+                state,
+                new ShardId(
+                        state.metadata().index(request.concreteIndex()).getIndex(),
+                        request.request().shard()));
     }
 }

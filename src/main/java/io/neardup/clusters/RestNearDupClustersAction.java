@@ -1,5 +1,11 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
+import java.io.IOException;
+import java.util.List;
 import org.opensearch.action.ActionRequestValidationException;
 import org.opensearch.core.rest.RestStatus;
 import org.opensearch.core.xcontent.XContentBuilder;
@@ -11,9 +17,6 @@ import org.opensearch.rest.action.RestToXContentListener;
 import org.opensearch.tasks.LoggingTaskListener;
 import org.opensearch.tasks.Task;
 import org.opensearch.transport.client.node.NodeClient;
-
-import java.io.IOException;
-import java.util.List;
 
 /**
  * {@code POST /<index>/_near_dup_clusters}: with {@code wait_for_completion=false} it answers
@@ -35,7 +38,8 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
     @Override
     protected RestChannelConsumer prepareRequest(RestRequest restRequest, NodeClient client) throws IOException {
         if (restRequest.hasContentOrSourceParam() == false) {
-            throw new IllegalArgumentException("[_near_dup_clusters] needs a body naming at least [field] and [target_field]");
+            throw new IllegalArgumentException(
+                    "[_near_dup_clusters] needs a body naming at least [field] and [target_field]");
         }
         NearDupClustersRequest request;
         try (XContentParser parser = restRequest.contentOrSourceParamParser()) {
@@ -57,7 +61,8 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
         request.abortOnVersionConflict("abort".equals(conflicts));
         boolean waitForCompletion = restRequest.paramAsBoolean("wait_for_completion", true);
         if (waitForCompletion) {
-            return channel -> client.executeLocally(NearDupClustersAction.INSTANCE, request, new RestToXContentListener<>(channel));
+            return channel -> client.executeLocally(
+                    NearDupClustersAction.INSTANCE, request, new RestToXContentListener<>(channel));
         }
         request.setShouldStoreResult(true);
         ActionRequestValidationException invalid = request.validate();
@@ -65,9 +70,12 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
             throw invalid;
         }
         return channel -> {
-            Task task = client.executeLocally(NearDupClustersAction.INSTANCE, request, LoggingTaskListener.<NearDupClustersResponse>instance());
+            Task task = client.executeLocally(
+                    NearDupClustersAction.INSTANCE, request, LoggingTaskListener.<NearDupClustersResponse>instance());
             XContentBuilder builder = channel.newBuilder();
-            builder.startObject().field("task", client.getLocalNodeId() + ":" + task.getId()).endObject();
+            builder.startObject()
+                    .field("task", client.getLocalNodeId() + ":" + task.getId())
+                    .endObject();
             channel.sendResponse(new BytesRestResponse(RestStatus.OK, builder));
         };
     }
@@ -76,8 +84,10 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
         try {
             return Integer.parseInt(value);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("[" + name + "] must be an integer" + ("slices".equals(name) ? " or [auto]" : "") + ", got ["
-                + value + "]", e);
+            throw new IllegalArgumentException(
+                    "[" + name + "] must be an integer" + ("slices".equals(name) ? " or [auto]" : "") + ", got ["
+                            + value + "]",
+                    e);
         }
     }
 

@@ -1,5 +1,11 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
+import java.io.IOException;
+import java.util.List;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.ReaderUtil;
@@ -12,9 +18,6 @@ import org.opensearch.index.fieldvisitor.FieldsVisitor;
 import org.opensearch.index.mapper.SeqNoFieldMapper;
 import org.opensearch.index.seqno.SequenceNumbers;
 
-import java.io.IOException;
-import java.util.List;
-
 /** What a match reports of a shard's document, read by doc id from one searcher: its {@code _id}, sequence number and cluster. */
 final class ShardDocs {
 
@@ -22,6 +25,7 @@ final class ShardDocs {
     private final StoredFields storedFields;
     /** A field of the documents' {@code _source} to report (their current cluster), or null. */
     private final String clusterField;
+
     private FieldsVisitor visitor;
 
     ShardDocs(IndexSearcher searcher, String clusterField) throws IOException {
@@ -45,14 +49,18 @@ final class ShardDocs {
             return null;
         }
         // _source is in whatever content type the document was indexed with.
-        Object value = XContentMapValues.extractValue(clusterField, XContentHelper.convertToMap(visitor.source(), false,
-            MediaTypeRegistry.xContentType(visitor.source())).v2());
+        Object value = XContentMapValues.extractValue(
+                clusterField,
+                XContentHelper.convertToMap(visitor.source(), false, MediaTypeRegistry.xContentType(visitor.source()))
+                        .v2());
         return value == null ? null : value.toString();
     }
 
     long seqNo(int doc) throws IOException {
         LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
         NumericDocValues seqNos = leaf.reader().getNumericDocValues(SeqNoFieldMapper.NAME);
-        return seqNos != null && seqNos.advanceExact(doc - leaf.docBase) ? seqNos.longValue() : SequenceNumbers.UNASSIGNED_SEQ_NO;
+        return seqNos != null && seqNos.advanceExact(doc - leaf.docBase)
+                ? seqNos.longValue()
+                : SequenceNumbers.UNASSIGNED_SEQ_NO;
     }
 }

@@ -1,11 +1,14 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
+import java.io.IOException;
 import org.opensearch.action.ActionRequestValidationException;
 import org.opensearch.action.ValidateActions;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
-
-import java.io.IOException;
 
 /**
  * Join the documents of one shard whose {@code _seq_no} is in {@code [fromSeqNo, toSeqNo)} with
@@ -50,11 +53,14 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     public ActionRequestValidationException validate() {
         ActionRequestValidationException e = validateNonNullIndex();
         if (fromSeqNo < 0 || toSeqNo <= fromSeqNo || toSeqNo - fromSeqNo > MAX_WINDOW) {
-            e = ValidateActions.addValidationError("the window [" + fromSeqNo + ", " + toSeqNo + ") must be non-empty, start at 0 or "
-                + "later and span at most " + MAX_WINDOW + " sequence numbers", e);
+            e = ValidateActions.addValidationError(
+                    "the window [" + fromSeqNo + ", " + toSeqNo + ") must be non-empty, start at 0 or "
+                            + "later and span at most " + MAX_WINDOW + " sequence numbers",
+                    e);
         }
         if (spec.minSimilarity() != null) {
-            e = ValidateActions.addValidationError("a join matches bare simhash values: [min_similarity] needs the documents' sources", e);
+            e = ValidateActions.addValidationError(
+                    "a join matches bare simhash values: [min_similarity] needs the documents' sources", e);
         }
         return e;
     }

@@ -1,10 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
+import java.io.IOException;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
-
-import java.io.IOException;
 
 /**
  * The pairs a window of a shard's documents forms: {@link #matches} pairs the window's document
@@ -19,7 +22,8 @@ public final class ShardJoinResponse extends ActionResponse {
     private final long[] querySeqNos;
     private final ShardMatchResponse matches;
 
-    public ShardJoinResponse(long scanned, long noFingerprint, String[] queryIds, long[] querySeqNos, ShardMatchResponse matches) {
+    public ShardJoinResponse(
+            long scanned, long noFingerprint, String[] queryIds, long[] querySeqNos, ShardMatchResponse matches) {
         this.scanned = scanned;
         this.noFingerprint = noFingerprint;
         this.queryIds = queryIds;

@@ -1,12 +1,15 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
-
-import org.opensearch.action.ActionRequestValidationException;
-import org.opensearch.core.common.io.stream.StreamInput;
-import org.opensearch.core.common.io.stream.StreamOutput;
 
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import org.opensearch.action.ActionRequestValidationException;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
 
 /**
  * A batch of documents to match against one shard: their {@code _id}s and fingerprint objects
@@ -20,6 +23,7 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     private final List<Map<String, Object>> sources;
     /** Instead of ids and sources: simhash values, all of {@link #scheme} (null: not recorded). */
     private final long[] simhashes;
+
     private final String scheme;
     private final int maxMatches;
     private final String clusterField;
@@ -29,11 +33,18 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
      * @param maxMatches   the most similar matches kept per document
      * @param clusterField a field of the matched documents to return with each match, or null
      */
-    public ShardMatchRequest(String index, int shard, MatchSpec spec, List<String> ids, List<Map<String, Object>> sources, int maxMatches,
-        String clusterField) {
+    public ShardMatchRequest(
+            String index,
+            int shard,
+            MatchSpec spec,
+            List<String> ids,
+            List<Map<String, Object>> sources,
+            int maxMatches,
+            String clusterField) {
         super(index, shard);
         if (ids.size() != sources.size()) {
-            throw new IllegalArgumentException("one source per id: " + ids.size() + " ids, " + sources.size() + " sources");
+            throw new IllegalArgumentException(
+                    "one source per id: " + ids.size() + " ids, " + sources.size() + " sources");
         }
         this.spec = spec;
         this.ids = ids;
@@ -94,8 +105,10 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     public ActionRequestValidationException validate() {
         ActionRequestValidationException e = validateNonNullIndex();
         if (maxMatches < 1 || maxMatches > TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT) {
-            e = org.opensearch.action.ValidateActions.addValidationError("maxMatches must be in [1, "
-                + TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT + "], got [" + maxMatches + "]", e);
+            e = org.opensearch.action.ValidateActions.addValidationError(
+                    "maxMatches must be in [1, " + TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT + "], got ["
+                            + maxMatches + "]",
+                    e);
         }
         return e;
     }

@@ -1,10 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
+import java.io.IOException;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
-
-import java.io.IOException;
 
 /**
  * The near-duplicates one shard holds of a batch: match {@code i} pairs the batch's document
@@ -20,7 +23,8 @@ public final class ShardMatchResponse extends ActionResponse {
     /** The requested field of each target, null where it has none or none was asked for. */
     private final String[] targetCluster;
 
-    public ShardMatchResponse(int[] query, String[] target, long[] targetSeqNo, float[] similarity, String[] targetCluster) {
+    public ShardMatchResponse(
+            int[] query, String[] target, long[] targetSeqNo, float[] similarity, String[] targetCluster) {
         this.query = query;
         this.target = target;
         this.targetSeqNo = targetSeqNo;

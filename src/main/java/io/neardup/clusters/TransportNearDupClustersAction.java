@@ -1,8 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import io.neardup.query.SegmentFingerprintCache;
+import java.util.Map;
 import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
@@ -21,14 +26,13 @@ import org.opensearch.transport.TransportService;
 import org.opensearch.transport.client.Client;
 import org.opensearch.transport.client.ParentTaskAssigningClient;
 
-import java.util.Map;
-
 /**
  * Checks a {@code _near_dup_clusters} request against the index's mapping (so that a bad one is a
  * 400 before anything is read or written), maps the target field, and runs the {@link ClusterJob}
  * on a generic thread, its searches and writes as child tasks of this one.
  */
-public final class TransportNearDupClustersAction extends HandledTransportAction<NearDupClustersRequest, NearDupClustersResponse> {
+public final class TransportNearDupClustersAction
+        extends HandledTransportAction<NearDupClustersRequest, NearDupClustersResponse> {
 
     private final Client client;
     private final ClusterService clusterService;
@@ -37,8 +41,14 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
     private final SegmentFingerprintCache cache;
 
     @Inject
-    public TransportNearDupClustersAction(TransportService transportService, ActionFilters actionFilters, Client client,
-        ClusterService clusterService, ThreadPool threadPool, IndexNameExpressionResolver resolver, SegmentFingerprintCache cache) {
+    public TransportNearDupClustersAction(
+            TransportService transportService,
+            ActionFilters actionFilters,
+            Client client,
+            ClusterService clusterService,
+            ThreadPool threadPool,
+            IndexNameExpressionResolver resolver,
+            SegmentFingerprintCache cache) {
         super(NearDupClustersAction.NAME, transportService, actionFilters, NearDupClustersRequest::new);
         this.client = client;
         this.clusterService = clusterService;
@@ -48,7 +58,8 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
     }
 
     @Override
-    protected void doExecute(Task task, NearDupClustersRequest request, ActionListener<NearDupClustersResponse> listener) {
+    protected void doExecute(
+            Task task, NearDupClustersRequest request, ActionListener<NearDupClustersResponse> listener) {
         IndexMetadata indexMetadata;
         try {
             indexMetadata = checkMappings(clusterService.state(), request);
@@ -61,12 +72,25 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
             try {
                 checkRepresentativeSort(taskClient, indexMetadata.getIndex().getName(), request);
                 if (request.dryRun() == false) {
-                    taskClient.admin().indices().putMapping(new PutMappingRequest(indexMetadata.getIndex().getName()).source(
-                        targetMapping(request.targetField()))).actionGet();
+                    taskClient
+                            .admin()
+                            .indices()
+                            .putMapping(new PutMappingRequest(
+                                            indexMetadata.getIndex().getName())
+                                    .source(targetMapping(request.targetField())))
+                            .actionGet();
                 }
-                ClusterJob job = new ClusterJob(taskClient, threadPool, cache.breaker(), request, (NearDupClustersTask) task,
-                    indexMetadata.getIndex().getName(), indexMetadata.getNumberOfShards(), SimhashFieldMapper.CONTENT_TYPE.equals(
-                        MappingPaths.find(mappingOf(indexMetadata), request.spec().field()).get("type")));
+                ClusterJob job = new ClusterJob(
+                        taskClient,
+                        threadPool,
+                        cache.breaker(),
+                        request,
+                        (NearDupClustersTask) task,
+                        indexMetadata.getIndex().getName(),
+                        indexMetadata.getNumberOfShards(),
+                        SimhashFieldMapper.CONTENT_TYPE.equals(MappingPaths.find(
+                                        mappingOf(indexMetadata), request.spec().field())
+                                .get("type")));
                 listener.onResponse(job.run());
             } catch (Exception e) {
                 listener.onFailure(e);
@@ -85,9 +109,10 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
             throw new IllegalArgumentException("[field] [" + field + "] is not mapped in index [" + names[0] + "]");
         }
         Object type = fieldMapping.get("type");
-        if (SimhashFieldMapper.CONTENT_TYPE.equals(type) == false && MinhashFieldMapper.CONTENT_TYPE.equals(type) == false) {
+        if (SimhashFieldMapper.CONTENT_TYPE.equals(type) == false
+                && MinhashFieldMapper.CONTENT_TYPE.equals(type) == false) {
             throw new IllegalArgumentException("[field] [" + field + "] is of type [" + (type == null ? "object" : type)
-                + "], expected [simhash] or [minhash]");
+                    + "], expected [simhash] or [minhash]");
         }
         MappingPaths.checkAssignable(properties, request.targetField(), ClusterAssignment.ACCEPTED_TYPES);
         return metadata;
@@ -103,8 +128,11 @@ public final class TransportNearDupClustersAction extends HandledTransportAction
      * text field, an unmapped one without {@code unmapped_type}) fails the request before any work.
      */
     private static void checkRepresentativeSort(Client client, String index, NearDupClustersRequest request) {
-        SearchSourceBuilder probe = new SearchSourceBuilder().size(1).fetchSource(false).trackTotalHits(false);
-        request.representativeSort().stream().filter(sort -> ClusterJob.isIdSort(sort) == false).forEach(probe::sort);
+        SearchSourceBuilder probe =
+                new SearchSourceBuilder().size(1).fetchSource(false).trackTotalHits(false);
+        request.representativeSort().stream()
+                .filter(sort -> ClusterJob.isIdSort(sort) == false)
+                .forEach(probe::sort);
         if (probe.sorts() != null && probe.sorts().isEmpty() == false) {
             client.search(new SearchRequest(index).source(probe)).actionGet(ClusterJob.STEP_TIMEOUT);
         }

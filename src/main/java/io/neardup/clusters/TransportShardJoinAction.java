@@ -1,9 +1,18 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import io.neardup.mapper.SimhashFieldMapper;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
 import io.neardup.query.SimhashBatchMatcher;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
@@ -31,12 +40,6 @@ import org.opensearch.threadpool.ThreadPool;
 import org.opensearch.transport.TransportService;
 import org.opensearch.transport.client.Client;
 
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
-
 /**
  * The self-join of {@code _near_dup_clusters} on a {@code simhash} field, run where a copy of the
  * shard is: a window of the shard's documents (a range of sequence numbers) is read from doc
@@ -56,12 +59,26 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
     private final Client client;
 
     @Inject
-    public TransportShardJoinAction(ThreadPool threadPool, ClusterService clusterService, TransportService transportService,
-        ActionFilters actionFilters, IndexNameExpressionResolver indexNameExpressionResolver, IndicesService indicesService,
-        QueryServices services, Client client) {
+    public TransportShardJoinAction(
+            ThreadPool threadPool,
+            ClusterService clusterService,
+            TransportService transportService,
+            ActionFilters actionFilters,
+            IndexNameExpressionResolver indexNameExpressionResolver,
+            IndicesService indicesService,
+            QueryServices services,
+            Client client) {
         // The generic pool: a window waits for the other shards' answers, which run on the search pool.
-        super(ShardJoinAction.NAME, threadPool, clusterService, transportService, actionFilters, indexNameExpressionResolver,
-            ShardJoinRequest::new, ShardJoinResponse::new, ThreadPool.Names.GENERIC);
+        super(
+                ShardJoinAction.NAME,
+                threadPool,
+                clusterService,
+                transportService,
+                actionFilters,
+                indexNameExpressionResolver,
+                ShardJoinRequest::new,
+                ShardJoinResponse::new,
+                ThreadPool.Names.GENERIC);
         this.indicesService = indicesService;
         this.services = services;
         this.client = client;
@@ -75,15 +92,21 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
         IndexShard shard = indexService.getShard(shardId.id());
         MatchSpec spec = request.spec();
-        int maxDistance = spec.maxDistance() == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : spec.maxDistance();
+        int maxDistance =
+                spec.maxDistance() == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : spec.maxDistance();
         CircuitBreaker breaker = services.cache().breaker();
         try (Engine.Searcher searcher = shard.acquireSearcher("near_dup_clusters")) {
-            QueryShardContext context = indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
-            SimhashBatchMatcher blocks = SimhashBatchMatcher.forField(context, searcher, spec.field(), maxDistance, services);
+            QueryShardContext context =
+                    indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
+            SimhashBatchMatcher blocks =
+                    SimhashBatchMatcher.forField(context, searcher, spec.field(), maxDistance, services);
             if (blocks == null) {
-                throw new IllegalArgumentException("[field] [" + spec.field() + "] is not a [simhash] field with doc values in " + shardId);
+                throw new IllegalArgumentException(
+                        "[field] [" + spec.field() + "] is not a [simhash] field with doc values in " + shardId);
             }
-            long capacity = Math.min(request.toSeqNo() - request.fromSeqNo(), searcher.getIndexReader().maxDoc());
+            long capacity = Math.min(
+                    request.toSeqNo() - request.fromSeqNo(),
+                    searcher.getIndexReader().maxDoc());
             long charge = capacity * BYTES_PER_WINDOW_DOCUMENT;
             breaker.addEstimateBytesAndMaybeBreak(charge, "near_dup_clusters window");
             try {
@@ -95,11 +118,13 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         }
     }
 
-    private static Window readWindow(QueryShardContext context, List<LeafReaderContext> leaves, ShardJoinRequest request, int capacity)
-        throws IOException {
-        Query range = context.fieldMapper(SeqNoFieldMapper.NAME).rangeQuery(request.fromSeqNo(), request.toSeqNo() - 1, true, true,
-            null, null, null, context);
-        Weight weight = context.searcher().createWeight(context.searcher().rewrite(range), ScoreMode.COMPLETE_NO_SCORES, 1f);
+    private static Window readWindow(
+            QueryShardContext context, List<LeafReaderContext> leaves, ShardJoinRequest request, int capacity)
+            throws IOException {
+        Query range = context.fieldMapper(SeqNoFieldMapper.NAME)
+                .rangeQuery(request.fromSeqNo(), request.toSeqNo() - 1, true, true, null, null, null, context);
+        Weight weight =
+                context.searcher().createWeight(context.searcher().rewrite(range), ScoreMode.COMPLETE_NO_SCORES, 1f);
         int[] docs = new int[capacity];
         long[] simhashes = new long[capacity];
         long[] seqNos = new long[capacity];
@@ -112,7 +137,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             if (scorer == null) {
                 continue;
             }
-            SortedNumericDocValues values = DocValues.getSortedNumeric(leaf.reader(), request.spec().field());
+            SortedNumericDocValues values =
+                    DocValues.getSortedNumeric(leaf.reader(), request.spec().field());
             NumericDocValues seqNo = DocValues.getNumeric(leaf.reader(), SeqNoFieldMapper.NAME);
             Bits live = leaf.reader().getLiveDocs();
             DocIdSetIterator matching = scorer.iterator();
@@ -134,7 +160,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
     }
 
     private ShardJoinResponse join(ShardJoinRequest request, SimhashBatchMatcher blocks, ShardDocs docs, Window window)
-        throws IOException {
+            throws IOException {
         int maxMatches = TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT;
         List<ProbeBatch> probes = sendProbes(request, blocks, window, maxMatches);
         MatchList matches = new MatchList();
@@ -185,19 +211,22 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             queryIds[q] = docs.id();
             querySeqNos[q] = window.seqNos()[i];
         }
-        return new ShardJoinResponse(window.scanned(), window.scanned() - window.size(), queryIds, querySeqNos, matches.toResponse());
+        return new ShardJoinResponse(
+                window.scanned(), window.scanned() - window.size(), queryIds, querySeqNos, matches.toResponse());
     }
 
     /** The window's simhashes of one scheme, sent to one other shard; {@code windowIndexes[k]} is the window document of value k. */
     private record ProbeBatch(int[] windowIndexes, ActionFuture<ShardMatchResponse> response) {}
 
     /** Sends the window to the other shards first, so that they search while this shard joins the window with itself. */
-    private List<ProbeBatch> sendProbes(ShardJoinRequest request, SimhashBatchMatcher blocks, Window window, int maxMatches) {
+    private List<ProbeBatch> sendProbes(
+            ShardJoinRequest request, SimhashBatchMatcher blocks, Window window, int maxMatches) {
         List<ProbeBatch> probes = new ArrayList<>();
         if (request.otherShards().length == 0 || window.size() == 0) {
             return probes;
         }
-        // Segments of one shard may record different schemes (an error when matched, as in the query): one batch per scheme.
+        // Segments of one shard may record different schemes (an error when matched, as in the query): one batch per
+        // scheme.
         boolean[] sent = new boolean[window.size()];
         for (int first = 0; first < window.size(); first++) {
             if (sent[first]) {
@@ -218,7 +247,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                 simhashes[k] = window.simhashes()[windowIndexes[k]];
             }
             for (int other : request.otherShards()) {
-                ShardMatchRequest probe = new ShardMatchRequest(request.index(), other, request.spec(), simhashes, scheme, maxMatches);
+                ShardMatchRequest probe =
+                        new ShardMatchRequest(request.index(), other, request.spec(), simhashes, scheme, maxMatches);
                 probe.setParentTask(request.getParentTask());
                 probes.add(new ProbeBatch(windowIndexes, client.execute(ShardMatchAction.INSTANCE, probe)));
             }

@@ -1,11 +1,17 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.SimhashCodec;
 import io.neardup.query.Like;
 import io.neardup.query.NearDuplicateQueryBuilder;
-import io.neardup.query.SimhashBatchMatcher;
 import io.neardup.query.QueryServices;
+import io.neardup.query.SimhashBatchMatcher;
+import java.io.IOException;
+import java.util.List;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
@@ -23,9 +29,6 @@ import org.opensearch.indices.IndicesService;
 import org.opensearch.threadpool.ThreadPool;
 import org.opensearch.transport.TransportService;
 
-import java.io.IOException;
-import java.util.List;
-
 /**
  * Runs, on a node holding a copy of the shard, the {@code near_duplicate} query of every document
  * of a batch against one searcher of that shard: the per-segment structures (PSM tables, band
@@ -41,11 +44,24 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
     private final QueryServices services;
 
     @Inject
-    public TransportShardMatchAction(ThreadPool threadPool, ClusterService clusterService, TransportService transportService,
-        ActionFilters actionFilters, IndexNameExpressionResolver indexNameExpressionResolver, IndicesService indicesService,
-        QueryServices services) {
-        super(ShardMatchAction.NAME, threadPool, clusterService, transportService, actionFilters, indexNameExpressionResolver,
-            ShardMatchRequest::new, ShardMatchResponse::new, ThreadPool.Names.SEARCH);
+    public TransportShardMatchAction(
+            ThreadPool threadPool,
+            ClusterService clusterService,
+            TransportService transportService,
+            ActionFilters actionFilters,
+            IndexNameExpressionResolver indexNameExpressionResolver,
+            IndicesService indicesService,
+            QueryServices services) {
+        super(
+                ShardMatchAction.NAME,
+                threadPool,
+                clusterService,
+                transportService,
+                actionFilters,
+                indexNameExpressionResolver,
+                ShardMatchRequest::new,
+                ShardMatchResponse::new,
+                ThreadPool.Names.SEARCH);
         this.indicesService = indicesService;
         this.services = services;
     }
@@ -56,20 +72,38 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
         IndexShard shard = indexService.getShard(shardId.id());
         MatchList matches = new MatchList();
         try (Engine.Searcher searcher = shard.acquireSearcher("near_dup_clusters")) {
-            QueryShardContext context = indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
-            SimhashBatchMatcher blocks = request.spec().minSimilarity() == null ? SimhashBatchMatcher.forField(context, searcher,
-                request.spec().field(), request.spec().maxDistance() == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : request
-                    .spec().maxDistance(), services) : null;
+            QueryShardContext context =
+                    indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
+            SimhashBatchMatcher blocks = request.spec().minSimilarity() == null
+                    ? SimhashBatchMatcher.forField(
+                            context,
+                            searcher,
+                            request.spec().field(),
+                            request.spec().maxDistance() == null
+                                    ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE
+                                    : request.spec().maxDistance(),
+                            services)
+                    : null;
             ShardDocs docs = new ShardDocs(searcher, request.clusterField());
             if (request.simhashes() != null) {
                 if (blocks == null) {
-                    throw new IllegalArgumentException("[" + request.spec().field() + "] is not a [simhash] field with doc values in "
-                        + shardId + ": it cannot be matched by value");
+                    throw new IllegalArgumentException(
+                            "[" + request.spec().field() + "] is not a [simhash] field with doc values in " + shardId
+                                    + ": it cannot be matched by value");
                 }
                 BlockNeighbours neighbours = new BlockNeighbours();
                 long[] simhashes = request.simhashes();
                 for (int i = 0; i < simhashes.length; i++) {
-                    addClosest(neighbours, blocks, simhashes[i], request.scheme(), null, request.maxMatches(), i, docs, matches);
+                    addClosest(
+                            neighbours,
+                            blocks,
+                            simhashes[i],
+                            request.scheme(),
+                            null,
+                            request.maxMatches(),
+                            i,
+                            docs,
+                            matches);
                 }
                 return matches.toResponse();
             }
@@ -81,13 +115,22 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
                 if (blocks != null) {
                     FingerprintObject.Parts parts = simhashOf(request, i);
                     if (parts != null) {
-                        addClosest(neighbours, blocks, SimhashCodec.parseHex(parts.value()), parts.scheme(), id, request.maxMatches(), i,
-                            docs, matches);
+                        addClosest(
+                                neighbours,
+                                blocks,
+                                SimhashCodec.parseHex(parts.value()),
+                                parts.scheme(),
+                                id,
+                                request.maxMatches(),
+                                i,
+                                docs,
+                                matches);
                     }
                     continue;
                 }
-                Like like = id.isEmpty() ? Like.source(null, index, request.sources().get(i)) : Like.fetched(id, index, request.sources()
-                    .get(i));
+                Like like = id.isEmpty()
+                        ? Like.source(null, index, request.sources().get(i))
+                        : Like.fetched(id, index, request.sources().get(i));
                 Query lucene = request.spec().query(like, services).toQuery(context);
                 TopDocs top = searcher.search(lucene, request.maxMatches());
                 for (ScoreDoc hit : top.scoreDocs) {
@@ -101,11 +144,15 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
 
     private static FingerprintObject.Parts simhashOf(ShardMatchRequest request, int i) {
         try {
-            return FingerprintObject.read(XContentMapValues.extractValue(request.spec().field(), request.sources().get(i)),
-                FingerprintObject.SIMHASH_KEYS);
+            return FingerprintObject.read(
+                    XContentMapValues.extractValue(
+                            request.spec().field(), request.sources().get(i)),
+                    FingerprintObject.SIMHASH_KEYS);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("document [" + request.ids().get(i) + "] has a malformed fingerprint in [" + request.spec()
-                .field() + "]: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "document [" + request.ids().get(i) + "] has a malformed fingerprint in ["
+                            + request.spec().field() + "]: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -113,8 +160,17 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
      * A simhash's neighbours, all of them within the distance (exact), from the segments' block
      * tables: the closest {@code maxMatches} other than {@code selfId}, scored as the query scores them.
      */
-    private static void addClosest(BlockNeighbours neighbours, SimhashBatchMatcher blocks, long simhash, String scheme, String selfId,
-        int maxMatches, int queryIndex, ShardDocs docs, MatchList matches) throws IOException {
+    private static void addClosest(
+            BlockNeighbours neighbours,
+            SimhashBatchMatcher blocks,
+            long simhash,
+            String scheme,
+            String selfId,
+            int maxMatches,
+            int queryIndex,
+            ShardDocs docs,
+            MatchList matches)
+            throws IOException {
         int found = neighbours.find(blocks, simhash, scheme);
         int kept = 0;
         for (int h = 0; h < found && kept < maxMatches; h++) {
@@ -123,7 +179,12 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
             if (docs.id().equals(selfId)) {
                 continue;
             }
-            matches.add(queryIndex, docs.id(), docs.seqNo(doc), SimhashBatchMatcher.similarity(neighbours.distance(h)), docs.cluster());
+            matches.add(
+                    queryIndex,
+                    docs.id(),
+                    docs.seqNo(doc),
+                    SimhashBatchMatcher.similarity(neighbours.distance(h)),
+                    docs.cluster());
             kept++;
         }
     }

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.collapse;
 
 /**
@@ -18,8 +22,8 @@ public final class CollapseWindow {
 
     public CollapseWindow(int from, int size, int window) {
         if (from < 0 || size < 0 || window < 1) {
-            throw new IllegalArgumentException("from [" + from + "] and size [" + size + "] must be >= 0 and window [" + window
-                + "] >= 1");
+            throw new IllegalArgumentException(
+                    "from [" + from + "] and size [" + size + "] must be >= 0 and window [" + window + "] >= 1");
         }
         this.from = from;
         this.size = size;

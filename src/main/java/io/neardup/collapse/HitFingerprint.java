@@ -1,17 +1,20 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.collapse;
 
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.core.SimhashCodec;
 import io.neardup.core.SignatureCodec;
-import org.opensearch.common.document.DocumentField;
-import org.opensearch.common.xcontent.support.XContentMapValues;
-import org.opensearch.search.SearchHit;
-
+import io.neardup.core.SimhashCodec;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.opensearch.common.document.DocumentField;
+import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.search.SearchHit;
 
 /**
  * A hit's fingerprint as the collapse reads it, without a second round trip: from {@code _source}
@@ -75,7 +78,7 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
             }
             if (list.size() > 1) {
                 throw new IllegalArgumentException(prefix(hit, field) + "has " + list.size()
-                    + " values; a fingerprint field holds one per document");
+                        + " values; a fingerprint field holds one per document");
             }
             return list.get(0);
         }
@@ -98,13 +101,16 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         int schemeHash = SignatureCodec.schemeHashOf(value);
         int values = (raw.length - 5) / 4;
         int[] signature = SignatureCodec.decode(value, values, schemeHash);
-        return new HitFingerprint(Kind.MINHASH, 0, signature, null, String.format(Locale.ROOT, "%08x/%d", schemeHash, values));
+        return new HitFingerprint(
+                Kind.MINHASH, 0, signature, null, String.format(Locale.ROOT, "%08x/%d", schemeHash, values));
     }
 
     private HitFingerprint withShingleSet(SearchHit hit, String field, String encoded) {
         try {
-            byte[] payload = ShingleSetCodec.decodePayload(encoded, Integer.parseUnsignedInt(scheme.substring(0, 8), 16));
-            return new HitFingerprint(kind, simhash, signature, ShingleSetCodec.values(payload, 0, payload.length), scheme);
+            byte[] payload =
+                    ShingleSetCodec.decodePayload(encoded, Integer.parseUnsignedInt(scheme.substring(0, 8), 16));
+            return new HitFingerprint(
+                    kind, simhash, signature, ShingleSetCodec.values(payload, 0, payload.length), scheme);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(prefix(hit, field) + "has a bad shingle set: " + e.getMessage(), e);
         }
@@ -112,7 +118,7 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
 
     static String prefix(SearchHit hit, String field) {
         return "[" + NearDupCollapseResponseProcessor.TYPE + "] field [" + field + "] of hit [" + hit.getId() + "]"
-            + (hit.getIndex() == null ? "" : " in index [" + hit.getIndex() + "]") + " ";
+                + (hit.getIndex() == null ? "" : " in index [" + hit.getIndex() + "]") + " ";
     }
 
     private static IllegalArgumentException notAFingerprint(SearchHit hit, String field, Object value) {
@@ -120,7 +126,7 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         if (shown.length() > 40) {
             shown = shown.substring(0, 37) + "...";
         }
-        return new IllegalArgumentException(prefix(hit, field) + "is neither a simhash (16 hex characters) nor a minhash signature: ["
-            + shown + "]");
+        return new IllegalArgumentException(prefix(hit, field)
+                + "is neither a simhash (16 hex characters) nor a minhash signature: [" + shown + "]");
     }
 }

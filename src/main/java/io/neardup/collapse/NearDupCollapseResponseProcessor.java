@@ -1,7 +1,16 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.collapse;
 
 import io.neardup.collapse.HitFingerprint.Kind;
 import io.neardup.core.NearDupCollapser;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.action.search.SearchResponseSections;
@@ -17,12 +26,6 @@ import org.opensearch.search.pipeline.PipelineProcessingContext;
 import org.opensearch.search.pipeline.Processor;
 import org.opensearch.search.pipeline.SearchResponseProcessor;
 import org.opensearch.search.profile.SearchProfileShardResults;
-
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 
 /**
  * Folds near-duplicates in a result list into the best-ranked copy: hits are taken in rank order,
@@ -49,20 +52,20 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
     private final String field;
     /** SIMHASH when max_distance was given, MINHASH when min_similarity was, null: told by the first fingerprint. */
     private final Kind kind;
+
     private final int maxDistance;
     private final double minSimilarity;
     private final int maxFoldedIds;
 
     NearDupCollapseResponseProcessor(
-        String tag,
-        String description,
-        boolean ignoreFailure,
-        String field,
-        Kind kind,
-        int maxDistance,
-        double minSimilarity,
-        int maxFoldedIds
-    ) {
+            String tag,
+            String description,
+            boolean ignoreFailure,
+            String field,
+            Kind kind,
+            int maxDistance,
+            double minSimilarity,
+            int maxFoldedIds) {
         super(tag, description, ignoreFailure);
         this.field = field;
         this.kind = kind;
@@ -103,11 +106,13 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
     }
 
     @Override
-    public SearchResponse processResponse(SearchRequest request, SearchResponse response, PipelineProcessingContext context) {
+    public SearchResponse processResponse(
+            SearchRequest request, SearchResponse response, PipelineProcessingContext context) {
         if (response.getHits() == null || request.scroll() != null) {
             return response; // a scroll (reindex, export) must see every document
         }
-        CollapseWindow window = context == null ? null : (CollapseWindow) context.getAttribute(CollapseWindow.ATTRIBUTE);
+        CollapseWindow window =
+                context == null ? null : (CollapseWindow) context.getAttribute(CollapseWindow.ATTRIBUTE);
         if (window != null) {
             if (window.used()) {
                 window = null; // an earlier collapse processor already cut the page
@@ -115,22 +120,31 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                 window.markUsed();
             }
         }
-        int requested = window != null ? window.size() : request.source() == null ? 10 : request.source().size();
+        int requested = window != null
+                ? window.size()
+                : request.source() == null ? 10 : request.source().size();
         if (requested == 0) {
             return response; // size 0 (counts, aggregations): nothing to collapse, nothing to add
         }
         SearchHit[] hits = response.getHits().getHits();
         Fingerprints fingerprints = read(hits);
         Groups groups = group(hits, fingerprints);
-        return replace(response, page(response, hits, groups, window), new NearDupCollapseExt(summary(hits.length, fingerprints, groups,
-            window)));
+        return replace(
+                response,
+                page(response, hits, groups, window),
+                new NearDupCollapseExt(summary(hits.length, fingerprints, groups, window)));
     }
 
     /** Every hit's fingerprint (null where it has none), in rank order, and their one kind. */
     private record Fingerprints(HitFingerprint[] of, Kind kind, int missing) {}
 
     /** The leaders in rank order, each hit's leader, the folded hits per leader, and how MinHash hits were compared. */
-    private record Groups(List<Integer> leaders, int[] leaderOf, int[] foldedCount, List<List<String>> foldedIds, String verification) {}
+    private record Groups(
+            List<Integer> leaders,
+            int[] leaderOf,
+            int[] foldedCount,
+            List<List<String>> foldedIds,
+            String verification) {}
 
     private Fingerprints read(SearchHit[] hits) {
         HitFingerprint[] fingerprints = new HitFingerprint[hits.length];
@@ -148,10 +162,10 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                 firstOfKind = hits[i].getId();
             } else if (fp.kind() != resolved) {
                 throw new IllegalArgumentException(HitFingerprint.prefix(hits[i], field) + "holds a " + fp.kind().label
-                    + (kind != null
-                        ? (", but the processor was configured for " + resolved.label + " fingerprints with ["
-                            + (resolved == Kind.SIMHASH ? "max_distance" : "min_similarity") + "]")
-                        : (", but hit [" + firstOfKind + "] holds a " + resolved.label)));
+                        + (kind != null
+                                ? (", but the processor was configured for " + resolved.label + " fingerprints with ["
+                                        + (resolved == Kind.SIMHASH ? "max_distance" : "min_similarity") + "]")
+                                : (", but hit [" + firstOfKind + "] holds a " + resolved.label)));
             }
             fingerprints[i] = fp;
         }
@@ -165,13 +179,15 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
         Map<String, Integer> schemes = new HashMap<>();
         int[] schemeKeys = new int[n];
         for (int i = 0; i < n; i++) {
-            schemeKeys[i] = fps[i] == null ? NearDupCollapser.MISSING
-                : schemes.computeIfAbsent(fps[i].scheme() == null ? "" : fps[i].scheme(), s -> schemes.size());
+            schemeKeys[i] = fps[i] == null
+                    ? NearDupCollapser.MISSING
+                    : schemes.computeIfAbsent(fps[i].scheme() == null ? "" : fps[i].scheme(), s -> schemes.size());
         }
         int[] leaderOf;
         String verification = null;
         if (fingerprints.kind() == Kind.MINHASH) {
-            // Exact Jaccard when every fingerprinted hit brought its shingle set; one rule for the whole window otherwise.
+            // Exact Jaccard when every fingerprinted hit brought its shingle set; one rule for the whole window
+            // otherwise.
             boolean exact = true;
             int[][] signatures = new int[n][];
             int[][] shingleSets = new int[n][];
@@ -181,8 +197,9 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                 exact &= fps[i] == null || shingleSets[i] != null;
             }
             verification = exact ? "exact" : "estimate";
-            leaderOf = exact ? NearDupCollapser.collapseJaccard(shingleSets, schemeKeys, minSimilarity)
-                : NearDupCollapser.collapseMinhash(signatures, schemeKeys, minSimilarity);
+            leaderOf = exact
+                    ? NearDupCollapser.collapseJaccard(shingleSets, schemeKeys, minSimilarity)
+                    : NearDupCollapser.collapseMinhash(signatures, schemeKeys, minSimilarity);
         } else {
             long[] simhashes = new long[n];
             for (int i = 0; i < n; i++) {
@@ -237,13 +254,12 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             }
         }
         return new SearchHits(
-            page,
-            response.getHits().getTotalHits(),
-            response.getHits().getMaxScore(),
-            response.getHits().getSortFields(),
-            response.getHits().getCollapseField(),
-            pageCollapseValues
-        );
+                page,
+                response.getHits().getTotalHits(),
+                response.getHits().getMaxScore(),
+                response.getHits().getSortFields(),
+                response.getHits().getCollapseField(),
+                pageCollapseValues);
     }
 
     private Map<String, Object> summary(int n, Fingerprints fingerprints, Groups groups, CollapseWindow window) {
@@ -271,8 +287,10 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
 
     /** The response's profile, or none when it has none (an empty one would show as {@code "profile": {"shards": []}}). */
     private static SearchProfileShardResults profile(SearchResponse response) {
-        return response.getProfileResults() == null || response.getProfileResults().isEmpty() ? null
-            : new SearchProfileShardResults(response.getProfileResults());
+        return response.getProfileResults() == null
+                        || response.getProfileResults().isEmpty()
+                ? null
+                : new SearchProfileShardResults(response.getProfileResults());
     }
 
     /** A copy of the response with other hits and this processor's ext section; everything else is kept. */
@@ -292,41 +310,38 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
         SearchResponseSections sections;
         if (response.getAggregations() == null || response.getAggregations() instanceof InternalAggregations) {
             sections = new InternalSearchResponse(
-                hits,
-                (InternalAggregations) response.getAggregations(),
-                response.getSuggest(),
-                profile(response),
-                response.isTimedOut(),
-                response.isTerminatedEarly(),
-                response.getNumReducePhases(),
-                exts,
-                processorResult
-            );
+                    hits,
+                    (InternalAggregations) response.getAggregations(),
+                    response.getSuggest(),
+                    profile(response),
+                    response.isTimedOut(),
+                    response.isTerminatedEarly(),
+                    response.getNumReducePhases(),
+                    exts,
+                    processorResult);
         } else {
             sections = new SearchResponseSections(
-                hits,
-                response.getAggregations(),
-                response.getSuggest(),
-                response.isTimedOut(),
-                response.isTerminatedEarly(),
-                profile(response),
-                response.getNumReducePhases(),
-                exts,
-                processorResult
-            );
+                    hits,
+                    response.getAggregations(),
+                    response.getSuggest(),
+                    response.isTimedOut(),
+                    response.isTerminatedEarly(),
+                    profile(response),
+                    response.getNumReducePhases(),
+                    exts,
+                    processorResult);
         }
         return new SearchResponse(
-            sections,
-            response.getScrollId(),
-            response.getTotalShards(),
-            response.getSuccessfulShards(),
-            response.getSkippedShards(),
-            response.getTook().millis(),
-            response.getPhaseTook(),
-            response.getShardFailures(),
-            response.getClusters(),
-            response.pointInTimeId()
-        );
+                sections,
+                response.getScrollId(),
+                response.getTotalShards(),
+                response.getSuccessfulShards(),
+                response.getSkippedShards(),
+                response.getTook().millis(),
+                response.getPhaseTook(),
+                response.getShardFailures(),
+                response.getClusters(),
+                response.pointInTimeId());
     }
 
     /**
@@ -336,18 +351,21 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
     public static final class Factory implements Processor.Factory<SearchResponseProcessor> {
         @Override
         public NearDupCollapseResponseProcessor create(
-            Map<String, Processor.Factory<SearchResponseProcessor>> processorFactories,
-            String tag,
-            String description,
-            boolean ignoreFailure,
-            Map<String, Object> config,
-            PipelineContext pipelineContext
-        ) {
+                Map<String, Processor.Factory<SearchResponseProcessor>> processorFactories,
+                String tag,
+                String description,
+                boolean ignoreFailure,
+                Map<String, Object> config,
+                PipelineContext pipelineContext) {
             if (config.containsKey("window")) {
-                throw ConfigurationUtils.newConfigurationException(TYPE, tag, "window",
-                    "is an option of the [" + NearDupWindowRequestProcessor.TYPE + "] request processor: add "
-                        + "{\"" + NearDupWindowRequestProcessor.TYPE + "\": {\"window\": " + config.get("window")
-                        + "}} to the pipeline's request_processors");
+                throw ConfigurationUtils.newConfigurationException(
+                        TYPE,
+                        tag,
+                        "window",
+                        "is an option of the [" + NearDupWindowRequestProcessor.TYPE + "] request processor: add "
+                                + "{\"" + NearDupWindowRequestProcessor.TYPE + "\": {\"window\": "
+                                + config.get("window")
+                                + "}} to the pipeline's request_processors");
             }
             String field = ConfigurationUtils.readStringProperty(TYPE, tag, config, "field");
             if (field.isBlank()) {
@@ -356,29 +374,40 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             boolean hasDistance = config.get("max_distance") != null;
             boolean hasSimilarity = config.get("min_similarity") != null;
             if (hasDistance && hasSimilarity) {
-                throw ConfigurationUtils.newConfigurationException(TYPE, tag, "min_similarity",
-                    "cannot be combined with [max_distance]: [max_distance] is for simhash fields, [min_similarity] for minhash fields");
+                throw ConfigurationUtils.newConfigurationException(
+                        TYPE,
+                        tag,
+                        "min_similarity",
+                        "cannot be combined with [max_distance]: [max_distance] is for simhash fields, [min_similarity] for minhash fields");
             }
-            int maxDistance = ConfigurationUtils.readIntProperty(TYPE, tag, config, "max_distance", DEFAULT_MAX_DISTANCE);
+            int maxDistance =
+                    ConfigurationUtils.readIntProperty(TYPE, tag, config, "max_distance", DEFAULT_MAX_DISTANCE);
             if (maxDistance < 0 || maxDistance > MAX_MAX_DISTANCE) {
-                throw ConfigurationUtils.newConfigurationException(TYPE, tag, "max_distance",
-                    "must be in [0, " + MAX_MAX_DISTANCE + "], got [" + maxDistance + "]");
+                throw ConfigurationUtils.newConfigurationException(
+                        TYPE,
+                        tag,
+                        "max_distance",
+                        "must be in [0, " + MAX_MAX_DISTANCE + "], got [" + maxDistance + "]");
             }
             double minSimilarity = hasSimilarity
-                ? ConfigurationUtils.readDoubleProperty(TYPE, tag, config, "min_similarity")
-                : DEFAULT_MIN_SIMILARITY;
+                    ? ConfigurationUtils.readDoubleProperty(TYPE, tag, config, "min_similarity")
+                    : DEFAULT_MIN_SIMILARITY;
             if (!(minSimilarity > 0 && minSimilarity <= 1)) {
-                throw ConfigurationUtils.newConfigurationException(TYPE, tag, "min_similarity",
-                    "must be in (0, 1], got [" + minSimilarity + "]");
+                throw ConfigurationUtils.newConfigurationException(
+                        TYPE, tag, "min_similarity", "must be in (0, 1], got [" + minSimilarity + "]");
             }
-            int maxFoldedIds = ConfigurationUtils.readIntProperty(TYPE, tag, config, "max_folded_ids", DEFAULT_MAX_FOLDED_IDS);
+            int maxFoldedIds =
+                    ConfigurationUtils.readIntProperty(TYPE, tag, config, "max_folded_ids", DEFAULT_MAX_FOLDED_IDS);
             if (maxFoldedIds < 0 || maxFoldedIds > MAX_MAX_FOLDED_IDS) {
-                throw ConfigurationUtils.newConfigurationException(TYPE, tag, "max_folded_ids",
-                    "must be in [0, " + MAX_MAX_FOLDED_IDS + "], got [" + maxFoldedIds + "]");
+                throw ConfigurationUtils.newConfigurationException(
+                        TYPE,
+                        tag,
+                        "max_folded_ids",
+                        "must be in [0, " + MAX_MAX_FOLDED_IDS + "], got [" + maxFoldedIds + "]");
             }
             Kind kind = hasDistance ? Kind.SIMHASH : hasSimilarity ? Kind.MINHASH : null;
-            return new NearDupCollapseResponseProcessor(tag, description, ignoreFailure, field, kind, maxDistance, minSimilarity,
-                maxFoldedIds);
+            return new NearDupCollapseResponseProcessor(
+                    tag, description, ignoreFailure, field, kind, maxDistance, minSimilarity, maxFoldedIds);
         }
     }
 }

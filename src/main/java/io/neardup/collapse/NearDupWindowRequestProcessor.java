@@ -1,5 +1,10 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.collapse;
 
+import java.util.Map;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.ingest.ConfigurationUtils;
 import org.opensearch.search.SearchService;
@@ -9,8 +14,6 @@ import org.opensearch.search.pipeline.PipelineProcessingContext;
 import org.opensearch.search.pipeline.Processor;
 import org.opensearch.search.pipeline.SearchRequestProcessor;
 import org.opensearch.search.pipeline.StatefulSearchRequestProcessor;
-
-import java.util.Map;
 
 /**
  * The request half of near-duplicate collapsing: remembers the page the user asked for
@@ -69,17 +72,16 @@ public final class NearDupWindowRequestProcessor extends AbstractProcessor imple
     public static final class Factory implements Processor.Factory<SearchRequestProcessor> {
         @Override
         public NearDupWindowRequestProcessor create(
-            Map<String, Processor.Factory<SearchRequestProcessor>> processorFactories,
-            String tag,
-            String description,
-            boolean ignoreFailure,
-            Map<String, Object> config,
-            PipelineContext pipelineContext
-        ) {
+                Map<String, Processor.Factory<SearchRequestProcessor>> processorFactories,
+                String tag,
+                String description,
+                boolean ignoreFailure,
+                Map<String, Object> config,
+                PipelineContext pipelineContext) {
             int window = ConfigurationUtils.readIntProperty(TYPE, tag, config, "window", DEFAULT_WINDOW);
             if (window < 1 || window > MAX_WINDOW) {
-                throw ConfigurationUtils.newConfigurationException(TYPE, tag, "window",
-                    "must be in [1, " + MAX_WINDOW + "], got [" + window + "]");
+                throw ConfigurationUtils.newConfigurationException(
+                        TYPE, tag, "window", "must be in [1, " + MAX_WINDOW + "], got [" + window + "]");
             }
             return new NearDupWindowRequestProcessor(tag, description, ignoreFailure, window);
         }

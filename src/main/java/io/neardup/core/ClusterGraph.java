@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Arrays;
@@ -20,6 +24,7 @@ public final class ClusterGraph {
     public static final int BYTES_PER_NODE = 4 * Integer.BYTES * 2;
     /** Heap an edge takes when edges are kept (two ends and the similarity, with growth slack). */
     public static final int BYTES_PER_EDGE = 3 * Integer.BYTES * 2;
+
     public static final int UNFIXED = -1;
 
     private final boolean keepEdges;
@@ -173,7 +178,9 @@ public final class ClusterGraph {
                 if (leads[other] == false) {
                     continue;
                 }
-                if (best < 0 || similarities[k] > bestSimilarity || (similarities[k] == bestSimilarity && precedes(other, best, rank))) {
+                if (best < 0
+                        || similarities[k] > bestSimilarity
+                        || (similarities[k] == bestSimilarity && precedes(other, best, rank))) {
                     best = other;
                     bestSimilarity = similarities[k];
                 }
@@ -250,7 +257,8 @@ public final class ClusterGraph {
         int ra = find(a);
         int rb = find(b);
         if (ra != rb) {
-            // Lower root number wins: any order of unions gives the same partition, and this keeps trees shallow enough with halving.
+            // Lower root number wins: any order of unions gives the same partition, and this keeps trees shallow enough
+            // with halving.
             if (ra < rb) {
                 parent[rb] = ra;
             } else {

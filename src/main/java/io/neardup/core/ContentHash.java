@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.Locale;
 
@@ -58,7 +61,9 @@ public final class ContentHash {
      * encoding an unpaired surrogate as '?' exactly as {@code getBytes} does.
      */
     static byte[] normalizedUtf8(String text) {
-        String s = Normalizer.isNormalized(text, Normalizer.Form.NFC) ? text : Normalizer.normalize(text, Normalizer.Form.NFC);
+        String s = Normalizer.isNormalized(text, Normalizer.Form.NFC)
+                ? text
+                : Normalizer.normalize(text, Normalizer.Form.NFC);
         s = s.toLowerCase(Locale.ROOT);
         if (!Normalizer.isNormalized(s, Normalizer.Form.NFC)) {
             s = Normalizer.normalize(s, Normalizer.Form.NFC);

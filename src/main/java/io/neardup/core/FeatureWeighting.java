@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Locale;
@@ -49,7 +53,6 @@ public enum FeatureWeighting {
                 }
             }
         }
-        throw new IllegalArgumentException(
-            "unknown weighting [" + value + "], expected one of [binary, tf, log_tf]");
+        throw new IllegalArgumentException("unknown weighting [" + value + "], expected one of [binary, tf, log_tf]");
     }
 }

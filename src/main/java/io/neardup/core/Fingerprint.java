@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Arrays;
@@ -21,12 +25,12 @@ public record Fingerprint(long simhash, Margins margins, int[] minhash, long tok
     @Override
     public boolean equals(Object o) {
         return o instanceof Fingerprint f
-            && simhash == f.simhash
-            && margins.equals(f.margins)
-            && Arrays.equals(minhash, f.minhash)
-            && tokens == f.tokens
-            && features == f.features
-            && Arrays.equals(shingleSet, f.shingleSet);
+                && simhash == f.simhash
+                && margins.equals(f.margins)
+                && Arrays.equals(minhash, f.minhash)
+                && tokens == f.tokens
+                && features == f.features
+                && Arrays.equals(shingleSet, f.shingleSet);
     }
 
     @Override
@@ -37,7 +41,7 @@ public record Fingerprint(long simhash, Margins margins, int[] minhash, long tok
     @Override
     public String toString() {
         return "Fingerprint[simhash=" + SimhashCodec.toHex(simhash) + ", margins=" + margins.encode()
-            + ", minhash=" + Arrays.toString(minhash) + ", tokens=" + tokens + ", features=" + features
-            + (shingleSet == null ? "" : ", shingleSet=" + shingleSet.length + " values") + "]";
+                + ", minhash=" + Arrays.toString(minhash) + ", tokens=" + tokens + ", features=" + features
+                + (shingleSet == null ? "" : ", shingleSet=" + shingleSet.length + " values") + "]";
     }
 }

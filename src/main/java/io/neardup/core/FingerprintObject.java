@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.LinkedHashMap;
@@ -22,6 +26,7 @@ public final class FingerprintObject {
     public static final String SCHEME = "scheme";
     /** The keys of each kind of object, in the order the processor writes them. */
     public static final List<String> SIMHASH_KEYS = List.of(VALUE, MARGINS, SCHEME);
+
     public static final List<String> MINHASH_KEYS = List.of(VALUE, SHINGLES, SCHEME);
     /** For readers that take either kind and tell them apart by the value. */
     public static final List<String> ANY_KEYS = List.of(VALUE, MARGINS, SHINGLES, SCHEME);
@@ -67,11 +72,12 @@ public final class FingerprintObject {
         if (stored instanceof Map<?, ?> map) {
             for (Map.Entry<?, ?> e : map.entrySet()) {
                 if (keys.contains(e.getKey()) == false) {
-                    throw new IllegalArgumentException("has unknown key [" + e.getKey() + "], expected one of [" + String.join(", ", keys)
-                        + "]");
+                    throw new IllegalArgumentException(
+                            "has unknown key [" + e.getKey() + "], expected one of [" + String.join(", ", keys) + "]");
                 }
                 if (e.getValue() != null && e.getValue() instanceof String == false) {
-                    throw new IllegalArgumentException("key [" + e.getKey() + "] must be a string, got " + describe(e.getValue()));
+                    throw new IllegalArgumentException(
+                            "key [" + e.getKey() + "] must be a string, got " + describe(e.getValue()));
                 }
             }
             String value = (String) map.get(VALUE);
@@ -80,13 +86,13 @@ public final class FingerprintObject {
             }
             String scheme = (String) map.get(SCHEME);
             if (scheme != null && (scheme.isEmpty() || scheme.length() > MAX_SCHEME_LENGTH)) {
-                throw new IllegalArgumentException("[" + SCHEME + "] must have 1 to " + MAX_SCHEME_LENGTH + " characters, got "
-                    + scheme.length());
+                throw new IllegalArgumentException(
+                        "[" + SCHEME + "] must have 1 to " + MAX_SCHEME_LENGTH + " characters, got " + scheme.length());
             }
             return new Parts(value, (String) map.get(MARGINS), (String) map.get(SHINGLES), scheme);
         }
-        throw new IllegalArgumentException("expects a string or an object with [" + String.join(", ", keys) + "], got "
-            + describe(stored));
+        throw new IllegalArgumentException(
+                "expects a string or an object with [" + String.join(", ", keys) + "], got " + describe(stored));
     }
 
     /** The value of a stored fingerprint, without checking the rest: for showing it (fields, fetch), not for using it. */

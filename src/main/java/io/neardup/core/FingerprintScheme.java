@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.nio.charset.StandardCharsets;
@@ -24,15 +28,15 @@ import java.util.regex.Pattern;
  * @param seed               seed of every hash (tokens, shingles, MinHash functions)
  */
 public record FingerprintScheme(
-    int version,
-    String analyzer,
-    int simhashShingleSize,
-    FeatureWeighting weighting,
-    String idf,
-    int minhashShingleSize,
-    int numHashes,
-    MinHasher.Method minhashMethod,
-    long seed) {
+        int version,
+        String analyzer,
+        int simhashShingleSize,
+        FeatureWeighting weighting,
+        String idf,
+        int minhashShingleSize,
+        int numHashes,
+        MinHasher.Method minhashMethod,
+        long seed) {
 
     public static final int CURRENT_VERSION = 1;
     public static final String NO_IDF = "none";
@@ -42,7 +46,8 @@ public record FingerprintScheme(
 
     public FingerprintScheme {
         if (version < 1 || version > CURRENT_VERSION) {
-            throw new IllegalArgumentException("scheme version must be in [1, " + CURRENT_VERSION + "], got " + version);
+            throw new IllegalArgumentException(
+                    "scheme version must be in [1, " + CURRENT_VERSION + "], got " + version);
         }
         if (analyzer == null || !NAME.matcher(analyzer).matches()) {
             throw new IllegalArgumentException("analyzer must match [A-Za-z0-9._-]{1,128}, got [" + analyzer + "]");
@@ -53,12 +58,12 @@ public record FingerprintScheme(
             throw new IllegalArgumentException("weighting must not be null");
         }
         if (idf == null || !(idf.equals(NO_IDF) || IDF_IDENTITY.matcher(idf).matches())) {
-            throw new IllegalArgumentException("idf must be [" + NO_IDF + "] or an idf table identity name@<16 hex>, got ["
-                + idf + "]");
+            throw new IllegalArgumentException(
+                    "idf must be [" + NO_IDF + "] or an idf table identity name@<16 hex>, got [" + idf + "]");
         }
         if (numHashes < 1 || numHashes > MinHasher.MAX_HASHES) {
             throw new IllegalArgumentException(
-                "num_hashes must be in [1, " + MinHasher.MAX_HASHES + "], got " + numHashes);
+                    "num_hashes must be in [1, " + MinHasher.MAX_HASHES + "], got " + numHashes);
         }
         if (minhashMethod == null) {
             throw new IllegalArgumentException("minhash method must not be null");
@@ -75,24 +80,32 @@ public record FingerprintScheme(
      * Its price is spread: unrelated documents sit 27-29 bits apart instead of 31.
      */
     public static FingerprintScheme defaults(String analyzer) {
-        return new FingerprintScheme(CURRENT_VERSION, analyzer, 1, FeatureWeighting.LOG_TF, NO_IDF, 3, 128,
-            MinHasher.Method.ONE_PERMUTATION, 0L);
+        return new FingerprintScheme(
+                CURRENT_VERSION,
+                analyzer,
+                1,
+                FeatureWeighting.LOG_TF,
+                NO_IDF,
+                3,
+                128,
+                MinHasher.Method.ONE_PERMUTATION,
+                0L);
     }
 
     /** The canonical string the id is a hash of. Field order and spelling are part of the contract. */
     public String describe() {
         return "neardup/v" + version
-            + ";hash=murmur3_x64_128"
-            + ";analyzer=" + analyzer
-            + ";simhash_bits=64"
-            + ";simhash_shingle_size=" + simhashShingleSize
-            + ";weighting=" + weighting.paramName()
-            + ";idf=" + idf
-            + ";margins=maxnorm_sqrt_u8"
-            + ";minhash_shingle_size=" + minhashShingleSize
-            + ";num_hashes=" + numHashes
-            + ";minhash_method=" + minhashMethod.paramName()
-            + ";seed=" + seed;
+                + ";hash=murmur3_x64_128"
+                + ";analyzer=" + analyzer
+                + ";simhash_bits=64"
+                + ";simhash_shingle_size=" + simhashShingleSize
+                + ";weighting=" + weighting.paramName()
+                + ";idf=" + idf
+                + ";margins=maxnorm_sqrt_u8"
+                + ";minhash_shingle_size=" + minhashShingleSize
+                + ";num_hashes=" + numHashes
+                + ";minhash_method=" + minhashMethod.paramName()
+                + ";seed=" + seed;
     }
 
     /** The first 32 bits of murmur3 (seed 0) of {@link #describe()}. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Arrays;
@@ -16,6 +20,7 @@ public final class FingerprintScratch {
     private final MemoryBudget budget;
     /** Simhash features: hash -> count, in first-seen order; idf per feature alongside. */
     final LongIndexMap features;
+
     float[] featureIdf;
     /** Distinct MinHash shingles. */
     final LongIndexMap shingles;

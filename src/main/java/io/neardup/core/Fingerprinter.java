@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -51,17 +55,17 @@ public final class Fingerprinter {
         }
         if (idfTable == null) {
             if (!scheme.idf().equals(FingerprintScheme.NO_IDF)) {
-                throw new IllegalArgumentException("scheme [" + scheme.id() + "] needs idf table [" + scheme.idf()
-                    + "], got none");
+                throw new IllegalArgumentException(
+                        "scheme [" + scheme.id() + "] needs idf table [" + scheme.idf() + "], got none");
             }
         } else {
             if (!idfTable.identity().equals(scheme.idf())) {
                 throw new IllegalArgumentException("scheme [" + scheme.id() + "] needs idf table [" + scheme.idf()
-                    + "], got [" + idfTable.identity() + "]");
+                        + "], got [" + idfTable.identity() + "]");
             }
             if (idfTable.seed() != scheme.seed()) {
                 throw new IllegalArgumentException("idf table [" + idfTable.identity() + "] was hashed with seed "
-                    + idfTable.seed() + ", scheme [" + scheme.id() + "] uses seed " + scheme.seed());
+                        + idfTable.seed() + ", scheme [" + scheme.id() + "] uses seed " + scheme.seed());
             }
         }
         this.scheme = scheme;

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -64,7 +68,7 @@ public interface FlipModel {
         }
         if (prefixBits < 1 || prefixBits > margins.length()) {
             throw new IllegalArgumentException(
-                "prefix_bits must be in [1, " + margins.length() + "], got " + prefixBits);
+                    "prefix_bits must be in [1, " + margins.length() + "], got " + prefixBits);
         }
         if (out.length < prefixBits) {
             throw new IllegalArgumentException("out must have length >= " + prefixBits + ", got " + out.length);
@@ -155,9 +159,26 @@ public interface FlipModel {
     static double logPhiOfMinus(double x) {
         double z = Math.abs(x) / Math.sqrt(2.0);
         double t = 1.0 / (1.0 + 0.5 * z);
-        double poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
-            + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
-            + t * (-0.82215223 + t * 0.17087277))))))));
+        double poly = -z * z
+                - 1.26551223
+                + t
+                        * (1.00002368
+                                + t
+                                        * (0.37409196
+                                                + t
+                                                        * (0.09678418
+                                                                + t
+                                                                        * (-0.18628806
+                                                                                + t
+                                                                                        * (0.27886807
+                                                                                                + t
+                                                                                                        * (-1.13520398
+                                                                                                                + t
+                                                                                                                        * (1.48851587
+                                                                                                                                + t
+                                                                                                                                        * (-0.82215223
+                                                                                                                                                + t
+                                                                                                                                                        * 0.17087277))))))));
         double logErfc = Math.log(t) + poly;
         if (x < 0) {
             // Φ(−x) = 1 − Φ(x) for negative x; never used by the models above (margins are >= 0).

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -84,7 +88,8 @@ public final class FlipSetGenerator {
      */
     public void reset(double[] logFlipProbabilities, int prefixBits, int maxDistance, int k) {
         if (prefixBits < 1 || prefixBits > MAX_PREFIX_BITS) {
-            throw new IllegalArgumentException("prefix_bits must be in [1, " + MAX_PREFIX_BITS + "], got " + prefixBits);
+            throw new IllegalArgumentException(
+                    "prefix_bits must be in [1, " + MAX_PREFIX_BITS + "], got " + prefixBits);
         }
         if (maxDistance < 0 || maxDistance > MAX_DISTANCE) {
             throw new IllegalArgumentException("max_distance must be in [0, " + MAX_DISTANCE + "], got " + maxDistance);
@@ -94,13 +99,13 @@ public final class FlipSetGenerator {
         }
         if (logFlipProbabilities == null || logFlipProbabilities.length < prefixBits) {
             throw new IllegalArgumentException("log_flip_probabilities must have length >= " + prefixBits + ", got "
-                + (logFlipProbabilities == null ? "null" : logFlipProbabilities.length));
+                    + (logFlipProbabilities == null ? "null" : logFlipProbabilities.length));
         }
         for (int i = 0; i < prefixBits; i++) {
             double v = logFlipProbabilities[i];
             if (!(v <= 0)) {
                 throw new IllegalArgumentException(
-                    "log_flip_probabilities[" + i + "] must be <= 0 (a log-probability), got " + v);
+                        "log_flip_probabilities[" + i + "] must be <= 0 (a log-probability), got " + v);
             }
             logProbability[i] = v;
         }
@@ -253,7 +258,8 @@ public final class FlipSetGenerator {
             if (child >= last) {
                 break;
             }
-            if (child + 1 < last && before(heapScore[child + 1], heapRanks[child + 1], heapScore[child], heapRanks[child])) {
+            if (child + 1 < last
+                    && before(heapScore[child + 1], heapRanks[child + 1], heapScore[child], heapRanks[child])) {
                 child++;
             }
             if (!before(heapScore[child], heapRanks[child], score, ranks)) {
@@ -334,7 +340,8 @@ public final class FlipSetGenerator {
     /** Helper for callers holding probabilities: fills {@code out[i] = ln p[i]} after range checks. */
     public static double[] logOf(double[] probabilities, double[] out) {
         if (out.length < probabilities.length) {
-            throw new IllegalArgumentException("out must have length >= " + probabilities.length + ", got " + out.length);
+            throw new IllegalArgumentException(
+                    "out must have length >= " + probabilities.length + ", got " + out.length);
         }
         for (int i = 0; i < probabilities.length; i++) {
             double p = probabilities[i];

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.io.IOException;
@@ -62,8 +66,7 @@ public final class IdfTable {
         checkName(name);
         checkDocCount(docCount);
         if (terms.length != dfs.length) {
-            throw new IllegalArgumentException(
-                "terms and dfs differ in length: " + terms.length + " vs " + dfs.length);
+            throw new IllegalArgumentException("terms and dfs differ in length: " + terms.length + " vs " + dfs.length);
         }
         TokenHasher hasher = new TokenHasher(seed);
         LongIndexMap map = new LongIndexMap(terms.length);
@@ -79,11 +82,12 @@ public final class IdfTable {
         checkName(name);
         String text;
         try {
-            text = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(in.readAllBytes()))
-                .toString();
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(in.readAllBytes()))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("idf table [" + name + "] is not valid UTF-8", e);
         }
@@ -93,15 +97,15 @@ public final class IdfTable {
         String[] lines = text.split("\n", -1);
         String first = stripCr(lines[0]);
         if (!first.startsWith(HEADER)) {
-            throw new IllegalArgumentException("idf table [" + name + "] line 1 must be [#docs<TAB>N], got ["
-                + abbreviate(first) + "]");
+            throw new IllegalArgumentException(
+                    "idf table [" + name + "] line 1 must be [#docs<TAB>N], got [" + abbreviate(first) + "]");
         }
         long docCount;
         try {
             docCount = Long.parseLong(first.substring(HEADER.length()));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("idf table [" + name + "] line 1: N must be an integer, got ["
-                + abbreviate(first.substring(HEADER.length())) + "]");
+                    + abbreviate(first.substring(HEADER.length())) + "]");
         }
         checkDocCount(docCount);
         TokenHasher hasher = new TokenHasher(seed);
@@ -114,35 +118,35 @@ public final class IdfTable {
             String where = "line " + (i + 1);
             int tab = line.indexOf('\t');
             if (tab <= 0 || line.indexOf('\t', tab + 1) >= 0) {
-                throw new IllegalArgumentException("idf table [" + name + "] " + where
-                    + " must be [term<TAB>df], got [" + abbreviate(line) + "]");
+                throw new IllegalArgumentException(
+                        "idf table [" + name + "] " + where + " must be [term<TAB>df], got [" + abbreviate(line) + "]");
             }
             long df;
             try {
                 df = Long.parseLong(line.substring(tab + 1));
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("idf table [" + name + "] " + where
-                    + ": df must be an integer, got [" + abbreviate(line.substring(tab + 1)) + "]");
+                        + ": df must be an integer, got [" + abbreviate(line.substring(tab + 1)) + "]");
             }
             put(map, hasher, name, line.substring(0, tab), df, docCount, where);
         }
         return new IdfTable(name, seed, docCount, map);
     }
 
-    private static void put(LongIndexMap map, TokenHasher hasher, String name, String term, long df,
-                            long docCount, String where) {
+    private static void put(
+            LongIndexMap map, TokenHasher hasher, String name, String term, long df, long docCount, String where) {
         if (term == null || term.isEmpty()) {
             throw new IllegalArgumentException("idf table [" + name + "] " + where + ": term must not be empty");
         }
         if (df < 0 || df > docCount) {
             throw new IllegalArgumentException("idf table [" + name + "] " + where + ": df of [" + abbreviate(term)
-                + "] must be in [0, " + docCount + "], got " + df);
+                    + "] must be in [0, " + docCount + "], got " + df);
         }
         int before = map.size();
         int index = map.add(hasher.hash(term));
         if (map.size() == before) {
-            throw new IllegalArgumentException("idf table [" + name + "] " + where + ": duplicate term ["
-                + abbreviate(term) + "]");
+            throw new IllegalArgumentException(
+                    "idf table [" + name + "] " + where + ": duplicate term [" + abbreviate(term) + "]");
         }
         map.setValueAt(index, Float.floatToIntBits(idf(docCount, df)));
     }
@@ -201,8 +205,7 @@ public final class IdfTable {
 
     private static void checkName(String name) {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException(
-                "idf table name must match [A-Za-z0-9._-]{1,128}, got [" + name + "]");
+            throw new IllegalArgumentException("idf table name must match [A-Za-z0-9._-]{1,128}, got [" + name + "]");
         }
     }
 

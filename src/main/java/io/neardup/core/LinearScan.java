@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -10,8 +14,8 @@ public final class LinearScan {
     /** Adds every {@code docs[i]}, i < length, with {@code distance(fingerprints[i], query) <= maxDistance}. */
     public static void search(long[] fingerprints, int[] docs, int length, long query, int maxDistance, Matches out) {
         if (length < 0 || length > fingerprints.length || length > docs.length) {
-            throw new IllegalArgumentException("length must be in [0, min(" + fingerprints.length + ", " + docs.length
-                + ")], got " + length);
+            throw new IllegalArgumentException(
+                    "length must be in [0, min(" + fingerprints.length + ", " + docs.length + ")], got " + length);
         }
         checkDistance(maxDistance);
         for (int i = 0; i < length; i++) {

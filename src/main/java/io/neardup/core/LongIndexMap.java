@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Arrays;
@@ -23,6 +27,7 @@ public final class LongIndexMap {
     private int size;
     /** Dense index + 1 per slot; 0 marks an empty slot. */
     private int[] slots;
+
     private int mask;
 
     public LongIndexMap(int expectedSize) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Map;
@@ -24,6 +28,7 @@ public record LshBanding(int bands, int rows) {
 
     /** datasketch's default weights. */
     public static final double DEFAULT_FALSE_POSITIVE_WEIGHT = 0.5;
+
     public static final double DEFAULT_FALSE_NEGATIVE_WEIGHT = 0.5;
 
     private static final double TOLERANCE = 1e-12;
@@ -33,7 +38,8 @@ public record LshBanding(int bands, int rows) {
 
     public LshBanding {
         if (bands < 1 || rows < 1) {
-            throw new IllegalArgumentException("bands and rows must be at least 1, got bands [" + bands + "] rows [" + rows + "]");
+            throw new IllegalArgumentException(
+                    "bands and rows must be at least 1, got bands [" + bands + "] rows [" + rows + "]");
         }
     }
 
@@ -41,8 +47,8 @@ public record LshBanding(int bands, int rows) {
     public static LshBanding of(int bands, int rows, int numHashes) {
         LshBanding banding = new LshBanding(bands, rows);
         if ((long) bands * rows > numHashes) {
-            throw new IllegalArgumentException("bands * rows must be at most num_hashes [" + numHashes + "], got bands [" + bands
-                + "] * rows [" + rows + "] = " + ((long) bands * rows));
+            throw new IllegalArgumentException("bands * rows must be at most num_hashes [" + numHashes
+                    + "], got bands [" + bands + "] * rows [" + rows + "] = " + ((long) bands * rows));
         }
         return banding;
     }
@@ -56,16 +62,21 @@ public record LshBanding(int bands, int rows) {
      * The banding that minimizes the weighted false positive and false negative areas for
      * {@code threshold}. Results are memoized (the search costs up to ~0.5 s for 1024 values).
      */
-    public static LshBanding optimal(double threshold, int numHashes, double falsePositiveWeight, double falseNegativeWeight) {
+    public static LshBanding optimal(
+            double threshold, int numHashes, double falsePositiveWeight, double falseNegativeWeight) {
         if (!(threshold > 0 && threshold < 1)) {
             throw new IllegalArgumentException("threshold must be in (0, 1), got " + threshold);
         }
         if (numHashes < 1 || numHashes > MinHasher.MAX_HASHES) {
-            throw new IllegalArgumentException("num_hashes must be in [1, " + MinHasher.MAX_HASHES + "], got " + numHashes);
+            throw new IllegalArgumentException(
+                    "num_hashes must be in [1, " + MinHasher.MAX_HASHES + "], got " + numHashes);
         }
-        if (!(falsePositiveWeight >= 0) || !(falseNegativeWeight >= 0) || !(falsePositiveWeight + falseNegativeWeight > 0)) {
-            throw new IllegalArgumentException("weights must be non-negative and not both 0, got false_positive_weight ["
-                + falsePositiveWeight + "] false_negative_weight [" + falseNegativeWeight + "]");
+        if (!(falsePositiveWeight >= 0)
+                || !(falseNegativeWeight >= 0)
+                || !(falsePositiveWeight + falseNegativeWeight > 0)) {
+            throw new IllegalArgumentException(
+                    "weights must be non-negative and not both 0, got false_positive_weight [" + falsePositiveWeight
+                            + "] false_negative_weight [" + falseNegativeWeight + "]");
         }
         String key = threshold + "/" + numHashes + "/" + falsePositiveWeight + "/" + falseNegativeWeight;
         LshBanding cached = CACHE.get(key);
@@ -78,7 +89,7 @@ public record LshBanding(int bands, int rows) {
             int maxR = numHashes / b;
             for (int r = 1; r <= maxR; r++) {
                 double error = falsePositiveWeight * falsePositiveArea(threshold, b, r)
-                    + falseNegativeWeight * falseNegativeArea(threshold, b, r);
+                        + falseNegativeWeight * falseNegativeArea(threshold, b, r);
                 if (error < minError) {
                     minError = error;
                     best = new LshBanding(b, r);
@@ -112,7 +123,8 @@ public record LshBanding(int bands, int rows) {
             throw new IllegalArgumentException("min_similarity_floor must be in (0, 1), got " + floor);
         }
         if (numHashes < 1 || numHashes > MinHasher.MAX_HASHES) {
-            throw new IllegalArgumentException("num_hashes must be in [1, " + MinHasher.MAX_HASHES + "], got " + numHashes);
+            throw new IllegalArgumentException(
+                    "num_hashes must be in [1, " + MinHasher.MAX_HASHES + "], got " + numHashes);
         }
         for (int r = numHashes; r >= 1; r--) {
             int b = numHashes / r;
@@ -120,9 +132,11 @@ public record LshBanding(int bands, int rows) {
                 return new LshBanding(b, r);
             }
         }
-        throw new IllegalArgumentException("min_similarity_floor [" + floor + "] is too low for num_hashes [" + numHashes
-            + "]: even " + numHashes + " bands of one value find a pair at that similarity with probability "
-            + String.format(java.util.Locale.ROOT, "%.3f", candidate(floor, numHashes, 1)) + " < " + CANDIDATE_RECALL);
+        throw new IllegalArgumentException("min_similarity_floor [" + floor + "] is too low for num_hashes ["
+                + numHashes
+                + "]: even " + numHashes + " bands of one value find a pair at that similarity with probability "
+                + String.format(java.util.Locale.ROOT, "%.3f", candidate(floor, numHashes, 1)) + " < "
+                + CANDIDATE_RECALL);
     }
 
     /** Probability that two signatures of Jaccard similarity {@code s} share at least one band. */
@@ -223,7 +237,8 @@ public record LshBanding(int bands, int rows) {
         return simpson(f, a, b, fa, fm, fb, whole, TOLERANCE, MAX_DEPTH);
     }
 
-    private static double simpson(Fn f, double a, double b, double fa, double fm, double fb, double whole, double eps, int depth) {
+    private static double simpson(
+            Fn f, double a, double b, double fa, double fm, double fb, double whole, double eps, int depth) {
         double m = (a + b) / 2;
         double lm = (a + m) / 2, rm = (m + b) / 2;
         double flm = f.at(lm), frm = f.at(rm);
@@ -234,6 +249,7 @@ public record LshBanding(int bands, int rows) {
         if (depth <= 0 || (MAX_DEPTH - depth >= 6 && Math.abs(delta) <= 15 * eps)) {
             return left + right + delta / 15;
         }
-        return simpson(f, a, m, fa, flm, fm, left, eps / 2, depth - 1) + simpson(f, m, b, fm, frm, fb, right, eps / 2, depth - 1);
+        return simpson(f, a, m, fa, flm, fm, left, eps / 2, depth - 1)
+                + simpson(f, m, b, fm, frm, fb, right, eps / 2, depth - 1);
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Arrays;
@@ -36,8 +40,8 @@ public final class Margins {
     /** Quantizes the first {@code bits} values of {@code weightsMsbFirst} (W, MSB first). */
     public static Margins of(double[] weightsMsbFirst, int bits) {
         if (bits < 1 || bits > BITS || bits > weightsMsbFirst.length) {
-            throw new IllegalArgumentException("bits must be in [1, " + Math.min(BITS, weightsMsbFirst.length)
-                + "], got " + bits);
+            throw new IllegalArgumentException(
+                    "bits must be in [1, " + Math.min(BITS, weightsMsbFirst.length) + "], got " + bits);
         }
         double norm = 0;
         for (int i = 0; i < bits; i++) {
@@ -99,7 +103,7 @@ public final class Margins {
     public int[] weakestFirst(int prefixBits) {
         if (prefixBits < 0 || prefixBits > quantized.length) {
             throw new IllegalArgumentException(
-                "prefix_bits must be in [0, " + quantized.length + "], got " + prefixBits);
+                    "prefix_bits must be in [0, " + quantized.length + "], got " + prefixBits);
         }
         // Sort (margin, index) packed into one int: margin in the high bits, index in the low 8.
         int[] packed = new int[prefixBits];
@@ -131,8 +135,8 @@ public final class Margins {
         try {
             bytes = DECODER.decode(encoded);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("margins [" + abbreviate(encoded) + "] are not valid URL-safe base64: "
-                + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "margins [" + abbreviate(encoded) + "] are not valid URL-safe base64: " + e.getMessage(), e);
         }
         if (bytes.length != BITS) {
             throw new IllegalArgumentException("margins have " + bytes.length + " bytes, expected " + BITS);

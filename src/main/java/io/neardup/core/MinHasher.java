@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Arrays;
@@ -35,8 +39,8 @@ public final class MinHasher {
     public static final int EMPTY = Integer.MAX_VALUE;
 
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
-    private static final long SALT_CLASSIC = 0x636c6173736963L;   // "classic"
-    private static final long SALT_OPH = 0x6f6e655f7065726dL;     // "one_perm"
+    private static final long SALT_CLASSIC = 0x636c6173736963L; // "classic"
+    private static final long SALT_OPH = 0x6f6e655f7065726dL; // "one_perm"
     private static final long SALT_DENSIFY = 0x64656e7369667921L; // "densify!"
 
     /** How the k minima are computed; part of the scheme, since it changes the values. */
@@ -64,7 +68,7 @@ public final class MinHasher {
                 }
             }
             throw new IllegalArgumentException(
-                "unknown minhash method [" + value + "], expected one of [classic, one_permutation]");
+                    "unknown minhash method [" + value + "], expected one of [classic, one_permutation]");
         }
     }
 
@@ -73,6 +77,7 @@ public final class MinHasher {
     private final Method method;
     /** CLASSIC: one seed per hash function. Never exposed, never mutated after construction. */
     private final long[] functionSeeds;
+
     private final long binSeed;
     private final long densifySeed;
 
@@ -190,8 +195,7 @@ public final class MinHasher {
     /** The fraction of positions where {@code a} and {@code b} agree: the Jaccard estimate. */
     public static double jaccard(int[] a, int[] b) {
         if (a.length != b.length) {
-            throw new IllegalArgumentException(
-                "minhash signatures differ in length: " + a.length + " vs " + b.length);
+            throw new IllegalArgumentException("minhash signatures differ in length: " + a.length + " vs " + b.length);
         }
         if (a.length == 0) {
             throw new IllegalArgumentException("minhash signatures must not be empty");

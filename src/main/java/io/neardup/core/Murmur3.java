@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.lang.invoke.MethodHandles;
@@ -19,7 +23,7 @@ public final class Murmur3 {
     private static final long C1 = 0x87c37b91114253d5L;
     private static final long C2 = 0x4cf5ad432745937fL;
     private static final VarHandle LONG_LE =
-        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private Murmur3() {}
 
@@ -77,25 +81,38 @@ public final class Murmur3 {
         final int tail = p;
         // Reference switch fall-through, byte by byte.
         switch (len & 15) {
-            case 15: k2 ^= (data[tail + 14] & 0xffL) << 48;
-            case 14: k2 ^= (data[tail + 13] & 0xffL) << 40;
-            case 13: k2 ^= (data[tail + 12] & 0xffL) << 32;
-            case 12: k2 ^= (data[tail + 11] & 0xffL) << 24;
-            case 11: k2 ^= (data[tail + 10] & 0xffL) << 16;
-            case 10: k2 ^= (data[tail + 9] & 0xffL) << 8;
+            case 15:
+                k2 ^= (data[tail + 14] & 0xffL) << 48;
+            case 14:
+                k2 ^= (data[tail + 13] & 0xffL) << 40;
+            case 13:
+                k2 ^= (data[tail + 12] & 0xffL) << 32;
+            case 12:
+                k2 ^= (data[tail + 11] & 0xffL) << 24;
+            case 11:
+                k2 ^= (data[tail + 10] & 0xffL) << 16;
+            case 10:
+                k2 ^= (data[tail + 9] & 0xffL) << 8;
             case 9:
                 k2 ^= (data[tail + 8] & 0xffL);
                 k2 *= C2;
                 k2 = Long.rotateLeft(k2, 33);
                 k2 *= C1;
                 h2 ^= k2;
-            case 8: k1 ^= (data[tail + 7] & 0xffL) << 56;
-            case 7: k1 ^= (data[tail + 6] & 0xffL) << 48;
-            case 6: k1 ^= (data[tail + 5] & 0xffL) << 40;
-            case 5: k1 ^= (data[tail + 4] & 0xffL) << 32;
-            case 4: k1 ^= (data[tail + 3] & 0xffL) << 24;
-            case 3: k1 ^= (data[tail + 2] & 0xffL) << 16;
-            case 2: k1 ^= (data[tail + 1] & 0xffL) << 8;
+            case 8:
+                k1 ^= (data[tail + 7] & 0xffL) << 56;
+            case 7:
+                k1 ^= (data[tail + 6] & 0xffL) << 48;
+            case 6:
+                k1 ^= (data[tail + 5] & 0xffL) << 40;
+            case 5:
+                k1 ^= (data[tail + 4] & 0xffL) << 32;
+            case 4:
+                k1 ^= (data[tail + 3] & 0xffL) << 24;
+            case 3:
+                k1 ^= (data[tail + 2] & 0xffL) << 16;
+            case 2:
+                k1 ^= (data[tail + 1] & 0xffL) << 8;
             case 1:
                 k1 ^= (data[tail] & 0xffL);
                 k1 *= C1;
@@ -137,7 +154,7 @@ public final class Murmur3 {
     private static void checkRange(byte[] data, int off, int len) {
         if (off < 0 || len < 0 || off > data.length - len) {
             throw new IndexOutOfBoundsException(
-                "range [" + off + ", " + off + " + " + len + ") out of bounds for length " + data.length);
+                    "range [" + off + ", " + off + " + " + len + ") out of bounds for length " + data.length);
         }
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Arrays;
@@ -96,8 +100,10 @@ public final class NearDupCollapser {
                 }
                 for (int c = 1; c <= bucket[0]; c++) {
                     int leader = bucket[c];
-                    if (leader < best && schemeKeys[leader] == scheme && signatures[leader].length == k
-                        && MinHasher.jaccard(signatures[leader], sig) >= minSimilarity) {
+                    if (leader < best
+                            && schemeKeys[leader] == scheme
+                            && signatures[leader].length == k
+                            && MinHasher.jaccard(signatures[leader], sig) >= minSimilarity) {
                         best = leader;
                     }
                 }

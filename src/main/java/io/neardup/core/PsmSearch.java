@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -55,14 +59,14 @@ public final class PsmSearch {
             }
             if (maxDistance < 0 || maxDistance > FlipSetGenerator.MAX_DISTANCE) {
                 throw new IllegalArgumentException(
-                    "max_distance must be in [0, " + FlipSetGenerator.MAX_DISTANCE + "], got " + maxDistance);
+                        "max_distance must be in [0, " + FlipSetGenerator.MAX_DISTANCE + "], got " + maxDistance);
             }
             if (k < 1 || k > FlipSetGenerator.MAX_K) {
                 throw new IllegalArgumentException("k must be in [1, " + FlipSetGenerator.MAX_K + "], got " + k);
             }
             if (prefixBits < 1 || prefixBits > SortedFingerprints.MAX_PREFIX_BITS) {
                 throw new IllegalArgumentException(
-                    "prefix_bits must be in [1, " + SortedFingerprints.MAX_PREFIX_BITS + "], got " + prefixBits);
+                        "prefix_bits must be in [1, " + SortedFingerprints.MAX_PREFIX_BITS + "], got " + prefixBits);
             }
         }
     }
@@ -90,8 +94,8 @@ public final class PsmSearch {
     private final double[] logFlip = new double[Margins.BITS];
 
     /** Searches with flip probabilities from the query's margins under {@code model}. */
-    public void search(SortedFingerprints table, long query, Margins margins, FlipModel model, Params params,
-                       Matches out) {
+    public void search(
+            SortedFingerprints table, long query, Margins margins, FlipModel model, Params params, Matches out) {
         search(table, query, margins, model, params, NO_DOC, out);
     }
 
@@ -100,8 +104,14 @@ public final class PsmSearch {
      * reporting {@code excludedDoc}: the query's own document, which would otherwise end a PSM_F
      * search at the empty flip set.
      */
-    public void search(SortedFingerprints table, long query, Margins margins, FlipModel model, Params params, int excludedDoc,
-                       Matches out) {
+    public void search(
+            SortedFingerprints table,
+            long query,
+            Margins margins,
+            FlipModel model,
+            Params params,
+            int excludedDoc,
+            Matches out) {
         if (params == null) {
             throw new IllegalArgumentException("params must not be null");
         }
@@ -120,13 +130,18 @@ public final class PsmSearch {
      * Searches with the given per-bit log flip probabilities ({@code logFlipProbabilities[i]} for
      * prefix index i, fingerprint bit {@code 63 - i}). Appends to {@code out} (does not clear it).
      */
-    public void search(SortedFingerprints table, long query, double[] logFlipProbabilities, Params params,
-                       Matches out) {
+    public void search(
+            SortedFingerprints table, long query, double[] logFlipProbabilities, Params params, Matches out) {
         search(table, query, logFlipProbabilities, params, NO_DOC, out);
     }
 
-    private void search(SortedFingerprints table, long query, double[] logFlipProbabilities, Params params, int excludedDoc,
-                        Matches out) {
+    private void search(
+            SortedFingerprints table,
+            long query,
+            double[] logFlipProbabilities,
+            Params params,
+            int excludedDoc,
+            Matches out) {
         if (table == null || out == null || params == null) {
             throw new IllegalArgumentException("table, params and out must not be null");
         }
@@ -148,7 +163,8 @@ public final class PsmSearch {
     }
 
     /** Looks up one prefix run and adds its matches; true if it added any. */
-    private static boolean lookup(SortedFingerprints table, long query, long prefix, int p, int h, int excludedDoc, Matches out) {
+    private static boolean lookup(
+            SortedFingerprints table, long query, long prefix, int p, int h, int excludedDoc, Matches out) {
         long run = table.run(prefix, p);
         int start = SortedFingerprints.runStart(run);
         int end = SortedFingerprints.runEnd(run);

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.ArrayDeque;
@@ -102,13 +106,17 @@ public final class RecentFingerprints {
     }
 
     /** The closest recent simhash of {@code scope} within {@code maxDistance} bits, other than document {@code id}; null if none. */
-    public synchronized Match closestSimhash(String scope, String id, int scheme, long simhash, int maxDistance, long nowNanos) {
+    public synchronized Match closestSimhash(
+            String scope, String id, int scheme, long simhash, int maxDistance, long nowNanos) {
         expire(nowNanos);
         Entry best = null;
         int bestDistance = Integer.MAX_VALUE;
-        for (Iterator<Entry> it = entries.iterator(); it.hasNext();) {
+        for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
             Entry entry = it.next();
-            if (entry.signature != null || entry.scheme != scheme || entry.scope.equals(scope) == false || entry.id.equals(id)) {
+            if (entry.signature != null
+                    || entry.scheme != scheme
+                    || entry.scope.equals(scope) == false
+                    || entry.id.equals(id)) {
                 continue;
             }
             int distance = Long.bitCount(entry.simhash ^ simhash);
@@ -124,19 +132,29 @@ public final class RecentFingerprints {
      * The most similar recent signature of {@code scope} at or above {@code minSimilarity}, other than document {@code id}:
      * by the exact Jaccard of the shingle sets where both have one, else by the estimate. Null if none.
      */
-    public synchronized Match mostSimilarSignature(String scope, String id, int scheme, int[] signature, byte[] shingleSet,
-        double minSimilarity, long nowNanos) {
+    public synchronized Match mostSimilarSignature(
+            String scope,
+            String id,
+            int scheme,
+            int[] signature,
+            byte[] shingleSet,
+            double minSimilarity,
+            long nowNanos) {
         expire(nowNanos);
         Entry best = null;
         double bestSimilarity = -1;
         // A pair can only reach minSimilarity by the exact measure if its estimate is not far below it; the margin
         // is four standard deviations of the estimate at that similarity, so the cut loses no such pair in practice.
-        double estimateFloor = shingleSet == null ? minSimilarity : Math.max(0, minSimilarity - 4 * Math.sqrt(minSimilarity * (1
-            - minSimilarity) / signature.length));
+        double estimateFloor = shingleSet == null
+                ? minSimilarity
+                : Math.max(0, minSimilarity - 4 * Math.sqrt(minSimilarity * (1 - minSimilarity) / signature.length));
         int maxMismatches = (int) Math.floor((1 - estimateFloor) * signature.length);
         for (Entry entry : entries) {
-            if (entry.signature == null || entry.scheme != scheme || entry.signature.length != signature.length || entry.scope.equals(
-                scope) == false || entry.id.equals(id)) {
+            if (entry.signature == null
+                    || entry.scheme != scheme
+                    || entry.signature.length != signature.length
+                    || entry.scope.equals(scope) == false
+                    || entry.id.equals(id)) {
                 continue;
             }
             int mismatches = 0;
@@ -148,9 +166,10 @@ public final class RecentFingerprints {
             if (mismatches > maxMismatches) {
                 continue;
             }
-            double similarity = shingleSet != null && entry.shingleSet != null ? ShingleSetCodec.jaccard(shingleSet, 0, shingleSet.length,
-                entry.shingleSet, 0, entry.shingleSet.length)
-                : 1 - (double) mismatches / signature.length;
+            double similarity = shingleSet != null && entry.shingleSet != null
+                    ? ShingleSetCodec.jaccard(
+                            shingleSet, 0, shingleSet.length, entry.shingleSet, 0, entry.shingleSet.length)
+                    : 1 - (double) mismatches / signature.length;
             if (similarity >= minSimilarity && similarity > bestSimilarity) {
                 best = entry;
                 bestSimilarity = similarity;

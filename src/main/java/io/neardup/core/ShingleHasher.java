@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -34,6 +38,7 @@ public final class ShingleHasher {
     private long tokens;
     /** The slot the next token goes to: tokens % size, kept without a division. */
     private int next;
+
     private long shingle;
     private float maxWeight;
 
@@ -121,8 +126,7 @@ public final class ShingleHasher {
     /** Off the hot path (tests, tools): the hash of exactly these token hashes, oldest first. */
     public long hashOf(long... tokenHashes) {
         if (tokenHashes.length < 1 || tokenHashes.length > size) {
-            throw new IllegalArgumentException(
-                "a shingle has 1 to " + size + " tokens, got " + tokenHashes.length);
+            throw new IllegalArgumentException("a shingle has 1 to " + size + " tokens, got " + tokenHashes.length);
         }
         long h = h0;
         for (long t : tokenHashes) {

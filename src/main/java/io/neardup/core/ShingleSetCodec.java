@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Arrays;
@@ -31,6 +35,7 @@ public final class ShingleSetCodec {
     public static final int FORMAT_VERSION = 1;
     /** Most values a set may hold: far above any text the ingest processor accepts (10M characters). */
     public static final int MAX_VALUES = 10_000_000;
+
     private static final int HEADER_BYTES = 5;
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
@@ -63,7 +68,8 @@ public final class ShingleSetCodec {
     /** The stored bytes of a set given as distinct values in ascending unsigned order. */
     public static byte[] payload(int[] sortedValues) {
         if (sortedValues.length > MAX_VALUES) {
-            throw new IllegalArgumentException("a shingle set holds at most " + MAX_VALUES + " values, got " + sortedValues.length);
+            throw new IllegalArgumentException(
+                    "a shingle set holds at most " + MAX_VALUES + " values, got " + sortedValues.length);
         }
         byte[] out = new byte[5 + 5 * sortedValues.length];
         int pos = putVarint(out, 0, sortedValues.length);
@@ -108,17 +114,18 @@ public final class ShingleSetCodec {
             throw new IllegalArgumentException("shingle set is not valid URL-safe base64: " + e.getMessage(), e);
         }
         if (bytes.length < HEADER_BYTES + 1) {
-            throw new IllegalArgumentException("shingle set has " + bytes.length + " bytes, shorter than its " + HEADER_BYTES
-                + "-byte header and a count");
+            throw new IllegalArgumentException("shingle set has " + bytes.length + " bytes, shorter than its "
+                    + HEADER_BYTES + "-byte header and a count");
         }
         int version = bytes[0] & 0xFF;
         if (version != FORMAT_VERSION) {
-            throw new IllegalArgumentException("shingle set has format version " + version + ", expected " + FORMAT_VERSION);
+            throw new IllegalArgumentException(
+                    "shingle set has format version " + version + ", expected " + FORMAT_VERSION);
         }
         int schemeHash = (bytes[1] & 0xFF) << 24 | (bytes[2] & 0xFF) << 16 | (bytes[3] & 0xFF) << 8 | (bytes[4] & 0xFF);
         if (schemeHash != expectedSchemeHash) {
             throw new IllegalArgumentException("shingle set was made by another fingerprint scheme: scheme hash "
-                + SignatureCodec.hex(schemeHash) + ", expected " + SignatureCodec.hex(expectedSchemeHash));
+                    + SignatureCodec.hex(schemeHash) + ", expected " + SignatureCodec.hex(expectedSchemeHash));
         }
         byte[] payload = Arrays.copyOfRange(bytes, HEADER_BYTES, bytes.length);
         size(payload, 0, payload.length);
@@ -212,8 +219,8 @@ public final class ShingleSetCodec {
 
         Reader(byte[] bytes, int offset, int length) {
             if (offset < 0 || length < 0 || offset + length > bytes.length) {
-                throw new IllegalArgumentException("shingle set slice [" + offset + ", " + (offset + length) + ") is outside its "
-                    + bytes.length + " bytes");
+                throw new IllegalArgumentException("shingle set slice [" + offset + ", " + (offset + length)
+                        + ") is outside its " + bytes.length + " bytes");
             }
             this.bytes = bytes;
             this.pos = offset;
@@ -231,8 +238,11 @@ public final class ShingleSetCodec {
         long next() {
             long value = previous < 0 ? varint() : previous + varint();
             if (value <= previous || value > 0xFFFFFFFFL) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT,
-                    "shingle set is corrupt: value %d after %d is not ascending within 32 bits", value, previous));
+                throw new IllegalArgumentException(String.format(
+                        Locale.ROOT,
+                        "shingle set is corrupt: value %d after %d is not ascending within 32 bits",
+                        value,
+                        previous));
             }
             previous = value;
             return value;
@@ -255,7 +265,8 @@ public final class ShingleSetCodec {
 
         void requireEnd() {
             if (pos != end) {
-                throw new IllegalArgumentException("shingle set is corrupt: " + (end - pos) + " bytes after its last value");
+                throw new IllegalArgumentException(
+                        "shingle set is corrupt: " + (end - pos) + " bytes after its last value");
             }
         }
     }

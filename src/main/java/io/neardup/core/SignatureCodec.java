@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.nio.ByteBuffer;
@@ -24,8 +28,8 @@ public final class SignatureCodec {
 
     public static String encode(int[] signature, int schemeHash) {
         if (signature.length < 1 || signature.length > MinHasher.MAX_HASHES) {
-            throw new IllegalArgumentException("minhash signature must have 1 to " + MinHasher.MAX_HASHES
-                + " values, got " + signature.length);
+            throw new IllegalArgumentException(
+                    "minhash signature must have 1 to " + MinHasher.MAX_HASHES + " values, got " + signature.length);
         }
         ByteBuffer buf = ByteBuffer.allocate(HEADER_BYTES + 4 * signature.length);
         buf.put((byte) FORMAT_VERSION).putInt(schemeHash);
@@ -44,22 +48,22 @@ public final class SignatureCodec {
         int version = buf.get() & 0xFF;
         if (version != FORMAT_VERSION) {
             throw new IllegalArgumentException(
-                "minhash signature has format version " + version + ", expected " + FORMAT_VERSION);
+                    "minhash signature has format version " + version + ", expected " + FORMAT_VERSION);
         }
         int schemeHash = buf.getInt();
         if (schemeHash != expectedSchemeHash) {
             throw new IllegalArgumentException("minhash signature was made by another fingerprint scheme: scheme hash "
-                + hex(schemeHash) + ", expected " + hex(expectedSchemeHash));
+                    + hex(schemeHash) + ", expected " + hex(expectedSchemeHash));
         }
         int payload = buf.remaining();
         if (payload % 4 != 0) {
             throw new IllegalArgumentException(
-                "minhash signature has a " + payload + "-byte payload, not a whole number of 4-byte values");
+                    "minhash signature has a " + payload + "-byte payload, not a whole number of 4-byte values");
         }
         int values = payload / 4;
         if (values != expectedValues) {
             throw new IllegalArgumentException(
-                "minhash signature has " + values + " values, expected " + expectedValues + " (num_hashes)");
+                    "minhash signature has " + values + " values, expected " + expectedValues + " (num_hashes)");
         }
         int[] out = new int[values];
         for (int i = 0; i < values; i++) {
@@ -92,8 +96,8 @@ public final class SignatureCodec {
             throw new IllegalArgumentException("minhash signature is not valid URL-safe base64: " + e.getMessage(), e);
         }
         if (bytes.length < HEADER_BYTES) {
-            throw new IllegalArgumentException("minhash signature has " + bytes.length
-                + " bytes, shorter than its " + HEADER_BYTES + "-byte header");
+            throw new IllegalArgumentException("minhash signature has " + bytes.length + " bytes, shorter than its "
+                    + HEADER_BYTES + "-byte header");
         }
         return bytes;
     }

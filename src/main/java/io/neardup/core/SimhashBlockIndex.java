@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import java.util.Arrays;
@@ -29,10 +33,17 @@ public final class SimhashBlockIndex {
     private final int[] docs;
     /** Per block: the block values in ascending order, and the position of the fingerprint each belongs to. */
     private final long[][] sortedValues;
+
     private final int[][] sortedPositions;
 
-    private SimhashBlockIndex(int maxDistance, int[] blockShift, long[] blockMask, long[] fingerprints, int[] docs, long[][] sortedValues,
-        int[][] sortedPositions) {
+    private SimhashBlockIndex(
+            int maxDistance,
+            int[] blockShift,
+            long[] blockMask,
+            long[] fingerprints,
+            int[] docs,
+            long[][] sortedValues,
+            int[][] sortedPositions) {
         this.maxDistance = maxDistance;
         this.blockShift = blockShift;
         this.blockMask = blockMask;
@@ -50,7 +61,8 @@ public final class SimhashBlockIndex {
     /** Indexes the first {@code n} of {@code fingerprints} (of documents {@code docs}) for queries up to {@code maxDistance} bits. */
     public static SimhashBlockIndex build(long[] fingerprints, int[] docs, int n, int maxDistance) {
         if (maxDistance < 0 || maxDistance > FlipSetGenerator.MAX_DISTANCE) {
-            throw new IllegalArgumentException("maxDistance must be in [0, " + FlipSetGenerator.MAX_DISTANCE + "], got " + maxDistance);
+            throw new IllegalArgumentException(
+                    "maxDistance must be in [0, " + FlipSetGenerator.MAX_DISTANCE + "], got " + maxDistance);
         }
         int blocks = maxDistance + 1;
         int[] shift = new int[blocks];
@@ -117,7 +129,8 @@ public final class SimhashBlockIndex {
     /** Calls {@code hits} once for every fingerprint within {@code distance} (at most the index's) bits of {@code query}. */
     public void within(long query, int distance, Hits hits) {
         if (distance > maxDistance) {
-            throw new IllegalArgumentException("this index answers distances up to " + maxDistance + ", asked for " + distance);
+            throw new IllegalArgumentException(
+                    "this index answers distances up to " + maxDistance + ", asked for " + distance);
         }
         for (int b = 0; b < sortedValues.length; b++) {
             long value = (query >>> blockShift[b]) & blockMask[b];

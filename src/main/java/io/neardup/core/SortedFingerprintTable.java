@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -71,8 +75,8 @@ public final class SortedFingerprintTable implements SortedFingerprints {
         for (int i = 1; i < length; i++) {
             if (Long.compareUnsigned(fingerprints[i - 1], fingerprints[i]) > 0) {
                 throw new IllegalArgumentException("fingerprints must be sorted as unsigned values, but position " + i
-                    + " (" + Long.toHexString(fingerprints[i]) + ") < position " + (i - 1) + " ("
-                    + Long.toHexString(fingerprints[i - 1]) + ")");
+                        + " (" + Long.toHexString(fingerprints[i]) + ") < position " + (i - 1) + " ("
+                        + Long.toHexString(fingerprints[i - 1]) + ")");
             }
         }
         long[] keys = new long[length];
@@ -87,8 +91,8 @@ public final class SortedFingerprintTable implements SortedFingerprints {
             throw new IllegalArgumentException("fingerprints and docs must not be null");
         }
         if (length < 0 || length > fingerprints.length || length > docs.length) {
-            throw new IllegalArgumentException("length must be in [0, min(" + fingerprints.length + ", " + docs.length
-                + ")], got " + length);
+            throw new IllegalArgumentException(
+                    "length must be in [0, min(" + fingerprints.length + ", " + docs.length + ")], got " + length);
         }
     }
 
@@ -223,15 +227,22 @@ public final class SortedFingerprintTable implements SortedFingerprints {
      */
     public static long peakBuildBytes(long n, int indexBits) {
         checkIndexBits(indexBits);
-        return OBJECT_HEADER + 3 * (2 * ARRAY_HEADER + 12L * n) + ARRAY_HEADER + 4L * (1 << 16) + ARRAY_HEADER
-            + 4L * ((1L << indexBits) + 1);
+        return OBJECT_HEADER
+                + 3 * (2 * ARRAY_HEADER + 12L * n)
+                + ARRAY_HEADER
+                + 4L * (1 << 16)
+                + ARRAY_HEADER
+                + 4L * ((1L << indexBits) + 1);
     }
 
     /** Heap bytes held: the three arrays plus headers. */
     public long ramBytesUsed() {
         return OBJECT_HEADER
-            + ARRAY_HEADER + 8L * fingerprints.length
-            + ARRAY_HEADER + 4L * docs.length
-            + ARRAY_HEADER + 4L * runStarts.length;
+                + ARRAY_HEADER
+                + 8L * fingerprints.length
+                + ARRAY_HEADER
+                + 4L * docs.length
+                + ARRAY_HEADER
+                + 4L * runStarts.length;
     }
 }

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -59,7 +63,8 @@ public interface SortedFingerprints {
      * {@code indexBits}-bit prefix b (2^indexBits + 1 entries). Narrower prefixes merge index
      * entries; wider ones binary-search within one entry's run.
      */
-    static long runFromIndex(SortedFingerprints fingerprints, int[] runStarts, int indexBits, long prefix, int prefixBits) {
+    static long runFromIndex(
+            SortedFingerprints fingerprints, int[] runStarts, int indexBits, long prefix, int prefixBits) {
         if (prefixBits <= indexBits) {
             int shift = indexBits - prefixBits;
             return pack(runStarts[(int) (prefix << shift)], runStarts[(int) ((prefix + 1) << shift)]);

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -26,7 +30,7 @@ public final class TokenHasher {
     public long hash(char[] buf, int off, int len) {
         if (off < 0 || len < 0 || off > buf.length - len) {
             throw new IndexOutOfBoundsException(
-                "range [" + off + ", " + off + " + " + len + ") out of bounds for length " + buf.length);
+                    "range [" + off + ", " + off + " + " + len + ") out of bounds for length " + buf.length);
         }
         // A UTF-16 unit never needs more than 3 UTF-8 bytes (a pair needs 4 for 2 units).
         if (scratch.length < len * 3) {

@@ -1,15 +1,18 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.ingest;
 
 import io.neardup.core.FingerprintScratch;
 import io.neardup.core.MemoryBudget;
-import org.opensearch.core.common.breaker.CircuitBreaker;
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.opensearch.core.common.breaker.CircuitBreaker;
 
 /**
  * The fingerprinting scratch of a node: one {@link FingerprintScratch} kept per thread, shared by
@@ -110,6 +113,5 @@ public final class FingerprintScratchPool {
      * @param threads threads keeping a scratch between documents
      * @param dropped scratches let go after an outsized document or a failure
      */
-    public record Stats(long bytes, long threads, long dropped) {
-    }
+    public record Stats(long bytes, long threads, long dropped) {}
 }

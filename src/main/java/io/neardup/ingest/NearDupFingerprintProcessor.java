@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.ingest;
 
 import io.neardup.core.ContentHash;
@@ -6,12 +10,6 @@ import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.IdfTable;
-import org.apache.lucene.analysis.Analyzer;
-import org.apache.lucene.analysis.TokenStream;
-import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
-import org.opensearch.ingest.AbstractProcessor;
-import org.opensearch.ingest.IngestDocument;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.EnumSet;
@@ -20,6 +18,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.opensearch.ingest.AbstractProcessor;
+import org.opensearch.ingest.IngestDocument;
 
 /**
  * Writes the near-duplicate fingerprints of a text field: its simhash with per-bit margins, its
@@ -33,7 +36,10 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
 
     /** The parts of the output a pipeline may ask for. */
     public enum Output {
-        SIMHASH, MINHASH, SHINGLES, CONTENT_HASH;
+        SIMHASH,
+        MINHASH,
+        SHINGLES,
+        CONTENT_HASH;
 
         static final String NAMES = "[simhash, minhash, shingles, content_hash]";
 
@@ -65,20 +71,19 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
     private final FingerprintScratchPool scratchPool;
 
     NearDupFingerprintProcessor(
-        String tag,
-        String description,
-        String field,
-        String targetField,
-        boolean ignoreMissing,
-        int maxChars,
-        boolean truncate,
-        Set<Output> outputs,
-        int maxShingles,
-        Analyzer analyzer,
-        FingerprintScheme scheme,
-        IdfTable idfTable,
-        FingerprintScratchPool scratchPool
-    ) {
+            String tag,
+            String description,
+            String field,
+            String targetField,
+            boolean ignoreMissing,
+            int maxChars,
+            boolean truncate,
+            Set<Output> outputs,
+            int maxShingles,
+            Analyzer analyzer,
+            FingerprintScheme scheme,
+            IdfTable idfTable,
+            FingerprintScratchPool scratchPool) {
         super(tag, description);
         this.field = field;
         this.targetField = targetField;
@@ -130,7 +135,6 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return maxShingles;
     }
 
-
     IdfTable idfTable() {
         return idfTable;
     }
@@ -150,13 +154,15 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         if (text.length() > maxChars) {
             if (truncate == false) {
                 throw new IllegalArgumentException(
-                    "field [" + field + "] has " + text.length() + " characters, more than max_chars [" + maxChars
-                        + "]; raise max_chars or set truncate to fingerprint only the first max_chars characters"
-                );
+                        "field [" + field + "] has " + text.length() + " characters, more than max_chars [" + maxChars
+                                + "]; raise max_chars or set truncate to fingerprint only the first max_chars characters");
             }
-            // Never between the two halves of a surrogate pair: a lone half would make the analyzer drop the word, or more.
-            int end = Character.isHighSurrogate(text.charAt(maxChars - 1)) && Character.isLowSurrogate(text.charAt(maxChars))
-                ? maxChars - 1 : maxChars;
+            // Never between the two halves of a surrogate pair: a lone half would make the analyzer drop the word, or
+            // more.
+            int end = Character.isHighSurrogate(text.charAt(maxChars - 1))
+                            && Character.isLowSurrogate(text.charAt(maxChars))
+                    ? maxChars - 1
+                    : maxChars;
             text = text.substring(0, end);
             truncated = true;
         }
@@ -177,16 +183,14 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
                     }
                     joined.append(element);
                 } else {
-                    throw new IllegalArgumentException(
-                        "field [" + field + "] element [" + i + "] is " + typeName(list.get(i)) + ", expected a string"
-                    );
+                    throw new IllegalArgumentException("field [" + field + "] element [" + i + "] is "
+                            + typeName(list.get(i)) + ", expected a string");
                 }
             }
             return joined.toString();
         }
         throw new IllegalArgumentException(
-            "field [" + field + "] is " + typeName(value) + ", expected a string or an array of strings"
-        );
+                "field [" + field + "] is " + typeName(value) + ", expected a string or an array of strings");
     }
 
     private static String typeName(Object value) {
@@ -217,18 +221,23 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
             // document a false near-duplicate of every other.
             if (fingerprint.tokens() > 0) {
                 if (outputs.contains(Output.SIMHASH)) {
-                    out.put("simhash", FingerprintObject.simhash(fingerprint.simhash(), fingerprint.margins(), scheme.id()));
+                    out.put(
+                            "simhash",
+                            FingerprintObject.simhash(fingerprint.simhash(), fingerprint.margins(), scheme.id()));
                 }
                 if (outputs.contains(Output.MINHASH)) {
                     // Past max_shingles the set is left out: that document is verified by the estimate.
-                    int[] shingleSet = fingerprint.shingleSet() != null && fingerprint.shingleSet().length <= maxShingles
-                        ? fingerprint.shingleSet() : null;
+                    int[] shingleSet =
+                            fingerprint.shingleSet() != null && fingerprint.shingleSet().length <= maxShingles
+                                    ? fingerprint.shingleSet()
+                                    : null;
                     out.put("minhash", FingerprintObject.minhash(fingerprint.minhash(), shingleSet, scheme));
                 }
             }
             out.put("tokens", fingerprint.tokens());
             if (fingerprint.tokens() == 0 && hasWordCharacters(text)) {
-                // Words the analyzer turned into nothing (stop words only, a script it drops): said, not a quiet tokens: 0.
+                // Words the analyzer turned into nothing (stop words only, a script it drops): said, not a quiet
+                // tokens: 0.
                 out.put("untokenized", true);
             }
         }
@@ -289,8 +298,9 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         StringBuilder out = null;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            boolean paired = Character.isHighSurrogate(c) ? i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))
-                : Character.isLowSurrogate(c) == false || (i > 0 && Character.isHighSurrogate(text.charAt(i - 1)));
+            boolean paired = Character.isHighSurrogate(c)
+                    ? i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))
+                    : Character.isLowSurrogate(c) == false || (i > 0 && Character.isHighSurrogate(text.charAt(i - 1)));
             if (paired == false) {
                 if (out == null) {
                     out = new StringBuilder(text);

@@ -1,4 +1,11 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.ingest;
+
+import static io.neardup.ingest.NearDupFingerprintProcessor.TYPE;
+import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
 
 import io.neardup.core.FeatureWeighting;
 import io.neardup.core.FingerprintScheme;
@@ -7,14 +14,6 @@ import io.neardup.core.MinHasher;
 import io.neardup.core.Murmur3;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.ingest.NearDupFingerprintProcessor.Output;
-import org.apache.lucene.analysis.Analyzer;
-import org.opensearch.OpenSearchException;
-import org.opensearch.env.Environment;
-import org.opensearch.index.analysis.AnalysisRegistry;
-import org.opensearch.index.analysis.NameOrDefinition;
-import org.opensearch.ingest.ConfigurationUtils;
-import org.opensearch.ingest.Processor;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,15 +27,20 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-
-import static io.neardup.ingest.NearDupFingerprintProcessor.TYPE;
-import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
+import org.apache.lucene.analysis.Analyzer;
+import org.opensearch.OpenSearchException;
+import org.opensearch.env.Environment;
+import org.opensearch.index.analysis.AnalysisRegistry;
+import org.opensearch.index.analysis.NameOrDefinition;
+import org.opensearch.ingest.ConfigurationUtils;
+import org.opensearch.ingest.Processor;
 
 /** Parses and validates a {@code near_dup_fingerprint} config; every bad option fails the pipeline PUT. */
 public final class NearDupFingerprintProcessorFactory implements Processor.Factory {
 
     /** The folder under the node's config directory where {@code opensearch-plugin install} puts our files. */
     public static final String CONFIG_FOLDER = "opensearch-neardup";
+
     public static final int DEFAULT_MAX_CHARS = 1_000_000;
     public static final int MAX_MAX_CHARS = 10_000_000;
     /**
@@ -44,10 +48,20 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
      * MinHash estimate): about 300 KB of doc values, a text of some 100,000 words.
      */
     public static final int DEFAULT_MAX_SHINGLES = 100_000;
+
     private static final FingerprintScheme DEFAULTS = FingerprintScheme.defaults("standard");
     /** Where an object cannot go: the ingest document's metadata. */
-    private static final Set<String> METADATA_FIELDS = Set.of("_index", "_id", "_routing", "_version", "_version_type", "_if_seq_no",
-        "_if_primary_term", "_ingest", "_source");
+    private static final Set<String> METADATA_FIELDS = Set.of(
+            "_index",
+            "_id",
+            "_routing",
+            "_version",
+            "_version_type",
+            "_if_seq_no",
+            "_if_primary_term",
+            "_ingest",
+            "_source");
+
     private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
     private final AnalysisRegistry analysisRegistry;
@@ -59,8 +73,8 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
         this(analysisRegistry, environment, FingerprintScratchPool.unaccounted());
     }
 
-    public NearDupFingerprintProcessorFactory(AnalysisRegistry analysisRegistry, Environment environment,
-        FingerprintScratchPool scratchPool) {
+    public NearDupFingerprintProcessorFactory(
+            AnalysisRegistry analysisRegistry, Environment environment, FingerprintScratchPool scratchPool) {
         this.analysisRegistry = analysisRegistry;
         this.environment = environment;
         this.scratchPool = scratchPool;
@@ -68,11 +82,8 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
 
     @Override
     public NearDupFingerprintProcessor create(
-        Map<String, Processor.Factory> registry,
-        String tag,
-        String description,
-        Map<String, Object> config
-    ) throws Exception {
+            Map<String, Processor.Factory> registry, String tag, String description, Map<String, Object> config)
+            throws Exception {
         String field = ConfigurationUtils.readStringProperty(TYPE, tag, config, "field");
         if (field.isBlank()) {
             throw newConfigurationException(TYPE, tag, "field", "must not be empty");
@@ -82,27 +93,46 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
             throw newConfigurationException(TYPE, tag, "target_field", "must not be empty");
         }
         if (targetField.equals(field)) {
-            throw newConfigurationException(TYPE, tag, "target_field", "must differ from field [" + field + "], or the text is lost");
+            throw newConfigurationException(
+                    TYPE, tag, "target_field", "must differ from field [" + field + "], or the text is lost");
         }
         String targetRoot = targetField.split("\\.", 2)[0];
         if (METADATA_FIELDS.contains(targetRoot)) {
-            throw newConfigurationException(TYPE, tag, "target_field", "must not be the document's metadata field [" + targetRoot
-                + "]: the fingerprints are an object");
+            throw newConfigurationException(
+                    TYPE,
+                    tag,
+                    "target_field",
+                    "must not be the document's metadata field [" + targetRoot + "]: the fingerprints are an object");
         }
         boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "ignore_missing", false);
         int maxChars = readIntInRange(tag, config, "max_chars", DEFAULT_MAX_CHARS, 1, MAX_MAX_CHARS);
         boolean truncate = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "truncate", false);
         Set<Output> outputs = readOutputs(tag, config);
-        int maxShingles = readIntInRange(tag, config, "max_shingles", DEFAULT_MAX_SHINGLES, 1, ShingleSetCodec.MAX_VALUES);
+        int maxShingles =
+                readIntInRange(tag, config, "max_shingles", DEFAULT_MAX_SHINGLES, 1, ShingleSetCodec.MAX_VALUES);
 
         AnalyzerChoice analyzer = readAnalyzer(tag, config);
-        int simhashShingleSize = readIntInRange(tag, config, "simhash_shingle_size", DEFAULTS.simhashShingleSize(), 1, 8);
-        FeatureWeighting weighting = parse(tag, "weighting", ConfigurationUtils.readStringProperty(
-            TYPE, tag, config, "weighting", DEFAULTS.weighting().paramName()), FeatureWeighting::parse);
-        int minhashShingleSize = readIntInRange(tag, config, "minhash_shingle_size", DEFAULTS.minhashShingleSize(), 1, 8);
+        int simhashShingleSize =
+                readIntInRange(tag, config, "simhash_shingle_size", DEFAULTS.simhashShingleSize(), 1, 8);
+        FeatureWeighting weighting = parse(
+                tag,
+                "weighting",
+                ConfigurationUtils.readStringProperty(
+                        TYPE, tag, config, "weighting", DEFAULTS.weighting().paramName()),
+                FeatureWeighting::parse);
+        int minhashShingleSize =
+                readIntInRange(tag, config, "minhash_shingle_size", DEFAULTS.minhashShingleSize(), 1, 8);
         int numHashes = readIntInRange(tag, config, "num_hashes", DEFAULTS.numHashes(), 1, MinHasher.MAX_HASHES);
-        MinHasher.Method method = parse(tag, "minhash_method", ConfigurationUtils.readStringProperty(
-            TYPE, tag, config, "minhash_method", DEFAULTS.minhashMethod().paramName()), MinHasher.Method::parse);
+        MinHasher.Method method = parse(
+                tag,
+                "minhash_method",
+                ConfigurationUtils.readStringProperty(
+                        TYPE,
+                        tag,
+                        config,
+                        "minhash_method",
+                        DEFAULTS.minhashMethod().paramName()),
+                MinHasher.Method::parse);
         long seed = readLong(tag, config, "seed", DEFAULTS.seed());
         String idfTableName = ConfigurationUtils.readOptionalStringProperty(TYPE, tag, config, "idf_table");
         IdfTable idfTable = idfTableName == null ? null : loadIdfTable(tag, idfTableName, seed);
@@ -110,27 +140,35 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
         FingerprintScheme scheme;
         try {
             scheme = new FingerprintScheme(
-                FingerprintScheme.CURRENT_VERSION,
-                analyzer.schemeName(),
-                simhashShingleSize,
-                weighting,
-                idfTable == null ? FingerprintScheme.NO_IDF : idfTable.identity(),
-                minhashShingleSize,
-                numHashes,
-                method,
-                seed
-            );
+                    FingerprintScheme.CURRENT_VERSION,
+                    analyzer.schemeName(),
+                    simhashShingleSize,
+                    weighting,
+                    idfTable == null ? FingerprintScheme.NO_IDF : idfTable.identity(),
+                    minhashShingleSize,
+                    numHashes,
+                    method,
+                    seed);
         } catch (IllegalArgumentException e) {
             throw newConfigurationException(TYPE, tag, null, e.getMessage());
         }
         return new NearDupFingerprintProcessor(
-            tag, description, field, targetField, ignoreMissing, maxChars, truncate, outputs, maxShingles, analyzer.analyzer(), scheme,
-            idfTable, scratchPool
-        );
+                tag,
+                description,
+                field,
+                targetField,
+                ignoreMissing,
+                maxChars,
+                truncate,
+                outputs,
+                maxShingles,
+                analyzer.analyzer(),
+                scheme,
+                idfTable,
+                scratchPool);
     }
 
-    private record AnalyzerChoice(Analyzer analyzer, String schemeName) {
-    }
+    private record AnalyzerChoice(Analyzer analyzer, String schemeName) {}
 
     private AnalyzerChoice readAnalyzer(String tag, Map<String, Object> config) throws IOException {
         String name = ConfigurationUtils.readOptionalStringProperty(TYPE, tag, config, "analyzer");
@@ -139,7 +177,8 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
         List<NameOrDefinition> filters = readComponents(tag, config, "filter");
         boolean custom = tokenizer != null || charFilters.isEmpty() == false || filters.isEmpty() == false;
         if (name != null && custom) {
-            throw newConfigurationException(TYPE, tag, "analyzer", "set either [analyzer] or [tokenizer, char_filter, filter], not both");
+            throw newConfigurationException(
+                    TYPE, tag, "analyzer", "set either [analyzer] or [tokenizer, char_filter, filter], not both");
         }
         if (custom == false) {
             String analyzerName = name == null ? "standard" : name;
@@ -150,24 +189,31 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
                 throw newConfigurationException(TYPE, tag, "analyzer", e.getMessage());
             }
             if (analyzer == null) {
-                throw newConfigurationException(TYPE, tag, "analyzer", "unknown analyzer [" + analyzerName
-                    + "]; name a built-in or plugin analyzer, or define one with [tokenizer], [char_filter] and [filter]");
+                throw newConfigurationException(
+                        TYPE,
+                        tag,
+                        "analyzer",
+                        "unknown analyzer [" + analyzerName
+                                + "]; name a built-in or plugin analyzer, or define one with [tokenizer], [char_filter] and [filter]");
             }
             return new AnalyzerChoice(analyzer, analyzerName);
         }
-        NameOrDefinition tokenizerSpec = tokenizer == null ? new NameOrDefinition("standard") : component(tag, "tokenizer", tokenizer);
+        NameOrDefinition tokenizerSpec =
+                tokenizer == null ? new NameOrDefinition("standard") : component(tag, "tokenizer", tokenizer);
         Analyzer analyzer;
         try {
             analyzer = analysisRegistry.buildCustomAnalyzer(null, false, tokenizerSpec, charFilters, filters);
         } catch (IllegalArgumentException | IllegalStateException | OpenSearchException e) {
-            throw newConfigurationException(TYPE, tag, "tokenizer", "cannot build the analysis chain: " + e.getMessage());
+            throw newConfigurationException(
+                    TYPE, tag, "tokenizer", "cannot build the analysis chain: " + e.getMessage());
         }
         // The scheme records the chain as a hash of its canonical description, so that a change to
         // it is a change of scheme.
         String chain = "tokenizer=" + describe(tokenizerSpec) + ";char_filter=" + describeAll(charFilters) + ";filter="
-            + describeAll(filters);
+                + describeAll(filters);
         byte[] bytes = chain.getBytes(StandardCharsets.UTF_8);
-        return new AnalyzerChoice(analyzer, String.format(Locale.ROOT, "custom-%016x", Murmur3.hash64(bytes, 0, bytes.length, 0)));
+        return new AnalyzerChoice(
+                analyzer, String.format(Locale.ROOT, "custom-%016x", Murmur3.hash64(bytes, 0, bytes.length, 0)));
     }
 
     private static String describeAll(List<NameOrDefinition> components) {
@@ -227,15 +273,20 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
             outputs.add(parse(tag, "outputs", String.valueOf(name), Output::parse));
         }
         if (outputs.contains(Output.SHINGLES) && outputs.contains(Output.MINHASH) == false) {
-            throw newConfigurationException(TYPE, tag, "outputs", "[shingles] are written inside the [minhash] object: add [minhash]");
+            throw newConfigurationException(
+                    TYPE, tag, "outputs", "[shingles] are written inside the [minhash] object: add [minhash]");
         }
         return outputs;
     }
 
     private IdfTable loadIdfTable(String tag, String name, long seed) {
         if (FILE_NAME.matcher(name).matches() == false) {
-            throw newConfigurationException(TYPE, tag, "idf_table",
-                "must be a file name in config/" + CONFIG_FOLDER + "/ (letters, digits, '.', '_', '-'), got [" + name + "]");
+            throw newConfigurationException(
+                    TYPE,
+                    tag,
+                    "idf_table",
+                    "must be a file name in config/" + CONFIG_FOLDER + "/ (letters, digits, '.', '_', '-'), got ["
+                            + name + "]");
         }
         Path folder = environment.configDir().resolve(CONFIG_FOLDER);
         Path file = folder.resolve(name);
@@ -255,7 +306,8 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
         return dot > 0 ? name.substring(0, dot) : name;
     }
 
-    private static int readIntInRange(String tag, Map<String, Object> config, String key, int defaultValue, int min, int max) {
+    private static int readIntInRange(
+            String tag, Map<String, Object> config, String key, int defaultValue, int min, int max) {
         Object raw = config.remove(key);
         if (raw == null) {
             return defaultValue;
@@ -273,7 +325,8 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
             throw newConfigurationException(TYPE, tag, key, "must be an integer, got [" + raw + "]");
         }
         if (value < min || value > max) {
-            throw newConfigurationException(TYPE, tag, key, "must be in [" + min + ", " + max + "], got [" + value + "]");
+            throw newConfigurationException(
+                    TYPE, tag, key, "must be in [" + min + ", " + max + "], got [" + value + "]");
         }
         return value;
     }

@@ -1,10 +1,11 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.ingest;
 
-import io.neardup.core.FingerprintObject;
-import io.neardup.core.RecentFingerprints;
-import io.neardup.core.ShingleSetCodec;
-import io.neardup.core.SignatureCodec;
-import io.neardup.core.SimhashCodec;
+import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
+
 import io.neardup.clusters.ClusterAssignment;
 import io.neardup.clusters.MappingPaths;
 import io.neardup.clusters.MatchSpec;
@@ -12,22 +13,12 @@ import io.neardup.clusters.ShardMatchAction;
 import io.neardup.clusters.ShardMatchRequest;
 import io.neardup.clusters.ShardMatchResponse;
 import io.neardup.clusters.TransportShardMatchAction;
+import io.neardup.core.FingerprintObject;
+import io.neardup.core.RecentFingerprints;
+import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.SignatureCodec;
+import io.neardup.core.SimhashCodec;
 import io.neardup.query.NearDuplicateQueryBuilder;
-import org.opensearch.OpenSearchTimeoutException;
-import org.opensearch.cluster.ClusterState;
-import org.opensearch.cluster.metadata.IndexAbstraction;
-import org.opensearch.cluster.metadata.IndexMetadata;
-import org.opensearch.cluster.service.ClusterService;
-import org.opensearch.common.unit.TimeValue;
-import org.opensearch.core.action.ActionListener;
-import org.opensearch.ingest.AbstractProcessor;
-import org.opensearch.ingest.ConfigurationUtils;
-import org.opensearch.ingest.IngestDocument;
-import org.opensearch.ingest.Processor;
-import org.opensearch.index.IndexNotFoundException;
-import org.opensearch.threadpool.Scheduler;
-import org.opensearch.transport.client.Client;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,8 +27,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
-
-import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
+import org.opensearch.OpenSearchTimeoutException;
+import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.metadata.IndexAbstraction;
+import org.opensearch.cluster.metadata.IndexMetadata;
+import org.opensearch.cluster.service.ClusterService;
+import org.opensearch.common.unit.TimeValue;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.index.IndexNotFoundException;
+import org.opensearch.ingest.AbstractProcessor;
+import org.opensearch.ingest.ConfigurationUtils;
+import org.opensearch.ingest.IngestDocument;
+import org.opensearch.ingest.Processor;
+import org.opensearch.threadpool.Scheduler;
+import org.opensearch.transport.client.Client;
 
 /**
  * {@code near_dup_lookup}: after {@code near_dup_fingerprint}, looks the document's fingerprint up
@@ -58,8 +61,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     public static final int MAX_RECENT_SIZE = 100_000;
     public static final TimeValue DEFAULT_RECENT_TTL = TimeValue.timeValueSeconds(5);
     public static final TimeValue MAX_RECENT_TTL = TimeValue.timeValueMinutes(10);
-    private static final Set<String> METADATA_FIELDS = Set.of("_id", "_index", "_routing", "_version", "_version_type", "_if_seq_no",
-        "_if_primary_term", "_source", "_ingest");
+    private static final Set<String> METADATA_FIELDS = Set.of(
+            "_id",
+            "_index",
+            "_routing",
+            "_version",
+            "_version_type",
+            "_if_seq_no",
+            "_if_primary_term",
+            "_source",
+            "_ingest");
 
     private final String field;
     private final String index;
@@ -77,10 +88,22 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler;
     private final LongSupplier nanoTime;
 
-    NearDupLookupProcessor(String tag, String description, String field, String index, String targetField, Integer maxDistance,
-        Double minSimilarity, int maxCandidates, TimeValue timeout, boolean ignoreMissing,
-        RecentFingerprints recent, Client client, ClusterService clusterService, BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler,
-        LongSupplier nanoTime) {
+    NearDupLookupProcessor(
+            String tag,
+            String description,
+            String field,
+            String index,
+            String targetField,
+            Integer maxDistance,
+            Double minSimilarity,
+            int maxCandidates,
+            TimeValue timeout,
+            boolean ignoreMissing,
+            RecentFingerprints recent,
+            Client client,
+            ClusterService clusterService,
+            BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler,
+            LongSupplier nanoTime) {
         super(tag, description);
         this.field = field;
         this.index = index;
@@ -116,7 +139,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         final RecentFingerprints.Entry self;
         final RecentFingerprints.Match recentMatch;
         String id = document.getSourceAndMetadata().get("_id") instanceof String s ? s : null;
-        String lookupIndex = index != null ? index : (String) document.getSourceAndMetadata().get("_index");
+        String lookupIndex =
+                index != null ? index : (String) document.getSourceAndMetadata().get("_index");
         try {
             Object stored = document.hasField(field) ? document.getFieldValue(field, Object.class) : null;
             if (stored == null) {
@@ -124,22 +148,29 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     handler.accept(document, null);
                     return;
                 }
-                throw new IllegalArgumentException("[" + TYPE + "] the document has no fingerprint at [" + field + "]; place this "
-                    + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
+                throw new IllegalArgumentException("[" + TYPE + "] the document has no fingerprint at [" + field
+                        + "]; place this " + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
             }
             parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
-            fingerprintSource = MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
+            fingerprintSource =
+                    MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
             long now = nanoTime.getAsLong();
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
             if (simhash) {
                 long value = SimhashCodec.parseHex(parts.value());
-                recentMatch = recent.closestSimhash(lookupIndex, id, scheme, value, maxDistance == null
-                    ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : maxDistance, now);
+                recentMatch = recent.closestSimhash(
+                        lookupIndex,
+                        id,
+                        scheme,
+                        value,
+                        maxDistance == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : maxDistance,
+                        now);
                 self = id == null ? null : recent.addSimhash(lookupIndex, id, scheme, value, now);
             } else {
                 int[] signature = SignatureCodec.decode(parts.value());
-                byte[] shingles = parts.shingles() == null ? null : ShingleSetCodec.decodePayload(parts.shingles(), SignatureCodec
-                    .schemeHashOf(parts.value()));
+                byte[] shingles = parts.shingles() == null
+                        ? null
+                        : ShingleSetCodec.decodePayload(parts.shingles(), SignatureCodec.schemeHashOf(parts.value()));
                 double tau = minSimilarity == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : minSimilarity;
                 recentMatch = recent.mostSimilarSignature(lookupIndex, id, scheme, signature, shingles, tau, now);
                 self = id == null ? null : recent.addSignature(lookupIndex, id, scheme, signature, shingles, now);
@@ -163,32 +194,45 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         AtomicBoolean done = new AtomicBoolean();
         Scheduler.ScheduledCancellable timer = scheduler.apply(timeout.millis(), () -> {
             if (done.compareAndSet(false, true)) {
-                handler.accept(null, new OpenSearchTimeoutException("[" + TYPE + "] the lookup in [" + lookupIndex + "] took more than ["
-                    + timeout + "]"));
+                handler.accept(
+                        null,
+                        new OpenSearchTimeoutException(
+                                "[" + TYPE + "] the lookup in [" + lookupIndex + "] took more than [" + timeout + "]"));
             }
         });
         for (int shard = 0; shard < shards; shard++) {
             int slot = shard;
-            ShardMatchRequest request = new ShardMatchRequest(target.getIndex().getName(), shard, spec, List.of(id == null ? "" : id), List
-                .of(fingerprintSource), maxCandidates, targetField + "." + ClusterAssignment.CLUSTER);
-            client.execute(ShardMatchAction.INSTANCE, request, ActionListener.wrap(response -> {
-                responses[slot] = response;
-                if (pending.decrementAndGet() == 0 && done.compareAndSet(false, true)) {
-                    timer.cancel();
-                    try {
-                        write(document, id, best(responses), recentMatch, self);
-                    } catch (RuntimeException e) {
-                        handler.accept(null, e);
-                        return;
-                    }
-                    handler.accept(document, null);
-                }
-            }, e -> {
-                if (done.compareAndSet(false, true)) {
-                    timer.cancel();
-                    handler.accept(null, e);
-                }
-            }));
+            ShardMatchRequest request = new ShardMatchRequest(
+                    target.getIndex().getName(),
+                    shard,
+                    spec,
+                    List.of(id == null ? "" : id),
+                    List.of(fingerprintSource),
+                    maxCandidates,
+                    targetField + "." + ClusterAssignment.CLUSTER);
+            client.execute(
+                    ShardMatchAction.INSTANCE,
+                    request,
+                    ActionListener.wrap(
+                            response -> {
+                                responses[slot] = response;
+                                if (pending.decrementAndGet() == 0 && done.compareAndSet(false, true)) {
+                                    timer.cancel();
+                                    try {
+                                        write(document, id, best(responses), recentMatch, self);
+                                    } catch (RuntimeException e) {
+                                        handler.accept(null, e);
+                                        return;
+                                    }
+                                    handler.accept(document, null);
+                                }
+                            },
+                            e -> {
+                                if (done.compareAndSet(false, true)) {
+                                    timer.cancel();
+                                    handler.accept(null, e);
+                                }
+                            }));
         }
     }
 
@@ -200,8 +244,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             throw new IndexNotFoundException(name);
         }
         if (abstraction.getIndices().size() != 1) {
-            throw new IllegalArgumentException("[" + TYPE + "] [index] [" + name + "] names " + abstraction.getIndices().size()
-                + " indices; the lookup needs one index (or an alias of one)");
+            throw new IllegalArgumentException("[" + TYPE + "] [index] [" + name + "] names "
+                    + abstraction.getIndices().size() + " indices; the lookup needs one index (or an alias of one)");
         }
         return abstraction.getIndices().get(0);
     }
@@ -214,15 +258,20 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             for (int i = 0; i < response.size(); i++) {
                 if (best == null || response.similarity(i) > best.similarity()) {
                     String cluster = response.targetCluster(i);
-                    best = new Found(response.target(i), cluster == null ? response.target(i) : cluster, response.similarity(i));
+                    best = new Found(
+                            response.target(i), cluster == null ? response.target(i) : cluster, response.similarity(i));
                 }
             }
         }
         return best;
     }
 
-    private void write(IngestDocument document, String id, Found indexed, RecentFingerprints.Match recentMatch,
-        RecentFingerprints.Entry self) {
+    private void write(
+            IngestDocument document,
+            String id,
+            Found indexed,
+            RecentFingerprints.Match recentMatch,
+            RecentFingerprints.Entry self) {
         String duplicateOf = null;
         String cluster = null;
         double similarity = 0;
@@ -239,8 +288,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         if (duplicateOf == null && id == null) {
             return;
         }
-        Map<String, Object> value = duplicateOf != null ? ClusterAssignment.duplicate(cluster, duplicateOf, similarity)
-            : ClusterAssignment.original(id);
+        Map<String, Object> value = duplicateOf != null
+                ? ClusterAssignment.duplicate(cluster, duplicateOf, similarity)
+                : ClusterAssignment.original(id);
         if (self != null) {
             self.decide(ClusterAssignment.clusterOf(value));
         }
@@ -253,54 +303,94 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         private final ClusterService clusterService;
         private final BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler;
 
-        public Factory(Client client, ClusterService clusterService, BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler) {
+        public Factory(
+                Client client,
+                ClusterService clusterService,
+                BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler) {
             this.client = client;
             this.clusterService = clusterService;
             this.scheduler = scheduler;
         }
 
         @Override
-        public NearDupLookupProcessor create(Map<String, Processor.Factory> registry, String tag, String description,
-            Map<String, Object> config) {
+        public NearDupLookupProcessor create(
+                Map<String, Processor.Factory> registry, String tag, String description, Map<String, Object> config) {
             String field = ConfigurationUtils.readStringProperty(TYPE, tag, config, "field");
-            if (field.endsWith(".simhash") == false && field.endsWith(".minhash") == false && field.equals("simhash") == false
-                && field.equals("minhash") == false) {
-                throw newConfigurationException(TYPE, tag, "field", "must be the [simhash] or [minhash] field of a fingerprint object "
-                    + "(e.g. [body_fp.minhash]), got [" + field + "]");
+            if (field.endsWith(".simhash") == false
+                    && field.endsWith(".minhash") == false
+                    && field.equals("simhash") == false
+                    && field.equals("minhash") == false) {
+                throw newConfigurationException(
+                        TYPE,
+                        tag,
+                        "field",
+                        "must be the [simhash] or [minhash] field of a fingerprint object "
+                                + "(e.g. [body_fp.minhash]), got [" + field + "]");
             }
             boolean isSimhash = field.endsWith("simhash");
             String index = ConfigurationUtils.readOptionalStringProperty(TYPE, tag, config, "index");
             String targetField = ConfigurationUtils.readStringProperty(TYPE, tag, config, "target_field");
             if (targetField.isBlank() || METADATA_FIELDS.contains(targetField.split("\\.", 2)[0])) {
-                throw newConfigurationException(TYPE, tag, "target_field", "must be a field path outside the metadata, got [" + targetField
-                    + "]");
+                throw newConfigurationException(
+                        TYPE,
+                        tag,
+                        "target_field",
+                        "must be a field path outside the metadata, got [" + targetField + "]");
             }
-            Integer maxDistance = readOptionalInt(tag, config, "max_distance", 0, NearDuplicateQueryBuilder.MAX_MAX_DISTANCE);
+            Integer maxDistance =
+                    readOptionalInt(tag, config, "max_distance", 0, NearDuplicateQueryBuilder.MAX_MAX_DISTANCE);
             if (config.containsKey("mode") || config.containsKey("max_flips")) {
-                throw newConfigurationException(TYPE, tag, config.containsKey("mode") ? "mode" : "max_flips", "does not apply: a simhash "
-                    + "lookup finds every document within [max_distance] (per-segment block tables)");
+                throw newConfigurationException(
+                        TYPE,
+                        tag,
+                        config.containsKey("mode") ? "mode" : "max_flips",
+                        "does not apply: a simhash "
+                                + "lookup finds every document within [max_distance] (per-segment block tables)");
             }
             Double minSimilarity = readOptionalDouble(tag, config, "min_similarity");
             if (isSimhash == false && maxDistance != null) {
-                throw newConfigurationException(TYPE, tag, "max_distance", "applies to [simhash] fields; [" + field + "] is a [minhash] "
-                    + "field: use [min_similarity]");
+                throw newConfigurationException(
+                        TYPE,
+                        tag,
+                        "max_distance",
+                        "applies to [simhash] fields; [" + field + "] is a [minhash] " + "field: use [min_similarity]");
             }
             if (isSimhash && minSimilarity != null) {
-                throw newConfigurationException(TYPE, tag, "min_similarity", "applies to [minhash] fields; [" + field + "] is a [simhash] "
-                    + "field: use [max_distance]");
+                throw newConfigurationException(
+                        TYPE,
+                        tag,
+                        "min_similarity",
+                        "applies to [minhash] fields; [" + field + "] is a [simhash] " + "field: use [max_distance]");
             }
-            int maxCandidates = readOptionalInt(tag, config, "max_candidates", 1, MAX_MAX_CANDIDATES) instanceof Integer n ? n
-                : DEFAULT_MAX_CANDIDATES;
+            int maxCandidates =
+                    readOptionalInt(tag, config, "max_candidates", 1, MAX_MAX_CANDIDATES) instanceof Integer n
+                            ? n
+                            : DEFAULT_MAX_CANDIDATES;
             TimeValue timeout = readTime(tag, config, "timeout", DEFAULT_TIMEOUT, MAX_TIMEOUT);
             if (timeout.nanos() == 0) {
                 throw newConfigurationException(TYPE, tag, "timeout", "must be more than [0s]");
             }
-            int recentSize = readOptionalInt(tag, config, "recent_size", 0, MAX_RECENT_SIZE) instanceof Integer n ? n
-                : DEFAULT_RECENT_SIZE;
+            int recentSize = readOptionalInt(tag, config, "recent_size", 0, MAX_RECENT_SIZE) instanceof Integer n
+                    ? n
+                    : DEFAULT_RECENT_SIZE;
             TimeValue recentTtl = readTime(tag, config, "recent_ttl", DEFAULT_RECENT_TTL, MAX_RECENT_TTL);
             boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "ignore_missing", false);
-            return new NearDupLookupProcessor(tag, description, field, index, targetField, maxDistance, minSimilarity, maxCandidates,
-                timeout, ignoreMissing, new RecentFingerprints(recentSize, recentTtl.nanos()), client, clusterService, scheduler, System::nanoTime);
+            return new NearDupLookupProcessor(
+                    tag,
+                    description,
+                    field,
+                    index,
+                    targetField,
+                    maxDistance,
+                    minSimilarity,
+                    maxCandidates,
+                    timeout,
+                    ignoreMissing,
+                    new RecentFingerprints(recentSize, recentTtl.nanos()),
+                    client,
+                    clusterService,
+                    scheduler,
+                    System::nanoTime);
         }
 
         private static Integer readOptionalInt(String tag, Map<String, Object> config, String name, int min, int max) {
@@ -311,7 +401,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             if (value instanceof Integer n && n >= min && n <= max) {
                 return n;
             }
-            throw newConfigurationException(TYPE, tag, name, "must be an integer in [" + min + ", " + max + "], got [" + value + "]");
+            throw newConfigurationException(
+                    TYPE, tag, name, "must be an integer in [" + min + ", " + max + "], got [" + value + "]");
         }
 
         private static Double readOptionalDouble(String tag, Map<String, Object> config, String name) {
@@ -325,7 +416,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             throw newConfigurationException(TYPE, tag, name, "must be a number in (0, 1], got [" + value + "]");
         }
 
-        private static TimeValue readTime(String tag, Map<String, Object> config, String name, TimeValue defaultValue, TimeValue max) {
+        private static TimeValue readTime(
+                String tag, Map<String, Object> config, String name, TimeValue defaultValue, TimeValue max) {
             Object value = config.remove(name);
             if (value == null) {
                 return defaultValue;
@@ -334,7 +426,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             try {
                 parsed = TimeValue.parseTimeValue(value.toString(), name);
             } catch (RuntimeException e) {
-                throw newConfigurationException(TYPE, tag, name, "must be a time value such as [10s], got [" + value + "]");
+                throw newConfigurationException(
+                        TYPE, tag, name, "must be a time value such as [10s], got [" + value + "]");
             }
             if (parsed.nanos() < 0 || parsed.compareTo(max) > 0) {
                 throw newConfigurationException(TYPE, tag, name, "must be in [0s, " + max + "], got [" + value + "]");

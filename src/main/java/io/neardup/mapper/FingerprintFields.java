@@ -1,13 +1,16 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
 
 import io.neardup.core.FingerprintObject;
+import java.io.IOException;
+import java.util.List;
 import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.index.mapper.ParseContext;
-
-import java.io.IOException;
-import java.util.List;
 
 /**
  * What the {@code simhash} and {@code minhash} mappers share: the hidden Lucene field names next to
@@ -40,15 +43,19 @@ public final class FingerprintFields {
      * Reads the current value as {@link FingerprintObject#read} does, with the field named in every
      * error. An object is read whole before it is checked, so a failure leaves the parser at its end.
      */
-    static FingerprintObject.Parts read(ParseContext context, String field, String type, List<String> keys) throws IOException {
+    static FingerprintObject.Parts read(ParseContext context, String field, String type, List<String> keys)
+            throws IOException {
         XContentParser parser = context.parser();
         Object stored = switch (parser.currentToken()) {
             case VALUE_NULL -> null;
             case VALUE_STRING -> parser.text();
-            case START_ARRAY -> throw new IllegalArgumentException(prefix(type, field) + "takes one fingerprint per document, got an array");
+            case START_ARRAY ->
+                throw new IllegalArgumentException(
+                        prefix(type, field) + "takes one fingerprint per document, got an array");
             case START_OBJECT -> parser.mapOrdered();
-            default -> throw new IllegalArgumentException(
-                prefix(type, field) + "expects a string or an object with [" + String.join(", ", keys) + "], got " + parser.currentToken());
+            default ->
+                throw new IllegalArgumentException(prefix(type, field) + "expects a string or an object with ["
+                        + String.join(", ", keys) + "], got " + parser.currentToken());
         };
         try {
             return FingerprintObject.read(stored, keys);

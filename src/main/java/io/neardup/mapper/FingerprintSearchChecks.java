@@ -1,5 +1,15 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
 
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.opensearch.action.ActionRequest;
 import org.opensearch.action.search.SearchAction;
 import org.opensearch.action.search.SearchRequest;
@@ -22,13 +32,6 @@ import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.search.fetch.subphase.FieldAndFormat;
 import org.opensearch.tasks.Task;
 
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
-
 /**
  * Checks a search's use of fingerprint fields on the coordinating node, before any shard runs it,
  * where OpenSearch would otherwise find the problem too late:
@@ -50,6 +53,7 @@ public final class FingerprintSearchChecks implements ActionFilter {
     public static final String HEX = "hex";
     /** What OpenSearch 7.x used to ask for the default format; the fetch phase still takes it. */
     private static final String USE_FIELD_MAPPING = "use_field_mapping";
+
     static final List<String> AGGREGATIONS_ON_SIMHASH = List.of("terms", "cardinality", "value_count", "missing");
 
     private final Supplier<ClusterService> clusterService;
@@ -57,11 +61,11 @@ public final class FingerprintSearchChecks implements ActionFilter {
     /** Per index UUID: the fingerprint fields of its mapping at one mapping version. */
     private final Map<String, FingerprintFieldsOf> fieldsByIndex = new ConcurrentHashMap<>();
 
-    private record FingerprintFieldsOf(long mappingVersion, Map<String, String> typeByField) {
-    }
+    private record FingerprintFieldsOf(long mappingVersion, Map<String, String> typeByField) {}
 
     /** Suppliers because the plugin's services are created after its action filters. */
-    public FingerprintSearchChecks(Supplier<ClusterService> clusterService, Supplier<IndexNameExpressionResolver> resolver) {
+    public FingerprintSearchChecks(
+            Supplier<ClusterService> clusterService, Supplier<IndexNameExpressionResolver> resolver) {
         this.clusterService = clusterService;
         this.resolver = resolver;
     }
@@ -72,8 +76,12 @@ public final class FingerprintSearchChecks implements ActionFilter {
     }
 
     @Override
-    public <Request extends ActionRequest, Response extends ActionResponse> void apply(Task task, String action, Request request,
-        ActionListener<Response> listener, ActionFilterChain<Request, Response> chain) {
+    public <Request extends ActionRequest, Response extends ActionResponse> void apply(
+            Task task,
+            String action,
+            Request request,
+            ActionListener<Response> listener,
+            ActionFilterChain<Request, Response> chain) {
         if (SearchAction.NAME.equals(action) && request instanceof SearchRequest search && search.source() != null) {
             try {
                 check(search);
@@ -122,7 +130,11 @@ public final class FingerprintSearchChecks implements ActionFilter {
         }
         if (fieldsByIndex.size() > 2 * state.metadata().indices().size() + 16) {
             // Deleted indices' entries: let go of them once they could outnumber the live ones.
-            fieldsByIndex.keySet().retainAll(state.metadata().indices().values().stream().map(IndexMetadata::getIndexUUID).toList());
+            fieldsByIndex
+                    .keySet()
+                    .retainAll(state.metadata().indices().values().stream()
+                            .map(IndexMetadata::getIndexUUID)
+                            .toList());
         }
         Map<String, String> typeByField = new HashMap<>();
         for (String index : indices) {
@@ -156,7 +168,8 @@ public final class FingerprintSearchChecks implements ActionFilter {
     }
 
     @SuppressWarnings("unchecked")
-    private static void collect(Object properties, String prefix, Map<String, String> fields, Map<String, String> aliases) {
+    private static void collect(
+            Object properties, String prefix, Map<String, String> fields, Map<String, String> aliases) {
         if (properties instanceof Map<?, ?> map) {
             for (Map.Entry<String, Object> entry : ((Map<String, Object>) map).entrySet()) {
                 if (entry.getValue() instanceof Map<?, ?> definition) {
@@ -166,8 +179,12 @@ public final class FingerprintSearchChecks implements ActionFilter {
         }
     }
 
-    private static void collect(String name, Map<String, Object> definition, String prefix, Map<String, String> fields,
-        Map<String, String> aliases) {
+    private static void collect(
+            String name,
+            Map<String, Object> definition,
+            String prefix,
+            Map<String, String> fields,
+            Map<String, String> aliases) {
         String path = prefix + name;
         Object type = definition.get("type");
         if (SimhashFieldMapper.CONTENT_TYPE.equals(type) || MinhashFieldMapper.CONTENT_TYPE.equals(type)) {
@@ -201,34 +218,39 @@ public final class FingerprintSearchChecks implements ActionFilter {
 
     static void requireHex(String type, String field, String format) {
         if (format != null && HEX.equals(format) == false && USE_FIELD_MAPPING.equals(format) == false) {
-            throw new IllegalArgumentException("[format] [" + format + "] is not supported on [" + type + "] field [" + field
-                + "]: its values are 16 hex characters; leave [format] out or set it to [" + HEX + "]");
+            throw new IllegalArgumentException("[format] [" + format + "] is not supported on [" + type + "] field ["
+                    + field + "]: its values are 16 hex characters; leave [format] out or set it to [" + HEX + "]");
         }
     }
 
     static void requireDefault(String type, String field, String format) {
         if (format != null && USE_FIELD_MAPPING.equals(format) == false) {
-            throw new IllegalArgumentException("[format] [" + format + "] is not supported on [" + type + "] field [" + field
-                + "]: its values are signature strings; leave [format] out");
+            throw new IllegalArgumentException("[format] [" + format + "] is not supported on [" + type + "] field ["
+                    + field + "]: its values are signature strings; leave [format] out");
         }
     }
 
-    private static void checkAggregations(Map<String, String> typeByField, Collection<AggregationBuilder> aggregations) {
+    private static void checkAggregations(
+            Map<String, String> typeByField, Collection<AggregationBuilder> aggregations) {
         for (AggregationBuilder aggregation : aggregations) {
-            if (aggregation instanceof ValuesSourceAggregationBuilder<?> valuesSource && isSimhash(typeByField, valuesSource.field())) {
+            if (aggregation instanceof ValuesSourceAggregationBuilder<?> valuesSource
+                    && isSimhash(typeByField, valuesSource.field())) {
                 if (AGGREGATIONS_ON_SIMHASH.contains(aggregation.getType()) == false) {
                     throw notANumber(aggregation.getType(), aggregation.getName(), valuesSource.field());
                 }
                 if (valuesSource.missing() != null) {
                     // Numeric fields parse a missing value as a double: a 64-bit fingerprint does not survive that.
-                    throw new IllegalArgumentException("[missing] is not supported on [simhash] field [" + valuesSource.field() + "] in ["
-                        + aggregation.getType() + "] aggregation [" + aggregation.getName() + "]; the [missing] aggregation counts the "
-                        + "documents without a fingerprint");
+                    throw new IllegalArgumentException(
+                            "[missing] is not supported on [simhash] field [" + valuesSource.field() + "] in ["
+                                    + aggregation.getType() + "] aggregation [" + aggregation.getName()
+                                    + "]; the [missing] aggregation counts the "
+                                    + "documents without a fingerprint");
                 }
             }
             if (aggregation instanceof CompositeAggregationBuilder composite) {
                 for (CompositeValuesSourceBuilder<?> compositeSource : composite.sources()) {
-                    if (compositeSource instanceof TermsValuesSourceBuilder == false && isSimhash(typeByField, compositeSource.field())) {
+                    if (compositeSource instanceof TermsValuesSourceBuilder == false
+                            && isSimhash(typeByField, compositeSource.field())) {
                         throw notANumber("composite", aggregation.getName(), compositeSource.field());
                     }
                 }
@@ -242,8 +264,9 @@ public final class FingerprintSearchChecks implements ActionFilter {
     }
 
     private static IllegalArgumentException notANumber(String type, String name, String field) {
-        return new IllegalArgumentException("[" + type + "] aggregation [" + name + "] does not apply to [simhash] field [" + field
-            + "]: " + SimhashDocValueFormat.NOT_NUMBERS + exactAlternative(type, field));
+        return new IllegalArgumentException(
+                "[" + type + "] aggregation [" + name + "] does not apply to [simhash] field [" + field + "]: "
+                        + SimhashDocValueFormat.NOT_NUMBERS + exactAlternative(type, field));
     }
 
     /**
@@ -261,8 +284,9 @@ public final class FingerprintSearchChecks implements ActionFilter {
         if (order == null) {
             return "";
         }
-        return "; for the exact " + type + "imum, sort by [" + field + "] " + order + " with [size] 1 and [docvalue_fields] [" + field
-            + "]: the hit's value is that fingerprint in hex (within a bucket: a [top_hits] aggregation with that [size], [sort] "
-            + "and [docvalue_fields])";
+        return "; for the exact " + type + "imum, sort by [" + field + "] " + order
+                + " with [size] 1 and [docvalue_fields] [" + field
+                + "]: the hit's value is that fingerprint in hex (within a bucket: a [top_hits] aggregation with that [size], [sort] "
+                + "and [docvalue_fields])";
     }
 }

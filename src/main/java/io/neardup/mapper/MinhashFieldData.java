@@ -1,7 +1,17 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
 
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.SignatureCodec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.List;
 import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReader;
@@ -23,13 +33,6 @@ import org.opensearch.search.aggregations.support.CoreValuesSourceType;
 import org.opensearch.search.aggregations.support.ValuesSourceType;
 import org.opensearch.search.sort.BucketedSort;
 import org.opensearch.search.sort.SortOrder;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.util.Collection;
-import java.util.List;
 
 /**
  * A {@code minhash} field's doc values as strings: each document's signature in the form the ingest
@@ -79,13 +82,21 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
     }
 
     @Override
-    public SortField sortField(Object missingValue, MultiValueMode sortMode, XFieldComparatorSource.Nested nested, boolean reverse) {
+    public SortField sortField(
+            Object missingValue, MultiValueMode sortMode, XFieldComparatorSource.Nested nested, boolean reverse) {
         throw noSorting();
     }
 
     @Override
-    public BucketedSort newBucketedSort(BigArrays bigArrays, Object missingValue, MultiValueMode sortMode,
-        XFieldComparatorSource.Nested nested, SortOrder sortOrder, DocValueFormat format, int bucketSize, BucketedSort.ExtraData extra) {
+    public BucketedSort newBucketedSort(
+            BigArrays bigArrays,
+            Object missingValue,
+            MultiValueMode sortMode,
+            XFieldComparatorSource.Nested nested,
+            SortOrder sortOrder,
+            DocValueFormat format,
+            int bucketSize,
+            BucketedSort.ExtraData extra) {
         throw noSorting();
     }
 
@@ -111,8 +122,9 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
         @Override
         public SortedBinaryDocValues getBytesValues() {
             try {
-                return new SignatureStrings(DocValues.getBinary(reader, field),
-                    DocValues.getSorted(reader, FingerprintFields.schemeField(field)));
+                return new SignatureStrings(
+                        DocValues.getBinary(reader, field),
+                        DocValues.getSorted(reader, FingerprintFields.schemeField(field)));
             } catch (IOException e) {
                 throw new UncheckedIOException("reading the doc values of [minhash] field [" + field + "]", e);
             }
@@ -172,7 +184,8 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
             if (schemes.advanceExact(doc) == false) {
                 return UNKNOWN_SCHEME_HASH;
             }
-            Integer hash = FingerprintScheme.schemeHashOfId(schemes.lookupOrd(schemes.ordValue()).utf8ToString());
+            Integer hash = FingerprintScheme.schemeHashOfId(
+                    schemes.lookupOrd(schemes.ordValue()).utf8ToString());
             return hash == null ? UNKNOWN_SCHEME_HASH : hash;
         }
     }

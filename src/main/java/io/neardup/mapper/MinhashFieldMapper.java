@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
 
 import io.neardup.core.FingerprintObject;
@@ -7,6 +11,12 @@ import io.neardup.core.MinHasher;
 import io.neardup.core.Murmur3;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.FieldType;
@@ -25,13 +35,6 @@ import org.opensearch.index.mapper.ValueFetcher;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.search.DocValueFormat;
 import org.opensearch.search.lookup.SearchLookup;
-
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.time.ZoneId;
-import java.util.List;
-import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The {@code minhash} field type: one MinHash signature per document, indexed as LSH band terms.
@@ -80,9 +83,11 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
      * (docs/minhash.md).
      */
     public static final double DEFAULT_FALSE_POSITIVE_WEIGHT = 0.2;
+
     public static final double DEFAULT_FALSE_NEGATIVE_WEIGHT = 0.8;
     /** The band terms' field type. */
     public static final FieldType BAND_FIELD_TYPE = new FieldType();
+
     static {
         BAND_FIELD_TYPE.setIndexOptions(IndexOptions.DOCS);
         BAND_FIELD_TYPE.setTokenized(false);
@@ -107,58 +112,65 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     /** The term of band {@code band} of a signature in {@link #signatureBytes} layout. */
     public static BytesRef bandTerm(byte[] signatureBytes, int band, int rows) {
         long hash = Murmur3.hash64(signatureBytes, band * rows * 4, rows * 4, 0L);
-        return new BytesRef(ByteBuffer.allocate(10).putShort((short) band).putLong(hash).array());
+        return new BytesRef(
+                ByteBuffer.allocate(10).putShort((short) band).putLong(hash).array());
     }
 
-    private static Parameter<Integer> nullableInt(String name, java.util.function.Function<FieldMapper, Integer> initializer) {
-        return new Parameter<>(name, false, () -> null, (n, c, o) -> o == null ? null : XContentMapValues.nodeIntegerValue(o), initializer)
-            .acceptsNull()
-            .setSerializerCheck((includeDefaults, isConfigured, v) -> v != null);
+    private static Parameter<Integer> nullableInt(
+            String name, java.util.function.Function<FieldMapper, Integer> initializer) {
+        return new Parameter<>(
+                        name,
+                        false,
+                        () -> null,
+                        (n, c, o) -> o == null ? null : XContentMapValues.nodeIntegerValue(o),
+                        initializer)
+                .acceptsNull()
+                .setSerializerCheck((includeDefaults, isConfigured, v) -> v != null);
     }
 
     public static class Builder extends ParametrizedFieldMapper.Builder {
-        private final Parameter<Integer> numHashes = Parameter.intParam("num_hashes", false, m -> toType(m).numHashes, DEFAULT_NUM_HASHES)
-            .setValidator(v -> {
-                if (v < 1 || v > MinHasher.MAX_HASHES) {
-                    throw new IllegalArgumentException("[num_hashes] must be in [1, " + MinHasher.MAX_HASHES + "], got [" + v + "]");
-                }
-            });
+        private final Parameter<Integer> numHashes = Parameter.intParam(
+                        "num_hashes", false, m -> toType(m).numHashes, DEFAULT_NUM_HASHES)
+                .setValidator(v -> {
+                    if (v < 1 || v > MinHasher.MAX_HASHES) {
+                        throw new IllegalArgumentException(
+                                "[num_hashes] must be in [1, " + MinHasher.MAX_HASHES + "], got [" + v + "]");
+                    }
+                });
         private final Parameter<Integer> bands = nullableInt("bands", m -> toType(m).bandsParam);
         private final Parameter<Integer> rows = nullableInt("rows", m -> toType(m).rowsParam);
         private final Parameter<Double> threshold = new Parameter<Double>(
-            "threshold",
-            false,
-            () -> null,
-            (n, c, o) -> o == null ? null : XContentMapValues.nodeDoubleValue(o),
-            m -> toType(m).thresholdParam
-        ).acceptsNull().setSerializerCheck((includeDefaults, isConfigured, v) -> v != null).setValidator(v -> {
-            if (v != null && !(v > 0 && v < 1)) {
-                throw new IllegalArgumentException("[threshold] must be in (0, 1), got [" + v + "]");
-            }
-        });
+                        "threshold",
+                        false,
+                        () -> null,
+                        (n, c, o) -> o == null ? null : XContentMapValues.nodeDoubleValue(o),
+                        m -> toType(m).thresholdParam)
+                .acceptsNull()
+                .setSerializerCheck((includeDefaults, isConfigured, v) -> v != null)
+                .setValidator(v -> {
+                    if (v != null && !(v > 0 && v < 1)) {
+                        throw new IllegalArgumentException("[threshold] must be in (0, 1), got [" + v + "]");
+                    }
+                });
         private final Parameter<Double> floor = new Parameter<Double>(
-            "min_similarity_floor",
-            false,
-            () -> null,
-            (n, c, o) -> o == null ? null : XContentMapValues.nodeDoubleValue(o),
-            m -> toType(m).floorParam
-        ).acceptsNull().setSerializerCheck((includeDefaults, isConfigured, v) -> v != null).setValidator(v -> {
-            if (v != null && !(v > 0 && v < 1)) {
-                throw new IllegalArgumentException("[min_similarity_floor] must be in (0, 1), got [" + v + "]");
-            }
-        });
+                        "min_similarity_floor",
+                        false,
+                        () -> null,
+                        (n, c, o) -> o == null ? null : XContentMapValues.nodeDoubleValue(o),
+                        m -> toType(m).floorParam)
+                .acceptsNull()
+                .setSerializerCheck((includeDefaults, isConfigured, v) -> v != null)
+                .setValidator(v -> {
+                    if (v != null && !(v > 0 && v < 1)) {
+                        throw new IllegalArgumentException("[min_similarity_floor] must be in (0, 1), got [" + v + "]");
+                    }
+                });
         private final Parameter<Double> fpWeight = Parameter.doubleParam(
-            "false_positive_weight",
-            false,
-            m -> toType(m).fpWeight,
-            DEFAULT_FALSE_POSITIVE_WEIGHT
-        ).setValidator(v -> requireWeight("false_positive_weight", v));
+                        "false_positive_weight", false, m -> toType(m).fpWeight, DEFAULT_FALSE_POSITIVE_WEIGHT)
+                .setValidator(v -> requireWeight("false_positive_weight", v));
         private final Parameter<Double> fnWeight = Parameter.doubleParam(
-            "false_negative_weight",
-            false,
-            m -> toType(m).fnWeight,
-            DEFAULT_FALSE_NEGATIVE_WEIGHT
-        ).setValidator(v -> requireWeight("false_negative_weight", v));
+                        "false_negative_weight", false, m -> toType(m).fnWeight, DEFAULT_FALSE_NEGATIVE_WEIGHT)
+                .setValidator(v -> requireWeight("false_negative_weight", v));
         private final Parameter<Map<String, String>> meta = Parameter.metaParam();
 
         public Builder(String name) {
@@ -179,12 +191,15 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         private LshBanding banding() {
             int n = numHashes.getValue();
             boolean explicit = bands.getValue() != null || rows.getValue() != null;
-            int given = (explicit ? 1 : 0) + (threshold.getValue() != null ? 1 : 0) + (floor.getValue() != null ? 1 : 0);
+            int given =
+                    (explicit ? 1 : 0) + (threshold.getValue() != null ? 1 : 0) + (floor.getValue() != null ? 1 : 0);
             if (given > 1) {
-                throw new IllegalArgumentException("set one of [min_similarity_floor], [threshold], or [bands] with [rows], not several");
+                throw new IllegalArgumentException(
+                        "set one of [min_similarity_floor], [threshold], or [bands] with [rows], not several");
             }
             if ((fpWeight.isConfigured() || fnWeight.isConfigured()) && threshold.getValue() == null) {
-                throw new IllegalArgumentException("[false_positive_weight] and [false_negative_weight] only apply to [threshold]");
+                throw new IllegalArgumentException(
+                        "[false_positive_weight] and [false_negative_weight] only apply to [threshold]");
             }
             try {
                 if (explicit) {
@@ -209,7 +224,8 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         @Override
         public MinhashFieldMapper build(BuilderContext context) {
             LshBanding banding = banding();
-            MinhashFieldType ft = new MinhashFieldType(buildFullName(context), numHashes.getValue(), banding, meta.getValue());
+            MinhashFieldType ft =
+                    new MinhashFieldType(buildFullName(context), numHashes.getValue(), banding, meta.getValue());
             return new MinhashFieldMapper(name, ft, multiFieldsBuilder.build(this, context), copyTo.build(), this);
         }
     }
@@ -253,7 +269,8 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
         /** Signature strings, as in {@code _source}: what {@code docvalue_fields}, scripts and {@code terms} read. */
         @Override
-        public IndexFieldData.Builder fielddataBuilder(String fullyQualifiedIndexName, Supplier<SearchLookup> searchLookup) {
+        public IndexFieldData.Builder fielddataBuilder(
+                String fullyQualifiedIndexName, Supplier<SearchLookup> searchLookup) {
             failIfNoDocValues();
             return MinhashFieldData.builder(name());
         }
@@ -278,7 +295,8 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     private final double fpWeight;
     private final double fnWeight;
 
-    private MinhashFieldMapper(String simpleName, MappedFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
+    private MinhashFieldMapper(
+            String simpleName, MappedFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
         super(simpleName, fieldType, multiFields, copyTo);
         this.numHashes = builder.numHashes.getValue();
         this.bandsParam = builder.bands.getValue();
@@ -303,7 +321,8 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     @Override
     protected void parseCreateField(ParseContext context) throws IOException {
         String field = fieldType().name();
-        FingerprintObject.Parts raw = FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.MINHASH_KEYS);
+        FingerprintObject.Parts raw =
+                FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.MINHASH_KEYS);
         if (raw == null) {
             return;
         }
@@ -314,8 +333,8 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
             if (raw.scheme() != null) {
                 Integer schemeHash = FingerprintScheme.schemeHashOfId(raw.scheme());
                 if (schemeHash != null && schemeHash != headerHash) {
-                    throw new IllegalArgumentException("signature header has scheme hash " + SignatureCodec.hex(headerHash)
-                        + " but [scheme] is [" + raw.scheme() + "]");
+                    throw new IllegalArgumentException("signature header has scheme hash "
+                            + SignatureCodec.hex(headerHash) + " but [scheme] is [" + raw.scheme() + "]");
                 }
             }
             signature = SignatureCodec.decode(raw.value(), numHashes, headerHash);
@@ -326,8 +345,8 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
             throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + e.getMessage(), e);
         }
         if (context.doc().getByKey(field) != null) {
-            throw new IllegalArgumentException(
-                FingerprintFields.prefix(CONTENT_TYPE, field) + "takes one fingerprint per document, got a second value");
+            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field)
+                    + "takes one fingerprint per document, got a second value");
         }
         byte[] bytes = signatureBytes(signature);
         context.doc().addWithKey(field, new BinaryDocValuesField(field, new BytesRef(bytes)));
@@ -336,7 +355,8 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
             context.doc().add(new Field(field, bandTerm(bytes, band, banding.rows()), BAND_FIELD_TYPE));
         }
         if (shingleSet != null) {
-            context.doc().add(new BinaryDocValuesField(FingerprintFields.shinglesField(field), new BytesRef(shingleSet)));
+            context.doc()
+                    .add(new BinaryDocValuesField(FingerprintFields.shinglesField(field), new BytesRef(shingleSet)));
         }
         FingerprintFields.addScheme(context, field, raw.scheme());
     }

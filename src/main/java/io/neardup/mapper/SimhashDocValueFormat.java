@@ -1,11 +1,14 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
 
 import io.neardup.core.SimhashCodec;
+import java.util.function.LongSupplier;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.search.DocValueFormat;
-
-import java.util.function.LongSupplier;
 
 /**
  * Renders a {@code simhash} doc value (the fingerprint xor {@link Long#MIN_VALUE}) as the
@@ -57,8 +60,9 @@ public final class SimhashDocValueFormat implements DocValueFormat {
     }
 
     /** Why a fingerprint is not read as a number, and what to use instead. */
-    static final String NOT_NUMBERS = "[simhash] fields hold fingerprints, not numbers: numeric aggregations (avg, sum, min, max, "
-        + "stats, percentiles, histogram, range) do not apply; use terms, cardinality, value_count, missing, or sort by the field";
+    static final String NOT_NUMBERS =
+            "[simhash] fields hold fingerprints, not numbers: numeric aggregations (avg, sum, min, max, "
+                    + "stats, percentiles, histogram, range) do not apply; use terms, cardinality, value_count, missing, or sort by the field";
 
     private static IllegalArgumentException numeric() {
         return new IllegalArgumentException(NOT_NUMBERS);

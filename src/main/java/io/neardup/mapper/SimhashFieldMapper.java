@@ -1,8 +1,17 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
 
 import io.neardup.core.FingerprintObject;
-import io.neardup.core.SimhashCodec;
 import io.neardup.core.Margins;
+import io.neardup.core.SimhashCodec;
+import java.io.IOException;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.SortedNumericDocValuesField;
 import org.apache.lucene.index.IndexableField;
@@ -26,12 +35,6 @@ import org.opensearch.index.mapper.ValueFetcher;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.search.DocValueFormat;
 import org.opensearch.search.lookup.SearchLookup;
-
-import java.io.IOException;
-import java.time.ZoneId;
-import java.util.List;
-import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The {@code simhash} field type: one 64-bit simhash per document, with its optional per-bit
@@ -86,7 +89,8 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public SimhashFieldMapper build(BuilderContext context) {
-            SimhashFieldType ft = new SimhashFieldType(buildFullName(context), indexed.getValue(), hasDocValues.getValue(), meta.getValue());
+            SimhashFieldType ft = new SimhashFieldType(
+                    buildFullName(context), indexed.getValue(), hasDocValues.getValue(), meta.getValue());
             return new SimhashFieldMapper(name, ft, multiFieldsBuilder.build(this, context), copyTo.build(), this);
         }
     }
@@ -132,7 +136,8 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         }
 
         @Override
-        public IndexFieldData.Builder fielddataBuilder(String fullyQualifiedIndexName, Supplier<SearchLookup> searchLookup) {
+        public IndexFieldData.Builder fielddataBuilder(
+                String fullyQualifiedIndexName, Supplier<SearchLookup> searchLookup) {
             failIfNoDocValues();
             return new SortedNumericIndexFieldData.Builder(name(), NumericType.LONG);
         }
@@ -146,7 +151,8 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
             try {
                 encoded = encode(SimhashCodec.parseHex(hex));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "]: " + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "Field [" + name() + "] of type [" + typeName() + "]: " + e.getMessage(), e);
             }
             Query dvQuery = hasDocValues() ? SortedNumericDocValuesField.newSlowExactQuery(name(), encoded) : null;
             if (isSearchable() == false) {
@@ -158,15 +164,14 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public Query rangeQuery(
-            Object lowerTerm,
-            Object upperTerm,
-            boolean includeLower,
-            boolean includeUpper,
-            ShapeRelation relation,
-            ZoneId timeZone,
-            DateMathParser parser,
-            QueryShardContext context
-        ) {
+                Object lowerTerm,
+                Object upperTerm,
+                boolean includeLower,
+                boolean includeUpper,
+                ShapeRelation relation,
+                ZoneId timeZone,
+                DateMathParser parser,
+                QueryShardContext context) {
             failIfNotIndexedAndNoDocValues();
             // Fingerprint order is unsigned, which is the signed order of the encoded values.
             long lower = lowerTerm == null ? Long.MIN_VALUE : encodedBound(lowerTerm);
@@ -203,20 +208,24 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
             try {
                 return encode(SimhashCodec.parseHex(hex));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("Field [" + name() + "] of type [" + typeName() + "]: " + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "Field [" + name() + "] of type [" + typeName() + "]: " + e.getMessage(), e);
             }
         }
 
         @Override
-        public Query prefixQuery(String value, MultiTermQuery.RewriteMethod method, boolean caseInsensitive, QueryShardContext context) {
-            throw new IllegalArgumentException("[simhash] fields do not support prefix queries: field [" + name() + "]");
+        public Query prefixQuery(
+                String value, MultiTermQuery.RewriteMethod method, boolean caseInsensitive, QueryShardContext context) {
+            throw new IllegalArgumentException(
+                    "[simhash] fields do not support prefix queries: field [" + name() + "]");
         }
     }
 
     private final boolean indexed;
     private final boolean hasDocValues;
 
-    private SimhashFieldMapper(String simpleName, MappedFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
+    private SimhashFieldMapper(
+            String simpleName, MappedFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
         super(simpleName, fieldType, multiFields, copyTo);
         this.indexed = builder.indexed.getValue();
         this.hasDocValues = builder.hasDocValues.getValue();
@@ -236,7 +245,8 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
     @Override
     protected void parseCreateField(ParseContext context) throws IOException {
         String field = fieldType().name();
-        FingerprintObject.Parts raw = FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.SIMHASH_KEYS);
+        FingerprintObject.Parts raw =
+                FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.SIMHASH_KEYS);
         if (raw == null) {
             return;
         }
@@ -250,8 +260,8 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
             throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + e.getMessage(), e);
         }
         if (context.doc().getByKey(field) != null) {
-            throw new IllegalArgumentException(
-                FingerprintFields.prefix(CONTENT_TYPE, field) + "takes one fingerprint per document, got a second value");
+            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field)
+                    + "takes one fingerprint per document, got a second value");
         }
         long encoded = encode(fingerprint);
         IndexableField first = null;

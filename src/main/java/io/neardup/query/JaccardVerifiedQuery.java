@@ -1,6 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.mapper.FingerprintFields;
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Objects;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
@@ -9,10 +16,6 @@ import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.Weight;
-
-import java.io.IOException;
-import java.util.Locale;
-import java.util.Objects;
 
 /**
  * The documents of a candidate query whose Jaccard similarity to the query document is at least
@@ -31,14 +34,25 @@ public final class JaccardVerifiedQuery extends Query {
      * @param schemeHash   the scheme hash of the query's signature, checked against every segment's
      * @param shingleSet   the query's shingle set payload, or null to verify by the estimate
      */
-    public JaccardVerifiedQuery(Query candidates, String minhashField, int[] signature, byte[] shingleSet, int schemeHash,
-        double minSimilarity) {
+    public JaccardVerifiedQuery(
+            Query candidates,
+            String minhashField,
+            int[] signature,
+            byte[] shingleSet,
+            int schemeHash,
+            double minSimilarity) {
         this(candidates, minhashField, signature, shingleSet, schemeHash, minSimilarity, null);
     }
 
     /** @param stats where verifications are counted, or null */
-    public JaccardVerifiedQuery(Query candidates, String minhashField, int[] signature, byte[] shingleSet, int schemeHash,
-        double minSimilarity, QueryStats stats) {
+    public JaccardVerifiedQuery(
+            Query candidates,
+            String minhashField,
+            int[] signature,
+            byte[] shingleSet,
+            int schemeHash,
+            double minSimilarity,
+            QueryStats stats) {
         this.candidates = Objects.requireNonNull(candidates, "candidates");
         this.schemeHash = schemeHash;
         this.verifier = new JaccardVerifier(minhashField, signature, shingleSet, minSimilarity, stats);
@@ -63,8 +77,10 @@ public final class JaccardVerifiedQuery extends Query {
             @Override
             public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
                 String field = verifier.minhashField();
-                SegmentScheme.requireSameHash(field, schemeHash, SegmentScheme.of(context.reader(), field,
-                    FingerprintFields.schemeField(field)));
+                SegmentScheme.requireSameHash(
+                        field,
+                        schemeHash,
+                        SegmentScheme.of(context.reader(), field, FingerprintFields.schemeField(field)));
                 ScorerSupplier supplier = inner.scorerSupplier(context);
                 if (supplier == null) {
                     return null;
@@ -79,8 +95,9 @@ public final class JaccardVerifiedQuery extends Query {
                 if (candidate.isMatch() == false) {
                     return Explanation.noMatch("not a candidate", candidate);
                 }
-                return verified.isMatch() ? Explanation.match(verified.getValue(), verified.getDescription(), verified.getDetails())
-                    : Explanation.noMatch(verified.getDescription(), candidate);
+                return verified.isMatch()
+                        ? Explanation.match(verified.getValue(), verified.getDescription(), verified.getDetails())
+                        : Explanation.noMatch(verified.getDescription(), candidate);
             }
 
             @Override
@@ -97,14 +114,21 @@ public final class JaccardVerifiedQuery extends Query {
 
     @Override
     public String toString(String field) {
-        return String.format(Locale.ROOT, "jaccard(%s, %s >= %s, verification=%s)", candidates.toString(field), verifier.minhashField(),
-            verifier.minSimilarity(), verifier.hasShingleSet() ? "exact" : "estimate");
+        return String.format(
+                Locale.ROOT,
+                "jaccard(%s, %s >= %s, verification=%s)",
+                candidates.toString(field),
+                verifier.minhashField(),
+                verifier.minSimilarity(),
+                verifier.hasShingleSet() ? "exact" : "estimate");
     }
 
     @Override
     public boolean equals(Object other) {
-        return sameClassAs(other) && candidates.equals(((JaccardVerifiedQuery) other).candidates)
-            && schemeHash == ((JaccardVerifiedQuery) other).schemeHash && verifier.equals(((JaccardVerifiedQuery) other).verifier);
+        return sameClassAs(other)
+                && candidates.equals(((JaccardVerifiedQuery) other).candidates)
+                && schemeHash == ((JaccardVerifiedQuery) other).schemeHash
+                && verifier.equals(((JaccardVerifiedQuery) other).verifier);
     }
 
     @Override

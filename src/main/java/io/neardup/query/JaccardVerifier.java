@@ -1,8 +1,15 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Objects;
 import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReader;
@@ -11,10 +18,6 @@ import org.apache.lucene.search.Explanation;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.index.mapper.IdFieldMapper;
 import org.opensearch.index.mapper.Uid;
-
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.Objects;
 
 /**
  * Checks a candidate's Jaccard similarity to the query against {@code min_similarity}: exactly, on
@@ -28,6 +31,7 @@ final class JaccardVerifier {
     private final byte[] signatureBytes;
     /** The query's shingle set payload, or null: then every candidate is verified by the estimate. */
     private final byte[] shingleSet;
+
     private final double minSimilarity;
     /** Where verifications are counted; null counts nothing. Not part of the query's identity. */
     private final QueryStats stats;
@@ -66,8 +70,11 @@ final class JaccardVerifier {
     /** @param record whether verifications count in the node's stats (a search, not an explanation) */
     Leaf leaf(LeafReaderContext context, boolean record) throws IOException {
         LeafReader reader = context.reader();
-        return new Leaf(reader, DocValues.getBinary(reader, minhashField),
-            shingleSet == null ? null : DocValues.getBinary(reader, FingerprintFields.shinglesField(minhashField)), record ? stats : null);
+        return new Leaf(
+                reader,
+                DocValues.getBinary(reader, minhashField),
+                shingleSet == null ? null : DocValues.getBinary(reader, FingerprintFields.shinglesField(minhashField)),
+                record ? stats : null);
     }
 
     boolean isCacheable(LeafReaderContext context) {
@@ -96,10 +103,13 @@ final class JaccardVerifier {
             if (shingles != null && shingles.advanceExact(doc)) {
                 BytesRef stored = shingles.binaryValue();
                 try {
-                    similarity = ShingleSetCodec.jaccard(shingleSet, 0, shingleSet.length, stored.bytes, stored.offset, stored.length);
+                    similarity = ShingleSetCodec.jaccard(
+                            shingleSet, 0, shingleSet.length, stored.bytes, stored.offset, stored.length);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("document [" + idOf(doc) + "] has a corrupt shingle set in [" + minhashField
-                        + "]: " + e.getMessage(), e);
+                    throw new IllegalArgumentException(
+                            "document [" + idOf(doc) + "] has a corrupt shingle set in [" + minhashField + "]: "
+                                    + e.getMessage(),
+                            e);
                 }
                 exact = true;
                 present = true;
@@ -130,21 +140,28 @@ final class JaccardVerifier {
             if (present == false) {
                 return Explanation.noMatch("no MinHash signature or shingle set in [" + minhashField + "]");
             }
-            String how = exact ? "exact Jaccard of the shingle sets in [" + minhashField + "]"
-                : "estimated Jaccard (fraction of equal MinHash values) of [" + minhashField + "]"
-                    + (shingleSet == null ? ", the query has no shingle set" : ", the document has no shingle set");
+            String how = exact
+                    ? "exact Jaccard of the shingle sets in [" + minhashField + "]"
+                    : "estimated Jaccard (fraction of equal MinHash values) of [" + minhashField + "]"
+                            + (shingleSet == null
+                                    ? ", the query has no shingle set"
+                                    : ", the document has no shingle set");
             if (match == false) {
                 return Explanation.noMatch(how + ": " + similarity + " < min_similarity " + minSimilarity);
             }
-            return Explanation.match((float) (boost * similarity), "near_duplicate, product of:",
-                Explanation.match((float) similarity, how), Explanation.match(boost, "boost"));
+            return Explanation.match(
+                    (float) (boost * similarity),
+                    "near_duplicate, product of:",
+                    Explanation.match((float) similarity, how),
+                    Explanation.match(boost, "boost"));
         }
 
         /** Fraction of equal 4-byte values, compared in place in the stored layout. */
         private double estimate(BytesRef stored, int doc) throws IOException {
             if (stored.length != signatureBytes.length) {
-                throw new IllegalArgumentException("document [" + idOf(doc) + "] has a signature of " + stored.length / 4
-                    + " values in [" + minhashField + "], expected " + signatureBytes.length / 4);
+                throw new IllegalArgumentException(
+                        "document [" + idOf(doc) + "] has a signature of " + stored.length / 4 + " values in ["
+                                + minhashField + "], expected " + signatureBytes.length / 4);
             }
             int equal = 0;
             for (int i = 0; i < signatureBytes.length; i += 4) {
@@ -158,15 +175,19 @@ final class JaccardVerifier {
         /** The document's {@code _id} for an error message; its segment-local number where there is none. */
         private String idOf(int doc) throws IOException {
             BytesRef id = reader.storedFields().document(doc).getBinaryValue(IdFieldMapper.NAME);
-            return id == null ? "segment doc " + doc : Uid.decodeId(Arrays.copyOfRange(id.bytes, id.offset, id.offset + id.length));
+            return id == null
+                    ? "segment doc " + doc
+                    : Uid.decodeId(Arrays.copyOfRange(id.bytes, id.offset, id.offset + id.length));
         }
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof JaccardVerifier that && minhashField.equals(that.minhashField)
-            && Arrays.equals(signatureBytes, that.signatureBytes) && Arrays.equals(shingleSet, that.shingleSet)
-            && minSimilarity == that.minSimilarity;
+        return o instanceof JaccardVerifier that
+                && minhashField.equals(that.minhashField)
+                && Arrays.equals(signatureBytes, that.signatureBytes)
+                && Arrays.equals(shingleSet, that.shingleSet)
+                && minSimilarity == that.minSimilarity;
     }
 
     @Override

@@ -1,7 +1,14 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
-import io.neardup.core.SimhashCodec;
 import io.neardup.core.Margins;
+import io.neardup.core.SimhashCodec;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Objects;
 import org.opensearch.core.ParseField;
 import org.opensearch.core.common.ParsingException;
 import org.opensearch.core.common.io.stream.StreamInput;
@@ -10,10 +17,6 @@ import org.opensearch.core.common.io.stream.Writeable;
 import org.opensearch.core.xcontent.ToXContentObject;
 import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.core.xcontent.XContentParser;
-
-import java.io.IOException;
-import java.util.Map;
-import java.util.Objects;
 
 /**
  * What a {@code near_duplicate} query compares against: a document by {@code _id}, a text
@@ -39,7 +42,11 @@ public final class Like implements Writeable, ToXContentObject {
      * object, so that no shard reads it again. Only the rewrite creates it; users write {@code _id}.
      */
     public enum Kind {
-        ID, TEXT, SIMHASH, MINHASH, FETCHED
+        ID,
+        TEXT,
+        SIMHASH,
+        MINHASH,
+        FETCHED
     }
 
     private final Kind kind;
@@ -55,13 +62,32 @@ public final class Like implements Writeable, ToXContentObject {
     /** FETCHED: the document's {@code _source}, reduced to the fingerprint object. */
     private final Map<String, Object> source;
 
-    private Like(Kind kind, String id, String index, String text, String pipeline, String simhash, String margins, String minhash,
-        String shingles, String scheme) {
+    private Like(
+            Kind kind,
+            String id,
+            String index,
+            String text,
+            String pipeline,
+            String simhash,
+            String margins,
+            String minhash,
+            String shingles,
+            String scheme) {
         this(kind, id, index, text, pipeline, simhash, margins, minhash, shingles, scheme, null);
     }
 
-    private Like(Kind kind, String id, String index, String text, String pipeline, String simhash, String margins, String minhash,
-        String shingles, String scheme, Map<String, Object> source) {
+    private Like(
+            Kind kind,
+            String id,
+            String index,
+            String text,
+            String pipeline,
+            String simhash,
+            String margins,
+            String minhash,
+            String shingles,
+            String scheme,
+            Map<String, Object> source) {
         this.kind = kind;
         this.id = id;
         this.index = index;
@@ -81,8 +107,18 @@ public final class Like implements Writeable, ToXContentObject {
 
     /** The document {@code id} of {@code index}, read: {@code source} is its {@code _source} (or the part the query needs). */
     public static Like fetched(String id, String index, Map<String, Object> source) {
-        return new Like(Kind.FETCHED, requireText(id, ID), Objects.requireNonNull(index, "index"), null, null, null, null, null, null, null,
-            Objects.requireNonNull(source, "source"));
+        return new Like(
+                Kind.FETCHED,
+                requireText(id, ID),
+                Objects.requireNonNull(index, "index"),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                Objects.requireNonNull(source, "source"));
     }
 
     /**
@@ -90,13 +126,25 @@ public final class Like implements Writeable, ToXContentObject {
      * {@code source} holds it under its path; {@code id}, when not null, is excluded from the matches.
      */
     public static Like source(String id, String index, Map<String, Object> source) {
-        return new Like(Kind.FETCHED, id, index, null, null, null, null, null, null, null, Objects.requireNonNull(source, "source"));
+        return new Like(
+                Kind.FETCHED,
+                id,
+                index,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                Objects.requireNonNull(source, "source"));
     }
 
     public static Like text(String text, String pipeline) {
         Objects.requireNonNull(text, "text");
         if (text.length() > MAX_TEXT_CHARS) {
-            throw new IllegalArgumentException("[like.text] has " + text.length() + " characters, more than " + MAX_TEXT_CHARS);
+            throw new IllegalArgumentException(
+                    "[like.text] has " + text.length() + " characters, more than " + MAX_TEXT_CHARS);
         }
         return new Like(Kind.TEXT, null, null, text, pipeline, null, null, null, null, null);
     }
@@ -111,7 +159,8 @@ public final class Like implements Writeable, ToXContentObject {
 
     /** @param shingles the shingle set as the processor writes it, or null: then candidates are verified by the estimate */
     public static Like minhash(String signature, String shingles, String scheme) {
-        return new Like(Kind.MINHASH, null, null, null, null, null, null, requireText(signature, MINHASH), shingles, scheme);
+        return new Like(
+                Kind.MINHASH, null, null, null, null, null, null, requireText(signature, MINHASH), shingles, scheme);
     }
 
     private static String requireText(String value, ParseField field) {
@@ -221,10 +270,19 @@ public final class Like implements Writeable, ToXContentObject {
 
     static Like fromXContent(XContentParser parser) throws IOException {
         if (parser.currentToken() != XContentParser.Token.START_OBJECT) {
-            throw new ParsingException(parser.getTokenLocation(), "[like] must be an object with one of [_id], [text], [simhash], "
-                + "[minhash], got [" + parser.currentToken() + "]");
+            throw new ParsingException(
+                    parser.getTokenLocation(),
+                    "[like] must be an object with one of [_id], [text], [simhash], " + "[minhash], got ["
+                            + parser.currentToken() + "]");
         }
-        String id = null, index = null, text = null, pipeline = null, simhash = null, margins = null, minhash = null, shingles = null;
+        String id = null,
+                index = null,
+                text = null,
+                pipeline = null,
+                simhash = null,
+                margins = null,
+                minhash = null,
+                shingles = null;
         String scheme = null;
         String name = null;
         XContentParser.Token token;
@@ -242,16 +300,20 @@ public final class Like implements Writeable, ToXContentObject {
                     case "minhash" -> minhash = parser.text();
                     case "shingles" -> shingles = parser.text();
                     case "scheme" -> scheme = parser.text();
-                    default -> throw new ParsingException(parser.getTokenLocation(), "[like] does not support [" + name + "]");
+                    default ->
+                        throw new ParsingException(parser.getTokenLocation(), "[like] does not support [" + name + "]");
                 }
             } else {
-                throw new ParsingException(parser.getTokenLocation(), "[like." + name + "] must be a string, got [" + token + "]");
+                throw new ParsingException(
+                        parser.getTokenLocation(), "[like." + name + "] must be a string, got [" + token + "]");
             }
         }
-        int given = (id != null ? 1 : 0) + (text != null ? 1 : 0) + (simhash != null ? 1 : 0) + (minhash != null ? 1 : 0);
+        int given =
+                (id != null ? 1 : 0) + (text != null ? 1 : 0) + (simhash != null ? 1 : 0) + (minhash != null ? 1 : 0);
         if (given != 1) {
-            throw new ParsingException(parser.getTokenLocation(), "[like] needs exactly one of [_id], [text], [simhash], [minhash], got "
-                + given);
+            throw new ParsingException(
+                    parser.getTokenLocation(),
+                    "[like] needs exactly one of [_id], [text], [simhash], [minhash], got " + given);
         }
         try {
             if (id != null) {
@@ -277,8 +339,10 @@ public final class Like implements Writeable, ToXContentObject {
     private static void rejectOthers(XContentParser parser, String kind, String... others) {
         for (String other : others) {
             if (other != null) {
-                throw new ParsingException(parser.getTokenLocation(), "[like] with [" + kind + "] takes none of the other keys it was "
-                    + "given (only _id+_index, text+pipeline, simhash+margins+scheme, minhash+shingles+scheme go together)");
+                throw new ParsingException(
+                        parser.getTokenLocation(),
+                        "[like] with [" + kind + "] takes none of the other keys it was "
+                                + "given (only _id+_index, text+pipeline, simhash+margins+scheme, minhash+shingles+scheme go together)");
             }
         }
     }
@@ -292,10 +356,17 @@ public final class Like implements Writeable, ToXContentObject {
             return false;
         }
         Like other = (Like) o;
-        return kind == other.kind && Objects.equals(id, other.id) && Objects.equals(index, other.index) && Objects.equals(text, other.text)
-            && Objects.equals(pipeline, other.pipeline) && Objects.equals(simhash, other.simhash) && Objects.equals(margins, other.margins)
-            && Objects.equals(minhash, other.minhash) && Objects.equals(shingles, other.shingles) && Objects.equals(scheme, other.scheme)
-            && Objects.equals(source, other.source);
+        return kind == other.kind
+                && Objects.equals(id, other.id)
+                && Objects.equals(index, other.index)
+                && Objects.equals(text, other.text)
+                && Objects.equals(pipeline, other.pipeline)
+                && Objects.equals(simhash, other.simhash)
+                && Objects.equals(margins, other.margins)
+                && Objects.equals(minhash, other.minhash)
+                && Objects.equals(shingles, other.shingles)
+                && Objects.equals(scheme, other.scheme)
+                && Objects.equals(source, other.source);
     }
 
     @Override

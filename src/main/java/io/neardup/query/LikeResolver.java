@@ -1,13 +1,18 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
-import io.neardup.core.SimhashCodec;
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
+import io.neardup.core.SimhashCodec;
 import io.neardup.ingest.NearDupFingerprintProcessor;
-import io.neardup.mapper.SimhashFieldMapper;
+import java.util.Map;
+import java.util.function.Supplier;
 import org.opensearch.action.get.GetRequest;
 import org.opensearch.action.get.GetResponse;
 import org.opensearch.common.xcontent.support.XContentMapValues;
@@ -18,9 +23,6 @@ import org.opensearch.ingest.Pipeline;
 import org.opensearch.ingest.Processor;
 import org.opensearch.search.fetch.subphase.FetchSourceContext;
 
-import java.util.Map;
-import java.util.function.Supplier;
-
 /**
  * Turns a query's {@link Like} into the fingerprint to search for, on the shard that runs the query.
  * A text is fingerprinted by the very processor that fingerprints the index's documents, so the
@@ -29,15 +31,13 @@ import java.util.function.Supplier;
 public final class LikeResolver {
 
     /** The fingerprint to look for; {@code margins} and {@code scheme} may be null for bare values. */
-    public record Resolved(long simhash, Margins margins, String scheme, String selfId) {
-    }
+    public record Resolved(long simhash, Margins margins, String scheme, String selfId) {}
 
     /**
      * The signature to compare with, and the shingle set payload ({@code ShingleSetCodec}) when the
      * query has one; {@code scheme} and {@code shingleSet} may be null.
      */
-    public record ResolvedSignature(int[] signature, byte[] shingleSet, int schemeHash, String scheme, String selfId) {
-    }
+    public record ResolvedSignature(int[] signature, byte[] shingleSet, int schemeHash, String scheme, String selfId) {}
 
     private final Supplier<IngestService> ingestService;
 
@@ -47,11 +47,17 @@ public final class LikeResolver {
 
     public Resolved resolveSimhash(Like like, String field, QueryShardContext context) {
         return switch (like.kind()) {
-            case SIMHASH -> new Resolved(SimhashCodec.parseHex(like.simhash()),
-                like.margins() == null ? null : Margins.decode(like.margins()), like.scheme(), null);
+            case SIMHASH ->
+                new Resolved(
+                        SimhashCodec.parseHex(like.simhash()),
+                        like.margins() == null ? null : Margins.decode(like.margins()),
+                        like.scheme(),
+                        null);
             case ID, FETCHED -> fromDocument(like, field, context);
             case TEXT -> fromText(like, field, context);
-            case MINHASH -> throw new IllegalArgumentException("[like.minhash] cannot be compared with [simhash] field [" + field + "]");
+            case MINHASH ->
+                throw new IllegalArgumentException(
+                        "[like.minhash] cannot be compared with [simhash] field [" + field + "]");
         };
     }
 
@@ -59,33 +65,45 @@ public final class LikeResolver {
         return switch (like.kind()) {
             case MINHASH -> signature(like.minhash(), like.shingles(), like.scheme(), numHashes, null);
             case ID, FETCHED -> {
-                FingerprintObject.Parts stored = storedParts(like, field, context, FingerprintObject.MINHASH_KEYS, "MinHash signature");
+                FingerprintObject.Parts stored =
+                        storedParts(like, field, context, FingerprintObject.MINHASH_KEYS, "MinHash signature");
                 yield signature(stored.value(), stored.shingles(), stored.scheme(), numHashes, like.id());
             }
             case TEXT -> {
                 NearDupFingerprintProcessor processor = processorFor(like, field, context, true);
                 Fingerprint fingerprint = fingerprintOf(processor, like.text());
                 if (fingerprint.minhash().length != numHashes) {
-                    throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(like, context) + "] makes signatures of "
-                        + fingerprint.minhash().length + " values but field [" + field + "] holds " + numHashes);
+                    throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(like, context)
+                            + "] makes signatures of " + fingerprint.minhash().length + " values but field [" + field
+                            + "] holds " + numHashes);
                 }
-                byte[] shingleSet = fingerprint.shingleSet() == null ? null : ShingleSetCodec.payload(fingerprint.shingleSet());
-                yield new ResolvedSignature(fingerprint.minhash(), shingleSet, processor.scheme().schemeHash(), processor.scheme().id(),
-                    null);
+                byte[] shingleSet =
+                        fingerprint.shingleSet() == null ? null : ShingleSetCodec.payload(fingerprint.shingleSet());
+                yield new ResolvedSignature(
+                        fingerprint.minhash(),
+                        shingleSet,
+                        processor.scheme().schemeHash(),
+                        processor.scheme().id(),
+                        null);
             }
-            case SIMHASH -> throw new IllegalArgumentException("[like.simhash] cannot be compared with [minhash] field [" + field + "]");
+            case SIMHASH ->
+                throw new IllegalArgumentException(
+                        "[like.simhash] cannot be compared with [minhash] field [" + field + "]");
         };
     }
 
-    private static ResolvedSignature signature(String encoded, String shingles, String scheme, int numHashes, String selfId) {
+    private static ResolvedSignature signature(
+            String encoded, String shingles, String scheme, int numHashes, String selfId) {
         int schemeHash = SignatureCodec.schemeHashOf(encoded);
         int[] signature = SignatureCodec.decode(encoded, numHashes, schemeHash);
         byte[] shingleSet;
         try {
             shingleSet = shingles == null ? null : ShingleSetCodec.decodePayload(shingles, schemeHash);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException((selfId == null ? "[like.shingles]" : "[like._id] document [" + selfId + "]") + ": "
-                + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    (selfId == null ? "[like.shingles]" : "[like._id] document [" + selfId + "]") + ": "
+                            + e.getMessage(),
+                    e);
         }
         return new ResolvedSignature(signature, shingleSet, schemeHash, scheme, selfId);
     }
@@ -100,10 +118,13 @@ public final class LikeResolver {
         if (like.kind() == Like.Kind.ID) {
             String index = like.index() != null ? like.index() : context.index().getName();
             GetResponse response = context.getClient()
-                .get(new GetRequest(index).id(like.id()).fetchSourceContext(new FetchSourceContext(true, new String[] { field }, null)))
-                .actionGet();
+                    .get(new GetRequest(index)
+                            .id(like.id())
+                            .fetchSourceContext(new FetchSourceContext(true, new String[] {field}, null)))
+                    .actionGet();
             if (response.isExists() == false) {
-                throw new IllegalArgumentException("[like._id] document [" + like.id() + "] not found in index [" + index + "]");
+                throw new IllegalArgumentException(
+                        "[like._id] document [" + like.id() + "] not found in index [" + index + "]");
             }
             source = response.getSourceAsMap();
         }
@@ -112,22 +133,28 @@ public final class LikeResolver {
 
     private static Resolved fromDocument(Like like, String field, QueryShardContext context) {
         FingerprintObject.Parts stored = storedParts(like, field, context, FingerprintObject.SIMHASH_KEYS, "simhash");
-        return new Resolved(SimhashCodec.parseHex(stored.value()), stored.margins() == null ? null : Margins.decode(stored.margins()),
-            stored.scheme(), like.id());
+        return new Resolved(
+                SimhashCodec.parseHex(stored.value()),
+                stored.margins() == null ? null : Margins.decode(stored.margins()),
+                stored.scheme(),
+                like.id());
     }
 
     /** The document's stored fingerprint in {@code field}, read as the mapper reads it; a 400 naming the document if it has none. */
-    private static FingerprintObject.Parts storedParts(Like like, String field, QueryShardContext context, java.util.List<String> keys,
-        String kind) {
+    private static FingerprintObject.Parts storedParts(
+            Like like, String field, QueryShardContext context, java.util.List<String> keys, String kind) {
         FingerprintObject.Parts stored;
         try {
             stored = FingerprintObject.read(fieldOf(like, field, context), keys);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has a malformed " + kind + " in [" + field + "]: "
-                + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "[like._id] document [" + like.id() + "] has a malformed " + kind + " in [" + field + "]: "
+                            + e.getMessage(),
+                    e);
         }
         if (stored == null) {
-            throw new IllegalArgumentException("[like._id] document [" + like.id() + "] has no " + kind + " in [" + field + "]");
+            throw new IllegalArgumentException(
+                    "[like._id] document [" + like.id() + "] has no " + kind + " in [" + field + "]");
         }
         return stored;
     }
@@ -135,33 +162,40 @@ public final class LikeResolver {
     private Resolved fromText(Like like, String field, QueryShardContext context) {
         NearDupFingerprintProcessor processor = processorFor(like, field, context, false);
         Fingerprint fingerprint = fingerprintOf(processor, like.text());
-        return new Resolved(fingerprint.simhash(), fingerprint.margins(), processor.scheme().id(), null);
+        return new Resolved(
+                fingerprint.simhash(), fingerprint.margins(), processor.scheme().id(), null);
     }
 
     private static String pipelineOf(Like like, QueryShardContext context) {
-        return like.pipeline() != null ? like.pipeline() : context.getIndexSettings().getDefaultPipeline();
+        return like.pipeline() != null
+                ? like.pipeline()
+                : context.getIndexSettings().getDefaultPipeline();
     }
 
     /** The processor of the pipeline that writes the query's field: the text is fingerprinted exactly as the documents were. */
-    private NearDupFingerprintProcessor processorFor(Like like, String field, QueryShardContext context, boolean minhash) {
+    private NearDupFingerprintProcessor processorFor(
+            Like like, String field, QueryShardContext context, boolean minhash) {
         String pipelineId = pipelineOf(like, context);
         if (pipelineId == null || "_none".equals(pipelineId)) {
-            throw new IllegalArgumentException("[like.text] needs the pipeline that fingerprints [" + field + "]: set [like.pipeline], "
-                + "or [index.default_pipeline] on index [" + context.index().getName() + "]");
+            throw new IllegalArgumentException("[like.text] needs the pipeline that fingerprints [" + field
+                    + "]: set [like.pipeline], " + "or [index.default_pipeline] on index ["
+                    + context.index().getName() + "]");
         }
         Pipeline pipeline = ingestService.get().getPipeline(pipelineId);
         if (pipeline == null) {
             throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] does not exist");
         }
         for (Processor candidate : pipeline.flattenAllProcessors()) {
-            Processor unwrapped = candidate instanceof ConditionalProcessor conditional ? conditional.getInnerProcessor() : candidate;
+            Processor unwrapped =
+                    candidate instanceof ConditionalProcessor conditional ? conditional.getInnerProcessor() : candidate;
             if (unwrapped instanceof NearDupFingerprintProcessor fingerprinting
-                && (minhash ? fingerprinting.writesMinhashTo(field) : fingerprinting.writesSimhashTo(field))) {
+                    && (minhash ? fingerprinting.writesMinhashTo(field) : fingerprinting.writesSimhashTo(field))) {
                 return fingerprinting;
             }
         }
-        throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] has no [" + NearDupFingerprintProcessor.TYPE
-            + "] processor writing a " + (minhash ? "MinHash signature" : "simhash") + " to [" + field + "]");
+        throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] has no ["
+                + NearDupFingerprintProcessor.TYPE + "] processor writing a "
+                + (minhash ? "MinHash signature" : "simhash") + " to [" + field + "]");
     }
 
     private static Fingerprint fingerprintOf(NearDupFingerprintProcessor processor, String text) {

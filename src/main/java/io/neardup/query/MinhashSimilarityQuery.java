@@ -1,8 +1,16 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.core.LshBanding;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
@@ -15,11 +23,6 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.Weight;
-
-import java.io.IOException;
-import java.util.Locale;
-import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Documents whose Jaccard similarity to the query is at least {@code minSimilarity}. Candidates are
@@ -42,24 +45,40 @@ public final class MinhashSimilarityQuery extends Query {
      * @param shingleSet the query's shingle set payload ({@code ShingleSetCodec}), or null to verify
      *                   every candidate by the estimate
      */
-    public MinhashSimilarityQuery(String field, int[] signature, byte[] shingleSet, int schemeHash, String scheme, LshBanding banding,
-        int minBandMatches, double minSimilarity) {
+    public MinhashSimilarityQuery(
+            String field,
+            int[] signature,
+            byte[] shingleSet,
+            int schemeHash,
+            String scheme,
+            LshBanding banding,
+            int minBandMatches,
+            double minSimilarity) {
         this(field, signature, shingleSet, schemeHash, scheme, banding, minBandMatches, minSimilarity, null);
     }
 
     /** @param stats where the query and its verifications are counted, or null */
-    public MinhashSimilarityQuery(String field, int[] signature, byte[] shingleSet, int schemeHash, String scheme, LshBanding banding,
-        int minBandMatches, double minSimilarity, QueryStats stats) {
+    public MinhashSimilarityQuery(
+            String field,
+            int[] signature,
+            byte[] shingleSet,
+            int schemeHash,
+            String scheme,
+            LshBanding banding,
+            int minBandMatches,
+            double minSimilarity,
+            QueryStats stats) {
         this.field = Objects.requireNonNull(field, "field");
         this.schemeHash = schemeHash;
         this.scheme = scheme;
         this.banding = Objects.requireNonNull(banding, "banding");
         if (banding.bands() * banding.rows() > signature.length) {
-            throw new IllegalArgumentException("banding " + banding.bands() + " x " + banding.rows() + " needs " + banding.bands()
-                * banding.rows() + " values, the signature has " + signature.length);
+            throw new IllegalArgumentException("banding " + banding.bands() + " x " + banding.rows() + " needs "
+                    + banding.bands() * banding.rows() + " values, the signature has " + signature.length);
         }
         if (minBandMatches < 1 || minBandMatches > banding.bands()) {
-            throw new IllegalArgumentException("min_band_matches must be in [1, " + banding.bands() + "], got " + minBandMatches);
+            throw new IllegalArgumentException(
+                    "min_band_matches must be in [1, " + banding.bands() + "], got " + minBandMatches);
         }
         this.minBandMatches = minBandMatches;
         this.verifier = new JaccardVerifier(field, signature, shingleSet, minSimilarity, stats);
@@ -70,8 +89,10 @@ public final class MinhashSimilarityQuery extends Query {
     public Query bandQuery() {
         BooleanQuery.Builder bands = new BooleanQuery.Builder();
         for (int band = 0; band < banding.bands(); band++) {
-            bands.add(new TermQuery(new Term(field, MinhashFieldMapper.bandTerm(verifier.signatureBytes(), band, banding.rows()))),
-                BooleanClause.Occur.SHOULD);
+            bands.add(
+                    new TermQuery(new Term(
+                            field, MinhashFieldMapper.bandTerm(verifier.signatureBytes(), band, banding.rows()))),
+                    BooleanClause.Occur.SHOULD);
         }
         return bands.setMinimumNumberShouldMatch(minBandMatches).build();
     }
@@ -112,8 +133,10 @@ public final class MinhashSimilarityQuery extends Query {
         public Explanation explain(LeafReaderContext context, int doc) throws IOException {
             Explanation verified = verifier.leaf(context, false).explain(doc, boost);
             if (verified.isMatch() && candidates.explain(context, doc).isMatch() == false) {
-                return Explanation.noMatch("shares fewer than " + minBandMatches + " of " + banding.bands() + " LSH bands of [" + field
-                    + "]", verified);
+                return Explanation.noMatch(
+                        "shares fewer than " + minBandMatches + " of " + banding.bands() + " LSH bands of [" + field
+                                + "]",
+                        verified);
             }
             return verified;
         }
@@ -133,8 +156,15 @@ public final class MinhashSimilarityQuery extends Query {
 
     @Override
     public String toString(String defaultField) {
-        return String.format(Locale.ROOT, "near_duplicate(%s, min_similarity=%s, bands=%dx%d, min_band_matches=%d, verification=%s)", field,
-            verifier.minSimilarity(), banding.bands(), banding.rows(), minBandMatches, verifier.hasShingleSet() ? "exact" : "estimate");
+        return String.format(
+                Locale.ROOT,
+                "near_duplicate(%s, min_similarity=%s, bands=%dx%d, min_band_matches=%d, verification=%s)",
+                field,
+                verifier.minSimilarity(),
+                banding.bands(),
+                banding.rows(),
+                minBandMatches,
+                verifier.hasShingleSet() ? "exact" : "estimate");
     }
 
     @Override
@@ -143,8 +173,12 @@ public final class MinhashSimilarityQuery extends Query {
             return false;
         }
         MinhashSimilarityQuery that = (MinhashSimilarityQuery) other;
-        return field.equals(that.field) && verifier.equals(that.verifier) && schemeHash == that.schemeHash
-            && Objects.equals(scheme, that.scheme) && banding.equals(that.banding) && minBandMatches == that.minBandMatches;
+        return field.equals(that.field)
+                && verifier.equals(that.verifier)
+                && schemeHash == that.schemeHash
+                && Objects.equals(scheme, that.scheme)
+                && banding.equals(that.banding)
+                && minBandMatches == that.minBandMatches;
     }
 
     @Override

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.core.FlipSetGenerator;
@@ -5,6 +9,11 @@ import io.neardup.core.LshBanding;
 import io.neardup.core.SortedFingerprints;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.MatchNoDocsQuery;
@@ -28,12 +37,6 @@ import org.opensearch.index.query.QueryRewriteContext;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.index.query.QueryShardException;
 import org.opensearch.search.fetch.subphase.FetchSourceContext;
-
-import java.io.IOException;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Objects;
-import java.util.function.Supplier;
 
 /**
  * {@code near_duplicate}: the documents whose {@code simhash} field is within {@code max_distance}
@@ -85,7 +88,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     return mode;
                 }
             }
-            throw new IllegalArgumentException("[" + NAME + "] unknown mode [" + value + "], expected [psm] or [exact]");
+            throw new IllegalArgumentException(
+                    "[" + NAME + "] unknown mode [" + value + "], expected [psm] or [exact]");
         }
     }
 
@@ -106,7 +110,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     return verification;
                 }
             }
-            throw new IllegalArgumentException("[" + NAME + "] unknown verification [" + value + "], expected [auto] or [estimate]");
+            throw new IllegalArgumentException(
+                    "[" + NAME + "] unknown verification [" + value + "], expected [auto] or [estimate]");
         }
     }
 
@@ -156,7 +161,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
         if (pendingFetch != null) {
-            throw new IllegalStateException("[" + NAME + "] cannot be serialized before its [like._id] document is fetched: rewrite it first");
+            throw new IllegalStateException(
+                    "[" + NAME + "] cannot be serialized before its [like._id] document is fetched: rewrite it first");
         }
         out.writeString(field);
         like.writeTo(out);
@@ -188,8 +194,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     public NearDuplicateQueryBuilder maxDistance(int maxDistance) {
         if (maxDistance < 0 || maxDistance > MAX_MAX_DISTANCE) {
-            throw new IllegalArgumentException("[" + NAME + "] [max_distance] must be in [0, " + MAX_MAX_DISTANCE + "], got [" + maxDistance
-                + "]");
+            throw new IllegalArgumentException("[" + NAME + "] [max_distance] must be in [0, " + MAX_MAX_DISTANCE
+                    + "], got [" + maxDistance + "]");
         }
         this.maxDistance = maxDistance;
         return this;
@@ -202,7 +208,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     public NearDuplicateQueryBuilder maxFlips(int maxFlips) {
         if (maxFlips < 1 || maxFlips > MAX_MAX_FLIPS) {
-            throw new IllegalArgumentException("[" + NAME + "] [max_flips] must be in [1, " + MAX_MAX_FLIPS + "], got [" + maxFlips + "]");
+            throw new IllegalArgumentException(
+                    "[" + NAME + "] [max_flips] must be in [1, " + MAX_MAX_FLIPS + "], got [" + maxFlips + "]");
         }
         this.maxFlips = maxFlips;
         return this;
@@ -211,8 +218,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     /** @param prefixBits {@link #AUTO_PREFIX_BITS} or 1 to {@value #MAX_PREFIX_BITS} */
     public NearDuplicateQueryBuilder prefixBits(int prefixBits) {
         if (prefixBits != AUTO_PREFIX_BITS && (prefixBits < 1 || prefixBits > MAX_PREFIX_BITS)) {
-            throw new IllegalArgumentException("[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, " + MAX_PREFIX_BITS + "], got ["
-                + prefixBits + "]");
+            throw new IllegalArgumentException("[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, "
+                    + MAX_PREFIX_BITS + "], got [" + prefixBits + "]");
         }
         this.prefixBits = prefixBits;
         return this;
@@ -225,7 +232,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     public NearDuplicateQueryBuilder minSimilarity(double minSimilarity) {
         if ((minSimilarity > 0 && minSimilarity <= 1) == false) {
-            throw new IllegalArgumentException("[" + NAME + "] [min_similarity] must be in (0, 1], got [" + minSimilarity + "]");
+            throw new IllegalArgumentException(
+                    "[" + NAME + "] [min_similarity] must be in (0, 1], got [" + minSimilarity + "]");
         }
         this.minSimilarity = minSimilarity;
         return this;
@@ -233,8 +241,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     public NearDuplicateQueryBuilder minBandMatches(int minBandMatches) {
         if (minBandMatches < 1 || minBandMatches > MAX_MIN_BAND_MATCHES) {
-            throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] must be in [1, " + MAX_MIN_BAND_MATCHES + "], got ["
-                + minBandMatches + "]");
+            throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] must be in [1, "
+                    + MAX_MIN_BAND_MATCHES + "], got [" + minBandMatches + "]");
         }
         this.minBandMatches = minBandMatches;
         return this;
@@ -290,7 +298,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         builder.endObject();
     }
 
-    public static NearDuplicateQueryBuilder fromXContent(XContentParser parser, QueryServices services) throws IOException {
+    public static NearDuplicateQueryBuilder fromXContent(XContentParser parser, QueryServices services)
+            throws IOException {
         String field = null;
         Like like = null;
         Integer maxDistance = null, maxFlips = null, prefixBits = null, minBandMatches = null;
@@ -309,8 +318,9 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (LIKE.match(name, parser.getDeprecationHandler())) {
                     like = Like.fromXContent(parser);
                 } else if (token.isValue() == false) {
-                    throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be a value, got [" + token
-                        + "]");
+                    throw new ParsingException(
+                            parser.getTokenLocation(),
+                            "[" + NAME + "] [" + name + "] must be a value, got [" + token + "]");
                 } else if (FIELD.match(name, parser.getDeprecationHandler())) {
                     field = parser.text();
                 } else if (MAX_DISTANCE.match(name, parser.getDeprecationHandler())) {
@@ -322,8 +332,10 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (PREFIX_BITS.match(name, parser.getDeprecationHandler())) {
                     prefixBits = "auto".equals(parser.text()) ? AUTO_PREFIX_BITS : intValue(parser, name);
                     if (prefixBits == AUTO_PREFIX_BITS && "auto".equals(parser.text()) == false) {
-                        throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, "
-                            + MAX_PREFIX_BITS + "], got [0]");
+                        throw new ParsingException(
+                                parser.getTokenLocation(),
+                                "[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, " + MAX_PREFIX_BITS
+                                        + "], got [0]");
                     }
                 } else if (FIRST_MATCH.match(name, parser.getDeprecationHandler())) {
                     firstMatch = booleanValue(parser, name);
@@ -342,15 +354,18 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (NAME_FIELD.match(name, parser.getDeprecationHandler())) {
                     queryName = parser.text();
                 } else {
-                    throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] query does not support [" + name + "]");
+                    throw new ParsingException(
+                            parser.getTokenLocation(), "[" + NAME + "] query does not support [" + name + "]");
                 }
             }
             if (field == null) {
                 throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] requires a [field]");
             }
             if (like == null) {
-                throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] requires [like]: {\"_id\": …}, {\"text\": …}, "
-                    + "{\"simhash\": …} or {\"minhash\": …}");
+                throw new ParsingException(
+                        parser.getTokenLocation(),
+                        "[" + NAME + "] requires [like]: {\"_id\": …}, {\"text\": …}, "
+                                + "{\"simhash\": …} or {\"minhash\": …}");
             }
             NearDuplicateQueryBuilder builder = new NearDuplicateQueryBuilder(field, like, services);
             if (maxDistance != null) {
@@ -405,12 +420,14 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         } catch (IllegalArgumentException | IOException e) {
             // reported below, with the parameter's name
         }
-        throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be an integer, got [" + text + "]");
+        throw new ParsingException(
+                parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be an integer, got [" + text + "]");
     }
 
     private static double doubleValue(XContentParser parser, String name) throws IOException {
         String text = parser.text();
-        if (parser.currentToken() == XContentParser.Token.VALUE_NUMBER || parser.currentToken() == XContentParser.Token.VALUE_STRING) {
+        if (parser.currentToken() == XContentParser.Token.VALUE_NUMBER
+                || parser.currentToken() == XContentParser.Token.VALUE_STRING) {
             try {
                 double value = parser.doubleValue(false);
                 if (Double.isFinite(value)) {
@@ -420,15 +437,21 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 // reported below, with the parameter's name
             }
         }
-        throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be a number, got [" + text + "]");
+        throw new ParsingException(
+                parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be a number, got [" + text + "]");
     }
 
     private static boolean booleanValue(XContentParser parser, String name) throws IOException {
         String text = parser.text();
-        if (parser.currentToken() == XContentParser.Token.VALUE_BOOLEAN || "true".equals(text) || "false".equals(text)) {
-            return parser.currentToken() == XContentParser.Token.VALUE_BOOLEAN ? parser.booleanValue() : Boolean.parseBoolean(text);
+        if (parser.currentToken() == XContentParser.Token.VALUE_BOOLEAN
+                || "true".equals(text)
+                || "false".equals(text)) {
+            return parser.currentToken() == XContentParser.Token.VALUE_BOOLEAN
+                    ? parser.booleanValue()
+                    : Boolean.parseBoolean(text);
         }
-        throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be true or false, got [" + text + "]");
+        throw new ParsingException(
+                parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be true or false, got [" + text + "]");
     }
 
     /**
@@ -450,13 +473,16 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         SetOnce<Like> fetched = new SetOnce<>();
         String id = like.id();
         String index = like.index();
-        GetRequest get = new GetRequest(index).id(id).fetchSourceContext(new FetchSourceContext(true, new String[] { fingerprintObject() },
-            null));
+        GetRequest get = new GetRequest(index)
+                .id(id)
+                .fetchSourceContext(new FetchSourceContext(true, new String[] {fingerprintObject()}, null));
         context.registerAsyncAction((client, listener) -> client.get(get, ActionListener.map(listener, response -> {
             if (response.isExists() == false) {
-                throw new IllegalArgumentException("[like._id] document [" + id + "] not found in index [" + index + "]");
+                throw new IllegalArgumentException(
+                        "[like._id] document [" + id + "] not found in index [" + index + "]");
             }
-            fetched.set(Like.fetched(id, index, response.getSourceAsMap() == null ? Map.of() : response.getSourceAsMap()));
+            fetched.set(
+                    Like.fetched(id, index, response.getSourceAsMap() == null ? Map.of() : response.getSourceAsMap()));
             return null;
         })));
         NearDuplicateQueryBuilder pending = copyWith(like);
@@ -492,16 +518,21 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             if (ignoreUnmapped) {
                 return new MatchNoDocsQuery("[" + NAME + "] field [" + field + "] is not mapped");
             }
-            throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] is not mapped; set [ignore_unmapped] to match "
-                + "nothing in indices without it");
+            throw new QueryShardException(
+                    context,
+                    "[" + NAME + "] field [" + field + "] is not mapped; set [ignore_unmapped] to match "
+                            + "nothing in indices without it");
         }
         if (fieldType instanceof SimhashFieldMapper.SimhashFieldType == false
-            && fieldType instanceof MinhashFieldMapper.MinhashFieldType == false) {
-            throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] is of type [" + fieldType.typeName()
-                + "], expected [simhash] or [minhash]");
+                && fieldType instanceof MinhashFieldMapper.MinhashFieldType == false) {
+            throw new QueryShardException(
+                    context,
+                    "[" + NAME + "] field [" + field + "] is of type [" + fieldType.typeName()
+                            + "], expected [simhash] or [minhash]");
         }
         if (fieldType.hasDocValues() == false) {
-            throw new QueryShardException(context, "[" + NAME + "] field [" + field + "] has no doc values; map it with [doc_values: true]");
+            throw new QueryShardException(
+                    context, "[" + NAME + "] field [" + field + "] has no doc values; map it with [doc_values: true]");
         }
         if (services == null) {
             throw new IllegalStateException("[" + NAME + "] was built without its node services");
@@ -512,7 +543,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             if (fieldType instanceof SimhashFieldMapper.SimhashFieldType) {
                 rejectOptions(context, "simhash", "minhash", minBandMatches, MIN_BAND_MATCHES);
                 if (minSimilarity == null && verification != null) {
-                    throw new IllegalArgumentException("[" + NAME + "] [verification] on a [simhash] field goes with [min_similarity]");
+                    throw new IllegalArgumentException(
+                            "[" + NAME + "] [verification] on a [simhash] field goes with [min_similarity]");
                 }
                 LikeResolver.Resolved target = services.resolver().resolveSimhash(like, field, context);
                 selfId = includeSelf ? null : target.selfId();
@@ -522,9 +554,22 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 }
             } else {
                 MinhashFieldMapper.MinhashFieldType minhash = (MinhashFieldMapper.MinhashFieldType) fieldType;
-                rejectOptions(context, "minhash", "simhash", maxDistance, MAX_DISTANCE, mode, MODE, maxFlips, MAX_FLIPS, prefixBits,
-                    PREFIX_BITS, firstMatch, FIRST_MATCH);
-                LikeResolver.ResolvedSignature target = services.resolver().resolveMinhash(like, field, minhash.numHashes(), context);
+                rejectOptions(
+                        context,
+                        "minhash",
+                        "simhash",
+                        maxDistance,
+                        MAX_DISTANCE,
+                        mode,
+                        MODE,
+                        maxFlips,
+                        MAX_FLIPS,
+                        prefixBits,
+                        PREFIX_BITS,
+                        firstMatch,
+                        FIRST_MATCH);
+                LikeResolver.ResolvedSignature target =
+                        services.resolver().resolveMinhash(like, field, minhash.numHashes(), context);
                 query = minhashQuery(minhash, target);
                 selfId = includeSelf ? null : target.selfId();
             }
@@ -535,21 +580,32 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             return query;
         }
         MappedFieldType idField = context.fieldMapper(IdFieldMapper.NAME);
-        return new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
-            .add(idField.termQuery(selfId, context), BooleanClause.Occur.MUST_NOT)
-            .build();
+        return new BooleanQuery.Builder()
+                .add(query, BooleanClause.Occur.MUST)
+                .add(idField.termQuery(selfId, context), BooleanClause.Occur.MUST_NOT)
+                .build();
     }
 
     private Query simhashQuery(QueryShardContext context, LikeResolver.Resolved target, String excludedId) {
         Mode effectiveMode = mode == null ? Mode.PSM : mode;
         if (effectiveMode == Mode.PSM && target.margins() == null) {
-            throw new QueryShardException(context, "[" + NAME + "] mode [psm] ranks the query's weak bits by its margins, and this "
-                + "fingerprint has none (a bare hex value); pass [like.margins], query by [_id] or [text], or use mode [exact]");
+            throw new QueryShardException(
+                    context,
+                    "[" + NAME + "] mode [psm] ranks the query's weak bits by its margins, and this "
+                            + "fingerprint has none (a bare hex value); pass [like.margins], query by [_id] or [text], or use mode [exact]");
         }
-        return new SimhashNeighborQuery(field, target.simhash(), target.margins(), target.scheme(),
-            maxDistance == null ? DEFAULT_MAX_DISTANCE : maxDistance, effectiveMode == Mode.EXACT,
-            maxFlips == null ? DEFAULT_MAX_FLIPS : maxFlips, prefixBits == null ? AUTO_PREFIX_BITS : prefixBits,
-            firstMatch != null && firstMatch, excludedId == null ? null : Uid.encodeId(excludedId), services.cache());
+        return new SimhashNeighborQuery(
+                field,
+                target.simhash(),
+                target.margins(),
+                target.scheme(),
+                maxDistance == null ? DEFAULT_MAX_DISTANCE : maxDistance,
+                effectiveMode == Mode.EXACT,
+                maxFlips == null ? DEFAULT_MAX_FLIPS : maxFlips,
+                prefixBits == null ? AUTO_PREFIX_BITS : prefixBits,
+                firstMatch != null && firstMatch,
+                excludedId == null ? null : Uid.encodeId(excludedId),
+                services.cache());
     }
 
     /**
@@ -562,16 +618,25 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         String sibling = (dot < 0 ? "" : field.substring(0, dot + 1)) + "minhash";
         if (context.fieldMapper(sibling) instanceof MinhashFieldMapper.MinhashFieldType minhash) {
             if (like.kind() == Like.Kind.SIMHASH) {
-                throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field + "] needs the query "
-                    + "document's MinHash signature: query by [_id] or [text]");
+                throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field
+                        + "] needs the query " + "document's MinHash signature: query by [_id] or [text]");
             }
-            LikeResolver.ResolvedSignature target = services.resolver().resolveMinhash(like, sibling, minhash.numHashes(), context);
-            return new JaccardVerifiedQuery(candidates, sibling, target.signature(), exactSet(target, sibling), target.schemeHash(),
-                minSimilarity, services.cache().queryStats());
+            LikeResolver.ResolvedSignature target =
+                    services.resolver().resolveMinhash(like, sibling, minhash.numHashes(), context);
+            return new JaccardVerifiedQuery(
+                    candidates,
+                    sibling,
+                    target.signature(),
+                    exactSet(target, sibling),
+                    target.schemeHash(),
+                    minSimilarity,
+                    services.cache().queryStats());
         }
-        throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field + "] verifies candidates on "
-            + "the [minhash] field [" + sibling + "] of the same fingerprint object, which is not mapped as [minhash] in index ["
-            + context.index().getName() + "]");
+        throw new IllegalArgumentException(
+                "[" + NAME + "] [min_similarity] on [simhash] field [" + field + "] verifies candidates on "
+                        + "the [minhash] field [" + sibling
+                        + "] of the same fingerprint object, which is not mapped as [minhash] in index ["
+                        + context.index().getName() + "]");
     }
 
     /** The shingle set to verify with, or null for the estimate; warns when exact verification was wanted but the query has none. */
@@ -580,8 +645,12 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             return null;
         }
         if (target.shingleSet() == null) {
-            HeaderWarning.addWarning(String.format(Locale.ROOT, "[%s] the query fingerprint has no shingle set, so candidates are "
-                + "verified on [%s] by the MinHash estimate, not the exact Jaccard similarity", NAME, minhashField));
+            HeaderWarning.addWarning(String.format(
+                    Locale.ROOT,
+                    "[%s] the query fingerprint has no shingle set, so candidates are "
+                            + "verified on [%s] by the MinHash estimate, not the exact Jaccard similarity",
+                    NAME,
+                    minhashField));
         }
         return target.shingleSet();
     }
@@ -593,47 +662,86 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         // candidates at high thresholds, all of them at the field's floor.
         int m = minBandMatches == null ? banding.minBandMatchesFor(tau) : minBandMatches;
         if (m > banding.bands()) {
-            throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] is " + m + " but field [" + field + "] has only "
-                + banding.bands() + " bands");
+            throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] is " + m + " but field [" + field
+                    + "] has only " + banding.bands() + " bands");
         }
         double reach = banding.candidateProbability(m, tau);
         if (reach < LshBanding.CANDIDATE_RECALL) {
             int reliable = banding.minBandMatchesFor(tau);
             String remedy = banding.candidateProbability(reliable, tau) >= LshBanding.CANDIDATE_RECALL
-                ? String.format(Locale.ROOT, "ask for at most %d matching bands (min_band_matches)", reliable)
-                : String.format(Locale.ROOT, "this field serves min_similarity >= %.2f (map it with a lower [min_similarity_floor] for less)",
-                    banding.floor());
-            HeaderWarning.addWarning(String.format(Locale.ROOT, "[%s] min_similarity [%s] with min_band_matches %d on [%s] (%d bands of %d "
-                + "rows) misses documents: one at that similarity becomes a candidate with probability %.2f; %s", NAME, tau, m, field,
-                banding.bands(), banding.rows(), reach, remedy));
+                    ? String.format(Locale.ROOT, "ask for at most %d matching bands (min_band_matches)", reliable)
+                    : String.format(
+                            Locale.ROOT,
+                            "this field serves min_similarity >= %.2f (map it with a lower [min_similarity_floor] for less)",
+                            banding.floor());
+            HeaderWarning.addWarning(String.format(
+                    Locale.ROOT,
+                    "[%s] min_similarity [%s] with min_band_matches %d on [%s] (%d bands of %d "
+                            + "rows) misses documents: one at that similarity becomes a candidate with probability %.2f; %s",
+                    NAME,
+                    tau,
+                    m,
+                    field,
+                    banding.bands(),
+                    banding.rows(),
+                    reach,
+                    remedy));
         }
-        return new MinhashSimilarityQuery(field, target.signature(), exactSet(target, field), target.schemeHash(), target.scheme(), banding,
-            m, tau, services.cache().queryStats());
+        return new MinhashSimilarityQuery(
+                field,
+                target.signature(),
+                exactSet(target, field),
+                target.schemeHash(),
+                target.scheme(),
+                banding,
+                m,
+                tau,
+                services.cache().queryStats());
     }
 
     /** Options of the other field type are an error, not silently ignored. */
     private void rejectOptions(QueryShardContext context, String type, String otherType, Object... valuesAndNames) {
         for (int i = 0; i < valuesAndNames.length; i += 2) {
             if (valuesAndNames[i] != null) {
-                throw new QueryShardException(context, "[" + NAME + "] [" + ((ParseField) valuesAndNames[i + 1]).getPreferredName()
-                    + "] applies to [" + otherType + "] fields; [" + field + "] is a [" + type + "] field");
+                throw new QueryShardException(
+                        context,
+                        "[" + NAME + "] [" + ((ParseField) valuesAndNames[i + 1]).getPreferredName() + "] applies to ["
+                                + otherType + "] fields; [" + field + "] is a [" + type + "] field");
             }
         }
     }
 
     @Override
     protected boolean doEquals(NearDuplicateQueryBuilder other) {
-        return field.equals(other.field) && like.equals(other.like) && Objects.equals(maxDistance, other.maxDistance)
-            && mode == other.mode && Objects.equals(maxFlips, other.maxFlips) && Objects.equals(prefixBits, other.prefixBits)
-            && Objects.equals(firstMatch, other.firstMatch) && Objects.equals(minSimilarity, other.minSimilarity)
-            && Objects.equals(minBandMatches, other.minBandMatches) && verification == other.verification && includeSelf == other.includeSelf
-            && ignoreUnmapped == other.ignoreUnmapped;
+        return field.equals(other.field)
+                && like.equals(other.like)
+                && Objects.equals(maxDistance, other.maxDistance)
+                && mode == other.mode
+                && Objects.equals(maxFlips, other.maxFlips)
+                && Objects.equals(prefixBits, other.prefixBits)
+                && Objects.equals(firstMatch, other.firstMatch)
+                && Objects.equals(minSimilarity, other.minSimilarity)
+                && Objects.equals(minBandMatches, other.minBandMatches)
+                && verification == other.verification
+                && includeSelf == other.includeSelf
+                && ignoreUnmapped == other.ignoreUnmapped;
     }
 
     @Override
     protected int doHashCode() {
-        return Objects.hash(field, like, maxDistance, mode, maxFlips, prefixBits, firstMatch, minSimilarity, minBandMatches, verification,
-            includeSelf, ignoreUnmapped);
+        return Objects.hash(
+                field,
+                like,
+                maxDistance,
+                mode,
+                maxFlips,
+                prefixBits,
+                firstMatch,
+                minSimilarity,
+                minBandMatches,
+                verification,
+                includeSelf,
+                ignoreUnmapped);
     }
 
     @Override

@@ -1,5 +1,8 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 /** The node-local services a {@code near_duplicate} query needs on a shard; never serialized. */
-public record QueryServices(LikeResolver resolver, SegmentFingerprintCache cache) {
-}
+public record QueryServices(LikeResolver resolver, SegmentFingerprintCache cache) {}

@@ -1,13 +1,16 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
+import java.io.IOException;
+import java.util.concurrent.atomic.LongAdder;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.common.io.stream.Writeable;
 import org.opensearch.core.xcontent.ToXContentFragment;
 import org.opensearch.core.xcontent.XContentBuilder;
-
-import java.io.IOException;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The work {@code near_duplicate} queries did on this node. A query counts once, when it first
@@ -43,17 +46,39 @@ public final class QueryStats {
     }
 
     public Snapshot snapshot() {
-        return new Snapshot(simhashQueries.sum(), segmentSearches.sum(), lookups.sum(), candidates.sum(), matches.sum(),
-            minhashQueries.sum(), exactVerifications.sum(), estimatedVerifications.sum());
+        return new Snapshot(
+                simhashQueries.sum(),
+                segmentSearches.sum(),
+                lookups.sum(),
+                candidates.sum(),
+                matches.sum(),
+                minhashQueries.sum(),
+                exactVerifications.sum(),
+                estimatedVerifications.sum());
     }
 
     /** The counters at one moment, as a node reports them. */
-    public record Snapshot(long simhashQueries, long segmentSearches, long lookups, long candidates, long matches, long minhashQueries,
-        long exactVerifications, long estimatedVerifications) implements Writeable, ToXContentFragment {
+    public record Snapshot(
+            long simhashQueries,
+            long segmentSearches,
+            long lookups,
+            long candidates,
+            long matches,
+            long minhashQueries,
+            long exactVerifications,
+            long estimatedVerifications)
+            implements Writeable, ToXContentFragment {
 
         public Snapshot(StreamInput in) throws IOException {
-            this(in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(), in.readVLong(),
-                in.readVLong());
+            this(
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong(),
+                    in.readVLong());
         }
 
         /** Both kinds of query. */

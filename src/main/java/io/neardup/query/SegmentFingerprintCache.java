@@ -1,9 +1,20 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.core.SimhashBlockIndex;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
 import io.neardup.mapper.SimhashFieldMapper;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
@@ -12,14 +23,6 @@ import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.opensearch.core.common.breaker.CircuitBreaker;
-
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Supplier;
 
 /**
  * Per-segment fingerprint structures, built on a segment's first query and dropped when the
@@ -30,8 +33,7 @@ import java.util.function.Supplier;
 public final class SegmentFingerprintCache {
 
     /** {@code kind}: the structure's class, and for block tables their distance. */
-    private record Key(Object segment, String field, Object kind) {
-    }
+    private record Key(Object segment, String field, Object kind) {}
 
     private final Map<Key, SegmentStructure> entries = new ConcurrentHashMap<>();
     private final Supplier<CircuitBreaker> breaker;
@@ -60,7 +62,8 @@ public final class SegmentFingerprintCache {
      * charge is trued up to what it keeps.
      */
     SortedFingerprints fingerprints(LeafReader reader, String field) throws IOException {
-        SegmentStructure.Sorted sorted = cached(reader, field, SegmentStructure.Sorted.class, charge -> build(reader, field, charge));
+        SegmentStructure.Sorted sorted =
+                cached(reader, field, SegmentStructure.Sorted.class, charge -> build(reader, field, charge));
         return sorted == null ? null : sorted.view(reader);
     }
 
@@ -76,8 +79,10 @@ public final class SegmentFingerprintCache {
             }
             return charged(charge, SimhashBlockIndex.peakBuildBytes(withValue, maxDistance), field, () -> {
                 Values values = values(reader, field, (int) withValue);
-                return values == null ? null : new SegmentStructure.Blocks(SimhashBlockIndex.build(values.fingerprints(), values.docs(),
-                    values.count(), maxDistance));
+                return values == null
+                        ? null
+                        : new SegmentStructure.Blocks(SimhashBlockIndex.build(
+                                values.fingerprints(), values.docs(), values.count(), maxDistance));
             });
         });
         return blocks == null ? null : blocks.index();
@@ -87,15 +92,17 @@ public final class SegmentFingerprintCache {
         T build(boolean charge) throws IOException;
     }
 
-    private <T extends SegmentStructure> T cached(LeafReader reader, String field, Class<T> type, Build<T> build) throws IOException {
+    private <T extends SegmentStructure> T cached(LeafReader reader, String field, Class<T> type, Build<T> build)
+            throws IOException {
         return cached(reader, field, type, type, build);
     }
 
-    private <T extends SegmentStructure> T cached(LeafReader reader, String field, Object kind, Class<T> type, Build<T> build)
-        throws IOException {
+    private <T extends SegmentStructure> T cached(
+            LeafReader reader, String field, Object kind, Class<T> type, Build<T> build) throws IOException {
         IndexReader.CacheHelper cacheHelper = reader.getCoreCacheHelper();
         if (cacheHelper == null) {
-            // No segment core to cache on (a percolator's one-document index): built for this query, not kept, not charged.
+            // No segment core to cache on (a percolator's one-document index): built for this query, not kept, not
+            // charged.
             return build.build(false);
         }
         Key key = new Key(cacheHelper.getKey(), field, kind);
@@ -148,7 +155,8 @@ public final class SegmentFingerprintCache {
     }
 
     /** Runs {@code builder} with {@code planned} bytes reserved first; leaves exactly {@code sizeOf(result)} charged (0 for null). */
-    private <T extends SegmentStructure> T charged(boolean charge, long planned, String field, Builder<T> builder) throws IOException {
+    private <T extends SegmentStructure> T charged(boolean charge, long planned, String field, Builder<T> builder)
+            throws IOException {
         if (charge == false) {
             return builder.build();
         }
@@ -175,8 +183,11 @@ public final class SegmentFingerprintCache {
         }
         int indexBits = SortedFingerprintTable.defaultIndexBits((int) withValue);
         if (isSortedBy(reader, field)) {
-            SegmentStructure.Sorted sorted = charged(charge, SortedSegmentFingerprints.bytesFor(indexBits), field,
-                () -> SortedSegmentFingerprints.build(reader, field, indexBits));
+            SegmentStructure.Sorted sorted = charged(
+                    charge,
+                    SortedSegmentFingerprints.bytesFor(indexBits),
+                    field,
+                    () -> SortedSegmentFingerprints.build(reader, field, indexBits));
             if (sorted != null) {
                 return sorted;
             }
@@ -200,15 +211,21 @@ public final class SegmentFingerprintCache {
 
     private static SortedFingerprintTable buildTable(LeafReader reader, String field, int capacity) throws IOException {
         Values values = values(reader, field, capacity);
-        return values == null ? null : SortedFingerprintTable.build(values.fingerprints(), values.docs(), values.count(),
-            SortedFingerprintTable.defaultIndexBits(values.count()));
+        return values == null
+                ? null
+                : SortedFingerprintTable.build(
+                        values.fingerprints(),
+                        values.docs(),
+                        values.count(),
+                        SortedFingerprintTable.defaultIndexBits(values.count()));
     }
 
     /** A segment's fingerprints and their documents, in document order. */
     private record Values(long[] fingerprints, int[] docs, int count) {}
 
     private static Values values(LeafReader reader, String field, int capacity) throws IOException {
-        // Multi-valued in form only: one fingerprint a document, the first value (a percolator's memory index has no singletons).
+        // Multi-valued in form only: one fingerprint a document, the first value (a percolator's memory index has no
+        // singletons).
         SortedNumericDocValues values = DocValues.getSortedNumeric(reader, field);
         long[] fingerprints = new long[Math.max(capacity, 1)];
         int[] docs = new int[fingerprints.length];
@@ -230,6 +247,5 @@ public final class SegmentFingerprintCache {
     }
 
     /** What {@code GET _plugins/neardup/stats} reports per node. */
-    public record Stats(long entries, long bytes, long builds, QueryStats.Snapshot queries) {
-    }
+    public record Stats(long entries, long bytes, long builds, QueryStats.Snapshot queries) {}
 }

@@ -1,17 +1,19 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.core.FingerprintScheme;
-import org.apache.lucene.index.LeafReader;
-import org.apache.lucene.index.SortedDocValues;
-
 import java.io.IOException;
 import java.util.Locale;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.SortedDocValues;
 
 /** The fingerprint scheme of a field in one segment, and the check that a query's fingerprint shares it. */
 final class SegmentScheme {
 
-    private SegmentScheme() {
-    }
+    private SegmentScheme() {}
 
     /** The one scheme the segment's documents were fingerprinted with; null if none recorded one; fails on several. */
     static String of(LeafReader reader, String field, String schemeField) throws IOException {
@@ -24,8 +26,8 @@ final class SegmentScheme {
             for (int ord = 0; ord < schemes.getValueCount(); ord++) {
                 all.append(ord == 0 ? "" : ", ").append(schemes.lookupOrd(ord).utf8ToString());
             }
-            throw new IllegalArgumentException("field [" + field + "] holds fingerprints of several schemes [" + all + "]; they are not "
-                + "comparable: reindex through one pipeline");
+            throw new IllegalArgumentException("field [" + field + "] holds fingerprints of several schemes [" + all
+                    + "]; they are not " + "comparable: reindex through one pipeline");
         }
         return schemes.lookupOrd(0).utf8ToString();
     }
@@ -45,7 +47,7 @@ final class SegmentScheme {
     }
 
     private static IllegalArgumentException mismatch(String field, String query, String segment) {
-        return new IllegalArgumentException("the query fingerprint has scheme [" + query + "] but field [" + field + "] holds scheme ["
-            + segment + "]; fingerprints of different schemes are not comparable");
+        return new IllegalArgumentException("the query fingerprint has scheme [" + query + "] but field [" + field
+                + "] holds scheme [" + segment + "]; fingerprints of different schemes are not comparable");
     }
 }

@@ -1,11 +1,14 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.core.SimhashBlockIndex;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
-import org.apache.lucene.index.LeafReader;
-
 import java.io.IOException;
+import org.apache.lucene.index.LeafReader;
 
 /** What {@link SegmentFingerprintCache} keeps per segment and field: built once, read by every query. */
 interface SegmentStructure {

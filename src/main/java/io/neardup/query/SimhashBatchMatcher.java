@@ -1,16 +1,19 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.core.SimhashBlockIndex;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.SimhashFieldMapper;
+import java.io.IOException;
+import java.util.List;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.util.Bits;
 import org.opensearch.index.mapper.MappedFieldType;
 import org.opensearch.index.query.QueryShardContext;
-
-import java.io.IOException;
-import java.util.List;
 
 /**
  * Every document of one searcher within {@code max_distance} bits of a simhash, exactly, through the
@@ -33,8 +36,8 @@ public final class SimhashBatchMatcher {
     private final Bits[] live;
     private final int[] docBases;
 
-    private SimhashBatchMatcher(String field, int maxDistance, SimhashBlockIndex[] indexes, String[] schemes, Bits[] live,
-        int[] docBases) {
+    private SimhashBatchMatcher(
+            String field, int maxDistance, SimhashBlockIndex[] indexes, String[] schemes, Bits[] live, int[] docBases) {
         this.field = field;
         this.maxDistance = maxDistance;
         this.indexes = indexes;
@@ -47,8 +50,9 @@ public final class SimhashBatchMatcher {
      * A matcher over {@code searcher} for {@code field} if it is a {@code simhash} field with doc
      * values in this shard, else null. Builds (or takes from the cache) each segment's tables.
      */
-    public static SimhashBatchMatcher forField(QueryShardContext context, IndexSearcher searcher, String field, int maxDistance,
-        QueryServices services) throws IOException {
+    public static SimhashBatchMatcher forField(
+            QueryShardContext context, IndexSearcher searcher, String field, int maxDistance, QueryServices services)
+            throws IOException {
         MappedFieldType type = context.fieldMapper(field);
         if (type instanceof SimhashFieldMapper.SimhashFieldType == false || type.hasDocValues() == false) {
             return null;

@@ -1,15 +1,24 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
-import io.neardup.core.SimhashCodec;
 import io.neardup.core.FlipModel;
 import io.neardup.core.Margins;
 import io.neardup.core.Matches;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.PsmSearch;
+import io.neardup.core.SimhashCodec;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.SimhashFieldMapper;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
@@ -29,12 +38,6 @@ import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.index.mapper.IdFieldMapper;
 
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
-
 /**
  * Documents whose simhash is within {@code maxDistance} bits of a fingerprint. Per segment, the
  * fingerprints are searched in unsigned order (see {@link SegmentFingerprintCache}) by PSM or
@@ -44,6 +47,7 @@ public final class SimhashNeighborQuery extends Query {
 
     /** Calibrated flip probabilities: 0.95 / 0.99 recall at k = 21 / 65 against 25 / 82 for eq. 4.5 (docs/psm.md). */
     public static final FlipModel FLIP_MODEL = FlipModel.gaussian(0.5);
+
     private static final ThreadLocal<PsmSearch> SEARCHES = ThreadLocal.withInitial(PsmSearch::new);
 
     private final String field;
@@ -65,8 +69,18 @@ public final class SimhashNeighborQuery extends Query {
      * @param excludedId the encoded {@code _id} of the query's own document, never matched (so that it cannot end a
      *                   {@code firstMatch} search either), or null
      */
-    public SimhashNeighborQuery(String field, long fingerprint, Margins margins, String scheme, int maxDistance, boolean exact,
-        int maxFlips, int prefixBits, boolean firstMatch, BytesRef excludedId, SegmentFingerprintCache cache) {
+    public SimhashNeighborQuery(
+            String field,
+            long fingerprint,
+            Margins margins,
+            String scheme,
+            int maxDistance,
+            boolean exact,
+            int maxFlips,
+            int prefixBits,
+            boolean firstMatch,
+            BytesRef excludedId,
+            SegmentFingerprintCache cache) {
         this.field = Objects.requireNonNull(field, "field");
         if (exact == false && margins == null) {
             throw new IllegalArgumentException("PSM needs the query fingerprint's margins");
@@ -115,7 +129,8 @@ public final class SimhashNeighborQuery extends Query {
         /** One segment's matches; {@code record}: counted in the node's stats (a search, not an explanation). */
         private ScorerSupplier search(LeafReaderContext context, boolean record) throws IOException {
             LeafReader reader = context.reader();
-            SegmentScheme.requireSame(field, scheme, SegmentScheme.of(reader, field, FingerprintFields.schemeField(field)));
+            SegmentScheme.requireSame(
+                    field, scheme, SegmentScheme.of(reader, field, FingerprintFields.schemeField(field)));
             SortedFingerprints fingerprints = cache.fingerprints(reader, field);
             if (fingerprints == null) {
                 return null;
@@ -131,8 +146,15 @@ public final class SimhashNeighborQuery extends Query {
             float[] scores;
             int n;
             try {
-                SEARCHES.get().search(fingerprints, fingerprint, margins, FLIP_MODEL, params(maxDistance, maxFlips, p, exact, firstMatch),
-                    excludedDoc, found);
+                SEARCHES.get()
+                        .search(
+                                fingerprints,
+                                fingerprint,
+                                margins,
+                                FLIP_MODEL,
+                                params(maxDistance, maxFlips, p, exact, firstMatch),
+                                excludedDoc,
+                                found);
                 if (record) {
                     cache.queryStats().segmentSearch(found.lookups(), found.candidates(), found.size());
                 }
@@ -193,7 +215,9 @@ public final class SimhashNeighborQuery extends Query {
             int n = 0;
             for (long entry : packed) {
                 int doc = (int) (entry >>> 32);
-                if ((n > 0 && docs[n - 1] == doc) || (liveDocs != null && liveDocs.get(doc) == false) || doc == excludedDoc) {
+                if ((n > 0 && docs[n - 1] == doc)
+                        || (liveDocs != null && liveDocs.get(doc) == false)
+                        || doc == excludedDoc) {
                     continue;
                 }
                 docs[n] = doc;
@@ -210,14 +234,21 @@ public final class SimhashNeighborQuery extends Query {
             }
             int distance = Long.bitCount(SimhashFieldMapper.decode(values.longValue()) ^ fingerprint);
             ScorerSupplier supplier = search(context, false);
-            boolean found = supplier != null && supplier.get(Long.MAX_VALUE).iterator().advance(doc) == doc;
+            boolean found =
+                    supplier != null && supplier.get(Long.MAX_VALUE).iterator().advance(doc) == doc;
             if (found == false) {
-                return Explanation.noMatch("hamming distance " + distance + " of [" + field + "] to " + SimhashCodec.toHex(fingerprint)
-                    + (distance <= maxDistance ? " is within " + maxDistance + " but no looked-up prefix holds it" : " > " + maxDistance));
+                return Explanation.noMatch(
+                        "hamming distance " + distance + " of [" + field + "] to " + SimhashCodec.toHex(fingerprint)
+                                + (distance <= maxDistance
+                                        ? " is within " + maxDistance + " but no looked-up prefix holds it"
+                                        : " > " + maxDistance));
             }
-            return Explanation.match(boost * similarity(distance), "near_duplicate, computed as boost * (1 - distance / 64) from:",
-                Explanation.match(distance, "hamming distance of [" + field + "] to " + SimhashCodec.toHex(fingerprint)),
-                Explanation.match(boost, "boost"));
+            return Explanation.match(
+                    boost * similarity(distance),
+                    "near_duplicate, computed as boost * (1 - distance / 64) from:",
+                    Explanation.match(
+                            distance, "hamming distance of [" + field + "] to " + SimhashCodec.toHex(fingerprint)),
+                    Explanation.match(boost, "boost"));
         }
 
         @Override
@@ -318,9 +349,16 @@ public final class SimhashNeighborQuery extends Query {
 
     @Override
     public String toString(String defaultField) {
-        return String.format(Locale.ROOT, "near_duplicate(%s:%s, max_distance=%d, mode=%s, max_flips=%d, prefix_bits=%s, first_match=%s)",
-            field, SimhashCodec.toHex(fingerprint), maxDistance, exact ? "exact" : "psm", maxFlips,
-            prefixBits == 0 ? "auto" : prefixBits, firstMatch);
+        return String.format(
+                Locale.ROOT,
+                "near_duplicate(%s:%s, max_distance=%d, mode=%s, max_flips=%d, prefix_bits=%s, first_match=%s)",
+                field,
+                SimhashCodec.toHex(fingerprint),
+                maxDistance,
+                exact ? "exact" : "psm",
+                maxFlips,
+                prefixBits == 0 ? "auto" : prefixBits,
+                firstMatch);
     }
 
     @Override
@@ -329,14 +367,31 @@ public final class SimhashNeighborQuery extends Query {
             return false;
         }
         SimhashNeighborQuery that = (SimhashNeighborQuery) other;
-        return field.equals(that.field) && fingerprint == that.fingerprint && Objects.equals(margins, that.margins)
-            && Objects.equals(scheme, that.scheme) && maxDistance == that.maxDistance && exact == that.exact && maxFlips == that.maxFlips
-            && prefixBits == that.prefixBits && firstMatch == that.firstMatch && Objects.equals(excludedId, that.excludedId);
+        return field.equals(that.field)
+                && fingerprint == that.fingerprint
+                && Objects.equals(margins, that.margins)
+                && Objects.equals(scheme, that.scheme)
+                && maxDistance == that.maxDistance
+                && exact == that.exact
+                && maxFlips == that.maxFlips
+                && prefixBits == that.prefixBits
+                && firstMatch == that.firstMatch
+                && Objects.equals(excludedId, that.excludedId);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(classHash(), field, fingerprint, margins, scheme, maxDistance, exact, maxFlips, prefixBits, firstMatch,
-            excludedId);
+        return Objects.hash(
+                classHash(),
+                field,
+                fingerprint,
+                margins,
+                scheme,
+                maxDistance,
+                exact,
+                maxFlips,
+                prefixBits,
+                firstMatch,
+                excludedId);
     }
 }

@@ -1,14 +1,17 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.core.SortedFingerprints;
 import io.neardup.mapper.SimhashFieldMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.search.DocIdSetIterator;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * The fingerprints of a segment that the index sorts by the simhash field: the doc values already

@@ -1,12 +1,15 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
+import java.io.IOException;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.TwoPhaseIterator;
-
-import java.io.IOException;
 
 /**
  * Candidates as the approximation, the Jaccard check of a {@link JaccardVerifier.Leaf} as the exact
@@ -40,11 +43,13 @@ final class VerifiedScorer extends Scorer {
      * Verifies the candidates of {@code candidates} with {@code verifier}; each scorer gets its own
      * doc-values iterators, which only move forward.
      */
-    static ScorerSupplier supplier(ScorerSupplier candidates, JaccardVerifier verifier, LeafReaderContext context, float boost) {
+    static ScorerSupplier supplier(
+            ScorerSupplier candidates, JaccardVerifier verifier, LeafReaderContext context, float boost) {
         return new ScorerSupplier() {
             @Override
             public Scorer get(long leadCost) throws IOException {
-                return new VerifiedScorer(candidates.get(leadCost).iterator(), verifier.leaf(context, true), verifier.numHashes(), boost);
+                return new VerifiedScorer(
+                        candidates.get(leadCost).iterator(), verifier.leaf(context, true), verifier.numHashes(), boost);
             }
 
             @Override

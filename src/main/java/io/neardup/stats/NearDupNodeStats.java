@@ -1,8 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.stats;
 
 import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.query.QueryStats;
 import io.neardup.query.SegmentFingerprintCache;
+import java.io.IOException;
 import org.opensearch.action.support.nodes.BaseNodeResponse;
 import org.opensearch.cluster.node.DiscoveryNode;
 import org.opensearch.core.common.io.stream.StreamInput;
@@ -10,15 +15,14 @@ import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.xcontent.ToXContentFragment;
 import org.opensearch.core.xcontent.XContentBuilder;
 
-import java.io.IOException;
-
 /** One node's counters. */
 public final class NearDupNodeStats extends BaseNodeResponse implements ToXContentFragment {
 
     private final SegmentFingerprintCache.Stats stats;
     private final FingerprintScratchPool.Stats scratch;
 
-    public NearDupNodeStats(DiscoveryNode node, SegmentFingerprintCache.Stats stats, FingerprintScratchPool.Stats scratch) {
+    public NearDupNodeStats(
+            DiscoveryNode node, SegmentFingerprintCache.Stats stats, FingerprintScratchPool.Stats scratch) {
         super(node);
         this.stats = stats;
         this.scratch = scratch;
@@ -26,7 +30,8 @@ public final class NearDupNodeStats extends BaseNodeResponse implements ToXConte
 
     public NearDupNodeStats(StreamInput in) throws IOException {
         super(in);
-        this.stats = new SegmentFingerprintCache.Stats(in.readVLong(), in.readVLong(), in.readVLong(), new QueryStats.Snapshot(in));
+        this.stats = new SegmentFingerprintCache.Stats(
+                in.readVLong(), in.readVLong(), in.readVLong(), new QueryStats.Snapshot(in));
         this.scratch = new FingerprintScratchPool.Stats(in.readVLong(), in.readVLong(), in.readVLong());
     }
 

@@ -1,10 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.stats;
 
+import java.io.IOException;
 import org.opensearch.action.support.nodes.BaseNodesRequest;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.transport.TransportRequest;
-
-import java.io.IOException;
 
 /** Which nodes to ask. */
 public final class NearDupStatsRequest extends BaseNodesRequest<NearDupStatsRequest> {
@@ -19,8 +22,7 @@ public final class NearDupStatsRequest extends BaseNodesRequest<NearDupStatsRequ
 
     /** What one node receives: nothing beyond the question itself. */
     public static final class NodeRequest extends TransportRequest {
-        public NodeRequest() {
-        }
+        public NodeRequest() {}
 
         public NodeRequest(StreamInput in) throws IOException {
             super(in);

@@ -1,5 +1,11 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.stats;
 
+import java.io.IOException;
+import java.util.List;
 import org.opensearch.action.FailedNodeException;
 import org.opensearch.action.support.nodes.BaseNodesResponse;
 import org.opensearch.cluster.ClusterName;
@@ -8,13 +14,11 @@ import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.xcontent.ToXContentFragment;
 import org.opensearch.core.xcontent.XContentBuilder;
 
-import java.io.IOException;
-import java.util.List;
-
 /** Every node's counters, keyed by node id. */
 public final class NearDupStatsResponse extends BaseNodesResponse<NearDupNodeStats> implements ToXContentFragment {
 
-    public NearDupStatsResponse(ClusterName clusterName, List<NearDupNodeStats> nodes, List<FailedNodeException> failures) {
+    public NearDupStatsResponse(
+            ClusterName clusterName, List<NearDupNodeStats> nodes, List<FailedNodeException> failures) {
         super(clusterName, nodes, failures);
     }
 

@@ -1,7 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.stats;
 
 import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.query.SegmentFingerprintCache;
+import java.io.IOException;
+import java.util.List;
 import org.opensearch.action.FailedNodeException;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.nodes.TransportNodesAction;
@@ -11,28 +17,39 @@ import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.threadpool.ThreadPool;
 import org.opensearch.transport.TransportService;
 
-import java.io.IOException;
-import java.util.List;
-
 /** Collects {@link SegmentFingerprintCache#stats()} and {@link FingerprintScratchPool#stats()} from every node asked. */
-public final class TransportNearDupStatsAction extends TransportNodesAction<NearDupStatsRequest, NearDupStatsResponse,
-    NearDupStatsRequest.NodeRequest, NearDupNodeStats> {
+public final class TransportNearDupStatsAction
+        extends TransportNodesAction<
+                NearDupStatsRequest, NearDupStatsResponse, NearDupStatsRequest.NodeRequest, NearDupNodeStats> {
 
     private final SegmentFingerprintCache cache;
     private final FingerprintScratchPool scratchPool;
 
     @Inject
-    public TransportNearDupStatsAction(ThreadPool threadPool, ClusterService clusterService, TransportService transportService,
-        ActionFilters actionFilters, SegmentFingerprintCache cache, FingerprintScratchPool scratchPool) {
-        super(NearDupStatsAction.NAME, threadPool, clusterService, transportService, actionFilters, NearDupStatsRequest::new,
-            NearDupStatsRequest.NodeRequest::new, ThreadPool.Names.MANAGEMENT, NearDupNodeStats.class);
+    public TransportNearDupStatsAction(
+            ThreadPool threadPool,
+            ClusterService clusterService,
+            TransportService transportService,
+            ActionFilters actionFilters,
+            SegmentFingerprintCache cache,
+            FingerprintScratchPool scratchPool) {
+        super(
+                NearDupStatsAction.NAME,
+                threadPool,
+                clusterService,
+                transportService,
+                actionFilters,
+                NearDupStatsRequest::new,
+                NearDupStatsRequest.NodeRequest::new,
+                ThreadPool.Names.MANAGEMENT,
+                NearDupNodeStats.class);
         this.cache = cache;
         this.scratchPool = scratchPool;
     }
 
     @Override
-    protected NearDupStatsResponse newResponse(NearDupStatsRequest request, List<NearDupNodeStats> responses,
-        List<FailedNodeException> failures) {
+    protected NearDupStatsResponse newResponse(
+            NearDupStatsRequest request, List<NearDupNodeStats> responses, List<FailedNodeException> failures) {
         return new NearDupStatsResponse(clusterService.getClusterName(), responses, failures);
     }
 

@@ -1,7 +1,16 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
+
+import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SimhashCodec;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.core.common.breaker.CircuitBreakingException;
@@ -12,12 +21,6 @@ import org.opensearch.plugins.Plugin;
 import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
-
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
-
-import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 /** The near-duplicate graph is charged to the {@code neardup} breaker before it grows: past the limit, a 429 and nothing written. */
 @ClusterScope(scope = Scope.TEST, numDataNodes = 1)
@@ -30,31 +33,58 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
 
     @Override
     protected Settings nodeSettings(int nodeOrdinal) {
-        // Room for the segment structures of the index below (~260 KB while built), not for them and its graph (~360 KB) together.
-        return Settings.builder().put(super.nodeSettings(nodeOrdinal)).put(NearDupPlugin.BREAKER_LIMIT.getKey(), "400kb").build();
+        // Room for the segment structures of the index below (~260 KB while built), not for them and its graph (~360
+        // KB) together.
+        return Settings.builder()
+                .put(super.nodeSettings(nodeOrdinal))
+                .put(NearDupPlugin.BREAKER_LIMIT.getKey(), "400kb")
+                .build();
     }
 
     public void testAGraphPastTheBreakerFailsBeforeAnyWrite() throws Exception {
-        assertAcked(prepareCreate("big").setSettings(Settings.builder().put("index.number_of_shards", 1).put("index.number_of_replicas", 0))
-            .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
+        assertAcked(prepareCreate("big")
+                .setSettings(Settings.builder().put("index.number_of_shards", 1).put("index.number_of_replicas", 0))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
         BulkRequestBuilder bulk = client().prepareBulk();
         for (int i = 0; i < 1_000; i++) {
             // 500 pairs of twins: every document has a near-duplicate.
             long fp = (long) (i / 2) * 0x9E3779B97F4A7C15L;
-            bulk.add(client().prepareIndex("big").setId(String.format(java.util.Locale.ROOT, "%0100d", i)).setSource(Map.of("fp", Map.of("simhash", SimhashCodec
-                .toHex(fp ^ (i % 2))))));
+            bulk.add(client().prepareIndex("big")
+                    .setId(String.format(java.util.Locale.ROOT, "%0100d", i))
+                    .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp ^ (i % 2))))));
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
-        NearDupClustersRequest request = new NearDupClustersRequest("big", new MatchSpec("fp.simhash", 1, io.neardup.query
-            .NearDuplicateQueryBuilder.Mode.EXACT, null, null, null), "dup", NearDupClustersRequest.Linkage.SINGLE, List.of(), true, null,
-            false);
-        CircuitBreakingException e = expectThrows(CircuitBreakingException.class, () -> client().execute(NearDupClustersAction.INSTANCE,
-            request).actionGet());
+        NearDupClustersRequest request = new NearDupClustersRequest(
+                "big",
+                new MatchSpec("fp.simhash", 1, io.neardup.query.NearDuplicateQueryBuilder.Mode.EXACT, null, null, null),
+                "dup",
+                NearDupClustersRequest.Linkage.SINGLE,
+                List.of(),
+                true,
+                null,
+                false);
+        CircuitBreakingException e = expectThrows(
+                CircuitBreakingException.class,
+                () -> client().execute(NearDupClustersAction.INSTANCE, request).actionGet());
         assertEquals(RestStatus.TOO_MANY_REQUESTS, e.status());
-        assertTrue("the graph tripped it, not the segment structures: " + e.getMessage(), e.getMessage().contains("[near_dup_clusters]"));
-        assertEquals("nothing written", 0, client().prepareSearch("big").setQuery(QueryBuilders.existsQuery("dup.cluster")).get()
-            .getHits().getTotalHits().value());
-        long held = internalCluster().getInstance(CircuitBreakerService.class).getBreaker(NearDupPlugin.BREAKER_NAME).getUsed();
-        assertTrue("the failed run gave its memory back; what is left is the segment structures: " + held, held < 300 * 1024);
+        assertTrue(
+                "the graph tripped it, not the segment structures: " + e.getMessage(),
+                e.getMessage().contains("[near_dup_clusters]"));
+        assertEquals(
+                "nothing written",
+                0,
+                client().prepareSearch("big")
+                        .setQuery(QueryBuilders.existsQuery("dup.cluster"))
+                        .get()
+                        .getHits()
+                        .getTotalHits()
+                        .value());
+        long held = internalCluster()
+                .getInstance(CircuitBreakerService.class)
+                .getBreaker(NearDupPlugin.BREAKER_NAME)
+                .getUsed();
+        assertTrue(
+                "the failed run gave its memory back; what is left is the segment structures: " + held,
+                held < 300 * 1024);
     }
 }

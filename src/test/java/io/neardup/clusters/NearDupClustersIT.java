@@ -1,14 +1,17 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
 
 import io.neardup.DemoCorpus;
 import io.neardup.NearDupRestTestCase;
-import org.opensearch.client.Request;
-import org.opensearch.client.ResponseException;
-
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.opensearch.client.Request;
+import org.opensearch.client.ResponseException;
 
 /** {@code _near_dup_clusters} over HTTP on a real node, with the demo corpus loaded through the pipeline. */
 public class NearDupClustersIT extends NearDupRestTestCase {
@@ -41,8 +44,8 @@ public class NearDupClustersIT extends NearDupRestTestCase {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> awaitTask(String taskId) throws IOException {
-        Map<String, Object> task = entityAsMap(client().performRequest(new Request("GET", "/_tasks/" + taskId
-            + "?wait_for_completion=true&timeout=120s")));
+        Map<String, Object> task = entityAsMap(client().performRequest(
+                        new Request("GET", "/_tasks/" + taskId + "?wait_for_completion=true&timeout=120s")));
         assertEquals(task.toString(), Boolean.TRUE, task.get("completed"));
         return task;
     }
@@ -51,8 +54,9 @@ public class NearDupClustersIT extends NearDupRestTestCase {
     public void testClustersAsATaskThenCollapseAndFilterOnThem() throws Exception {
         String index = "clusters-demo";
         int documents = DemoCorpus.load(client(), index);
-        String taskId = (String) post("/" + index + "/_near_dup_clusters?wait_for_completion=false&refresh=true", CLUSTER_BY_MINHASH).get(
-            "task");
+        String taskId = (String)
+                post("/" + index + "/_near_dup_clusters?wait_for_completion=false&refresh=true", CLUSTER_BY_MINHASH)
+                        .get("task");
         assertNotNull(taskId);
         Map<String, Object> task = awaitTask(taskId);
         Map<String, Object> status = (Map<String, Object>) ((Map<String, Object>) task.get("task")).get("status");
@@ -61,7 +65,8 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         assertEquals(documents, response.get("scanned"));
         int clusters = (Integer) response.get("clusters");
         int clustered = (Integer) response.get("clustered_documents");
-        assertTrue("the demo holds several releases of many pages: " + response, clusters >= 20 && clustered > clusters);
+        assertTrue(
+                "the demo holds several releases of many pages: " + response, clusters >= 20 && clustered > clusters);
         assertEquals(clustered, response.get("updated"));
         assertEquals(List.of(), response.get("failures"));
 
@@ -89,8 +94,9 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         assertEquals(clusters, hits(collapsed).size());
         Map<String, Object> originals = search(index, """
             {"size": 0, "track_total_hits": true, "query": {"bool": {"must_not": {"term": {"text_dup.representative": false}}}}}""");
-        assertEquals(documents - (clustered - clusters), ((Map<String, Object>) ((Map<String, Object>) originals.get("hits")).get(
-            "total")).get("value"));
+        assertEquals(
+                documents - (clustered - clusters),
+                ((Map<String, Object>) ((Map<String, Object>) originals.get("hits")).get("total")).get("value"));
 
         // Again: nothing changes, nothing is written.
         Map<String, Object> again = post("/" + index + "/_near_dup_clusters?refresh=true", CLUSTER_BY_MINHASH);
@@ -104,11 +110,15 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         String index = "clusters-cancel";
         DemoCorpus.load(client(), index);
         // One write a second: the run is still writing when it is cancelled.
-        String taskId = (String) post("/" + index + "/_near_dup_clusters?wait_for_completion=false&scroll_size=1&requests_per_second=1",
-            CLUSTER_BY_MINHASH).get("task");
+        String taskId = (String) post(
+                        "/" + index
+                                + "/_near_dup_clusters?wait_for_completion=false&scroll_size=1&requests_per_second=1",
+                        CLUSTER_BY_MINHASH)
+                .get("task");
         for (int attempt = 0; attempt < 600; attempt++) {
             Map<String, Object> running = entityAsMap(client().performRequest(new Request("GET", "/_tasks/" + taskId)));
-            Map<String, Object> status = (Map<String, Object>) ((Map<String, Object>) running.get("task")).get("status");
+            Map<String, Object> status =
+                    (Map<String, Object>) ((Map<String, Object>) running.get("task")).get("status");
             if ((Integer) status.get("updated") >= 2) {
                 break;
             }
@@ -120,11 +130,20 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         client().performRequest(new Request("POST", "/" + index + "/_refresh"));
         Map<String, Map<String, Object>> written = assignments(index);
         assertEquals(response.get("updated"), written.size());
-        assertTrue("cancelled while writing: " + written.size(), written.size() >= 2 && written.size() < (Integer) response.get(
-            "clustered_documents") + 1);
+        assertTrue(
+                "cancelled while writing: " + written.size(),
+                written.size() >= 2 && written.size() < (Integer) response.get("clustered_documents") + 1);
         for (Map<String, Object> value : written.values()) {
-            assertEquals(value.toString(), Map.of("cluster", value.get("cluster"), "size", value.get("size"), "representative",
-                value.get("representative")), value);
+            assertEquals(
+                    value.toString(),
+                    Map.of(
+                            "cluster",
+                            value.get("cluster"),
+                            "size",
+                            value.get("size"),
+                            "representative",
+                            value.get("representative")),
+                    value);
             assertNotNull(value.get("cluster"));
             assertTrue(value.get("size") instanceof Integer);
             assertTrue(value.get("representative") instanceof Boolean);
@@ -137,23 +156,57 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         String path = "/" + index + "/_near_dup_clusters";
         assertBadRequest("POST", path, "{\"target_field\": \"d\"}", "[field] is required");
         assertBadRequest("POST", path, "{\"field\": \"text_fp.simhash\"}", "requires [target_field]");
-        assertBadRequest("POST", path, "{\"field\": \"text\", \"target_field\": \"d\"}", "[field] [text] is of type [text]");
-        assertBadRequest("POST", path, "{\"field\": \"text_fp.simhash\", \"target_field\": \"group\"}", "[group] is mapped as [keyword]");
-        assertBadRequest("POST", path, "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"max_distance\": 9}",
-            "[max_distance] must be in [0, 8]");
-        assertBadRequest("POST", path, "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"linkage\": \"complete\"}",
-            "[linkage] must be [single] or [leader]");
-        assertBadRequest("POST", path, "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"colour\": 1}", "unknown option [colour]");
-        assertBadRequest("POST", path, "{\"field\": \"text_fp.minhash\", \"target_field\": \"d\", \"min_similarity\": \"high\"}",
-            "[min_similarity] must be a number");
-        assertBadRequest("POST", path + "?slices=many", "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}", "[slices]");
-        assertBadRequest("POST", path + "?scroll_size=0", "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}", "[scroll_size]");
-        assertBadRequest("POST", path + "?conflicts=ignore", "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}", "[conflicts]");
+        assertBadRequest(
+                "POST", path, "{\"field\": \"text\", \"target_field\": \"d\"}", "[field] [text] is of type [text]");
+        assertBadRequest(
+                "POST",
+                path,
+                "{\"field\": \"text_fp.simhash\", \"target_field\": \"group\"}",
+                "[group] is mapped as [keyword]");
+        assertBadRequest(
+                "POST",
+                path,
+                "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"max_distance\": 9}",
+                "[max_distance] must be in [0, 8]");
+        assertBadRequest(
+                "POST",
+                path,
+                "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"linkage\": \"complete\"}",
+                "[linkage] must be [single] or [leader]");
+        assertBadRequest(
+                "POST",
+                path,
+                "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"colour\": 1}",
+                "unknown option [colour]");
+        assertBadRequest(
+                "POST",
+                path,
+                "{\"field\": \"text_fp.minhash\", \"target_field\": \"d\", \"min_similarity\": \"high\"}",
+                "[min_similarity] must be a number");
+        assertBadRequest(
+                "POST", path + "?slices=many", "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}", "[slices]");
+        assertBadRequest(
+                "POST",
+                path + "?scroll_size=0",
+                "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}",
+                "[scroll_size]");
+        assertBadRequest(
+                "POST",
+                path + "?conflicts=ignore",
+                "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}",
+                "[conflicts]");
         assertBadRequest("POST", path, "{\"field\": \"text_fp.simhash\", \"target_field\": \"_id\"}", "[target_field]");
-        assertBadRequest("POST", path, "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"representative\": {\"sort\": "
-            + "[{\"text\": \"asc\"}]}}", "Text fields are not optimised");
-        ResponseException missing = expectThrows(ResponseException.class, () -> post("/no-such-index/_near_dup_clusters",
-            "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}"));
+        assertBadRequest(
+                "POST",
+                path,
+                "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"representative\": {\"sort\": "
+                        + "[{\"text\": \"asc\"}]}}",
+                "Text fields are not optimised");
+        ResponseException missing = expectThrows(
+                ResponseException.class,
+                () -> post(
+                        "/no-such-index/_near_dup_clusters",
+                        "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}"));
         assertEquals(404, missing.getResponse().getStatusLine().getStatusCode());
         assertTrue("nothing was written", assignments(index).isEmpty());
     }

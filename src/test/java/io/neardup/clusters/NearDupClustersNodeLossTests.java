@@ -1,7 +1,18 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
+
+import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SimhashCodec;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.cluster.node.DiscoveryNode;
 import org.opensearch.common.settings.Settings;
@@ -12,14 +23,6 @@ import org.opensearch.tasks.TaskInfo;
 import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
-
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-
-import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 /** A data node lost while a run writes: the run stops and reports the failed writes; what it wrote is whole. */
 @ClusterScope(scope = Scope.TEST, numDataNodes = 3)
@@ -33,36 +36,79 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
     @SuppressWarnings("unchecked")
     public void testANodeLostDuringTheWritesStopsTheRunAndIsReported() throws Exception {
         // No replicas: the lost node's shards become unavailable, so writes to them must fail, not wait or vanish.
-        assertAcked(prepareCreate("lost").setSettings(Settings.builder().put("index.number_of_shards", 6).put("index.number_of_replicas", 0)
-            .put("index.unassigned.node_left.delayed_timeout", "0")).setMapping("{\"properties\": {\"fp\": {\"properties\": "
-                + "{\"simhash\": {\"type\": \"simhash\"}}}}}"));
+        assertAcked(prepareCreate("lost")
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", 6)
+                        .put("index.number_of_replicas", 0)
+                        .put("index.unassigned.node_left.delayed_timeout", "0"))
+                .setMapping(
+                        "{\"properties\": {\"fp\": {\"properties\": " + "{\"simhash\": {\"type\": \"simhash\"}}}}}"));
         ensureGreen("lost");
         BulkRequestBuilder bulk = client().prepareBulk();
         for (int i = 0; i < 120; i++) {
             long fp = (long) (i / 2) * 0x9E3779B97F4A7C15L;
-            bulk.add(client().prepareIndex("lost").setId("d" + i).setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp ^ (i % 2))))));
+            bulk.add(client().prepareIndex("lost")
+                    .setId("d" + i)
+                    .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp ^ (i % 2))))));
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
         String coordinator = internalCluster().getNodeNames()[0];
-        NearDupClustersRequest request = new NearDupClustersRequest("lost", new MatchSpec("fp.simhash", 1, io.neardup.query
-            .NearDuplicateQueryBuilder.Mode.EXACT, null, null, null), "dup", NearDupClustersRequest.Linkage.SINGLE, List.of(), true, null,
-            false).scrollSize(1).requestsPerSecond(10).bulkTimeout(TimeValue.timeValueSeconds(2));
-        Future<NearDupClustersResponse> running = internalCluster().client(coordinator).execute(NearDupClustersAction.INSTANCE, request);
-        assertBusy(() -> {
-            List<TaskInfo> tasks = internalCluster().client(coordinator).admin().cluster().prepareListTasks().setActions(
-                NearDupClustersAction.NAME).setDetailed(true).get().getTasks();
-            assertFalse(tasks.isEmpty());
-            assertTrue(((NearDupClustersTask.Status) tasks.get(0).getStatus()).updated() >= 1);
-        }, 60, TimeUnit.SECONDS);
+        NearDupClustersRequest request = new NearDupClustersRequest(
+                        "lost",
+                        new MatchSpec(
+                                "fp.simhash",
+                                1,
+                                io.neardup.query.NearDuplicateQueryBuilder.Mode.EXACT,
+                                null,
+                                null,
+                                null),
+                        "dup",
+                        NearDupClustersRequest.Linkage.SINGLE,
+                        List.of(),
+                        true,
+                        null,
+                        false)
+                .scrollSize(1)
+                .requestsPerSecond(10)
+                .bulkTimeout(TimeValue.timeValueSeconds(2));
+        Future<NearDupClustersResponse> running =
+                internalCluster().client(coordinator).execute(NearDupClustersAction.INSTANCE, request);
+        assertBusy(
+                () -> {
+                    List<TaskInfo> tasks = internalCluster()
+                            .client(coordinator)
+                            .admin()
+                            .cluster()
+                            .prepareListTasks()
+                            .setActions(NearDupClustersAction.NAME)
+                            .setDetailed(true)
+                            .get()
+                            .getTasks();
+                    assertFalse(tasks.isEmpty());
+                    assertTrue(((NearDupClustersTask.Status) tasks.get(0).getStatus()).updated() >= 1);
+                },
+                60,
+                TimeUnit.SECONDS);
         // A data node other than the coordinator: with 6 shards balanced over 3 data nodes, it holds some of the index.
-        internalCluster().stopRandomNode(settings -> DiscoveryNode.isDataNode(settings) && coordinator.equals(settings.get("node.name"))
-            == false);
+        internalCluster()
+                .stopRandomNode(settings ->
+                        DiscoveryNode.isDataNode(settings) && coordinator.equals(settings.get("node.name")) == false);
         NearDupClustersResponse response = running.get(120, TimeUnit.SECONDS);
-        assertFalse("the failed writes are reported: " + response.counts(), response.failures().isEmpty());
-        assertTrue("the run stopped before writing every cluster: " + response.counts(), response.counts().updated() < 120);
+        assertFalse(
+                "the failed writes are reported: " + response.counts(),
+                response.failures().isEmpty());
+        assertTrue(
+                "the run stopped before writing every cluster: " + response.counts(),
+                response.counts().updated() < 120);
         long written = 0;
-        for (SearchHit hit : internalCluster().client(coordinator).prepareSearch("lost").setSize(1000).get().getHits()) {
-            Map<String, Object> value = (Map<String, Object>) hit.getSourceAsMap().get("dup");
+        for (SearchHit hit : internalCluster()
+                .client(coordinator)
+                .prepareSearch("lost")
+                .setSize(1000)
+                .get()
+                .getHits()) {
+            Map<String, Object> value =
+                    (Map<String, Object>) hit.getSourceAsMap().get("dup");
             if (value != null) {
                 written++;
                 assertEquals(value.toString(), 3, value.size());
@@ -70,6 +116,8 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
             }
         }
         assertTrue(written >= 1);
-        assertTrue("what is written was counted: " + written + " vs " + response.counts(), written <= response.counts().updated());
+        assertTrue(
+                "what is written was counted: " + written + " vs " + response.counts(),
+                written <= response.counts().updated());
     }
 }

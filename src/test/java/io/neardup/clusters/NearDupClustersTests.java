@@ -1,8 +1,23 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.clusters;
+
+import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.ShingleTruth;
 import io.neardup.core.SimhashCodec;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.common.settings.Settings;
@@ -20,18 +35,6 @@ import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-import java.util.Set;
-
-import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
-
 /**
  * {@code _near_dup_clusters} on random indices of several shards over two data nodes, against
  * clusterings computed here by brute force from the fingerprints as indexed: every pair compared.
@@ -46,9 +49,12 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
 
     /** Documents: groups of fingerprints within a few bits of a base, and unrelated ones; {@code rank} decides representatives. */
     private Map<String, Long> indexSimhashes(String index, int groups, int maxFlip) {
-        assertAcked(prepareCreate(index).setSettings(Settings.builder().put("index.number_of_shards", between(1, 5))
-            .put("index.number_of_replicas", between(0, 1))).setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": "
-                + "{\"type\": \"simhash\"}}}, \"rank\": {\"type\": \"integer\"}}}"));
+        assertAcked(prepareCreate(index)
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", between(1, 5))
+                        .put("index.number_of_replicas", between(0, 1)))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": "
+                        + "{\"type\": \"simhash\"}}}, \"rank\": {\"type\": \"integer\"}}}"));
         Random random = random();
         Map<String, Long> fingerprints = new HashMap<>();
         BulkRequestBuilder bulk = client().prepareBulk();
@@ -63,8 +69,9 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                 }
                 String id = "d" + doc++;
                 fingerprints.put(id, fp);
-                bulk.add(client().prepareIndex(index).setId(id).setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp)), "rank",
-                    between(0, 20))));
+                bulk.add(client().prepareIndex(index)
+                        .setId(id)
+                        .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp)), "rank", between(0, 20))));
             }
         }
         // A document without a fingerprint is left alone and counted.
@@ -77,11 +84,14 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         return run(index, body, request -> {});
     }
 
-    private NearDupClustersResponse run(String index, String body, java.util.function.Consumer<NearDupClustersRequest> options)
-        throws Exception {
-        try (XContentParser parser = JsonXContent.jsonXContent.createParser(new NamedXContentRegistry(new SearchModule(Settings.EMPTY,
-            List.of()).getNamedXContents()), DeprecationHandler.THROW_UNSUPPORTED_OPERATION, body)) {
-            NearDupClustersRequest request = NearDupClustersRequest.parse(index, parser).refresh(true);
+    private NearDupClustersResponse run(
+            String index, String body, java.util.function.Consumer<NearDupClustersRequest> options) throws Exception {
+        try (XContentParser parser = JsonXContent.jsonXContent.createParser(
+                new NamedXContentRegistry(new SearchModule(Settings.EMPTY, List.of()).getNamedXContents()),
+                DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
+                body)) {
+            NearDupClustersRequest request =
+                    NearDupClustersRequest.parse(index, parser).refresh(true);
             options.accept(request);
             return client().execute(NearDupClustersAction.INSTANCE, request).actionGet();
         }
@@ -109,7 +119,8 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     }
 
     /** Brute force: connected components of the pairs {@code near} says are near-duplicates. */
-    private static Map<String, Set<String>> components(List<String> ids, java.util.function.BiPredicate<String, String> near) {
+    private static Map<String, Set<String>> components(
+            List<String> ids, java.util.function.BiPredicate<String, String> near) {
         Map<String, Set<String>> componentOf = new HashMap<>();
         for (String id : ids) {
             componentOf.put(id, new HashSet<>(Set.of(id)));
@@ -130,12 +141,15 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
 
     /** Representative order of the requests below: {@code rank} ascending, then {@code _id}. */
     private static String best(Set<String> members, Map<String, Integer> ranks) {
-        return members.stream().min((a, b) -> ranks.get(a).equals(ranks.get(b)) ? a.compareTo(b) : Integer.compare(ranks.get(a), ranks
-            .get(b))).orElseThrow();
+        return members.stream()
+                .min((a, b) -> ranks.get(a).equals(ranks.get(b))
+                        ? a.compareTo(b)
+                        : Integer.compare(ranks.get(a), ranks.get(b)))
+                .orElseThrow();
     }
 
-    private static void assertWritten(Map<String, Set<String>> expected, Map<String, Map<String, Object>> written,
-        Map<String, Integer> ranks) {
+    private static void assertWritten(
+            Map<String, Set<String>> expected, Map<String, Map<String, Object>> written, Map<String, Integer> ranks) {
         for (Map.Entry<String, Set<String>> e : expected.entrySet()) {
             Set<String> cluster = e.getValue();
             Map<String, Object> value = written.get(e.getKey());
@@ -149,21 +163,27 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
             assertEquals(e.getKey(), cluster.size(), value.get("size"));
             assertEquals(e.getKey(), e.getKey().equals(representative), value.get("representative"));
         }
-        assertEquals("nothing written outside the expected clusters", expected.values().stream().filter(c -> c.size() >= 2).count(),
-            written.size());
+        assertEquals(
+                "nothing written outside the expected clusters",
+                expected.values().stream().filter(c -> c.size() >= 2).count(),
+                written.size());
     }
 
     public void testSingleLinkageEqualsConnectedComponentsOfAllPairs() throws Exception {
         int distance = between(2, 5);
         Map<String, Long> fps = indexSimhashes("single", between(20, 60), distance);
-        NearDupClustersResponse response = run("single", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
-            + ", \"target_field\": \"dup\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}", r -> r.scrollSize(between(
-                1, 50)).slices(between(0, 3)));
+        NearDupClustersResponse response = run(
+                "single",
+                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
+                        + ", \"target_field\": \"dup\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}",
+                r -> r.scrollSize(between(1, 50)).slices(between(0, 3)));
         List<String> ids = new ArrayList<>(fps.keySet());
-        Map<String, Set<String>> expected = components(ids, (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b)) <= distance);
+        Map<String, Set<String>> expected =
+                components(ids, (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b)) <= distance);
         Map<String, Integer> ranks = ranks("single");
         assertWritten(expected, assignments("single", "dup"), ranks);
-        long clusters = new HashSet<>(expected.values()).stream().filter(c -> c.size() >= 2).count();
+        long clusters = new HashSet<>(expected.values())
+                .stream().filter(c -> c.size() >= 2).count();
         assertEquals(clusters, response.counts().clusters());
         assertEquals(fps.size() + 1, response.counts().scanned());
         assertEquals(1, response.counts().noFingerprint());
@@ -180,8 +200,10 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         assertEquals(pairs, response.counts().matches());
 
         // Run again: same clusters, nothing to write; the ids are stable.
-        NearDupClustersResponse again = run("single", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
-            + ", \"target_field\": \"dup\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}");
+        NearDupClustersResponse again = run(
+                "single",
+                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
+                        + ", \"target_field\": \"dup\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}");
         assertEquals(0, again.counts().updated());
         assertEquals(response.clusteredDocuments(), again.counts().noops());
         assertWritten(expected, assignments("single", "dup"), ranks);
@@ -190,11 +212,15 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     public void testLeaderLinkageMatchesTheReference() throws Exception {
         int distance = between(3, 6);
         Map<String, Long> fps = indexSimhashes("leader", between(20, 50), distance);
-        run("leader", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance + ", \"target_field\": \"dup\", "
-            + "\"linkage\": \"leader\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}]}}");
+        run(
+                "leader",
+                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
+                        + ", \"target_field\": \"dup\", "
+                        + "\"linkage\": \"leader\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}]}}");
         Map<String, Integer> ranks = ranks("leader");
         List<String> order = new ArrayList<>(fps.keySet());
-        order.sort((a, b) -> ranks.get(a).equals(ranks.get(b)) ? a.compareTo(b) : Integer.compare(ranks.get(a), ranks.get(b)));
+        order.sort((a, b) ->
+                ranks.get(a).equals(ranks.get(b)) ? a.compareTo(b) : Integer.compare(ranks.get(a), ranks.get(b)));
         // Reference: in rank order, join the closest leader within the distance (ties: the better ranked), else lead.
         Map<String, String> leaderOf = new HashMap<>();
         List<String> leaders = new ArrayList<>();
@@ -215,7 +241,8 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         }
         Map<String, Set<String>> expected = new HashMap<>();
         Map<String, Set<String>> byLeader = new HashMap<>();
-        leaderOf.forEach((id, leader) -> byLeader.computeIfAbsent(leader, k -> new HashSet<>()).add(id));
+        leaderOf.forEach((id, leader) ->
+                byLeader.computeIfAbsent(leader, k -> new HashSet<>()).add(id));
         leaderOf.forEach((id, leader) -> expected.put(id, byLeader.get(leader)));
         Map<String, Map<String, Object>> written = assignments("leader", "dup");
         for (Map.Entry<String, Set<String>> e : expected.entrySet()) {
@@ -230,11 +257,23 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     }
 
     public void testMinhashClustersEqualComponentsOfExactJaccard() throws Exception {
-        client().admin().cluster().preparePutPipeline("fp", new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": "
-            + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}"), XContentType.JSON).get();
-        assertAcked(prepareCreate("texts").setSettings(Settings.builder().put("index.number_of_shards", between(1, 4))
-            .put("index.number_of_replicas", 0).put("index.default_pipeline", "fp")).setMapping("{\"properties\": {\"fp\": "
-                + "{\"properties\": {\"minhash\": {\"type\": \"minhash\"}}}, \"rank\": {\"type\": \"integer\"}}}"));
+        client().admin()
+                .cluster()
+                .preparePutPipeline(
+                        "fp",
+                        new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": "
+                                + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}"),
+                        XContentType.JSON)
+                .get();
+        assertAcked(
+                prepareCreate("texts")
+                        .setSettings(Settings.builder()
+                                .put("index.number_of_shards", between(1, 4))
+                                .put("index.number_of_replicas", 0)
+                                .put("index.default_pipeline", "fp"))
+                        .setMapping(
+                                "{\"properties\": {\"fp\": "
+                                        + "{\"properties\": {\"minhash\": {\"type\": \"minhash\"}}}, \"rank\": {\"type\": \"integer\"}}}"));
         Random random = random();
         Map<String, String> texts = new HashMap<>();
         BulkRequestBuilder bulk = client().prepareBulk();
@@ -251,17 +290,21 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                 }
                 String id = "t" + texts.size();
                 texts.put(id, text);
-                bulk.add(client().prepareIndex("texts").setId(id).setSource(Map.of("text", text, "rank", between(0, 5))));
+                bulk.add(client().prepareIndex("texts")
+                        .setId(id)
+                        .setSource(Map.of("text", text, "rank", between(0, 5))));
             }
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
         double tau = randomFrom(0.7, 0.8, 0.9);
-        run("texts", "{\"field\": \"fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"dup\", "
-            + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}");
+        run(
+                "texts",
+                "{\"field\": \"fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"dup\", "
+                        + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}");
         Map<String, Set<String>> shingles = new HashMap<>();
         texts.forEach((id, text) -> shingles.put(id, ShingleTruth.shingles(text, 3)));
-        Map<String, Set<String>> expected = components(new ArrayList<>(texts.keySet()), (a, b) -> jaccard(shingles.get(a), shingles.get(
-            b)) >= tau);
+        Map<String, Set<String>> expected =
+                components(new ArrayList<>(texts.keySet()), (a, b) -> jaccard(shingles.get(a), shingles.get(b)) >= tau);
         assertWritten(expected, assignments("texts", "dup"), ranks("texts"));
     }
 
@@ -276,32 +319,43 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     /** A {@code query} run assigns only the new documents, joining the existing clusters (ids kept, sizes updated). */
     public void testQueryRunJoinsNewDocumentsToExistingClusters() throws Exception {
         Map<String, Long> fps = indexSimhashes("incremental", between(10, 30), 2);
-        String body = "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 3, \"target_field\": \"dup\", "
-            + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
+        String body =
+                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 3, \"target_field\": \"dup\", "
+                        + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
         run("incremental", body + "}");
         Map<String, Map<String, Object>> before = assignments("incremental", "dup");
         // New documents: a copy of some document (a clustered one when there is one), and a pair of new twins.
         String copied = before.isEmpty() ? "d0" : before.keySet().iterator().next();
         long twin = random().nextLong();
-        client().prepareIndex("incremental").setId("new-copy").setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fps.get(
-            copied))), "rank", 100, "batch", "new")).get();
-        client().prepareIndex("incremental").setId("new-a").setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(twin)), "rank",
-            100, "batch", "new")).get();
-        client().prepareIndex("incremental").setId("new-b").setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(twin ^ 1)),
-            "rank", 101, "batch", "new")).get();
+        client().prepareIndex("incremental")
+                .setId("new-copy")
+                .setSource(Map.of(
+                        "fp", Map.of("simhash", SimhashCodec.toHex(fps.get(copied))), "rank", 100, "batch", "new"))
+                .get();
+        client().prepareIndex("incremental")
+                .setId("new-a")
+                .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(twin)), "rank", 100, "batch", "new"))
+                .get();
+        client().prepareIndex("incremental")
+                .setId("new-b")
+                .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(twin ^ 1)), "rank", 101, "batch", "new"))
+                .get();
         refresh("incremental");
         NearDupClustersResponse response = run("incremental", body + ", \"query\": {\"term\": {\"batch\": \"new\"}}}");
         assertEquals("only the new documents are scanned", 3, response.counts().scanned());
         fps.put("new-copy", fps.get(copied));
         fps.put("new-a", twin);
         fps.put("new-b", twin ^ 1);
-        Map<String, Set<String>> expected = components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b))
-            <= 3);
+        Map<String, Set<String>> expected =
+                components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b)) <= 3);
         Map<String, Integer> ranks = ranks("incremental");
         Map<String, Map<String, Object>> after = assignments("incremental", "dup");
         assertWritten(expected, after, ranks);
         if (before.containsKey(copied)) {
-            assertEquals("the cluster id is kept", before.get(copied).get("cluster"), after.get("new-copy").get("cluster"));
+            assertEquals(
+                    "the cluster id is kept",
+                    before.get(copied).get("cluster"),
+                    after.get("new-copy").get("cluster"));
         }
         assertEquals("new-a", after.get("new-b").get("cluster"));
     }
@@ -309,11 +363,12 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     /** With {@code singletons} every fingerprinted document gets a cluster; a later full run without it clears those again. */
     public void testSingletonsAndClearingStaleAssignments() throws Exception {
         Map<String, Long> fps = indexSimhashes("singletons", between(10, 30), 2);
-        String body = "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 2, \"target_field\": \"dup\", "
-            + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
+        String body =
+                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 2, \"target_field\": \"dup\", "
+                        + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
         run("singletons", body + ", \"singletons\": true}");
-        Map<String, Set<String>> expected = components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b))
-            <= 2);
+        Map<String, Set<String>> expected =
+                components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b)) <= 2);
         Map<String, Map<String, Object>> written = assignments("singletons", "dup");
         assertEquals("every fingerprinted document, not the one without a fingerprint", fps.keySet(), written.keySet());
         long alone = expected.values().stream().filter(c -> c.size() == 1).count();
@@ -324,7 +379,9 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         }
         NearDupClustersResponse withoutSingletons = run("singletons", body + "}");
         assertEquals(alone, withoutSingletons.cleared());
-        assertEquals(withoutSingletons.clusteredDocuments(), withoutSingletons.counts().noops());
+        assertEquals(
+                withoutSingletons.clusteredDocuments(),
+                withoutSingletons.counts().noops());
         assertWritten(expected, assignments("singletons", "dup"), ranks("singletons"));
     }
 
@@ -335,27 +392,44 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     public void testDocumentsChangedDuringTheWritesAreConflictsNotOverwritten() throws Exception {
         Map<String, Long> fps = indexSimhashes("conflicts", 30, 1);
         java.util.concurrent.Future<NearDupClustersResponse> running;
-        try (XContentParser parser = JsonXContent.jsonXContent.createParser(NamedXContentRegistry.EMPTY,
-            DeprecationHandler.THROW_UNSUPPORTED_OPERATION, "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 1, "
-                + "\"target_field\": \"dup\"}")) {
+        try (XContentParser parser = JsonXContent.jsonXContent.createParser(
+                NamedXContentRegistry.EMPTY,
+                DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
+                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 1, "
+                        + "\"target_field\": \"dup\"}")) {
             // One document a bulk, five a second: slow enough to change documents while it writes.
-            NearDupClustersRequest request = NearDupClustersRequest.parse("conflicts", parser).scrollSize(1).requestsPerSecond(5)
-                .abortOnVersionConflict(false).refresh(true);
+            NearDupClustersRequest request = NearDupClustersRequest.parse("conflicts", parser)
+                    .scrollSize(1)
+                    .requestsPerSecond(5)
+                    .abortOnVersionConflict(false)
+                    .refresh(true);
             running = client().execute(NearDupClustersAction.INSTANCE, request);
         }
-        assertBusy(() -> {
-            List<org.opensearch.tasks.TaskInfo> tasks = client().admin().cluster().prepareListTasks().setActions(NearDupClustersAction.NAME)
-                .setDetailed(true).get().getTasks();
-            assertFalse(tasks.isEmpty());
-            assertTrue(((NearDupClustersTask.Status) tasks.get(0).getStatus()).updated() >= 1);
-        }, 60, java.util.concurrent.TimeUnit.SECONDS);
+        assertBusy(
+                () -> {
+                    List<org.opensearch.tasks.TaskInfo> tasks = client().admin()
+                            .cluster()
+                            .prepareListTasks()
+                            .setActions(NearDupClustersAction.NAME)
+                            .setDetailed(true)
+                            .get()
+                            .getTasks();
+                    assertFalse(tasks.isEmpty());
+                    assertTrue(((NearDupClustersTask.Status) tasks.get(0).getStatus()).updated() >= 1);
+                },
+                60,
+                java.util.concurrent.TimeUnit.SECONDS);
         BulkRequestBuilder touch = client().prepareBulk();
-        fps.keySet().forEach(id -> touch.add(client().prepareUpdate("conflicts", id).setDoc(Map.of("touched", true))));
+        fps.keySet()
+                .forEach(id -> touch.add(client().prepareUpdate("conflicts", id).setDoc(Map.of("touched", true))));
         assertFalse(touch.setRefreshPolicy("true").get().hasFailures());
         NearDupClustersResponse response = running.get();
-        assertTrue("some writes came after the change: " + response.counts(), response.counts().versionConflicts() >= 1);
+        assertTrue(
+                "some writes came after the change: " + response.counts(),
+                response.counts().versionConflicts() >= 1);
         int keptChangeWithoutAssignment = 0;
-        for (SearchHit hit : client().prepareSearch("conflicts").setSize(1000).get().getHits()) {
+        for (SearchHit hit :
+                client().prepareSearch("conflicts").setSize(1000).get().getHits()) {
             Map<String, Object> source = hit.getSourceAsMap();
             if (fps.containsKey(hit.getId())) {
                 assertEquals("every change survives: " + hit.getId(), true, source.get("touched"));
@@ -364,26 +438,43 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                 }
             }
         }
-        long unclustered = components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b)) <= 1).values()
-            .stream().filter(c -> c.size() == 1).count();
+        long unclustered =
+                components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b)) <= 1)
+                        .values()
+                        .stream()
+                        .filter(c -> c.size() == 1)
+                        .count();
         assertEquals(response.counts().versionConflicts(), keptChangeWithoutAssignment - unclustered);
         // Each conflict is reported, up to the cap on the failures a response lists.
-        assertEquals(Math.min(response.counts().versionConflicts(), ClusterJob.MAX_FAILURES_REPORTED), response.failures().size());
+        assertEquals(
+                Math.min(response.counts().versionConflicts(), ClusterJob.MAX_FAILURES_REPORTED),
+                response.failures().size());
     }
 
     /** A query run whose document leaves a pair clears the member left behind too, not only the one it matched. */
     public void testAQueryRunClearsTheMemberAClusterLeavesAlone() throws Exception {
-        assertAcked(prepareCreate("leaving").setSettings(Settings.builder().put("index.number_of_shards", between(1, 3))
-            .put("index.number_of_replicas", 0)).setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": "
-                + "{\"type\": \"simhash\"}}}}}"));
-        client().prepareIndex("leaving").setId("a").setSource(Map.of("fp", Map.of("simhash", "0000000000000000"))).get();
-        client().prepareIndex("leaving").setId("b").setSource(Map.of("fp", Map.of("simhash", "0000000000000001"))).get();
+        assertAcked(prepareCreate("leaving")
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", between(1, 3))
+                        .put("index.number_of_replicas", 0))
+                .setMapping(
+                        "{\"properties\": {\"fp\": {\"properties\": {\"simhash\": " + "{\"type\": \"simhash\"}}}}}"));
+        client().prepareIndex("leaving")
+                .setId("a")
+                .setSource(Map.of("fp", Map.of("simhash", "0000000000000000")))
+                .get();
+        client().prepareIndex("leaving")
+                .setId("b")
+                .setSource(Map.of("fp", Map.of("simhash", "0000000000000001")))
+                .get();
         refresh("leaving");
         String body = "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\"";
         run("leaving", body + "}");
         assertEquals(2, assignments("leaving", "dup").size());
         // An update (the assignment stays in the document): b is now far from a.
-        client().prepareUpdate("leaving", "b").setDoc(Map.of("fp", Map.of("simhash", "ff00000000000000"))).get();
+        client().prepareUpdate("leaving", "b")
+                .setDoc(Map.of("fp", Map.of("simhash", "ff00000000000000")))
+                .get();
         refresh("leaving");
         NearDupClustersResponse response = run("leaving", body + ", \"query\": {\"ids\": {\"values\": [\"b\"]}}}");
         assertEquals(response.counts() + " " + response.failures(), 2, response.cleared());
@@ -393,31 +484,78 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     /** A dry run reads and reports, and writes nothing: not even the target field's mapping. */
     public void testDryRunWritesNothing() throws Exception {
         indexSimhashes("dry", 20, 1);
-        NearDupClustersResponse response = run("dry", "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\"}",
-            r -> r.dryRun(true));
+        NearDupClustersResponse response = run(
+                "dry",
+                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\"}",
+                r -> r.dryRun(true));
         assertEquals(0, response.counts().updated());
         assertTrue(assignments("dry", "dup").isEmpty());
-        assertNull(client().admin().indices().prepareGetMappings("dry").get().mappings().get("dry").sourceAsMap().get("properties")
-            instanceof Map<?, ?> properties ? properties.get("dup") : null);
+        assertNull(
+                client().admin()
+                                        .indices()
+                                        .prepareGetMappings("dry")
+                                        .get()
+                                        .mappings()
+                                        .get("dry")
+                                        .sourceAsMap()
+                                        .get("properties")
+                                instanceof Map<?, ?> properties
+                        ? properties.get("dup")
+                        : null);
     }
 
     public void testBadRequestsFailBeforeAnyWrite() throws Exception {
         indexSimhashes("bad", 10, 1);
-        assertAcked(client().admin().indices().preparePutMapping("bad").setSource("{\"properties\": {\"taken\": {\"type\": \"text\"}, "
-            + "\"half\": {\"properties\": {\"cluster\": {\"type\": \"long\"}}}}}", XContentType.JSON));
-        expectThrows(IndexNotFoundException.class, () -> run("missing", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}"));
-        assertThat(expectThrows(IllegalArgumentException.class, () -> run("bad", "{\"field\": \"rank\", \"target_field\": \"dup\"}"))
-            .getMessage(), org.hamcrest.Matchers.containsString("[field] [rank] is of type [integer], expected [simhash] or [minhash]"));
-        assertThat(expectThrows(IllegalArgumentException.class, () -> run("bad", "{\"field\": \"nope\", \"target_field\": \"dup\"}"))
-            .getMessage(), org.hamcrest.Matchers.containsString("[field] [nope] is not mapped"));
-        assertThat(expectThrows(IllegalArgumentException.class, () -> run("bad", "{\"field\": \"fp.simhash\", \"target_field\": "
-            + "\"taken\"}")).getMessage(), org.hamcrest.Matchers.containsString("[taken] is mapped as [text]"));
-        assertThat(expectThrows(IllegalArgumentException.class, () -> run("bad", "{\"field\": \"fp.simhash\", \"target_field\": "
-            + "\"half\"}")).getMessage(), org.hamcrest.Matchers.containsString("[half.cluster] is mapped as [long]"));
-        assertThat(expectThrows(Exception.class, () -> run("bad", "{\"field\": \"fp.simhash\", \"max_distance\": 99, "
-            + "\"target_field\": \"dup\"}")).getMessage(), org.hamcrest.Matchers.containsString("[max_distance] must be in [0, 8]"));
-        assertThat(expectThrows(Exception.class, () -> run("bad", "{\"field\": \"fp.simhash\", \"target_field\": \"fp.dup\"}"))
-            .getMessage(), org.hamcrest.Matchers.containsString("would overwrite the fingerprints"));
+        assertAcked(client().admin()
+                .indices()
+                .preparePutMapping("bad")
+                .setSource(
+                        "{\"properties\": {\"taken\": {\"type\": \"text\"}, "
+                                + "\"half\": {\"properties\": {\"cluster\": {\"type\": \"long\"}}}}}",
+                        XContentType.JSON));
+        expectThrows(
+                IndexNotFoundException.class,
+                () -> run("missing", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}"));
+        assertThat(
+                expectThrows(
+                                IllegalArgumentException.class,
+                                () -> run("bad", "{\"field\": \"rank\", \"target_field\": \"dup\"}"))
+                        .getMessage(),
+                org.hamcrest.Matchers.containsString(
+                        "[field] [rank] is of type [integer], expected [simhash] or [minhash]"));
+        assertThat(
+                expectThrows(
+                                IllegalArgumentException.class,
+                                () -> run("bad", "{\"field\": \"nope\", \"target_field\": \"dup\"}"))
+                        .getMessage(),
+                org.hamcrest.Matchers.containsString("[field] [nope] is not mapped"));
+        assertThat(
+                expectThrows(
+                                IllegalArgumentException.class,
+                                () -> run("bad", "{\"field\": \"fp.simhash\", \"target_field\": " + "\"taken\"}"))
+                        .getMessage(),
+                org.hamcrest.Matchers.containsString("[taken] is mapped as [text]"));
+        assertThat(
+                expectThrows(
+                                IllegalArgumentException.class,
+                                () -> run("bad", "{\"field\": \"fp.simhash\", \"target_field\": " + "\"half\"}"))
+                        .getMessage(),
+                org.hamcrest.Matchers.containsString("[half.cluster] is mapped as [long]"));
+        assertThat(
+                expectThrows(
+                                Exception.class,
+                                () -> run(
+                                        "bad",
+                                        "{\"field\": \"fp.simhash\", \"max_distance\": 99, "
+                                                + "\"target_field\": \"dup\"}"))
+                        .getMessage(),
+                org.hamcrest.Matchers.containsString("[max_distance] must be in [0, 8]"));
+        assertThat(
+                expectThrows(
+                                Exception.class,
+                                () -> run("bad", "{\"field\": \"fp.simhash\", \"target_field\": \"fp.dup\"}"))
+                        .getMessage(),
+                org.hamcrest.Matchers.containsString("would overwrite the fingerprints"));
         assertTrue(assignments("bad", "dup").isEmpty());
     }
 }

@@ -1,6 +1,17 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.collapse;
 
 import io.neardup.core.SignatureCodec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import org.apache.lucene.search.TotalHits;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.action.search.ShardSearchFailure;
@@ -10,14 +21,6 @@ import org.opensearch.core.common.bytes.BytesReference;
 import org.opensearch.search.SearchHit;
 import org.opensearch.search.SearchHits;
 import org.opensearch.search.internal.InternalSearchResponse;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
 
 /** Crafted hits and responses for the collapse tests and the benchmark. */
 public final class CollapseTestHits {
@@ -40,7 +43,11 @@ public final class CollapseTestHits {
     /** A hit whose {@code _source} holds {@code {"body_fp": {"minhash": {"value": signature, "scheme": …}}}}. */
     public static SearchHit minhashHit(String id, int[] signature, int schemeHash) {
         String value = SignatureCodec.encode(signature, schemeHash);
-        return sourceHit(id, Map.of("body_fp", Map.of("minhash", Map.of("value", value, "scheme", "nd1-" + Integer.toHexString(schemeHash)))));
+        return sourceHit(
+                id,
+                Map.of(
+                        "body_fp",
+                        Map.of("minhash", Map.of("value", value, "scheme", "nd1-" + Integer.toHexString(schemeHash)))));
     }
 
     public static SearchHit sourceHit(String id, Map<String, Object> source) {
@@ -63,7 +70,8 @@ public final class CollapseTestHits {
     public static SearchResponse response(SearchHit... hits) {
         SearchHits searchHits = new SearchHits(hits, new TotalHits(1000, TotalHits.Relation.EQUAL_TO), 1f);
         InternalSearchResponse internal = new InternalSearchResponse(searchHits, null, null, null, false, null, 1);
-        return new SearchResponse(internal, null, 2, 2, 0, 5, ShardSearchFailure.EMPTY_ARRAY, SearchResponse.Clusters.EMPTY);
+        return new SearchResponse(
+                internal, null, 2, 2, 0, 5, ShardSearchFailure.EMPTY_ARRAY, SearchResponse.Clusters.EMPTY);
     }
 
     public static String hex(long simhash) {

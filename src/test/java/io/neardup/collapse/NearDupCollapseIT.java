@@ -1,21 +1,22 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.collapse;
 
-import io.neardup.NearDupRestTestCase;
 import io.neardup.DemoCorpus;
+import io.neardup.NearDupRestTestCase;
 import io.neardup.ShingleTruth;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
-import org.opensearch.client.Request;
-import org.opensearch.client.ResponseException;
-
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.opensearch.client.Request;
 
 /**
  * {@code near_dup_window} + {@code near_dup_collapse} over HTTP on the real node, on the demo corpus (2 shards):
@@ -28,7 +29,8 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
     private static final int WINDOW = 200;
 
     private static Map<String, Object> search(String pipeline, String body) throws IOException {
-        Request request = new Request("POST", "/" + INDEX + "/_search" + (pipeline == null ? "" : "?search_pipeline=" + pipeline));
+        Request request = new Request(
+                "POST", "/" + INDEX + "/_search" + (pipeline == null ? "" : "?search_pipeline=" + pipeline));
         request.setJsonEntity(body);
         return entityAsMap(client().performRequest(request));
     }
@@ -46,8 +48,9 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
     }
 
     private static String body(String query, int from, int size) {
-        return "{\"from\": " + from + ", \"size\": " + size + ", \"_source\": [\"group\", \"text_fp.simhash\", \"text_fp.minhash\"], "
-            + "\"query\": " + query + "}";
+        return "{\"from\": " + from + ", \"size\": " + size
+                + ", \"_source\": [\"group\", \"text_fp.simhash\", \"text_fp.minhash\"], " + "\"query\": " + query
+                + "}";
     }
 
     /** One expected group: its leader and the ids folded into it, in rank order. */
@@ -72,7 +75,9 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
             if (fp != null) {
                 for (int g = 0; g < groups.size() && into == null; g++) {
                     Map<String, Object> leader = (Map<String, Object>) leaderFps.get(g);
-                    if (leader != null && leader.get("scheme").equals(fp.get("scheme")) && near(leader, fp, kind, threshold)) {
+                    if (leader != null
+                            && leader.get("scheme").equals(fp.get("scheme"))
+                            && near(leader, fp, kind, threshold)) {
                         into = groups.get(g);
                     }
                 }
@@ -95,9 +100,11 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
         }
         int hash = SignatureCodec.schemeHashOf(va);
         if (a.get("shingles") instanceof String sa && b.get("shingles") instanceof String sb) {
-            return ShingleTruth.jaccard(values(sa, hash), values(sb, hash)) >= threshold; // the processor wrote sets: exact Jaccard
+            return ShingleTruth.jaccard(values(sa, hash), values(sb, hash))
+                    >= threshold; // the processor wrote sets: exact Jaccard
         }
-        return MinHasher.jaccard(SignatureCodec.decode(va, 128, hash), SignatureCodec.decode(vb, 128, hash)) >= threshold;
+        return MinHasher.jaccard(SignatureCodec.decode(va, 128, hash), SignatureCodec.decode(vb, 128, hash))
+                >= threshold;
     }
 
     private static Set<Integer> values(String encoded, int schemeHash) {
@@ -114,7 +121,8 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
      * returns how many hits were folded.
      */
     @SuppressWarnings("unchecked")
-    private static int assertCollapsedPages(String pipeline, String query, String kind, double threshold, int size) throws IOException {
+    private static int assertCollapsedPages(String pipeline, String query, String kind, double threshold, int size)
+            throws IOException {
         Map<String, Object> plain = search("_none", body(query, 0, WINDOW));
         List<Map<String, Object>> window = hits(plain);
         assertNull(ext(plain));
@@ -124,10 +132,13 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
         List<String> allPages = new ArrayList<>();
         for (int from = 0; from < expected.size() + size; from += size) {
             Map<String, Object> response = search(pipeline, body(query, from, size));
-            assertEquals("hits.total is the engine's count", ((Map<String, Object>) plain.get("hits")).get("total"),
-                ((Map<String, Object>) response.get("hits")).get("total"));
+            assertEquals(
+                    "hits.total is the engine's count",
+                    ((Map<String, Object>) plain.get("hits")).get("total"),
+                    ((Map<String, Object>) response.get("hits")).get("total"));
             List<Map<String, Object>> page = hits(response);
-            List<Group> expectedPage = expected.subList(Math.min(from, expected.size()), Math.min(from + size, expected.size()));
+            List<Group> expectedPage =
+                    expected.subList(Math.min(from, expected.size()), Math.min(from + size, expected.size()));
             assertEquals(query + " from " + from, expectedPage.size(), page.size());
             for (int i = 0; i < page.size(); i++) {
                 Map<String, Object> hit = page.get(i);
@@ -135,9 +146,11 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
                 assertEquals(query + " from " + from + " #" + i, group.leader(), hit.get("_id"));
                 Map<String, Object> fields = (Map<String, Object>) hit.get("fields");
                 assertEquals(group.leader(), List.of(group.folded().size()), fields.get("_near_dup.folded"));
-                List<String> ids = group.folded().subList(0, Math.min(10, group.folded().size()));
+                List<String> ids =
+                        group.folded().subList(0, Math.min(10, group.folded().size()));
                 assertEquals(group.leader(), ids.isEmpty() ? null : ids, fields.get("_near_dup.ids"));
-                assertTrue("page starting at " + from + " repeats " + hit.get("_id"), seen.add((String) hit.get("_id")));
+                assertTrue(
+                        "page starting at " + from + " repeats " + hit.get("_id"), seen.add((String) hit.get("_id")));
                 allPages.add((String) hit.get("_id"));
             }
             Map<String, Object> ext = ext(response);
@@ -148,17 +161,23 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
             assertEquals(from, ext.get("from"));
             assertEquals(size, ext.get("size"));
         }
-        assertEquals("the pages together are the collapsed window", expected.stream().map(Group::leader).toList(), allPages);
+        assertEquals(
+                "the pages together are the collapsed window",
+                expected.stream().map(Group::leader).toList(),
+                allPages);
         return foldedTotal;
     }
 
     public void testSimhashCollapseWithStablePagingOverSeveralQueries() throws IOException {
         DemoCorpus.load(client(), INDEX);
-        putPipeline("dedup", "{\"request_processors\": [{\"near_dup_window\": {\"window\": " + WINDOW + "}}], "
-            + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.simhash\", \"max_distance\": 3}}]}");
+        putPipeline(
+                "dedup",
+                "{\"request_processors\": [{\"near_dup_window\": {\"window\": " + WINDOW + "}}], "
+                        + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.simhash\", \"max_distance\": 3}}]}");
         String match = "{\"match\": {\"text\": \"file directory\"}}";
         int folded = assertCollapsedPages("dedup", match, "simhash", 3, 10);
-        assertTrue("the demo corpus holds releases of the same page: something must fold, folded " + folded, folded > 10);
+        assertTrue(
+                "the demo corpus holds releases of the same page: something must fold, folded " + folded, folded > 10);
 
         // the representative is the best-ranked copy, and the folded ones really are near-duplicates of it
         Map<String, Object> plain = search("_none", body(match, 0, WINDOW));
@@ -169,36 +188,59 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
             @SuppressWarnings("unchecked")
             List<String> ids = (List<String>) ((Map<String, Object>) hit.get("fields")).get("_near_dup.ids");
             for (String id : ids == null ? List.<String>of() : ids) {
-                assertTrue(id + " folded into a worse-ranked " + hit.get("_id"), rank.indexOf(id) > rank.indexOf((String) hit.get("_id")));
+                assertTrue(
+                        id + " folded into a worse-ranked " + hit.get("_id"),
+                        rank.indexOf(id) > rank.indexOf((String) hit.get("_id")));
                 checked++;
             }
         }
         assertTrue("no folded ids on the first 30 groups", checked > 0);
 
-        assertCollapsedPages("dedup", "{\"bool\": {\"must\": [{\"match\": {\"text\": \"options\"}}], \"filter\": [{\"exists\": "
-            + "{\"field\": \"group\"}}]}}", "simhash", 3, 25);
-        assertCollapsedPages("dedup", "{\"function_score\": {\"query\": {\"match\": {\"text\": \"print\"}}, \"functions\": "
-            + "[{\"random_score\": {\"seed\": 7, \"field\": \"_seq_no\"}}]}}", "simhash", 3, 7);
+        assertCollapsedPages(
+                "dedup",
+                "{\"bool\": {\"must\": [{\"match\": {\"text\": \"options\"}}], \"filter\": [{\"exists\": "
+                        + "{\"field\": \"group\"}}]}}",
+                "simhash",
+                3,
+                25);
+        assertCollapsedPages(
+                "dedup",
+                "{\"function_score\": {\"query\": {\"match\": {\"text\": \"print\"}}, \"functions\": "
+                        + "[{\"random_score\": {\"seed\": 7, \"field\": \"_seq_no\"}}]}}",
+                "simhash",
+                3,
+                7);
         String someId = (String) hits(search("_none", body(match, 0, 1))).get(0).get("_id");
-        assertCollapsedPages("dedup", "{\"near_duplicate\": {\"field\": \"text_fp.simhash\", \"like\": {\"_id\": \"" + someId
-            + "\"}, \"max_distance\": 8, \"mode\": \"exact\", \"include_self\": true}}", "simhash", 3, 2);
+        assertCollapsedPages(
+                "dedup",
+                "{\"near_duplicate\": {\"field\": \"text_fp.simhash\", \"like\": {\"_id\": \"" + someId
+                        + "\"}, \"max_distance\": 8, \"mode\": \"exact\", \"include_self\": true}}",
+                "simhash",
+                3,
+                2);
     }
 
     public void testMinhashCollapse() throws IOException {
         DemoCorpus.load(client(), INDEX);
-        putPipeline("dedup-minhash", "{\"request_processors\": [{\"near_dup_window\": {\"window\": " + WINDOW + "}}], "
-            + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.minhash\", \"min_similarity\": 0.8}}]}");
-        int folded = assertCollapsedPages("dedup-minhash", "{\"match\": {\"text\": \"file directory\"}}", "minhash", 0.8, 20);
+        putPipeline(
+                "dedup-minhash",
+                "{\"request_processors\": [{\"near_dup_window\": {\"window\": " + WINDOW + "}}], "
+                        + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.minhash\", \"min_similarity\": 0.8}}]}");
+        int folded = assertCollapsedPages(
+                "dedup-minhash", "{\"match\": {\"text\": \"file directory\"}}", "minhash", 0.8, 20);
         assertTrue("folded " + folded, folded > 0);
-        Map<String, Object> ext = ext(search("dedup-minhash", body("{\"match\": {\"text\": \"file directory\"}}", 0, 20)));
+        Map<String, Object> ext =
+                ext(search("dedup-minhash", body("{\"match\": {\"text\": \"file directory\"}}", 0, 20)));
         assertEquals("the hits' _source carries their shingle sets", "exact", ext.get("verification"));
     }
 
     /** With index.search.default_pipeline every search of the index is collapsed; search_pipeline=_none turns it off. */
     public void testDefaultPipeline() throws IOException {
         DemoCorpus.load(client(), INDEX);
-        putPipeline("dedup", "{\"request_processors\": [{\"near_dup_window\": {\"window\": " + WINDOW + "}}], "
-            + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.simhash\"}}]}");
+        putPipeline(
+                "dedup",
+                "{\"request_processors\": [{\"near_dup_window\": {\"window\": " + WINDOW + "}}], "
+                        + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.simhash\"}}]}");
         Request settings = new Request("PUT", "/" + INDEX + "/_settings");
         settings.setJsonEntity("{\"index.search.default_pipeline\": \"dedup\"}");
         client().performRequest(settings);
@@ -209,7 +251,8 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
         assertNull(ext(off));
         assertEquals(10, hits(off).size());
         // aggregation-only searches are left alone
-        Map<String, Object> aggs = search(null, "{\"size\": 0, \"aggs\": {\"g\": {\"terms\": {\"field\": \"group\"}}}}");
+        Map<String, Object> aggs =
+                search(null, "{\"size\": 0, \"aggs\": {\"g\": {\"terms\": {\"field\": \"group\"}}}}");
         assertEquals(0, hits(aggs).size());
         assertNotNull(aggs.get("aggregations"));
     }
@@ -218,19 +261,28 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
     @SuppressWarnings("unchecked")
     public void testDemoRequestReadsDocValueFields() throws IOException {
         DemoCorpus.load(client(), INDEX);
-        putPipeline("dedup", "{\"request_processors\": [{\"near_dup_window\": {\"window\": 200}}], "
-            + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.simhash\", \"max_distance\": 3}}]}");
+        putPipeline(
+                "dedup",
+                "{\"request_processors\": [{\"near_dup_window\": {\"window\": 200}}], "
+                        + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.simhash\", \"max_distance\": 3}}]}");
         String query = "{\"match\": {\"text\": \"copy files\"}}";
-        Map<String, Object> fromDocValues = search("dedup", "{\"query\": " + query
-            + ", \"_source\": [\"group\"], \"docvalue_fields\": [\"text_fp.simhash\"]}");
+        Map<String, Object> fromDocValues = search(
+                "dedup",
+                "{\"query\": " + query + ", \"_source\": [\"group\"], \"docvalue_fields\": [\"text_fp.simhash\"]}");
         Map<String, Object> fromSource = search("dedup", body(query, 0, 10));
-        assertEquals(hits(fromSource).stream().map(h -> h.get("_id")).toList(), hits(fromDocValues).stream().map(h -> h.get("_id")).toList());
+        assertEquals(
+                hits(fromSource).stream().map(h -> h.get("_id")).toList(),
+                hits(fromDocValues).stream().map(h -> h.get("_id")).toList());
         assertEquals(0, ext(fromDocValues).get("without_fingerprint"));
         Map<String, Object> example = null;
         for (Map<String, Object> hit : hits(fromDocValues)) {
             Map<String, Object> fields = (Map<String, Object>) hit.get("fields");
-            assertEquals(((Map<String, Object>) hits(fromSource).get(hits(fromDocValues).indexOf(hit)).get("fields")).get("_near_dup.ids"),
-                fields.get("_near_dup.ids"));
+            assertEquals(
+                    ((Map<String, Object>) hits(fromSource)
+                                    .get(hits(fromDocValues).indexOf(hit))
+                                    .get("fields"))
+                            .get("_near_dup.ids"),
+                    fields.get("_near_dup.ids"));
             if (example == null && ((List<Integer>) fields.get("_near_dup.folded")).get(0) > 0) {
                 example = hit;
             }
@@ -241,30 +293,52 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
 
     public void testBadPipelinesAndFields() throws IOException {
         DemoCorpus.load(client(), INDEX);
-        assertBadRequest("PUT", "/_search/pipeline/bad", "{\"request_processors\": [{\"near_dup_window\": {\"window\": 10001}}]}",
-            "[window] must be in [1, 10000], got [10001]");
-        assertBadRequest("PUT", "/_search/pipeline/bad", "{\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"f\", "
-            + "\"max_distance\": 17}}]}", "[max_distance] must be in [0, 16], got [17]");
-        assertBadRequest("PUT", "/_search/pipeline/bad", "{\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"f\", "
-            + "\"min_similarity\": 0}}]}", "[min_similarity] must be in (0, 1], got [0.0]");
-        assertBadRequest("PUT", "/_search/pipeline/bad", "{\"response_processors\": [{\"near_dup_collapse\": {\"max_distance\": 3}}]}",
-            "[field] required property is missing");
-        assertBadRequest("PUT", "/_search/pipeline/bad", "{\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"f\", "
-            + "\"colour\": \"red\"}}]}", "doesn't support one or more provided configuration parameters: [colour]");
+        assertBadRequest(
+                "PUT",
+                "/_search/pipeline/bad",
+                "{\"request_processors\": [{\"near_dup_window\": {\"window\": 10001}}]}",
+                "[window] must be in [1, 10000], got [10001]");
+        assertBadRequest(
+                "PUT",
+                "/_search/pipeline/bad",
+                "{\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"f\", " + "\"max_distance\": 17}}]}",
+                "[max_distance] must be in [0, 16], got [17]");
+        assertBadRequest(
+                "PUT",
+                "/_search/pipeline/bad",
+                "{\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"f\", " + "\"min_similarity\": 0}}]}",
+                "[min_similarity] must be in (0, 1], got [0.0]");
+        assertBadRequest(
+                "PUT",
+                "/_search/pipeline/bad",
+                "{\"response_processors\": [{\"near_dup_collapse\": {\"max_distance\": 3}}]}",
+                "[field] required property is missing");
+        assertBadRequest(
+                "PUT",
+                "/_search/pipeline/bad",
+                "{\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"f\", " + "\"colour\": \"red\"}}]}",
+                "doesn't support one or more provided configuration parameters: [colour]");
         // a field that is not a fingerprint is only known at search time
         putPipeline("text", "{\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"group\"}}]}");
-        assertBadRequest("POST", "/" + INDEX + "/_search?search_pipeline=text", "{\"query\": {\"match_all\": {}}}",
-            "[near_dup_collapse] field [group] of hit [", "is neither a simhash (16 hex characters) nor a minhash signature");
+        assertBadRequest(
+                "POST",
+                "/" + INDEX + "/_search?search_pipeline=text",
+                "{\"query\": {\"match_all\": {}}}",
+                "[near_dup_collapse] field [group] of hit [",
+                "is neither a simhash (16 hex characters) nor a minhash signature");
         // a field the hits do not have: nothing folded, nothing dropped
-        putPipeline("missing", "{\"request_processors\": [{\"near_dup_window\": {\"window\": 50}}], "
-            + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"nope.simhash\"}}]}");
+        putPipeline(
+                "missing",
+                "{\"request_processors\": [{\"near_dup_window\": {\"window\": 50}}], "
+                        + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"nope.simhash\"}}]}");
         Map<String, Object> response = search("missing", "{\"from\": 5, \"size\": 20, \"query\": {\"match_all\": {}}}");
         assertEquals(20, hits(response).size());
         Map<String, Object> ext = ext(response);
         assertEquals(50, ext.get("without_fingerprint"));
         assertEquals(0, ext.get("folded"));
         Map<String, Object> plain = search("_none", "{\"from\": 5, \"size\": 20, \"query\": {\"match_all\": {}}}");
-        assertEquals(hits(plain).stream().map(h -> h.get("_id")).toList(), hits(response).stream().map(h -> h.get("_id")).toList());
+        assertEquals(
+                hits(plain).stream().map(h -> h.get("_id")).toList(),
+                hits(response).stream().map(h -> h.get("_id")).toList());
     }
-
 }

@@ -1,5 +1,26 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.collapse;
 
+import static io.neardup.collapse.CollapseTestHits.SCHEME;
+import static io.neardup.collapse.CollapseTestHits.SCHEME_HASH;
+import static io.neardup.collapse.CollapseTestHits.docValueHit;
+import static io.neardup.collapse.CollapseTestHits.flip;
+import static io.neardup.collapse.CollapseTestHits.hex;
+import static io.neardup.collapse.CollapseTestHits.minhashHit;
+import static io.neardup.collapse.CollapseTestHits.perturb;
+import static io.neardup.collapse.CollapseTestHits.randomSignature;
+import static io.neardup.collapse.CollapseTestHits.response;
+import static io.neardup.collapse.CollapseTestHits.simhashHit;
+import static io.neardup.collapse.CollapseTestHits.sourceHit;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.common.document.DocumentField;
@@ -16,33 +37,17 @@ import org.opensearch.search.pipeline.PipelineProcessingContext;
 import org.opensearch.search.pipeline.Processor;
 import org.opensearch.test.OpenSearchTestCase;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-
-import static io.neardup.collapse.CollapseTestHits.SCHEME;
-import static io.neardup.collapse.CollapseTestHits.SCHEME_HASH;
-import static io.neardup.collapse.CollapseTestHits.docValueHit;
-import static io.neardup.collapse.CollapseTestHits.flip;
-import static io.neardup.collapse.CollapseTestHits.hex;
-import static io.neardup.collapse.CollapseTestHits.minhashHit;
-import static io.neardup.collapse.CollapseTestHits.perturb;
-import static io.neardup.collapse.CollapseTestHits.randomSignature;
-import static io.neardup.collapse.CollapseTestHits.response;
-import static io.neardup.collapse.CollapseTestHits.simhashHit;
-import static io.neardup.collapse.CollapseTestHits.sourceHit;
-
 /** The response processor on crafted hits: folding in rank order, paging, ids, missing and mismatched fingerprints. */
 public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
 
     private static final String SIMHASH = "body_fp.simhash";
     private static final String MINHASH = "body_fp.minhash";
-    private static final Processor.PipelineContext PIPELINE = new Processor.PipelineContext(Processor.PipelineSource.UPDATE_PIPELINE);
+    private static final Processor.PipelineContext PIPELINE =
+            new Processor.PipelineContext(Processor.PipelineSource.UPDATE_PIPELINE);
 
     private static NearDupCollapseResponseProcessor processor(Map<String, Object> config) {
-        return new NearDupCollapseResponseProcessor.Factory().create(null, null, null, false, new HashMap<>(config), PIPELINE);
+        return new NearDupCollapseResponseProcessor.Factory()
+                .create(null, null, null, false, new HashMap<>(config), PIPELINE);
     }
 
     private static List<String> ids(SearchResponse response) {
@@ -77,7 +82,9 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
     private static Map<String, Object> ext(SearchResponse response) throws Exception {
         XContentBuilder builder = JsonXContent.contentBuilder();
         response.toXContent(builder, ToXContent.EMPTY_PARAMS);
-        Map<String, Object> map = XContentHelper.convertToMap(BytesReference.bytes(builder), false, MediaTypeRegistry.JSON).v2();
+        Map<String, Object> map = XContentHelper.convertToMap(
+                        BytesReference.bytes(builder), false, MediaTypeRegistry.JSON)
+                .v2();
         return (Map<String, Object>) ((Map<String, Object>) map.get("ext")).get("near_dup_collapse");
     }
 
@@ -89,9 +96,14 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
     public void testGreedyFoldingInRankOrder() throws Exception {
         Random random = random();
         long a = random.nextLong();
-        long b = a ^ 0xFFFFFFFF00000000L;   // 32 bits away from a
-        long[] unrelated = { a ^ 0x00000000FFFFFFFFL, a ^ 0x0000FFFFFFFF0000L, a ^ 0xFFFF00000000FFFFL, a ^ 0x00FFFF0000FFFF00L,
-            a ^ 0xF0F0F0F0F0F0F0F0L };
+        long b = a ^ 0xFFFFFFFF00000000L; // 32 bits away from a
+        long[] unrelated = {
+            a ^ 0x00000000FFFFFFFFL,
+            a ^ 0x0000FFFFFFFF0000L,
+            a ^ 0xFFFF00000000FFFFL,
+            a ^ 0x00FFFF0000FFFF00L,
+            a ^ 0xF0F0F0F0F0F0F0F0L
+        };
         SearchHit[] hits = {
             simhashHit("a0", a, SCHEME),
             simhashHit("b0", b, SCHEME),
@@ -103,9 +115,10 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
             simhashHit("b1", flip(b, 2, random), SCHEME),
             simhashHit("u3", unrelated[3], SCHEME),
             simhashHit("a3", a, SCHEME),
-            simhashHit("u4", unrelated[4], SCHEME) };
-        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 3)).processResponse(new SearchRequest(), response(hits),
-            new PipelineProcessingContext());
+            simhashHit("u4", unrelated[4], SCHEME)
+        };
+        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 3))
+                .processResponse(new SearchRequest(), response(hits), new PipelineProcessingContext());
         assertEquals(List.of("a0", "b0", "u0", "u1", "u2", "u3", "u4"), ids(out));
         assertEquals(3, folded(hit(out, "a0")));
         assertEquals(List.of("a1", "a2", "a3"), foldedIds(hit(out, "a0")));
@@ -115,7 +128,10 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
             assertEquals(u, 0, folded(hit(out, u)));
             assertEquals(u, List.of(), foldedIds(hit(out, u)));
         }
-        assertEquals("hits.total is the engine's count", 1000, out.getHits().getTotalHits().value());
+        assertEquals(
+                "hits.total is the engine's count",
+                1000,
+                out.getHits().getTotalHits().value());
         Map<String, Object> ext = ext(out);
         assertEquals(SIMHASH, ext.get("field"));
         assertEquals("simhash", ext.get("fingerprint"));
@@ -129,10 +145,15 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
     /** The threshold is inclusive, and one bit past it is not folded. */
     public void testThresholdIsInclusive() {
         long a = randomLong();
-        long[] masks = { 0b111L, 0b1111L };
-        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 3)).processResponse(new SearchRequest(),
-            response(simhashHit("a", a, SCHEME), simhashHit("d3", a ^ masks[0], SCHEME), simhashHit("d4", a ^ masks[1], SCHEME)),
-            new PipelineProcessingContext());
+        long[] masks = {0b111L, 0b1111L};
+        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 3))
+                .processResponse(
+                        new SearchRequest(),
+                        response(
+                                simhashHit("a", a, SCHEME),
+                                simhashHit("d3", a ^ masks[0], SCHEME),
+                                simhashHit("d4", a ^ masks[1], SCHEME)),
+                        new PipelineProcessingContext());
         assertEquals(List.of("a", "d4"), ids(out));
         assertEquals(List.of("d3"), foldedIds(hit(out, "a")));
     }
@@ -147,9 +168,15 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
         long b = a ^ 0b0011L;
         long c = a ^ 0b1111L;
         long d = a ^ 0b0111L;
-        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 3)).processResponse(new SearchRequest(),
-            response(simhashHit("A", a, SCHEME), simhashHit("B", b, SCHEME), simhashHit("C", c, SCHEME), simhashHit("D", d, SCHEME)),
-            new PipelineProcessingContext());
+        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 3))
+                .processResponse(
+                        new SearchRequest(),
+                        response(
+                                simhashHit("A", a, SCHEME),
+                                simhashHit("B", b, SCHEME),
+                                simhashHit("C", c, SCHEME),
+                                simhashHit("D", d, SCHEME)),
+                        new PipelineProcessingContext());
         assertEquals(List.of("A", "C"), ids(out));
         assertEquals(List.of("B", "D"), foldedIds(hit(out, "A")));
         assertEquals(0, folded(hit(out, "C")));
@@ -158,15 +185,17 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
     /** Hits without the field (no _source, _source without it, an empty array) are kept as groups of their own. */
     public void testHitsWithoutFingerprintAreKept() throws Exception {
         long a = randomLong();
-        SearchResponse out = processor(Map.of("field", SIMHASH)).processResponse(new SearchRequest(),
-            response(
-                new SearchHit(0, "nosource", new HashMap<>(), new HashMap<>()),
-                simhashHit("a", a, SCHEME),
-                sourceHit("other", Map.of("title", "no fingerprint")),
-                simhashHit("a-copy", a, SCHEME),
-                sourceHit("empty", Map.of("body_fp", Map.of("simhash", List.of()))),
-                sourceHit("nosource2", Map.of())),
-            new PipelineProcessingContext());
+        SearchResponse out = processor(Map.of("field", SIMHASH))
+                .processResponse(
+                        new SearchRequest(),
+                        response(
+                                new SearchHit(0, "nosource", new HashMap<>(), new HashMap<>()),
+                                simhashHit("a", a, SCHEME),
+                                sourceHit("other", Map.of("title", "no fingerprint")),
+                                simhashHit("a-copy", a, SCHEME),
+                                sourceHit("empty", Map.of("body_fp", Map.of("simhash", List.of()))),
+                                sourceHit("nosource2", Map.of())),
+                        new PipelineProcessingContext());
         assertEquals(List.of("nosource", "a", "other", "empty", "nosource2"), ids(out));
         assertEquals(0, folded(hit(out, "nosource")));
         assertEquals(1, folded(hit(out, "a")));
@@ -182,15 +211,17 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
      */
     public void testSchemesAreNeverMixed() {
         long a = randomLong();
-        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 3)).processResponse(new SearchRequest(),
-            response(
-                simhashHit("a", a, SCHEME),
-                simhashHit("other-scheme", a, "nd1-deadbeef"),
-                simhashHit("bare", a, null),
-                simhashHit("a-copy", flip(a, 1, random()), SCHEME),
-                simhashHit("other-copy", a, "nd1-deadbeef"),
-                simhashHit("bare-copy", flip(a, 2, random()), null)),
-            new PipelineProcessingContext());
+        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 3))
+                .processResponse(
+                        new SearchRequest(),
+                        response(
+                                simhashHit("a", a, SCHEME),
+                                simhashHit("other-scheme", a, "nd1-deadbeef"),
+                                simhashHit("bare", a, null),
+                                simhashHit("a-copy", flip(a, 1, random()), SCHEME),
+                                simhashHit("other-copy", a, "nd1-deadbeef"),
+                                simhashHit("bare-copy", flip(a, 2, random()), null)),
+                        new PipelineProcessingContext());
         assertEquals(List.of("a", "other-scheme", "bare"), ids(out));
         assertEquals(List.of("a-copy"), foldedIds(hit(out, "a")));
         assertEquals(List.of("other-copy"), foldedIds(hit(out, "other-scheme")));
@@ -199,9 +230,14 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
 
     public void testMinhashSchemesAreNeverMixed() {
         int[] sig = randomSignature(128, random());
-        SearchResponse out = processor(Map.of("field", MINHASH, "min_similarity", 0.9)).processResponse(new SearchRequest(),
-            response(minhashHit("a", sig, SCHEME_HASH), minhashHit("other", sig, 0x12345678), minhashHit("a-copy", sig, SCHEME_HASH)),
-            new PipelineProcessingContext());
+        SearchResponse out = processor(Map.of("field", MINHASH, "min_similarity", 0.9))
+                .processResponse(
+                        new SearchRequest(),
+                        response(
+                                minhashHit("a", sig, SCHEME_HASH),
+                                minhashHit("other", sig, 0x12345678),
+                                minhashHit("a-copy", sig, SCHEME_HASH)),
+                        new PipelineProcessingContext());
         assertEquals(List.of("a", "other"), ids(out));
         assertEquals(List.of("a-copy"), foldedIds(hit(out, "a")));
     }
@@ -211,14 +247,16 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
         Random random = random();
         int[] a = randomSignature(128, random);
         int[] b = randomSignature(128, random);
-        SearchResponse out = processor(Map.of("field", MINHASH, "min_similarity", 0.9)).processResponse(new SearchRequest(),
-            response(
-                minhashHit("a", a, SCHEME_HASH),
-                minhashHit("b", b, SCHEME_HASH),
-                minhashHit("a12", perturb(a, 12, random), SCHEME_HASH),
-                minhashHit("a13", perturb(a, 13, random), SCHEME_HASH),
-                minhashHit("b0", b, SCHEME_HASH)),
-            new PipelineProcessingContext());
+        SearchResponse out = processor(Map.of("field", MINHASH, "min_similarity", 0.9))
+                .processResponse(
+                        new SearchRequest(),
+                        response(
+                                minhashHit("a", a, SCHEME_HASH),
+                                minhashHit("b", b, SCHEME_HASH),
+                                minhashHit("a12", perturb(a, 12, random), SCHEME_HASH),
+                                minhashHit("a13", perturb(a, 13, random), SCHEME_HASH),
+                                minhashHit("b0", b, SCHEME_HASH)),
+                        new PipelineProcessingContext());
         assertEquals(List.of("a", "b", "a13"), ids(out));
         assertEquals(List.of("a12"), foldedIds(hit(out, "a")));
         assertEquals(List.of("b0"), foldedIds(hit(out, "b")));
@@ -229,49 +267,85 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
     public void testKindFromValues() {
         Random random = random();
         int[] a = randomSignature(64, random);
-        SearchResponse out = processor(Map.of("field", MINHASH)).processResponse(new SearchRequest(),
-            response(minhashHit("a", a, SCHEME_HASH), minhashHit("a12", perturb(a, 12, random), SCHEME_HASH),
-                minhashHit("a13", perturb(a, 13, random), SCHEME_HASH)),
-            new PipelineProcessingContext());
+        SearchResponse out = processor(Map.of("field", MINHASH))
+                .processResponse(
+                        new SearchRequest(),
+                        response(
+                                minhashHit("a", a, SCHEME_HASH),
+                                minhashHit("a12", perturb(a, 12, random), SCHEME_HASH),
+                                minhashHit("a13", perturb(a, 13, random), SCHEME_HASH)),
+                        new PipelineProcessingContext());
         assertEquals("12/64 changed is 0.8125, 13/64 is 0.797", List.of("a", "a13"), ids(out));
     }
 
     public void testKindMismatchFails() {
         int[] sig = randomSignature(128, random());
         SearchHit minhash = minhashHit("m1", sig, SCHEME_HASH);
-        IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> processor(Map.of("field", "body_fp.minhash",
-            "max_distance", 3)).processResponse(new SearchRequest(), response(minhash), new PipelineProcessingContext()));
-        assertEquals("[near_dup_collapse] field [body_fp.minhash] of hit [m1] holds a minhash, but the processor was configured for "
-            + "simhash fingerprints with [max_distance]", e.getMessage());
+        IllegalArgumentException e = expectThrows(
+                IllegalArgumentException.class,
+                () -> processor(Map.of("field", "body_fp.minhash", "max_distance", 3))
+                        .processResponse(new SearchRequest(), response(minhash), new PipelineProcessingContext()));
+        assertEquals(
+                "[near_dup_collapse] field [body_fp.minhash] of hit [m1] holds a minhash, but the processor was configured for "
+                        + "simhash fingerprints with [max_distance]",
+                e.getMessage());
 
         SearchHit a = sourceHit("s1", Map.of("fp", hex(42)));
         SearchHit b = sourceHit("m2", Map.of("fp", io.neardup.core.SignatureCodec.encode(sig, SCHEME_HASH)));
-        e = expectThrows(IllegalArgumentException.class, () -> processor(Map.of("field", "fp")).processResponse(new SearchRequest(),
-            response(a, b), new PipelineProcessingContext()));
-        assertEquals("[near_dup_collapse] field [fp] of hit [m2] holds a minhash, but hit [s1] holds a simhash", e.getMessage());
+        e = expectThrows(
+                IllegalArgumentException.class,
+                () -> processor(Map.of("field", "fp"))
+                        .processResponse(new SearchRequest(), response(a, b), new PipelineProcessingContext()));
+        assertEquals(
+                "[near_dup_collapse] field [fp] of hit [m2] holds a minhash, but hit [s1] holds a simhash",
+                e.getMessage());
     }
 
     public void testNotAFingerprintFails() {
-        IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> processor(Map.of("field", "text"))
-            .processResponse(new SearchRequest(), response(sourceHit("d1", Map.of("text", "cp - copy files and directories"))),
-                new PipelineProcessingContext()));
-        assertEquals("[near_dup_collapse] field [text] of hit [d1] is neither a simhash (16 hex characters) nor a minhash signature: "
-            + "[cp - copy files and directories]", e.getMessage());
-        e = expectThrows(IllegalArgumentException.class, () -> processor(Map.of("field", "n")).processResponse(new SearchRequest(),
-            response(sourceHit("d2", Map.of("n", 42))), new PipelineProcessingContext()));
-        assertEquals("[near_dup_collapse] field [n] of hit [d2] is neither a simhash (16 hex characters) nor a minhash signature: [42]",
-            e.getMessage());
-        e = expectThrows(IllegalArgumentException.class, () -> processor(Map.of("field", "n")).processResponse(new SearchRequest(),
-            response(sourceHit("d3", Map.of("n", List.of(hex(1), hex(2))))), new PipelineProcessingContext()));
-        assertEquals("[near_dup_collapse] field [n] of hit [d3] has 2 values; a fingerprint field holds one per document", e.getMessage());
+        IllegalArgumentException e = expectThrows(
+                IllegalArgumentException.class,
+                () -> processor(Map.of("field", "text"))
+                        .processResponse(
+                                new SearchRequest(),
+                                response(sourceHit("d1", Map.of("text", "cp - copy files and directories"))),
+                                new PipelineProcessingContext()));
+        assertEquals(
+                "[near_dup_collapse] field [text] of hit [d1] is neither a simhash (16 hex characters) nor a minhash signature: "
+                        + "[cp - copy files and directories]",
+                e.getMessage());
+        e = expectThrows(
+                IllegalArgumentException.class,
+                () -> processor(Map.of("field", "n"))
+                        .processResponse(
+                                new SearchRequest(),
+                                response(sourceHit("d2", Map.of("n", 42))),
+                                new PipelineProcessingContext()));
+        assertEquals(
+                "[near_dup_collapse] field [n] of hit [d2] is neither a simhash (16 hex characters) nor a minhash signature: [42]",
+                e.getMessage());
+        e = expectThrows(
+                IllegalArgumentException.class,
+                () -> processor(Map.of("field", "n"))
+                        .processResponse(
+                                new SearchRequest(),
+                                response(sourceHit("d3", Map.of("n", List.of(hex(1), hex(2))))),
+                                new PipelineProcessingContext()));
+        assertEquals(
+                "[near_dup_collapse] field [n] of hit [d3] has 2 values; a fingerprint field holds one per document",
+                e.getMessage());
     }
 
     /** docvalue_fields / fields (16 hex, no scheme) are read when _source is off. */
     public void testReadsDocValueFields() {
         long a = randomLong();
-        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 2)).processResponse(new SearchRequest(),
-            response(docValueHit("a", SIMHASH, hex(a)), docValueHit("b", SIMHASH, hex(~a)), docValueHit("a1", SIMHASH, hex(a ^ 3))),
-            new PipelineProcessingContext());
+        SearchResponse out = processor(Map.of("field", SIMHASH, "max_distance", 2))
+                .processResponse(
+                        new SearchRequest(),
+                        response(
+                                docValueHit("a", SIMHASH, hex(a)),
+                                docValueHit("b", SIMHASH, hex(~a)),
+                                docValueHit("a1", SIMHASH, hex(a ^ 3))),
+                        new PipelineProcessingContext());
         assertEquals(List.of("a", "b"), ids(out));
         assertEquals(List.of("a1"), foldedIds(hit(out, "a")));
     }
@@ -283,18 +357,19 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
         for (int i = 1; i < hits.length; i++) {
             hits[i] = simhashHit("copy" + i, a, SCHEME);
         }
-        SearchResponse out = processor(Map.of("field", SIMHASH)).processResponse(new SearchRequest(), response(hits.clone()),
-            new PipelineProcessingContext());
+        SearchResponse out = processor(Map.of("field", SIMHASH))
+                .processResponse(new SearchRequest(), response(hits.clone()), new PipelineProcessingContext());
         assertEquals(List.of("leader"), ids(out));
         assertEquals(15, folded(out.getHits().getHits()[0]));
-        assertEquals(List.of("copy1", "copy2", "copy3", "copy4", "copy5", "copy6", "copy7", "copy8", "copy9", "copy10"),
-            foldedIds(out.getHits().getHits()[0]));
+        assertEquals(
+                List.of("copy1", "copy2", "copy3", "copy4", "copy5", "copy6", "copy7", "copy8", "copy9", "copy10"),
+                foldedIds(out.getHits().getHits()[0]));
 
         for (int i = 0; i < hits.length; i++) {
             hits[i] = simhashHit(i == 0 ? "leader" : "copy" + i, a, SCHEME);
         }
-        out = processor(Map.of("field", SIMHASH, "max_folded_ids", 0)).processResponse(new SearchRequest(), response(hits),
-            new PipelineProcessingContext());
+        out = processor(Map.of("field", SIMHASH, "max_folded_ids", 0))
+                .processResponse(new SearchRequest(), response(hits), new PipelineProcessingContext());
         assertEquals(15, folded(out.getHits().getHits()[0]));
         assertEquals(List.of(), foldedIds(out.getHits().getHits()[0]));
     }
@@ -330,17 +405,18 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
         }
         for (int i = 0; i < groups; i++) {
             for (int j = 0; j < i; j++) {
-                assertTrue("test setup: groups " + i + " and " + j + " too close",
-                    Long.bitCount(bases[i] ^ bases[j]) > 8);
+                assertTrue(
+                        "test setup: groups " + i + " and " + j + " too close", Long.bitCount(bases[i] ^ bases[j]) > 8);
             }
         }
         NearDupCollapseResponseProcessor collapse = processor(Map.of("field", SIMHASH));
-        NearDupWindowRequestProcessor windowProcessor = new NearDupWindowRequestProcessor.Factory().create(null, null, null, false,
-            new HashMap<>(Map.of("window", 50)), PIPELINE);
+        NearDupWindowRequestProcessor windowProcessor = new NearDupWindowRequestProcessor.Factory()
+                .create(null, null, null, false, new HashMap<>(Map.of("window", 50)), PIPELINE);
         List<String> seen = new ArrayList<>();
         int size = 10;
         for (int page = 0; page < 4; page++) {
-            SearchRequest request = new SearchRequest().source(new SearchSourceBuilder().from(page * size).size(size));
+            SearchRequest request = new SearchRequest()
+                    .source(new SearchSourceBuilder().from(page * size).size(size));
             PipelineProcessingContext context = new PipelineProcessingContext();
             windowProcessor.processRequest(request, context);
             assertEquals(0, request.source().from());
@@ -371,12 +447,16 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
     /** A window smaller than the page: the page shows what the window holds; pages past it are empty. */
     public void testPageBeyondWindow() {
         long a = randomLong();
-        SearchRequest request = new SearchRequest().source(new SearchSourceBuilder().from(5).size(10));
+        SearchRequest request =
+                new SearchRequest().source(new SearchSourceBuilder().from(5).size(10));
         PipelineProcessingContext context = new PipelineProcessingContext();
         new NearDupWindowRequestProcessor(null, null, false, 3).processRequest(request, context);
         assertEquals(3, request.source().size());
-        SearchResponse out = processor(Map.of("field", SIMHASH)).processResponse(request,
-            response(simhashHit("a", a, SCHEME), simhashHit("b", ~a, SCHEME), simhashHit("a1", a, SCHEME)), context);
+        SearchResponse out = processor(Map.of("field", SIMHASH))
+                .processResponse(
+                        request,
+                        response(simhashHit("a", a, SCHEME), simhashHit("b", ~a, SCHEME), simhashHit("a1", a, SCHEME)),
+                        context);
         assertEquals(List.of(), ids(out));
         assertEquals(1000, out.getHits().getTotalHits().value());
     }
@@ -410,11 +490,14 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
         // size 0 without the window: the response is left as it is, no ext added
         SearchRequest counting = new SearchRequest().source(new SearchSourceBuilder().size(0));
         SearchResponse empty = response();
-        assertSame(empty, processor(Map.of("field", SIMHASH)).processResponse(counting, empty, new PipelineProcessingContext()));
+        assertSame(
+                empty,
+                processor(Map.of("field", SIMHASH)).processResponse(counting, empty, new PipelineProcessingContext()));
         // a collapsed response gains no empty profile section
-        SearchResponse collapsed = processor(Map.of("field", SIMHASH)).processResponse(new SearchRequest(), in,
-            new PipelineProcessingContext());
-        String json = org.opensearch.core.common.Strings.toString(org.opensearch.core.xcontent.MediaTypeRegistry.JSON, collapsed);
+        SearchResponse collapsed = processor(Map.of("field", SIMHASH))
+                .processResponse(new SearchRequest(), in, new PipelineProcessingContext());
+        String json = org.opensearch.core.common.Strings.toString(
+                org.opensearch.core.xcontent.MediaTypeRegistry.JSON, collapsed);
         assertFalse(json, json.contains("\"profile\""));
         assertTrue(json, json.contains("near_dup_collapse"));
     }
@@ -423,14 +506,22 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
     public void testSecondCollapseDoesNotPageAgain() {
         long a = randomLong();
         long b = ~a;
-        SearchRequest request = new SearchRequest().source(new SearchSourceBuilder().from(1).size(2));
+        SearchRequest request =
+                new SearchRequest().source(new SearchSourceBuilder().from(1).size(2));
         PipelineProcessingContext context = new PipelineProcessingContext();
         new NearDupWindowRequestProcessor(null, null, false, 10).processRequest(request, context);
-        SearchResponse first = processor(Map.of("field", SIMHASH)).processResponse(request,
-            response(simhashHit("a", a, SCHEME), simhashHit("a1", a, SCHEME), simhashHit("b", b, SCHEME),
-                simhashHit("c", a ^ 0xFFFF0000L, SCHEME)), context);
+        SearchResponse first = processor(Map.of("field", SIMHASH))
+                .processResponse(
+                        request,
+                        response(
+                                simhashHit("a", a, SCHEME),
+                                simhashHit("a1", a, SCHEME),
+                                simhashHit("b", b, SCHEME),
+                                simhashHit("c", a ^ 0xFFFF0000L, SCHEME)),
+                        context);
         assertEquals(List.of("b", "c"), ids(first));
-        SearchResponse second = processor(Map.of("field", SIMHASH, "max_distance", 16)).processResponse(request, first, context);
+        SearchResponse second =
+                processor(Map.of("field", SIMHASH, "max_distance", 16)).processResponse(request, first, context);
         assertEquals(List.of("b", "c"), ids(second));
     }
 }

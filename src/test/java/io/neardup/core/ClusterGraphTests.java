@@ -1,9 +1,12 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
-
-import org.opensearch.test.OpenSearchTestCase;
 
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import org.opensearch.test.OpenSearchTestCase;
 
 /** Both linkages against brute-force references on random graphs (adjacency matrices, not the union-find under test). */
 public class ClusterGraphTests extends OpenSearchTestCase {
@@ -91,13 +94,17 @@ public class ClusterGraphTests extends OpenSearchTestCase {
             for (int i = 0; i < n; i++) {
                 order[i] = i;
             }
-            Arrays.sort(order, (x, y) -> g.rank[x] != g.rank[y] ? Integer.compare(g.rank[x], g.rank[y]) : Integer.compare(x, y));
+            Arrays.sort(
+                    order,
+                    (x, y) -> g.rank[x] != g.rank[y] ? Integer.compare(g.rank[x], g.rank[y]) : Integer.compare(x, y));
             int[] expected = new int[n];
             boolean[] leads = new boolean[n];
             for (int node : order) {
                 int best = -1;
                 for (int other : order) {
-                    if (leads[other] && g.similarity[node][other] > 0 && (best < 0 || g.similarity[node][other] > g.similarity[node][best])) {
+                    if (leads[other]
+                            && g.similarity[node][other] > 0
+                            && (best < 0 || g.similarity[node][other] > g.similarity[node][best])) {
                         best = other; // order is rank order, so the first of equal similarity is the better ranked
                     }
                 }
@@ -119,9 +126,9 @@ public class ClusterGraphTests extends OpenSearchTestCase {
         }
         graph.addEdge(0, 1, 0.9f);
         graph.addEdge(1, 2, 0.9f);
-        int[] rank = { 0, 1, 2 };
-        assertArrayEquals(new int[] { 0, 0, 2 }, graph.leaderLinkage(rank));
-        assertArrayEquals(new int[] { 0, 0, 0 }, graph.singleLinkage(rank));
+        int[] rank = {0, 1, 2};
+        assertArrayEquals(new int[] {0, 0, 2}, graph.leaderLinkage(rank));
+        assertArrayEquals(new int[] {0, 0, 0}, graph.singleLinkage(rank));
     }
 
     public void testLeaderLinkageJoinsTheMostSimilarLeader() {
@@ -131,7 +138,7 @@ public class ClusterGraphTests extends OpenSearchTestCase {
         }
         graph.addEdge(2, 0, 0.8f);
         graph.addEdge(2, 1, 0.95f);
-        assertArrayEquals(new int[] { 0, 1, 1 }, graph.leaderLinkage(new int[] { 0, 1, 2 }));
+        assertArrayEquals(new int[] {0, 1, 1}, graph.leaderLinkage(new int[] {0, 1, 2}));
     }
 
     public void testFixedAssignmentsAreKeptAndTheirLeaderLeads() {
@@ -143,33 +150,33 @@ public class ClusterGraphTests extends OpenSearchTestCase {
         graph.fix(3, 1);
         graph.addEdge(2, 0, 0.8f);
         graph.addEdge(2, 1, 0.9f);
-        int[] rank = { 0, 1, 2, 3 };
-        assertArrayEquals(new int[] { 0, 1, 1, 1 }, graph.leaderLinkage(rank));
+        int[] rank = {0, 1, 2, 3};
+        assertArrayEquals(new int[] {0, 1, 1, 1}, graph.leaderLinkage(rank));
         assertTrue(graph.isFixed(3));
         assertFalse(graph.isFixed(2));
         // Single linkage: one component through 2, represented by the best-ranked node.
-        assertArrayEquals(new int[] { 0, 0, 0, 0 }, graph.singleLinkage(rank));
+        assertArrayEquals(new int[] {0, 0, 0, 0}, graph.singleLinkage(rank));
     }
 
     public void testLeaderLinkageNeedsEdges() {
         ClusterGraph graph = new ClusterGraph(false);
         graph.addNode();
-        expectThrows(IllegalStateException.class, () -> graph.leaderLinkage(new int[] { 0 }));
+        expectThrows(IllegalStateException.class, () -> graph.leaderLinkage(new int[] {0}));
         expectThrows(IllegalArgumentException.class, () -> graph.addEdge(0, 1, 1f));
         expectThrows(IllegalArgumentException.class, () -> graph.singleLinkage(new int[0]));
     }
 
     public void testSizeHistogram() {
         // Clusters: {0,1} size 2, {2,3,4} size 3, {5} alone, {6..11} size 6 with one member not counted → 5.
-        int[] clusterOf = { 0, 0, 2, 2, 2, 5, 6, 6, 6, 6, 6, 6 };
+        int[] clusterOf = {0, 0, 2, 2, 2, 5, 6, 6, 6, 6, 6, 6};
         boolean[] counted = new boolean[clusterOf.length];
         Arrays.fill(counted, true);
         counted[11] = false;
         long[] histogram = ClusterGraph.sizeHistogram(clusterOf, counted);
-        assertArrayEquals(new long[] { 1, 1, 1 }, histogram);
+        assertArrayEquals(new long[] {1, 1, 1}, histogram);
         assertEquals("2", ClusterGraph.bucketLabel(0));
         assertEquals("3-4", ClusterGraph.bucketLabel(1));
         assertEquals("5-8", ClusterGraph.bucketLabel(2));
-        assertEquals(0, ClusterGraph.sizeHistogram(new int[] { 0, 1 }, new boolean[] { true, true }).length);
+        assertEquals(0, ClusterGraph.sizeHistogram(new int[] {0, 1}, new boolean[] {true, true}).length);
     }
 }

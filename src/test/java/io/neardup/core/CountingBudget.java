@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /** A {@link MemoryBudget} that counts what is held and its peak, refusing reservations past a limit as a breaker would. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import static org.junit.Assert.assertArrayEquals;
@@ -26,23 +30,26 @@ public class FingerprintObjectTests {
         assertEquals(margins, Margins.decode(parts.margins()));
         assertEquals(SCHEME.id(), parts.scheme());
 
-        int[] signature = { 1, 2, 3 };
-        int[] set = { 5, 9 };
-        FingerprintScheme small = new FingerprintScheme(1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 3,
-            MinHasher.Method.ONE_PERMUTATION, 0);
+        int[] signature = {1, 2, 3};
+        int[] set = {5, 9};
+        FingerprintScheme small = new FingerprintScheme(
+                1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 3, MinHasher.Method.ONE_PERMUTATION, 0);
         Map<String, Object> minhash = FingerprintObject.minhash(signature, set, small);
         assertEquals(List.of("value", "shingles", "scheme"), List.copyOf(minhash.keySet()));
         parts = FingerprintObject.read(minhash, FingerprintObject.MINHASH_KEYS);
         assertArrayEquals(signature, SignatureCodec.decode(parts.value(), 3, small.schemeHash()));
         byte[] payload = ShingleSetCodec.decodePayload(parts.shingles(), small.schemeHash());
         assertArrayEquals(set, ShingleSetCodec.values(payload, 0, payload.length));
-        assertEquals(List.of("value", "scheme"), List.copyOf(FingerprintObject.minhash(signature, null, small).keySet()));
+        assertEquals(
+                List.of("value", "scheme"),
+                List.copyOf(FingerprintObject.minhash(signature, null, small).keySet()));
     }
 
     @Test
     public void testBareValuesAndNull() {
-        assertEquals(new FingerprintObject.Parts("0123456789abcdef", null, null, null),
-            FingerprintObject.read("0123456789abcdef", FingerprintObject.SIMHASH_KEYS));
+        assertEquals(
+                new FingerprintObject.Parts("0123456789abcdef", null, null, null),
+                FingerprintObject.read("0123456789abcdef", FingerprintObject.SIMHASH_KEYS));
         assertNull(FingerprintObject.read(null, FingerprintObject.SIMHASH_KEYS));
         assertEquals("x", FingerprintObject.valueOf(Map.of("value", "x")));
         assertEquals("y", FingerprintObject.valueOf("y"));
@@ -51,15 +58,18 @@ public class FingerprintObjectTests {
     @Test
     public void testMalformedObjectsSayWhatIsWrong() {
         List<String> keys = FingerprintObject.SIMHASH_KEYS;
-        assertEquals("has unknown key [shingles], expected one of [value, margins, scheme]", error(Map.of("value", "v", "shingles", "s"),
-            keys));
+        assertEquals(
+                "has unknown key [shingles], expected one of [value, margins, scheme]",
+                error(Map.of("value", "v", "shingles", "s"), keys));
         assertEquals("key [value] must be a string, got integer [3]", error(Map.of("value", 3), keys));
         assertEquals("object has no [value]", error(Map.of("scheme", "s"), keys));
         assertEquals("[scheme] must have 1 to 512 characters, got 0", error(Map.of("value", "v", "scheme", ""), keys));
-        assertEquals("expects a string or an object with [value, margins, scheme], got an array", error(List.of("v"), keys));
+        assertEquals(
+                "expects a string or an object with [value, margins, scheme], got an array", error(List.of("v"), keys));
     }
 
     private static String error(Object stored, List<String> keys) {
-        return assertThrows(IllegalArgumentException.class, () -> FingerprintObject.read(stored, keys)).getMessage();
+        return assertThrows(IllegalArgumentException.class, () -> FingerprintObject.read(stored, keys))
+                .getMessage();
     }
 }

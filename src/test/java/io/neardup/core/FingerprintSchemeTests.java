@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import static org.junit.Assert.assertEquals;
@@ -13,16 +17,18 @@ import org.junit.Test;
 public class FingerprintSchemeTests {
 
     /** The defaults (the first ones, again since docs/simhash-schemes.md); a scheme whose id must never change. */
-    private static final FingerprintScheme BASE = new FingerprintScheme(1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3,
-        128, MinHasher.Method.ONE_PERMUTATION, 0);
+    private static final FingerprintScheme BASE = new FingerprintScheme(
+            1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 128, MinHasher.Method.ONE_PERMUTATION, 0);
 
     @Test
     public void testDescribeAndIdArePinned() {
         // A plugin upgrade must not silently change fingerprints: these strings never change
         // for this scheme. Change them only together with FingerprintScheme.CURRENT_VERSION.
-        assertEquals("neardup/v1;hash=murmur3_x64_128;analyzer=standard;simhash_bits=64;simhash_shingle_size=1"
-            + ";weighting=log_tf;idf=none;margins=maxnorm_sqrt_u8;minhash_shingle_size=3;num_hashes=128"
-            + ";minhash_method=one_permutation;seed=0", BASE.describe());
+        assertEquals(
+                "neardup/v1;hash=murmur3_x64_128;analyzer=standard;simhash_bits=64;simhash_shingle_size=1"
+                        + ";weighting=log_tf;idf=none;margins=maxnorm_sqrt_u8;minhash_shingle_size=3;num_hashes=128"
+                        + ";minhash_method=one_permutation;seed=0",
+                BASE.describe());
         assertEquals(GOLDEN_ID, BASE.id());
         assertEquals(Integer.parseUnsignedInt(GOLDEN_ID.substring(4), 16), BASE.schemeHash());
     }
@@ -39,45 +45,93 @@ public class FingerprintSchemeTests {
         FingerprintScheme defaults = FingerprintScheme.defaults("standard");
         assertEquals(BASE, defaults);
         assertEquals(GOLDEN_ID, defaults.id());
-        assertEquals("nd1-2586f90f", new FingerprintScheme(1, "standard", 2, FeatureWeighting.TF, "none", 3, 128,
-            MinHasher.Method.ONE_PERMUTATION, 0).id());
+        assertEquals(
+                "nd1-2586f90f",
+                new FingerprintScheme(
+                                1,
+                                "standard",
+                                2,
+                                FeatureWeighting.TF,
+                                "none",
+                                3,
+                                128,
+                                MinHasher.Method.ONE_PERMUTATION,
+                                0)
+                        .id());
     }
 
     @Test
     public void testEveryParameterChangesTheId() {
         List<FingerprintScheme> variants = List.of(
-            BASE,
-            new FingerprintScheme(1, "english", 1, FeatureWeighting.LOG_TF, "none", 3, 128, MinHasher.Method.ONE_PERMUTATION, 0),
-            new FingerprintScheme(1, "standard", 2, FeatureWeighting.LOG_TF, "none", 3, 128, MinHasher.Method.ONE_PERMUTATION, 0),
-            new FingerprintScheme(1, "standard", 1, FeatureWeighting.TF, "none", 3, 128, MinHasher.Method.ONE_PERMUTATION, 0),
-            new FingerprintScheme(1, "standard", 1, FeatureWeighting.LOG_TF, "idf@0123456789abcdef", 3, 128,
-                MinHasher.Method.ONE_PERMUTATION, 0),
-            new FingerprintScheme(1, "standard", 1, FeatureWeighting.LOG_TF, "none", 4, 128, MinHasher.Method.ONE_PERMUTATION, 0),
-            new FingerprintScheme(1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 64, MinHasher.Method.ONE_PERMUTATION, 0),
-            new FingerprintScheme(1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 128, MinHasher.Method.CLASSIC, 0),
-            new FingerprintScheme(1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 128, MinHasher.Method.ONE_PERMUTATION, 1));
+                BASE,
+                new FingerprintScheme(
+                        1, "english", 1, FeatureWeighting.LOG_TF, "none", 3, 128, MinHasher.Method.ONE_PERMUTATION, 0),
+                new FingerprintScheme(
+                        1, "standard", 2, FeatureWeighting.LOG_TF, "none", 3, 128, MinHasher.Method.ONE_PERMUTATION, 0),
+                new FingerprintScheme(
+                        1, "standard", 1, FeatureWeighting.TF, "none", 3, 128, MinHasher.Method.ONE_PERMUTATION, 0),
+                new FingerprintScheme(
+                        1,
+                        "standard",
+                        1,
+                        FeatureWeighting.LOG_TF,
+                        "idf@0123456789abcdef",
+                        3,
+                        128,
+                        MinHasher.Method.ONE_PERMUTATION,
+                        0),
+                new FingerprintScheme(
+                        1, "standard", 1, FeatureWeighting.LOG_TF, "none", 4, 128, MinHasher.Method.ONE_PERMUTATION, 0),
+                new FingerprintScheme(
+                        1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 64, MinHasher.Method.ONE_PERMUTATION, 0),
+                new FingerprintScheme(
+                        1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 128, MinHasher.Method.CLASSIC, 0),
+                new FingerprintScheme(
+                        1,
+                        "standard",
+                        1,
+                        FeatureWeighting.LOG_TF,
+                        "none",
+                        3,
+                        128,
+                        MinHasher.Method.ONE_PERMUTATION,
+                        1));
         Set<String> ids = new HashSet<>();
         for (FingerprintScheme s : variants) {
             ids.add(s.id());
         }
         assertEquals(variants.size(), ids.size());
-        assertNotEquals(FingerprintScheme.defaults("standard").id(), FingerprintScheme.defaults("whitespace").id());
+        assertNotEquals(
+                FingerprintScheme.defaults("standard").id(),
+                FingerprintScheme.defaults("whitespace").id());
     }
 
     @Test
     public void testValidation() {
-        assertEquals("num_hashes must be in [1, 1024], got 0", error(
-            () -> new FingerprintScheme(1, "standard", 1, FeatureWeighting.BINARY, "none", 3, 0, MinHasher.Method.CLASSIC, 0)));
-        assertEquals("simhash_shingle_size must be in [1, 8], got 9", error(
-            () -> new FingerprintScheme(1, "standard", 9, FeatureWeighting.BINARY, "none", 3, 8, MinHasher.Method.CLASSIC, 0)));
-        assertEquals("minhash_shingle_size must be in [1, 8], got 0", error(
-            () -> new FingerprintScheme(1, "standard", 1, FeatureWeighting.BINARY, "none", 0, 8, MinHasher.Method.CLASSIC, 0)));
-        assertEquals("scheme version must be in [1, 1], got 2", error(
-            () -> new FingerprintScheme(2, "standard", 1, FeatureWeighting.BINARY, "none", 3, 8, MinHasher.Method.CLASSIC, 0)));
-        assertEquals("analyzer must match [A-Za-z0-9._-]{1,128}, got [a;b]", error(
-            () -> new FingerprintScheme(1, "a;b", 1, FeatureWeighting.BINARY, "none", 3, 8, MinHasher.Method.CLASSIC, 0)));
-        assertEquals("idf must be [none] or an idf table identity name@<16 hex>, got [idf.tsv]", error(
-            () -> new FingerprintScheme(1, "standard", 1, FeatureWeighting.BINARY, "idf.tsv", 3, 8, MinHasher.Method.CLASSIC, 0)));
+        assertEquals(
+                "num_hashes must be in [1, 1024], got 0",
+                error(() -> new FingerprintScheme(
+                        1, "standard", 1, FeatureWeighting.BINARY, "none", 3, 0, MinHasher.Method.CLASSIC, 0)));
+        assertEquals(
+                "simhash_shingle_size must be in [1, 8], got 9",
+                error(() -> new FingerprintScheme(
+                        1, "standard", 9, FeatureWeighting.BINARY, "none", 3, 8, MinHasher.Method.CLASSIC, 0)));
+        assertEquals(
+                "minhash_shingle_size must be in [1, 8], got 0",
+                error(() -> new FingerprintScheme(
+                        1, "standard", 1, FeatureWeighting.BINARY, "none", 0, 8, MinHasher.Method.CLASSIC, 0)));
+        assertEquals(
+                "scheme version must be in [1, 1], got 2",
+                error(() -> new FingerprintScheme(
+                        2, "standard", 1, FeatureWeighting.BINARY, "none", 3, 8, MinHasher.Method.CLASSIC, 0)));
+        assertEquals(
+                "analyzer must match [A-Za-z0-9._-]{1,128}, got [a;b]",
+                error(() -> new FingerprintScheme(
+                        1, "a;b", 1, FeatureWeighting.BINARY, "none", 3, 8, MinHasher.Method.CLASSIC, 0)));
+        assertEquals(
+                "idf must be [none] or an idf table identity name@<16 hex>, got [idf.tsv]",
+                error(() -> new FingerprintScheme(
+                        1, "standard", 1, FeatureWeighting.BINARY, "idf.tsv", 3, 8, MinHasher.Method.CLASSIC, 0)));
     }
 
     private static String error(Runnable r) {

@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -22,10 +25,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class FingerprinterTests extends OpenSearchTestCase {
 
-    private static final String[] SYLLABLES = {"ka", "lo", "mi", "ne", "ru", "s\u00e9", "t\u00f6", "\u65e5", "\uD83D\uDE00", "q"};
+    private static final String[] SYLLABLES = {
+        "ka", "lo", "mi", "ne", "ru", "s\u00e9", "t\u00f6", "\u65e5", "\uD83D\uDE00", "q"
+    };
 
     private static List<String> vocabulary(int size, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
@@ -138,8 +144,14 @@ public class FingerprinterTests extends OpenSearchTestCase {
         return out;
     }
 
-    private static FingerprintScheme scheme(int simShingle, FeatureWeighting weighting, String idf, int minShingle,
-                                            int numHashes, MinHasher.Method method, long seed) {
+    private static FingerprintScheme scheme(
+            int simShingle,
+            FeatureWeighting weighting,
+            String idf,
+            int minShingle,
+            int numHashes,
+            MinHasher.Method method,
+            long seed) {
         return new FingerprintScheme(1, "standard", simShingle, weighting, idf, minShingle, numHashes, method, seed);
     }
 
@@ -151,14 +163,18 @@ public class FingerprinterTests extends OpenSearchTestCase {
             long seed = random.nextLong();
             boolean withIdf = random.nextBoolean();
             IdfTable idf = withIdf ? idfTable(vocab, seed) : null;
-            FingerprintScheme s = scheme(1 + random.nextInt(4),
-                FeatureWeighting.values()[random.nextInt(3)],
-                withIdf ? idf.identity() : FingerprintScheme.NO_IDF,
-                1 + random.nextInt(5), 1 + random.nextInt(256),
-                MinHasher.Method.values()[random.nextInt(2)], seed);
+            FingerprintScheme s = scheme(
+                    1 + random.nextInt(4),
+                    FeatureWeighting.values()[random.nextInt(3)],
+                    withIdf ? idf.identity() : FingerprintScheme.NO_IDF,
+                    1 + random.nextInt(5),
+                    1 + random.nextInt(256),
+                    MinHasher.Method.values()[random.nextInt(2)],
+                    seed);
             List<String> doc = document(vocab, random.nextInt(400), random);
             Fingerprint got = new Fingerprinter(s, idf).fingerprint(doc);
-            assertEquals("iteration " + iter + " " + s.describe() + " tokens " + doc.size(), reference(s, idf, doc), got);
+            assertEquals(
+                    "iteration " + iter + " " + s.describe() + " tokens " + doc.size(), reference(s, idf, doc), got);
         }
     }
 
@@ -189,7 +205,7 @@ public class FingerprinterTests extends OpenSearchTestCase {
         FingerprintScheme s = scheme(2, FeatureWeighting.LOG_TF, "none", 3, 64, MinHasher.Method.CLASSIC, 9);
         Fingerprint fresh = new Fingerprinter(s, null).fingerprint(small);
         Fingerprinter reused = new Fingerprinter(s, null);
-        reused.fingerprint(big);   // grows every buffer
+        reused.fingerprint(big); // grows every buffer
         assertEquals(fresh, reused.fingerprint(small));
         // The explicit lifecycle too: reset, tokens, finish, reset, tokens, finish.
         reused.reset();
@@ -211,7 +227,8 @@ public class FingerprinterTests extends OpenSearchTestCase {
             docs.add(document(vocab, random.nextInt(300), random));
         }
         IdfTable idf = idfTable(vocab, 0);
-        FingerprintScheme s = scheme(1, FeatureWeighting.LOG_TF, idf.identity(), 3, 128, MinHasher.Method.ONE_PERMUTATION, 0);
+        FingerprintScheme s =
+                scheme(1, FeatureWeighting.LOG_TF, idf.identity(), 3, 128, MinHasher.Method.ONE_PERMUTATION, 0);
         Fingerprinter single = new Fingerprinter(s, idf);
         List<Fingerprint> expected = new ArrayList<>();
         for (List<String> d : docs) {
@@ -281,9 +298,10 @@ public class FingerprinterTests extends OpenSearchTestCase {
 
     private static final long GOLDEN_SIMHASH = 0x41e8c880441b125aL;
     private static final String GOLDEN_MARGINS =
-        "eq06jnrnwNwqsufceio6Ov9zsnNz_3Oyc3o6c4h6_9wqso6Ojo6OenOOejqI3K16erLYKueOKjqOc3rcc3Nz_w";
+            "eq06jnrnwNwqsufceio6Ov9zsnNz_3Oyc3o6c4h6_9wqso6Ojo6OenOOejqI3K16erLYKueOKjqOc3rcc3Nz_w";
     private static final int[] GOLDEN_MINHASH = {
-        -1704196804, 1338365654, 1338365654, -1278758230, 391888211, 391888211, 391888211, -676142918};
+        -1704196804, 1338365654, 1338365654, -1278758230, 391888211, 391888211, 391888211, -676142918
+    };
 
     @Test
     public void testNearDuplicatesAreCloserThanUnrelatedDocuments() {
@@ -296,7 +314,8 @@ public class FingerprinterTests extends OpenSearchTestCase {
         // of 22 catches each of those while leaving ~5 bits of slack.
         List<String> vocab = vocabulary(3000, randomLong());
         IdfTable idf = matchingIdfTable(vocab, 1000);
-        FingerprintScheme s = scheme(1, FeatureWeighting.LOG_TF, idf.identity(), 3, 128, MinHasher.Method.ONE_PERMUTATION, 0);
+        FingerprintScheme s =
+                scheme(1, FeatureWeighting.LOG_TF, idf.identity(), 3, 128, MinHasher.Method.ONE_PERMUTATION, 0);
         Fingerprinter fp = new Fingerprinter(s, idf);
         SplittableRandom random = new SplittableRandom(randomLong());
         int nearSum = 0;
@@ -341,15 +360,21 @@ public class FingerprinterTests extends OpenSearchTestCase {
 
     @Test
     public void testIdfTableMustMatchTheScheme() throws IOException {
-        IdfTable table = IdfTable.load("t", 0, new ByteArrayInputStream("#docs\t10\ncat\t1\n".getBytes(StandardCharsets.UTF_8)));
+        IdfTable table =
+                IdfTable.load("t", 0, new ByteArrayInputStream("#docs\t10\ncat\t1\n".getBytes(StandardCharsets.UTF_8)));
         FingerprintScheme none = FingerprintScheme.defaults("standard");
-        FingerprintScheme withIdf = scheme(1, FeatureWeighting.LOG_TF, table.identity(), 3, 128, MinHasher.Method.ONE_PERMUTATION, 0);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Fingerprinter(withIdf, null));
-        assertEquals("scheme [" + withIdf.id() + "] needs idf table [" + table.identity() + "], got none", e.getMessage());
+        FingerprintScheme withIdf =
+                scheme(1, FeatureWeighting.LOG_TF, table.identity(), 3, 128, MinHasher.Method.ONE_PERMUTATION, 0);
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> new Fingerprinter(withIdf, null));
+        assertEquals(
+                "scheme [" + withIdf.id() + "] needs idf table [" + table.identity() + "], got none", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> new Fingerprinter(none, table));
-        assertEquals("scheme [" + none.id() + "] needs idf table [none], got [" + table.identity() + "]", e.getMessage());
+        assertEquals(
+                "scheme [" + none.id() + "] needs idf table [none], got [" + table.identity() + "]", e.getMessage());
         // Same terms hashed with another seed: another identity, so the scheme rejects it.
-        IdfTable otherSeed = IdfTable.load("t", 1, new ByteArrayInputStream("#docs\t10\ncat\t1\n".getBytes(StandardCharsets.UTF_8)));
+        IdfTable otherSeed =
+                IdfTable.load("t", 1, new ByteArrayInputStream("#docs\t10\ncat\t1\n".getBytes(StandardCharsets.UTF_8)));
         e = assertThrows(IllegalArgumentException.class, () -> new Fingerprinter(withIdf, otherSeed));
         assertTrue(e.getMessage(), e.getMessage().contains("needs idf table [" + table.identity() + "]"));
     }
@@ -358,8 +383,8 @@ public class FingerprinterTests extends OpenSearchTestCase {
     public void testIdfChangesWeights() throws IOException {
         // "common" is in every document (idf 1), "rare" in none (idf ln(1001) + 1 ~ 7.9): with
         // one of each, the rare word's hash wins every bit where the two disagree.
-        IdfTable table = IdfTable.load("t", 0,
-            new ByteArrayInputStream("#docs\t1000\ncommon\t1000\n".getBytes(StandardCharsets.UTF_8)));
+        IdfTable table = IdfTable.load(
+                "t", 0, new ByteArrayInputStream("#docs\t1000\ncommon\t1000\n".getBytes(StandardCharsets.UTF_8)));
         FingerprintScheme s = scheme(1, FeatureWeighting.BINARY, table.identity(), 1, 16, MinHasher.Method.CLASSIC, 0);
         Fingerprint f = new Fingerprinter(s, table).fingerprint(List.of("common", "rare"));
         long rare = new ShingleHasher(1, 0).hashOf(new TokenHasher(0).hash("rare"));

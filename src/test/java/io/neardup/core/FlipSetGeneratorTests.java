@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
@@ -16,6 +19,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.Test;
 import org.opensearch.common.SuppressForbidden;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class FlipSetGeneratorTests extends OpenSearchTestCase {
 
@@ -77,8 +81,11 @@ public class FlipSetGeneratorTests extends OpenSearchTestCase {
                 assertEquals(where, Long.bitCount(g.mask()), g.size());
                 if (e.mask != g.mask()) {
                     // Only a float-rounding tie may reorder two sets.
-                    assertEquals(where + ": got " + Long.toHexString(g.mask()) + ", expected " + Long.toHexString(e.mask),
-                        e.logP, g.logProbability(), 1e-12);
+                    assertEquals(
+                            where + ": got " + Long.toHexString(g.mask()) + ", expected " + Long.toHexString(e.mask),
+                            e.logP,
+                            g.logProbability(),
+                            1e-12);
                 }
                 assertEquals(where, e.logP, g.logProbability(), 1e-12);
                 n++;
@@ -183,7 +190,9 @@ public class FlipSetGeneratorTests extends OpenSearchTestCase {
                 stack.add(root);
                 while (!stack.isEmpty()) {
                     int[] b = stack.remove(stack.size() - 1);
-                    assertTrue("p=" + p + " l=" + l + ": reached twice " + Arrays.toString(b), seen.add(Arrays.toString(b)));
+                    assertTrue(
+                            "p=" + p + " l=" + l + ": reached twice " + Arrays.toString(b),
+                            seen.add(Arrays.toString(b)));
                     int r = FlipSetGenerator.successors(b, l, p, b1, b2);
                     if ((r & 1) != 0) {
                         stack.add(Arrays.copyOf(b1, l));
@@ -333,30 +342,51 @@ public class FlipSetGeneratorTests extends OpenSearchTestCase {
     public void testValidationMessages() {
         FlipSetGenerator g = new FlipSetGenerator();
         double[] logP = new double[64];
-        assertEquals("prefix_bits must be in [1, 64], got 0",
-            assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 0, 3, 10)).getMessage());
-        assertEquals("prefix_bits must be in [1, 64], got 65",
-            assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 65, 3, 10)).getMessage());
-        assertEquals("max_distance must be in [0, 8], got 9",
-            assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 20, 9, 10)).getMessage());
-        assertEquals("max_distance must be in [0, 8], got -1",
-            assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 20, -1, 10)).getMessage());
-        assertEquals("k must be in [1, 10000], got 0",
-            assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 20, 3, 0)).getMessage());
-        assertEquals("k must be in [1, 10000], got 10001",
-            assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 20, 3, 10_001)).getMessage());
-        assertEquals("log_flip_probabilities must have length >= 20, got 5",
-            assertThrows(IllegalArgumentException.class, () -> g.reset(new double[5], 20, 3, 10)).getMessage());
+        assertEquals(
+                "prefix_bits must be in [1, 64], got 0",
+                assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 0, 3, 10))
+                        .getMessage());
+        assertEquals(
+                "prefix_bits must be in [1, 64], got 65",
+                assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 65, 3, 10))
+                        .getMessage());
+        assertEquals(
+                "max_distance must be in [0, 8], got 9",
+                assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 20, 9, 10))
+                        .getMessage());
+        assertEquals(
+                "max_distance must be in [0, 8], got -1",
+                assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 20, -1, 10))
+                        .getMessage());
+        assertEquals(
+                "k must be in [1, 10000], got 0",
+                assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 20, 3, 0))
+                        .getMessage());
+        assertEquals(
+                "k must be in [1, 10000], got 10001",
+                assertThrows(IllegalArgumentException.class, () -> g.reset(logP, 20, 3, 10_001))
+                        .getMessage());
+        assertEquals(
+                "log_flip_probabilities must have length >= 20, got 5",
+                assertThrows(IllegalArgumentException.class, () -> g.reset(new double[5], 20, 3, 10))
+                        .getMessage());
         double[] bad = new double[20];
         bad[7] = 0.5;
-        assertEquals("log_flip_probabilities[7] must be <= 0 (a log-probability), got 0.5",
-            assertThrows(IllegalArgumentException.class, () -> g.reset(bad, 20, 3, 10)).getMessage());
+        assertEquals(
+                "log_flip_probabilities[7] must be <= 0 (a log-probability), got 0.5",
+                assertThrows(IllegalArgumentException.class, () -> g.reset(bad, 20, 3, 10))
+                        .getMessage());
         bad[7] = Double.NaN;
-        assertEquals("log_flip_probabilities[7] must be <= 0 (a log-probability), got NaN",
-            assertThrows(IllegalArgumentException.class, () -> g.reset(bad, 20, 3, 10)).getMessage());
-        assertEquals("probabilities[1] must be in [0, 1], got 1.5",
-            assertThrows(IllegalArgumentException.class,
-                () -> FlipSetGenerator.logOf(new double[] {0.5, 1.5}, new double[2])).getMessage());
+        assertEquals(
+                "log_flip_probabilities[7] must be <= 0 (a log-probability), got NaN",
+                assertThrows(IllegalArgumentException.class, () -> g.reset(bad, 20, 3, 10))
+                        .getMessage());
+        assertEquals(
+                "probabilities[1] must be in [0, 1], got 1.5",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> FlipSetGenerator.logOf(new double[] {0.5, 1.5}, new double[2]))
+                        .getMessage());
     }
 
     static long binomial(int n, int r) {

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /** Hamming distance between 64-bit fingerprints (Sood, "Probabilistic Simhash Matching" (2011), eq. 3.2): XOR, then count the ones. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import org.opensearch.test.OpenSearchTestCase;
@@ -29,8 +33,9 @@ public class LikeTextMemoryTests extends OpenSearchTestCase {
         long scratchBound = 2 * FingerprintScratch.bytesAtCapacity(1 << 20);
         assertEquals("the README's figure", 92_274_912, scratchBound);
         assertTrue("scratch peak " + budget.peak() + " > " + scratchBound, budget.peak() <= scratchBound);
-        assertTrue("scratch peak " + budget.peak() + " is not even one map of a million entries",
-            budget.peak() >= LongIndexMap.bytesAtCapacity(1 << 20));
+        assertTrue(
+                "scratch peak " + budget.peak() + " is not even one map of a million entries",
+                budget.peak() >= LongIndexMap.bytesAtCapacity(1 << 20));
 
         byte[] payload = ShingleSetCodec.payload(fingerprint.shingleSet());
         long outputs = 4L * distinct + payload.length;

@@ -1,12 +1,16 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertEquals;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class LongIndexMapTests extends OpenSearchTestCase {
 

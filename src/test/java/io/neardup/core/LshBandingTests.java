@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import static org.junit.Assert.assertEquals;
@@ -62,14 +66,18 @@ public class LshBandingTests {
                 assertEquals(k / banding.rows(), banding.bands());
                 if (banding.rows() < k) {
                     int r = banding.rows() + 1;
-                    assertTrue("longer bands would miss pairs at the floor", 1 - Math.pow(1 - Math.pow(floor, r), k / r) < 0.99);
+                    assertTrue(
+                            "longer bands would miss pairs at the floor",
+                            1 - Math.pow(1 - Math.pow(floor, r), k / r) < 0.99);
                 }
                 assertTrue(banding.floor() <= floor + 1e-9);
             }
         }
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LshBanding.forFloor(0.01, 16));
-        assertEquals("min_similarity_floor [0.01] is too low for num_hashes [16]: even 16 bands of one value find a pair at that "
-            + "similarity with probability 0.149 < 0.99", e.getMessage());
+        assertEquals(
+                "min_similarity_floor [0.01] is too low for num_hashes [16]: even 16 bands of one value find a pair at that "
+                        + "similarity with probability 0.149 < 0.99",
+                e.getMessage());
     }
 
     /** At least m of b bands: checked against the binomial sum written out, including m = 1 (one band). */

@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -10,6 +13,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class MarginsTests extends OpenSearchTestCase {
 
@@ -24,10 +28,10 @@ public class MarginsTests extends OpenSearchTestCase {
     @Test
     public void testMaxNormAndQuantization() {
         double[] w = new double[64];
-        w[0] = -4.0;      // the strongest bit: margin 1
-        w[1] = 1.0;       // margin 0.25 -> round(255 * 0.5) = 128
-        w[2] = 0.0;       // a tie: margin 0
-        w[3] = 0.01;      // margin 0.0025 -> round(255 * 0.05) = 13
+        w[0] = -4.0; // the strongest bit: margin 1
+        w[1] = 1.0; // margin 0.25 -> round(255 * 0.5) = 128
+        w[2] = 0.0; // a tie: margin 0
+        w[3] = 0.01; // margin 0.0025 -> round(255 * 0.05) = 13
         Margins m = Margins.of(w, 64);
         assertEquals(255, m.quantized(0));
         assertEquals(128, m.quantized(1));
@@ -105,16 +109,16 @@ public class MarginsTests extends OpenSearchTestCase {
 
     // Checked independently: base64url(round(255 * sqrt((i + 1) / 64)) for i in 0..63).
     private static final String GOLDEN =
-        "IC03QEdOVFpgZWpuc3d7gIOHi4-Slpmcn6OmqayvsbS3ur2_wsTHyszP0dPW2Nvd3-Hk5ujq7O_x8_X3-fv9_w";
+            "IC03QEdOVFpgZWpuc3d7gIOHi4-Slpmcn6OmqayvsbS3ur2_wsTHyszP0dPW2Nvd3-Hk5ujq7O_x8_X3-fv9_w";
 
     @Test
     public void testWeakestFirst() {
         byte[] q = new byte[64];
         Arrays.fill(q, (byte) 200);
         q[10] = 5;
-        q[3] = 5;   // a tie with 10: the lower index comes first
+        q[3] = 5; // a tie with 10: the lower index comes first
         q[40] = 1;
-        q[63] = 0;  // outside a 40-bit prefix
+        q[63] = 0; // outside a 40-bit prefix
         Margins m = Margins.ofQuantized(q);
         int[] order = m.weakestFirst(41);
         assertEquals(41, order.length);

@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import org.opensearch.test.OpenSearchTestCase;
@@ -17,8 +21,9 @@ public class MatchesTests extends OpenSearchTestCase {
             capacity += capacity >> 1;
         }
         assertEquals(Matches.bytesAtCapacity(capacity), matches.ramBytesUsed());
-        assertTrue("grown by at most half: " + matches.ramBytesUsed() + " for " + n,
-            matches.ramBytesUsed() <= Matches.bytesAtCapacity(Math.max(16, n + (n >> 1))));
+        assertTrue(
+                "grown by at most half: " + matches.ramBytesUsed() + " for " + n,
+                matches.ramBytesUsed() <= Matches.bytesAtCapacity(Math.max(16, n + (n >> 1))));
         matches.release();
         assertEquals(0, budget.used());
     }

@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
@@ -13,6 +16,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class MinHasherTests extends OpenSearchTestCase {
 
@@ -95,7 +99,8 @@ public class MinHasherTests extends OpenSearchTestCase {
 
     @Test
     public void testEstimateStaysWithinTheChernoffBound() {
-        // X = matching positions ~ sum of k indicators with P = J (Broder, "On the resemblance and containment of documents", 1997), mu = kJ.
+        // X = matching positions ~ sum of k indicators with P = J (Broder, "On the resemblance and containment of
+        // documents", 1997), mu = kJ.
         // Each check may fail with probability at most 1e-6 (5e-7 per tail) for a random choice
         // of seeds, which the test seed draws: the 80 checks of a run fail falsely with
         // probability at most 8e-5. The union (8000) is large
@@ -113,8 +118,8 @@ public class MinHasherTests extends OpenSearchTestCase {
                     double low = (1 - lowerDeviation(mu, failure / 2)) * mu;
                     double high = (1 + upperDeviation(mu, failure / 2)) * mu;
                     int x = matches(mh, p);
-                    String what = method + " J=" + j + " trial " + trial + ": " + x + " matches, bound ["
-                        + low + ", " + high + "]";
+                    String what = method + " J=" + j + " trial " + trial + ": " + x + " matches, bound [" + low + ", "
+                            + high + "]";
                     assertTrue(what, x >= low && x <= high);
                 }
             }
@@ -136,8 +141,8 @@ public class MinHasherTests extends OpenSearchTestCase {
                 for (int t = 0; t < trials; t++) {
                     Pair p = pair(200, (int) Math.round(j * 200), randomLong());
                     double est = MinHasher.jaccard(
-                        MinHasher.of(k, t, method).signature(p.a, p.a.length),
-                        MinHasher.of(k, t, method).signature(p.b, p.b.length));
+                            MinHasher.of(k, t, method).signature(p.a, p.a.length),
+                            MinHasher.of(k, t, method).signature(p.b, p.b.length));
                     sum += est;
                     sumSq += est * est;
                 }
@@ -157,15 +162,19 @@ public class MinHasherTests extends OpenSearchTestCase {
     public void testKnownSignatures() {
         // Pins both methods' outputs: stored signatures must never change for a given scheme.
         long[] hashes = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-        assertArrayEquals(GOLDEN_CLASSIC, MinHasher.of(8, 0, MinHasher.Method.CLASSIC).signature(hashes, 10));
-        assertArrayEquals(GOLDEN_OPH, MinHasher.of(8, 0, MinHasher.Method.ONE_PERMUTATION).signature(hashes, 10));
+        assertArrayEquals(
+                GOLDEN_CLASSIC, MinHasher.of(8, 0, MinHasher.Method.CLASSIC).signature(hashes, 10));
+        assertArrayEquals(
+                GOLDEN_OPH, MinHasher.of(8, 0, MinHasher.Method.ONE_PERMUTATION).signature(hashes, 10));
     }
 
     // Both checked against an independent Python transcription of the documented formulas.
     private static final int[] GOLDEN_CLASSIC = {
-        -1962000091, -1916773879, -1762278825, -1897064526, -1956313637, -2119494165, -1429446900, -2137058809};
+        -1962000091, -1916773879, -1762278825, -1897064526, -1956313637, -2119494165, -1429446900, -2137058809
+    };
     private static final int[] GOLDEN_OPH = {
-        766514998, 1105599489, -1024381763, -1188108722, 1161619109, -192128169, 766514998, -1188108722};
+        766514998, 1105599489, -1024381763, -1188108722, 1161619109, -192128169, 766514998, -1188108722
+    };
 
     @Test
     public void testOrderAndDuplicatesDoNotMatter() {
@@ -224,15 +233,16 @@ public class MinHasherTests extends OpenSearchTestCase {
     public void testSeedChangesSignature() {
         long[] hashes = {1, 2, 3};
         for (MinHasher.Method method : METHODS) {
-            assertNotEquals(Arrays.toString(MinHasher.of(8, 0, method).signature(hashes, 3)),
-                Arrays.toString(MinHasher.of(8, 1, method).signature(hashes, 3)));
+            assertNotEquals(
+                    Arrays.toString(MinHasher.of(8, 0, method).signature(hashes, 3)),
+                    Arrays.toString(MinHasher.of(8, 1, method).signature(hashes, 3)));
         }
     }
 
     @Test
     public void testValidation() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> MinHasher.of(0, 0, MinHasher.Method.CLASSIC));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> MinHasher.of(0, 0, MinHasher.Method.CLASSIC));
         assertEquals("num_hashes must be in [1, 1024], got 0", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> MinHasher.of(1025, 0, MinHasher.Method.CLASSIC));
         assertEquals("num_hashes must be in [1, 1024], got 1025", e.getMessage());
@@ -245,8 +255,8 @@ public class MinHasherTests extends OpenSearchTestCase {
 
     @Test
     public void testJaccardRejectsLengthMismatch() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> MinHasher.jaccard(new int[64], new int[128]));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> MinHasher.jaccard(new int[64], new int[128]));
         assertEquals("minhash signatures differ in length: 64 vs 128", e.getMessage());
         assertEquals(0.75, MinHasher.jaccard(new int[] {1, 2, 3, 4}, new int[] {1, 2, 3, 5}), 0.0);
     }
@@ -255,8 +265,7 @@ public class MinHasherTests extends OpenSearchTestCase {
     public void testParseMethod() {
         assertSame(MinHasher.Method.CLASSIC, MinHasher.Method.parse("classic"));
         assertSame(MinHasher.Method.ONE_PERMUTATION, MinHasher.Method.parse("one_permutation"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> MinHasher.Method.parse("oph"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MinHasher.Method.parse("oph"));
         assertEquals("unknown minhash method [oph], expected one of [classic, one_permutation]", e.getMessage());
     }
 }

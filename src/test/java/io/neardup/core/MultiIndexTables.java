@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 /**
@@ -24,8 +28,8 @@ public final class MultiIndexTables {
     private final long[] blockMasks;
     private final SortedFingerprintTable[] tables;
 
-    private MultiIndexTables(int maxDistance, int[] offsets, int[] widths, long[] blockMasks,
-                             SortedFingerprintTable[] tables) {
+    private MultiIndexTables(
+            int maxDistance, int[] offsets, int[] widths, long[] blockMasks, SortedFingerprintTable[] tables) {
         this.maxDistance = maxDistance;
         this.offsets = offsets;
         this.widths = widths;
@@ -41,14 +45,14 @@ public final class MultiIndexTables {
     public static MultiIndexTables build(long[] fingerprints, int[] docs, int length, int maxDistance) {
         if (maxDistance < 0 || maxDistance > FlipSetGenerator.MAX_DISTANCE) {
             throw new IllegalArgumentException(
-                "max_distance must be in [0, " + FlipSetGenerator.MAX_DISTANCE + "], got " + maxDistance);
+                    "max_distance must be in [0, " + FlipSetGenerator.MAX_DISTANCE + "], got " + maxDistance);
         }
         if (fingerprints == null || docs == null) {
             throw new IllegalArgumentException("fingerprints and docs must not be null");
         }
         if (length < 0 || length > fingerprints.length || length > docs.length) {
-            throw new IllegalArgumentException("length must be in [0, min(" + fingerprints.length + ", " + docs.length
-                + ")], got " + length);
+            throw new IllegalArgumentException(
+                    "length must be in [0, min(" + fingerprints.length + ", " + docs.length + ")], got " + length);
         }
         int blocks = maxDistance + 1;
         int[] offsets = new int[blocks];
@@ -69,8 +73,9 @@ public final class MultiIndexTables {
             for (int i = 0; i < length; i++) {
                 rotated[i] = Long.rotateLeft(fingerprints[i], offsets[j]);
             }
-            int indexBits = Math.min(SortedFingerprintTable.defaultIndexBits(length),
-                Math.min(widths[j], SortedFingerprintTable.MAX_INDEX_BITS));
+            int indexBits = Math.min(
+                    SortedFingerprintTable.defaultIndexBits(length),
+                    Math.min(widths[j], SortedFingerprintTable.MAX_INDEX_BITS));
             tables[j] = SortedFingerprintTable.build(rotated, docs, length, indexBits);
         }
         return new MultiIndexTables(maxDistance, offsets, widths, masks, tables);

@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -8,6 +11,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class MultiIndexTablesTests extends OpenSearchTestCase {
 
@@ -47,9 +51,17 @@ public class MultiIndexTablesTests extends OpenSearchTestCase {
 
     @Test
     public void testValidationMessages() {
-        assertEquals("max_distance must be in [0, 8], got 9", assertThrows(IllegalArgumentException.class,
-            () -> MultiIndexTables.build(new long[1], new int[1], 1, 9)).getMessage());
-        assertEquals("length must be in [0, min(1, 1)], got 2", assertThrows(IllegalArgumentException.class,
-            () -> MultiIndexTables.build(new long[1], new int[1], 2, 3)).getMessage());
+        assertEquals(
+                "max_distance must be in [0, 8], got 9",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> MultiIndexTables.build(new long[1], new int[1], 1, 9))
+                        .getMessage());
+        assertEquals(
+                "length must be in [0, min(1, 1)], got 2",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> MultiIndexTables.build(new long[1], new int[1], 2, 3))
+                        .getMessage());
     }
 }

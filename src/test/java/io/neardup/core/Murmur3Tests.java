@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -9,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.apache.lucene.util.StringHelper;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class Murmur3Tests extends OpenSearchTestCase {
 
@@ -132,8 +136,8 @@ public class Murmur3Tests extends OpenSearchTestCase {
         byte[] b = new byte[4];
         IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, () -> Murmur3.hash64(b, 2, 3, 0));
         assertEquals("range [2, 2 + 3) out of bounds for length 4", e.getMessage());
-        IllegalArgumentException e2 = assertThrows(IllegalArgumentException.class,
-            () -> Murmur3.hash128(b, 0, 4, 0, new long[1]));
+        IllegalArgumentException e2 =
+                assertThrows(IllegalArgumentException.class, () -> Murmur3.hash128(b, 0, 4, 0, new long[1]));
         assertEquals("out must have length >= 2, got 1", e2.getMessage());
     }
 }

@@ -1,14 +1,17 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
-
-import io.neardup.ShingleTruth;
-import org.opensearch.test.OpenSearchTestCase;
-
-import java.util.Arrays;
-import java.util.Random;
 
 import static io.neardup.collapse.CollapseTestHits.flip;
 import static io.neardup.collapse.CollapseTestHits.perturb;
 import static io.neardup.collapse.CollapseTestHits.randomSignature;
+
+import io.neardup.ShingleTruth;
+import java.util.Arrays;
+import java.util.Random;
+import org.opensearch.test.OpenSearchTestCase;
 
 /** The greedy leader clustering against a brute-force reference (every leader checked in rank order). */
 public class NearDupCollapserTests extends OpenSearchTestCase {
@@ -38,8 +41,10 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
                 continue;
             }
             for (int j = 0; j < i; j++) {
-                if (leaderOf[j] == j && schemes[j] == schemes[i] && sigs[j].length == sigs[i].length
-                    && MinHasher.jaccard(sigs[i], sigs[j]) >= s) {
+                if (leaderOf[j] == j
+                        && schemes[j] == schemes[i]
+                        && sigs[j].length == sigs[i].length
+                        && MinHasher.jaccard(sigs[i], sigs[j]) >= s) {
                     leaderOf[i] = j;
                     break;
                 }
@@ -57,10 +62,15 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
             int[] schemes = new int[n];
             for (int i = 0; i < n; i++) {
                 schemes[i] = random.nextInt(10) == 0 ? NearDupCollapser.MISSING : random.nextInt(2);
-                fps[i] = i > 0 && random.nextBoolean() ? flip(fps[random.nextInt(i)], random.nextInt(2 * d + 2), random) : random.nextLong();
+                fps[i] = i > 0 && random.nextBoolean()
+                        ? flip(fps[random.nextInt(i)], random.nextInt(2 * d + 2), random)
+                        : random.nextLong();
             }
             int[] expected = referenceSimhash(fps, schemes, d);
-            assertArrayEquals("n=" + n + " d=" + d + " fps=" + Arrays.toString(fps), expected, NearDupCollapser.collapseSimhash(fps, schemes, d));
+            assertArrayEquals(
+                    "n=" + n + " d=" + d + " fps=" + Arrays.toString(fps),
+                    expected,
+                    NearDupCollapser.collapseSimhash(fps, schemes, d));
         }
     }
 
@@ -87,7 +97,8 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
                 }
             }
             int[] expected = referenceMinhash(sigs, schemes, s);
-            assertArrayEquals("n=" + n + " k=" + k + " s=" + s, expected, NearDupCollapser.collapseMinhash(sigs, schemes, s));
+            assertArrayEquals(
+                    "n=" + n + " k=" + k + " s=" + s, expected, NearDupCollapser.collapseMinhash(sigs, schemes, s));
         }
     }
 
@@ -101,12 +112,14 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
             int[] schemes = new int[n];
             for (int i = 0; i < n; i++) {
                 schemes[i] = random.nextInt(10) == 0 ? NearDupCollapser.MISSING : random.nextInt(2);
-                // values from a small alphabet, and copies of earlier sets with a few values changed: every similarity occurs
+                // values from a small alphabet, and copies of earlier sets with a few values changed: every similarity
+                // occurs
                 long[] hashes = new long[random.nextInt(random.nextBoolean() ? 8 : 120)];
                 int[] base = i > 0 && random.nextBoolean() ? sets[random.nextInt(i)] : null;
                 for (int h = 0; h < hashes.length; h++) {
-                    long value = base != null && h < base.length && random.nextInt(6) > 0 ? Integer.toUnsignedLong(base[h])
-                        : random.nextInt(random.nextBoolean() ? 40 : Integer.MAX_VALUE) * 2_654_435_761L;
+                    long value = base != null && h < base.length && random.nextInt(6) > 0
+                            ? Integer.toUnsignedLong(base[h])
+                            : random.nextInt(random.nextBoolean() ? 40 : Integer.MAX_VALUE) * 2_654_435_761L;
                     hashes[h] = value << 32;
                 }
                 sets[i] = ShingleSetCodec.of(hashes, hashes.length);
@@ -115,8 +128,9 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
             for (int i = 0; i < n; i++) {
                 expected[i] = i;
                 for (int leader = 0; leader < i && schemes[i] != NearDupCollapser.MISSING; leader++) {
-                    if (expected[leader] == leader && schemes[leader] == schemes[i]
-                        && ShingleTruth.jaccard(asSet(sets[leader]), asSet(sets[i])) >= s) {
+                    if (expected[leader] == leader
+                            && schemes[leader] == schemes[i]
+                            && ShingleTruth.jaccard(asSet(sets[leader]), asSet(sets[i])) >= s) {
                         expected[i] = leader;
                         break;
                     }
@@ -127,7 +141,7 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
     }
 
     public void testBands() {
-        assertEquals(103, NearDupCollapser.minEqual(128, 0.8));   // 102/128 = 0.797, 103/128 = 0.805
+        assertEquals(103, NearDupCollapser.minEqual(128, 0.8)); // 102/128 = 0.797, 103/128 = 0.805
         assertEquals(26, NearDupCollapser.bandsFor(128, 0.8));
         assertEquals(128, NearDupCollapser.minEqual(128, 1.0));
         assertEquals(1, NearDupCollapser.bandsFor(128, 1.0));
@@ -136,10 +150,11 @@ public class NearDupCollapserTests extends OpenSearchTestCase {
     }
 
     public void testBadInput() {
-        IllegalArgumentException e = expectThrows(IllegalArgumentException.class,
-            () -> NearDupCollapser.collapseSimhash(new long[2], new int[1], 3));
+        IllegalArgumentException e = expectThrows(
+                IllegalArgumentException.class, () -> NearDupCollapser.collapseSimhash(new long[2], new int[1], 3));
         assertEquals("got 2 fingerprints but 1 scheme keys", e.getMessage());
-        e = expectThrows(IllegalArgumentException.class, () -> NearDupCollapser.collapseMinhash(new int[1][], new int[1], 0));
+        e = expectThrows(
+                IllegalArgumentException.class, () -> NearDupCollapser.collapseMinhash(new int[1][], new int[1], 0));
         assertEquals("min_similarity must be in (0, 1], got [0.0]", e.getMessage());
     }
 

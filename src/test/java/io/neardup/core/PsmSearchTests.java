@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
@@ -13,6 +16,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.Test;
 import org.opensearch.common.SuppressForbidden;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class PsmSearchTests extends OpenSearchTestCase {
 
@@ -65,8 +69,14 @@ public class PsmSearchTests extends OpenSearchTestCase {
         return x ^ mask;
     }
 
-    private static int[] search(PsmSearch s, SortedFingerprints t, long q, Margins m, FlipModel model,
-                                PsmSearch.Params params, Matches out) {
+    private static int[] search(
+            PsmSearch s,
+            SortedFingerprints t,
+            long q,
+            Margins m,
+            FlipModel model,
+            PsmSearch.Params params,
+            Matches out) {
         out.clear();
         s.search(t, q, m, model, params, out);
         return out.sortedDocs();
@@ -104,8 +114,17 @@ public class PsmSearchTests extends OpenSearchTestCase {
                 out.clear();
                 PsmSearch.exhaustive(table, query, h, p + 3, out); // p wider than the index
                 assertArrayEquals(where + " (p > index bits)", expected, out.sortedDocs());
-                assertArrayEquals(where + " (EXACT)", expected, search(search, table, query, data.margins[q], null,
-                    new PsmSearch.Params(PsmSearch.Mode.EXACT, h, 1, p), out));
+                assertArrayEquals(
+                        where + " (EXACT)",
+                        expected,
+                        search(
+                                search,
+                                table,
+                                query,
+                                data.margins[q],
+                                null,
+                                new PsmSearch.Params(PsmSearch.Mode.EXACT, h, 1, p),
+                                out));
                 for (int i = 0; i < out.size(); i++) {
                     assertTrue(where, out.distance(i) <= h);
                     assertEquals(where, Long.bitCount(data.fps[out.doc(i)] ^ query), out.distance(i));
@@ -138,24 +157,28 @@ public class PsmSearchTests extends OpenSearchTestCase {
         assertEquals(1 + 14 + 91 + 364, all);
         Planted data = new Planted(random, 20_000, 60, h, p);
         SortedFingerprintTable table = SortedFingerprintTable.build(data.fps, data.docs, data.fps.length, p);
-        for (FlipModel model : new FlipModel[] {FlipModel.marginComplement(), FlipModel.gaussian(0.2), FlipModel.uniform()}) {
+        for (FlipModel model :
+                new FlipModel[] {FlipModel.marginComplement(), FlipModel.gaussian(0.2), FlipModel.uniform()}) {
             for (int q = 0; q < data.queries.length; q++) {
                 long query = data.queries[q];
                 Margins m = data.margins[q];
                 String where = model.name() + " query " + q;
                 int[] exact = linear(data.fps, data.docs, query, h);
-                int[] psmAll = search(search, table, query, m, model, new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, all, p), out);
+                int[] psmAll = search(
+                        search, table, query, m, model, new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, all, p), out);
                 assertArrayEquals(where, exact, psmAll);
                 assertEquals(where, all, out.lookups());
                 for (int k : new int[] {1, 5, 23, 100}) {
-                    Set<Integer> a = toSet(search(search, table, query, m, model,
-                        new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, k, p), out));
-                    int[] f = search(search, table, query, m, model, new PsmSearch.Params(PsmSearch.Mode.PSM_F, h, k, p), out);
+                    Set<Integer> a = toSet(search(
+                            search, table, query, m, model, new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, k, p), out));
+                    int[] f = search(
+                            search, table, query, m, model, new PsmSearch.Params(PsmSearch.Mode.PSM_F, h, k, p), out);
                     assertTrue(where + " k=" + k + ": PSM_F lookups " + out.lookups(), out.lookups() <= k);
                     for (int doc : f) {
                         assertTrue(where + " k=" + k + ": PSM_F found " + doc + " outside PSM_A", a.contains(doc));
                     }
-                    assertEquals(where + " k=" + k + ": PSM_F finds something iff PSM_A does", a.isEmpty(), f.length == 0);
+                    assertEquals(
+                            where + " k=" + k + ": PSM_F finds something iff PSM_A does", a.isEmpty(), f.length == 0);
                 }
             }
         }
@@ -171,7 +194,8 @@ public class PsmSearchTests extends OpenSearchTestCase {
         int p = 14;
         Planted data = new Planted(random, 20_000, 60, h, p);
         SortedFingerprintTable table = SortedFingerprintTable.build(data.fps, data.docs, data.fps.length, p);
-        for (FlipModel model : new FlipModel[] {FlipModel.marginComplement(), FlipModel.gaussian(0.2), FlipModel.uniform()}) {
+        for (FlipModel model :
+                new FlipModel[] {FlipModel.marginComplement(), FlipModel.gaussian(0.2), FlipModel.uniform()}) {
             long samePrefix = 0;
             long found = 0;
             for (int q = 0; q < data.queries.length; q++) {
@@ -181,8 +205,15 @@ public class PsmSearchTests extends OpenSearchTestCase {
                         samePrefix++;
                     }
                 }
-                found += search(search, table, query, data.margins[q], model,
-                    new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, 1, p), out).length;
+                found += search(
+                                search,
+                                table,
+                                query,
+                                data.margins[q],
+                                model,
+                                new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, 1, p),
+                                out)
+                        .length;
             }
             assertTrue(samePrefix > 0);
             assertEquals(model.name(), samePrefix, found);
@@ -204,7 +235,10 @@ public class PsmSearchTests extends OpenSearchTestCase {
         }
         for (int bit = 64 - p; bit < 64; bit++) {
             fps[n++] = query ^ (1L << bit); // one prefix bit
-            fps[n++] = query ^ (1L << bit) ^ (1L << random.nextInt(64 - p)) ^ (1L << random.nextInt(64 - p)); // + suffix bits
+            fps[n++] = query
+                    ^ (1L << bit)
+                    ^ (1L << random.nextInt(64 - p))
+                    ^ (1L << random.nextInt(64 - p)); // + suffix bits
         }
         fps[n++] = query ^ (3L << 62); // two prefix bits: needs a pair
         long[] table = Arrays.copyOf(fps, n);
@@ -220,10 +254,22 @@ public class PsmSearchTests extends OpenSearchTestCase {
         PsmSearch search = new PsmSearch();
         Matches out = new Matches();
         Margins anyMargins = Margins.of(new double[64], 64);
-        Set<Integer> atP = toSet(search(search, t, query, anyMargins, FlipModel.uniform(),
-            new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, p, p), out));
-        Set<Integer> atP1 = toSet(search(search, t, query, anyMargins, FlipModel.uniform(),
-            new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, p + 1, p), out));
+        Set<Integer> atP = toSet(search(
+                search,
+                t,
+                query,
+                anyMargins,
+                FlipModel.uniform(),
+                new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, p, p),
+                out));
+        Set<Integer> atP1 = toSet(search(
+                search,
+                t,
+                query,
+                anyMargins,
+                FlipModel.uniform(),
+                new PsmSearch.Params(PsmSearch.Mode.PSM_A, h, p + 1, p),
+                out));
         assertFalse("k = p misses the last single flip", atP.containsAll(oneBit));
         assertTrue("k = p + 1 covers every single flip", atP1.containsAll(oneBit));
         assertFalse("no pair yet", atP1.contains(n - 1));
@@ -315,9 +361,10 @@ public class PsmSearchTests extends OpenSearchTestCase {
         PsmSearch.Params[] all = {
             new PsmSearch.Params(PsmSearch.Mode.PSM_A, 3, 23, 15),
             new PsmSearch.Params(PsmSearch.Mode.PSM_F, 3, 15, 15),
-            new PsmSearch.Params(PsmSearch.Mode.EXACT, 3, 1, 15)};
+            new PsmSearch.Params(PsmSearch.Mode.EXACT, 3, 1, 15)
+        };
         com.sun.management.ThreadMXBean bean =
-            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         long before = 0;
         for (int rep = 0; rep < 2; rep++) { // first pass warms (grows the collector), second measures
             if (rep == 1) {
@@ -338,19 +385,37 @@ public class PsmSearchTests extends OpenSearchTestCase {
 
     @Test
     public void testValidationMessages() {
-        assertEquals("max_distance must be in [0, 8], got 9", assertThrows(IllegalArgumentException.class,
-            () -> new PsmSearch.Params(PsmSearch.Mode.PSM_A, 9, 10, 20)).getMessage());
-        assertEquals("k must be in [1, 10000], got 0", assertThrows(IllegalArgumentException.class,
-            () -> new PsmSearch.Params(PsmSearch.Mode.PSM_A, 3, 0, 20)).getMessage());
-        assertEquals("prefix_bits must be in [1, 32], got 33", assertThrows(IllegalArgumentException.class,
-            () -> new PsmSearch.Params(PsmSearch.Mode.PSM_A, 3, 10, 33)).getMessage());
-        assertEquals("mode must not be null", assertThrows(IllegalArgumentException.class,
-            () -> new PsmSearch.Params(null, 3, 10, 20)).getMessage());
-        assertEquals("relative_sigma must be in (0, 10], got 0.0", assertThrows(IllegalArgumentException.class,
-            () -> FlipModel.gaussian(0)).getMessage());
-        assertEquals("prefix_bits must be in [1, 64], got 65", assertThrows(IllegalArgumentException.class,
-            () -> FlipModel.marginComplement().logFlipProbabilities(Margins.of(new double[64], 64), 65, new double[64]))
-            .getMessage());
+        assertEquals(
+                "max_distance must be in [0, 8], got 9",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> new PsmSearch.Params(PsmSearch.Mode.PSM_A, 9, 10, 20))
+                        .getMessage());
+        assertEquals(
+                "k must be in [1, 10000], got 0",
+                assertThrows(IllegalArgumentException.class, () -> new PsmSearch.Params(PsmSearch.Mode.PSM_A, 3, 0, 20))
+                        .getMessage());
+        assertEquals(
+                "prefix_bits must be in [1, 32], got 33",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> new PsmSearch.Params(PsmSearch.Mode.PSM_A, 3, 10, 33))
+                        .getMessage());
+        assertEquals(
+                "mode must not be null",
+                assertThrows(IllegalArgumentException.class, () -> new PsmSearch.Params(null, 3, 10, 20))
+                        .getMessage());
+        assertEquals(
+                "relative_sigma must be in (0, 10], got 0.0",
+                assertThrows(IllegalArgumentException.class, () -> FlipModel.gaussian(0))
+                        .getMessage());
+        assertEquals(
+                "prefix_bits must be in [1, 64], got 65",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> FlipModel.marginComplement()
+                                        .logFlipProbabilities(Margins.of(new double[64], 64), 65, new double[64]))
+                        .getMessage());
     }
 
     @Test

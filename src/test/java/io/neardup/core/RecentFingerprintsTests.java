@@ -1,3 +1,7 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
 import org.opensearch.test.OpenSearchTestCase;
@@ -17,7 +21,10 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         assertNull("8 bits is beyond 3", recent.closestSimhash("i", "q", 1, base ^ 0xFF00L, 3, 0));
         assertNull("only its own scheme", recent.closestSimhash("i", "q", 3, base, 3, 0));
         assertNull("only its own index", recent.closestSimhash("other-index", "q", 1, base, 3, 0));
-        assertEquals("never the document itself", "far", recent.closestSimhash("i", "near", 1, base ^ 1L, 8, 0).entry().id());
+        assertEquals(
+                "never the document itself",
+                "far",
+                recent.closestSimhash("i", "near", 1, base ^ 1L, 8, 0).entry().id());
     }
 
     public void testCapacityAndTtlBoundWhatIsKept() {
@@ -52,13 +59,17 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         assertNull(recent.mostSimilarSignature("i", "q", 7, signature, null, 0.95, 0));
 
         // With shingle sets on both sides the exact Jaccard decides: {1..10} against {1..8}: 0.8.
-        byte[] ten = ShingleSetCodec.payload(new int[] { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 });
-        byte[] eight = ShingleSetCodec.payload(new int[] { 1, 2, 3, 4, 5, 6, 7, 8 });
+        byte[] ten = ShingleSetCodec.payload(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+        byte[] eight = ShingleSetCodec.payload(new int[] {1, 2, 3, 4, 5, 6, 7, 8});
         RecentFingerprints exact = new RecentFingerprints(10, Long.MAX_VALUE);
         RecentFingerprints.Entry stored = exact.addSignature("i", "eight", 7, ninety, eight, 0);
-        assertEquals(0.8, exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.75, 0).similarity(), 1e-12);
-        assertNull("exact 0.8 is below 0.85 even though the estimate (0.90) is above", exact.mostSimilarSignature("i", "q", 7, signature,
-            ten, 0.85, 0));
+        assertEquals(
+                0.8,
+                exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.75, 0).similarity(),
+                1e-12);
+        assertNull(
+                "exact 0.8 is below 0.85 even though the estimate (0.90) is above",
+                exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.85, 0));
         assertNull("never itself", exact.mostSimilarSignature("i", "eight", 7, ninety, eight, 0.5, 0));
         assertNull("only its own index", exact.mostSimilarSignature("other-index", "q", 7, ninety, eight, 0.5, 0));
         assertEquals("its own id until its lookup decides", "eight", stored.cluster());

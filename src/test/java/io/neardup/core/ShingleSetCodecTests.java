@@ -1,12 +1,15 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
-
-import io.neardup.ShingleTruth;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.neardup.ShingleTruth;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.SplittableRandom;
@@ -19,7 +22,9 @@ public class ShingleSetCodecTests {
 
     @Test
     public void testSetIsDistinctHighHalvesInUnsignedOrder() {
-        long[] hashes = {0xFFFFFFFF00000001L, 0x0000000100000000L, 0x8000000000000000L, 0x00000001FFFFFFFFL, 0x7FFFFFFF12345678L};
+        long[] hashes = {
+            0xFFFFFFFF00000001L, 0x0000000100000000L, 0x8000000000000000L, 0x00000001FFFFFFFFL, 0x7FFFFFFF12345678L
+        };
         int[] set = ShingleSetCodec.of(hashes, hashes.length);
         assertArrayEquals(new int[] {1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF}, set);
         assertArrayEquals(new int[] {0xFFFFFFFF}, ShingleSetCodec.of(hashes, 1));
@@ -33,8 +38,9 @@ public class ShingleSetCodecTests {
         assertArrayEquals(new byte[] {1, 1, 2, 3, 4, 3, 1, 0x7f, (byte) 0x80, 1}, bytes);
         assertArrayEquals(new byte[] {3, 1, 0x7f, (byte) 0x80, 1}, ShingleSetCodec.payload(new int[] {1, 128, 256}));
         // The largest value and the largest gap take five bytes.
-        assertArrayEquals(new byte[] {2, 0, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f},
-            ShingleSetCodec.payload(new int[] {0, 0xFFFFFFFF}));
+        assertArrayEquals(
+                new byte[] {2, 0, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f},
+                ShingleSetCodec.payload(new int[] {0, 0xFFFFFFFF}));
     }
 
     @Test
@@ -47,8 +53,11 @@ public class ShingleSetCodecTests {
             byte[] pa = ShingleSetCodec.payload(setA), pb = ShingleSetCodec.payload(setB);
             String message = "seed " + SEED + " round " + round;
             assertArrayEquals(message, setA, ShingleSetCodec.values(pa, 0, pa.length));
-            assertArrayEquals(message, setA, ShingleSetCodec.values(
-                ShingleSetCodec.decodePayload(ShingleSetCodec.encode(setA, 42), 42), 0, pa.length));
+            assertArrayEquals(
+                    message,
+                    setA,
+                    ShingleSetCodec.values(
+                            ShingleSetCodec.decodePayload(ShingleSetCodec.encode(setA, 42), 42), 0, pa.length));
             double truth = ShingleTruth.jaccard(ShingleTruth.highHalves(a), ShingleTruth.highHalves(b));
             assertEquals(message, truth, ShingleSetCodec.jaccard(pa, 0, pa.length, pb, 0, pb.length), 1e-12);
             // Payloads inside larger arrays are read at their offsets.
@@ -87,38 +96,65 @@ public class ShingleSetCodecTests {
     @Test
     public void testCorruptPayloadsFailWithTheReason() {
         byte[] good = ShingleSetCodec.payload(new int[] {5, 9, 300});
-        assertEquals("shingle set is corrupt: it ends inside a value", assertThrows(IllegalArgumentException.class,
-            () -> ShingleSetCodec.jaccard(good, 0, good.length - 1, good, 0, good.length)).getMessage());
+        assertEquals(
+                "shingle set is corrupt: it ends inside a value",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> ShingleSetCodec.jaccard(good, 0, good.length - 1, good, 0, good.length))
+                        .getMessage());
         byte[] trailing = Arrays.copyOf(good, good.length + 1);
-        assertEquals("shingle set is corrupt: 1 bytes after its last value", assertThrows(IllegalArgumentException.class,
-            () -> ShingleSetCodec.jaccard(good, 0, good.length, trailing, 0, trailing.length)).getMessage());
+        assertEquals(
+                "shingle set is corrupt: 1 bytes after its last value",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> ShingleSetCodec.jaccard(good, 0, good.length, trailing, 0, trailing.length))
+                        .getMessage());
         byte[] zeroGap = {2, 5, 0};
-        assertEquals("shingle set is corrupt: value 5 after 5 is not ascending within 32 bits",
-            assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.size(zeroGap, 0, 3)).getMessage());
+        assertEquals(
+                "shingle set is corrupt: value 5 after 5 is not ascending within 32 bits",
+                assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.size(zeroGap, 0, 3))
+                        .getMessage());
         byte[] past32Bits = {2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f, 1};
-        assertEquals("shingle set is corrupt: value 4294967296 after 4294967295 is not ascending within 32 bits",
-            assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.size(past32Bits, 0, past32Bits.length)).getMessage());
+        assertEquals(
+                "shingle set is corrupt: value 4294967296 after 4294967295 is not ascending within 32 bits",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> ShingleSetCodec.size(past32Bits, 0, past32Bits.length))
+                        .getMessage());
         byte[] hugeCount = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f};
-        assertEquals("shingle set claims 4294967295 values, more than 10000000", assertThrows(IllegalArgumentException.class,
-            () -> ShingleSetCodec.size(hugeCount, 0, hugeCount.length)).getMessage());
-        assertEquals("shingle set values must be distinct and ascending (unsigned)", assertThrows(IllegalArgumentException.class,
-            () -> ShingleSetCodec.payload(new int[] {-1, 1})).getMessage());
+        assertEquals(
+                "shingle set claims 4294967295 values, more than 10000000",
+                assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.size(hugeCount, 0, hugeCount.length))
+                        .getMessage());
+        assertEquals(
+                "shingle set values must be distinct and ascending (unsigned)",
+                assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.payload(new int[] {-1, 1}))
+                        .getMessage());
     }
 
     @Test
     public void testSourceFormChecksVersionAndScheme() {
         String encoded = ShingleSetCodec.encode(new int[] {1, 2}, 0x0a0b0c0d);
-        assertEquals("shingle set was made by another fingerprint scheme: scheme hash 0a0b0c0d, expected 00000001",
-            assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload(encoded, 1)).getMessage());
+        assertEquals(
+                "shingle set was made by another fingerprint scheme: scheme hash 0a0b0c0d, expected 00000001",
+                assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload(encoded, 1))
+                        .getMessage());
         byte[] bytes = Base64.getUrlDecoder().decode(encoded);
         bytes[0] = 2;
         String otherVersion = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-        assertEquals("shingle set has format version 2, expected 1", assertThrows(IllegalArgumentException.class,
-            () -> ShingleSetCodec.decodePayload(otherVersion, 0x0a0b0c0d)).getMessage());
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload("not base64!", 1)).getMessage()
-            .startsWith("shingle set is not valid URL-safe base64"));
-        assertEquals("shingle set has 3 bytes, shorter than its 5-byte header and a count",
-            assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload("AQID", 1)).getMessage());
+        assertEquals(
+                "shingle set has format version 2, expected 1",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> ShingleSetCodec.decodePayload(otherVersion, 0x0a0b0c0d))
+                        .getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload("not base64!", 1))
+                .getMessage()
+                .startsWith("shingle set is not valid URL-safe base64"));
+        assertEquals(
+                "shingle set has 3 bytes, shorter than its 5-byte header and a count",
+                assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload("AQID", 1))
+                        .getMessage());
     }
 
     @Test

@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -10,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.util.Base64;
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class SignatureCodecTests extends OpenSearchTestCase {
 
@@ -39,29 +43,33 @@ public class SignatureCodecTests extends OpenSearchTestCase {
     @Test
     public void testRejectsWrongNumberOfValues() {
         String s = SignatureCodec.encode(new int[64], 5);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(s, 128, 5));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(s, 128, 5));
         assertEquals("minhash signature has 64 values, expected 128 (num_hashes)", e.getMessage());
     }
 
     @Test
     public void testRejectsOtherScheme() {
         String s = SignatureCodec.encode(new int[4], 0xcafe);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(s, 4, 0xbeef));
-        assertEquals("minhash signature was made by another fingerprint scheme: scheme hash 0000cafe, expected 0000beef",
-            e.getMessage());
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(s, 4, 0xbeef));
+        assertEquals(
+                "minhash signature was made by another fingerprint scheme: scheme hash 0000cafe, expected 0000beef",
+                e.getMessage());
     }
 
     @Test
     public void testRejectsOtherVersion() {
         byte[] b = ByteBuffer.allocate(9).put((byte) 2).putInt(0).putInt(7).array();
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(raw(b), 1, 0));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(raw(b), 1, 0));
         assertEquals("minhash signature has format version 2, expected 1", e.getMessage());
     }
 
     @Test
     public void testRejectsTruncated() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> SignatureCodec.decode(raw(new byte[] {1, 0, 0}), 1, 0));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> SignatureCodec.decode(raw(new byte[] {1, 0, 0}), 1, 0));
         assertEquals("minhash signature has 3 bytes, shorter than its 5-byte header", e.getMessage());
         byte[] b = ByteBuffer.allocate(8).put((byte) 1).putInt(0).array();
         e = assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(raw(b), 1, 0));
@@ -70,8 +78,8 @@ public class SignatureCodecTests extends OpenSearchTestCase {
 
     @Test
     public void testRejectsBadBase64() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> SignatureCodec.decode("AQ*=", 1, 0));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode("AQ*=", 1, 0));
         assertTrue(e.getMessage(), e.getMessage().startsWith("minhash signature is not valid URL-safe base64: "));
         e = assertThrows(IllegalArgumentException.class, () -> SignatureCodec.encode(new int[0], 0));
         assertEquals("minhash signature must have 1 to 1024 values, got 0", e.getMessage());

@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
@@ -10,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class SimhashAccumulatorTests extends OpenSearchTestCase {
 
@@ -128,8 +132,8 @@ public class SimhashAccumulatorTests extends OpenSearchTestCase {
     public void testValidation() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new SimhashAccumulator(65));
         assertEquals("simhash bits must be in [1, 64], got 65", e.getMessage());
-        IndexOutOfBoundsException e2 = assertThrows(IndexOutOfBoundsException.class,
-            () -> new SimhashAccumulator(4).weight(4));
+        IndexOutOfBoundsException e2 =
+                assertThrows(IndexOutOfBoundsException.class, () -> new SimhashAccumulator(4).weight(4));
         assertEquals("index must be in [0, 4), got 4", e2.getMessage());
     }
 }

@@ -1,9 +1,12 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
-
-import org.opensearch.test.OpenSearchTestCase;
 
 import java.util.HashMap;
 import java.util.Map;
+import org.opensearch.test.OpenSearchTestCase;
 
 /** The block index against a linear scan: every fingerprint within the distance, once, with its distance. */
 public class SimhashBlockIndexTests extends OpenSearchTestCase {
@@ -43,7 +46,7 @@ public class SimhashBlockIndexTests extends OpenSearchTestCase {
     }
 
     public void testAskingBeyondTheIndexIsAnError() {
-        SimhashBlockIndex index = SimhashBlockIndex.build(new long[] { 1 }, new int[] { 0 }, 1, 2);
+        SimhashBlockIndex index = SimhashBlockIndex.build(new long[] {1}, new int[] {0}, 1, 2);
         expectThrows(IllegalArgumentException.class, () -> index.within(0, 3, (doc, d) -> {}));
         expectThrows(IllegalArgumentException.class, () -> SimhashBlockIndex.build(new long[0], new int[0], 0, 9));
     }

@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
@@ -8,6 +11,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class SimhashCodecTests extends OpenSearchTestCase {
 
@@ -35,9 +39,13 @@ public class SimhashCodecTests extends OpenSearchTestCase {
         assertFalse(SimhashCodec.isHex("0123456789abcdeg"));
         assertFalse(SimhashCodec.isHex("0123456789abcde"));
         assertFalse(SimhashCodec.isHex(null));
-        assertEquals("simhash must be 16 hex characters, got [０１２３４５６７８９０１２３４５]",
-            assertThrows(IllegalArgumentException.class, () -> SimhashCodec.parseHex("０１２３４５６７８９０１２３４５")).getMessage());
-        assertEquals("simhash must be 16 hex characters, got [null]",
-            assertThrows(IllegalArgumentException.class, () -> SimhashCodec.parseHex(null)).getMessage());
+        assertEquals(
+                "simhash must be 16 hex characters, got [０１２３４５６７８９０１２３４５]",
+                assertThrows(IllegalArgumentException.class, () -> SimhashCodec.parseHex("０１２３４５６７８９０１２３４５"))
+                        .getMessage());
+        assertEquals(
+                "simhash must be 16 hex characters, got [null]",
+                assertThrows(IllegalArgumentException.class, () -> SimhashCodec.parseHex(null))
+                        .getMessage());
     }
 }

@@ -1,12 +1,16 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class SortedFingerprintTableTests extends OpenSearchTestCase {
 
@@ -85,8 +89,10 @@ public class SortedFingerprintTableTests extends OpenSearchTestCase {
                     if (count > 0) {
                         assertEquals(where, expectedStart, SortedFingerprints.runStart(run));
                     }
-                    assertEquals(where + " (binary search)", count,
-                        SortedFingerprints.runEnd(plainRun) - SortedFingerprints.runStart(plainRun));
+                    assertEquals(
+                            where + " (binary search)",
+                            count,
+                            SortedFingerprints.runEnd(plainRun) - SortedFingerprints.runStart(plainRun));
                     if (count > 0) {
                         assertEquals(where + " (binary search)", expectedStart, SortedFingerprints.runStart(plainRun));
                     }
@@ -108,10 +114,11 @@ public class SortedFingerprintTableTests extends OpenSearchTestCase {
         SortedFingerprintTable t = SortedFingerprintTable.ofSorted(sorted, identityDocs(5), 5, 4);
         assertEquals(-1L, t.fingerprintAt(4));
         long[] unsorted = {1, -1, 5};
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> SortedFingerprintTable.ofSorted(unsorted, identityDocs(3), 3, 4));
-        assertEquals("fingerprints must be sorted as unsigned values, but position 2 (5) < position 1 (ffffffffffffffff)",
-            e.getMessage());
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> SortedFingerprintTable.ofSorted(unsorted, identityDocs(3), 3, 4));
+        assertEquals(
+                "fingerprints must be sorted as unsigned values, but position 2 (5) < position 1 (ffffffffffffffff)",
+                e.getMessage());
     }
 
     @Test
@@ -134,19 +141,37 @@ public class SortedFingerprintTableTests extends OpenSearchTestCase {
         SortedFingerprintTable t = SortedFingerprintTable.build(new long[n], new int[n]);
         // 12 bytes per entry + 4 bytes per index slot (2^12 + 1) + headers.
         long expected = 12L * n + 4L * (n + 1);
-        assertTrue(t.ramBytesUsed() + " vs " + expected,
-            t.ramBytesUsed() >= expected && t.ramBytesUsed() <= expected + 128);
+        assertTrue(
+                t.ramBytesUsed() + " vs " + expected,
+                t.ramBytesUsed() >= expected && t.ramBytesUsed() <= expected + 128);
     }
 
     @Test
     public void testValidationMessages() {
-        assertEquals("index_bits must be in [1, 28], got 29", assertThrows(IllegalArgumentException.class,
-            () -> SortedFingerprintTable.build(new long[1], new int[1], 1, 29)).getMessage());
-        assertEquals("index_bits must be in [1, 28], got 0", assertThrows(IllegalArgumentException.class,
-            () -> SortedFingerprintTable.build(new long[1], new int[1], 1, 0)).getMessage());
-        assertEquals("length must be in [0, min(3, 2)], got 3", assertThrows(IllegalArgumentException.class,
-            () -> SortedFingerprintTable.build(new long[3], new int[2], 3, 4)).getMessage());
-        assertEquals("prefix must be in [0, 16), got 16", assertThrows(IllegalArgumentException.class,
-            () -> SortedFingerprintTable.build(new long[3], new int[3], 3, 4).run(16)).getMessage());
+        assertEquals(
+                "index_bits must be in [1, 28], got 29",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> SortedFingerprintTable.build(new long[1], new int[1], 1, 29))
+                        .getMessage());
+        assertEquals(
+                "index_bits must be in [1, 28], got 0",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> SortedFingerprintTable.build(new long[1], new int[1], 1, 0))
+                        .getMessage());
+        assertEquals(
+                "length must be in [0, min(3, 2)], got 3",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> SortedFingerprintTable.build(new long[3], new int[2], 3, 4))
+                        .getMessage());
+        assertEquals(
+                "prefix must be in [0, 16), got 16",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> SortedFingerprintTable.build(new long[3], new int[3], 3, 4)
+                                        .run(16))
+                        .getMessage());
     }
 }

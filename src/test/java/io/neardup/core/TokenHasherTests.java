@@ -1,6 +1,9 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.core;
 
-import org.opensearch.test.OpenSearchTestCase;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertThrows;
@@ -8,6 +11,7 @@ import static org.junit.Assert.assertThrows;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.junit.Test;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class TokenHasherTests extends OpenSearchTestCase {
 
@@ -25,8 +29,19 @@ public class TokenHasherTests extends OpenSearchTestCase {
     @Test
     public void testEqualsHashingTheStringsUtf8Bytes() {
         String[] tokens = {
-            "", "a", "caf\u00e9", "\u00df", "\u65e5\u672c\u8a9e", "\uD83D\uDE00", "a\uD83D\uDE00b",
-            "\uD800", "\uDC00", "x\uD800y", "\uD800\uD800\uDC00", "\uDC00\uD800", "end\uD83D",
+            "",
+            "a",
+            "caf\u00e9",
+            "\u00df",
+            "\u65e5\u672c\u8a9e",
+            "\uD83D\uDE00",
+            "a\uD83D\uDE00b",
+            "\uD800",
+            "\uDC00",
+            "x\uD800y",
+            "\uD800\uD800\uDC00",
+            "\uDC00\uD800",
+            "end\uD83D",
             "\u0800\u07ff\u007f\u0080\uffff",
         };
         for (long seed : new long[] {0, 42, -7}) {
@@ -75,8 +90,8 @@ public class TokenHasherTests extends OpenSearchTestCase {
 
     @Test
     public void testRejectsBadRange() {
-        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class,
-            () -> new TokenHasher(0).hash(new char[3], 1, 3));
+        IndexOutOfBoundsException e =
+                assertThrows(IndexOutOfBoundsException.class, () -> new TokenHasher(0).hash(new char[3], 1, 3));
         assertEquals("range [1, 1 + 3) out of bounds for length 3", e.getMessage());
     }
 }

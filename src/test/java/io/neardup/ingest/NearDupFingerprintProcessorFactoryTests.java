@@ -1,15 +1,10 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.ingest;
 
 import io.neardup.core.FingerprintScheme;
-import org.opensearch.OpenSearchParseException;
-import org.opensearch.analysis.common.CommonAnalysisModulePlugin;
-import org.opensearch.common.settings.Settings;
-import org.opensearch.env.Environment;
-import org.opensearch.env.TestEnvironment;
-import org.opensearch.indices.analysis.AnalysisModule;
-import org.opensearch.test.OpenSearchTestCase;
-import org.junit.Before;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +12,14 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.Before;
+import org.opensearch.OpenSearchParseException;
+import org.opensearch.analysis.common.CommonAnalysisModulePlugin;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.env.Environment;
+import org.opensearch.env.TestEnvironment;
+import org.opensearch.indices.analysis.AnalysisModule;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase {
 
@@ -26,7 +29,8 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
     @Before
     public void createFactory() throws Exception {
         Path home = createTempDir();
-        Environment environment = TestEnvironment.newEnvironment(Settings.builder().put("path.home", home).build());
+        Environment environment = TestEnvironment.newEnvironment(
+                Settings.builder().put("path.home", home).build());
         configFolder = environment.configDir().resolve(NearDupFingerprintProcessorFactory.CONFIG_FOLDER);
         Files.createDirectories(configFolder);
         AnalysisModule analysis = new AnalysisModule(environment, List.of(new CommonAnalysisModulePlugin()));
@@ -39,9 +43,15 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
 
     private void assertRejected(Map<String, Object> config, String property, String reasonPart) {
         OpenSearchParseException e = expectThrows(OpenSearchParseException.class, () -> create(config));
-        assertEquals(config + " -> " + e.getMessage(), property, e.getMetadata("opensearch.property_name") == null
-            ? null : e.getMetadata("opensearch.property_name").get(0));
-        assertTrue("[" + e.getMessage() + "] should contain [" + reasonPart + "]", e.getMessage().contains(reasonPart));
+        assertEquals(
+                config + " -> " + e.getMessage(),
+                property,
+                e.getMetadata("opensearch.property_name") == null
+                        ? null
+                        : e.getMetadata("opensearch.property_name").get(0));
+        assertTrue(
+                "[" + e.getMessage() + "] should contain [" + reasonPart + "]",
+                e.getMessage().contains(reasonPart));
     }
 
     public void testDefaults() throws Exception {
@@ -89,13 +99,18 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
     }
 
     public void testCustomAnalysisChainIsPartOfTheScheme() throws Exception {
-        NearDupFingerprintProcessor stripped = create(Map.of("field", "body", "char_filter", List.of("html_strip"),
-            "filter", List.of("lowercase", "asciifolding")));
+        NearDupFingerprintProcessor stripped = create(Map.of(
+                "field", "body", "char_filter", List.of("html_strip"), "filter", List.of("lowercase", "asciifolding")));
         NearDupFingerprintProcessor plain = create(Map.of("field", "body", "filter", List.of("lowercase")));
         assertTrue(stripped.scheme().analyzer(), stripped.scheme().analyzer().startsWith("custom-"));
         assertNotEquals(stripped.scheme().id(), plain.scheme().id());
-        NearDupFingerprintProcessor inline = create(Map.of("field", "body", "tokenizer", "whitespace",
-            "filter", List.of(Map.of("type", "stop", "stopwords", List.of("the")))));
+        NearDupFingerprintProcessor inline = create(Map.of(
+                "field",
+                "body",
+                "tokenizer",
+                "whitespace",
+                "filter",
+                List.of(Map.of("type", "stop", "stopwords", List.of("the")))));
         assertTrue(inline.scheme().analyzer().startsWith("custom-"));
     }
 
@@ -103,8 +118,14 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
         assertRejected(Map.of(), "field", "required property is missing");
         assertRejected(Map.of("field", " "), "field", "must not be empty");
         assertRejected(Map.of("field", "body", "target_field", "body"), "target_field", "must differ");
-        assertRejected(Map.of("field", "body", "analyzer", "no_such_analyzer"), "analyzer", "unknown analyzer [no_such_analyzer]");
-        assertRejected(Map.of("field", "body", "analyzer", "standard", "filter", List.of("lowercase")), "analyzer", "not both");
+        assertRejected(
+                Map.of("field", "body", "analyzer", "no_such_analyzer"),
+                "analyzer",
+                "unknown analyzer [no_such_analyzer]");
+        assertRejected(
+                Map.of("field", "body", "analyzer", "standard", "filter", List.of("lowercase")),
+                "analyzer",
+                "not both");
         assertRejected(Map.of("field", "body", "tokenizer", "no_such_tokenizer"), "tokenizer", "no_such_tokenizer");
         assertRejected(Map.of("field", "body", "filter", List.of(17)), "filter", "expected a name or an object");
         assertRejected(Map.of("field", "body", "num_hashes", 0), "num_hashes", "must be in [1, 1024], got [0]");
@@ -113,13 +134,20 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
         assertRejected(Map.of("field", "body", "simhash_shingle_size", 9), "simhash_shingle_size", "must be in [1, 8]");
         assertRejected(Map.of("field", "body", "minhash_shingle_size", 0), "minhash_shingle_size", "must be in [1, 8]");
         assertRejected(Map.of("field", "body", "weighting", "bm25"), "weighting", "unknown weighting [bm25]");
-        assertRejected(Map.of("field", "body", "minhash_method", "fast"), "minhash_method", "unknown minhash method [fast]");
-        assertRejected(Map.of("field", "body", "outputs", List.of("simhash", "sha1")), "outputs", "unknown output [sha1]");
+        assertRejected(
+                Map.of("field", "body", "minhash_method", "fast"), "minhash_method", "unknown minhash method [fast]");
+        assertRejected(
+                Map.of("field", "body", "outputs", List.of("simhash", "sha1")), "outputs", "unknown output [sha1]");
         assertRejected(Map.of("field", "body", "outputs", List.of()), "outputs", "at least one");
-        assertRejected(Map.of("field", "body", "outputs", List.of("simhash", "shingles")), "outputs",
-            "[shingles] are written inside the [minhash] object: add [minhash]");
+        assertRejected(
+                Map.of("field", "body", "outputs", List.of("simhash", "shingles")),
+                "outputs",
+                "[shingles] are written inside the [minhash] object: add [minhash]");
         assertRejected(Map.of("field", "body", "max_shingles", 0), "max_shingles", "must be in [1, 10000000], got [0]");
-        assertRejected(Map.of("field", "body", "target_field", "_id"), "target_field", "must not be the document's metadata field [_id]");
+        assertRejected(
+                Map.of("field", "body", "target_field", "_id"),
+                "target_field",
+                "must not be the document's metadata field [_id]");
         assertRejected(Map.of("field", "body", "target_field", "_index.fp"), "target_field", "metadata field [_index]");
         assertRejected(Map.of("field", "body", "max_chars", 0), "max_chars", "must be in [1, 10000000]");
         assertRejected(Map.of("field", "body", "max_chars", 20_000_000), "max_chars", "got [20000000]");
@@ -130,11 +158,13 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
     }
 
     public void testIdfTableIsLoadedFromTheConfigFolderAndChangesTheScheme() throws Exception {
-        Files.writeString(configFolder.resolve("words.tsv"), "#docs\t100\nthe\t99\nsimhash\t1\n", StandardCharsets.UTF_8);
+        Files.writeString(
+                configFolder.resolve("words.tsv"), "#docs\t100\nthe\t99\nsimhash\t1\n", StandardCharsets.UTF_8);
         NearDupFingerprintProcessor withIdf = create(Map.of("field", "body", "idf_table", "words.tsv"));
         assertNotNull(withIdf.idfTable());
         assertTrue(withIdf.scheme().idf(), withIdf.scheme().idf().startsWith("words@"));
-        assertNotEquals(create(Map.of("field", "body")).scheme().id(), withIdf.scheme().id());
+        assertNotEquals(
+                create(Map.of("field", "body")).scheme().id(), withIdf.scheme().id());
 
         Files.writeString(configFolder.resolve("broken.tsv"), "no header\n", StandardCharsets.UTF_8);
         assertRejected(Map.of("field", "body", "idf_table", "broken.tsv"), "idf_table", "line 1");

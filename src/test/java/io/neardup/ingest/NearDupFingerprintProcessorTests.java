@@ -1,10 +1,14 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.ingest;
 
+import static org.hamcrest.Matchers.containsString;
+
 import io.neardup.CountingBreaker;
-import io.neardup.core.FingerprintScratch;
-import org.opensearch.core.common.breaker.CircuitBreakingException;
-import org.opensearch.core.rest.RestStatus;
 import io.neardup.core.FingerprintScheme;
+import io.neardup.core.FingerprintScratch;
 import io.neardup.core.Hamming;
 import io.neardup.core.IdfTable;
 import io.neardup.core.Margins;
@@ -12,11 +16,6 @@ import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.ingest.NearDupFingerprintProcessor.Output;
-import org.apache.lucene.analysis.standard.StandardAnalyzer;
-import org.opensearch.ingest.IngestDocument;
-import org.opensearch.ingest.RandomDocumentPicks;
-import org.opensearch.test.OpenSearchTestCase;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -26,18 +25,35 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
-import static org.hamcrest.Matchers.containsString;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.opensearch.core.common.breaker.CircuitBreakingException;
+import org.opensearch.core.rest.RestStatus;
+import org.opensearch.ingest.IngestDocument;
+import org.opensearch.ingest.RandomDocumentPicks;
+import org.opensearch.test.OpenSearchTestCase;
 
 public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
 
-    private static final String TEXT = "The quick brown fox jumps over the lazy dog while the farmer sleeps under an old oak tree "
-        + "and the cat watches the birds that sing in the morning light near the quiet river bank";
+    private static final String TEXT =
+            "The quick brown fox jumps over the lazy dog while the farmer sleeps under an old oak tree "
+                    + "and the cat watches the birds that sing in the morning light near the quiet river bank";
 
-    private static NearDupFingerprintProcessor processor(boolean ignoreMissing, int maxChars, boolean truncate, Output... outputs) {
-        return new NearDupFingerprintProcessor("tag", null, "body", "body_fp", ignoreMissing, maxChars, truncate,
-            outputs.length == 0 ? EnumSet.allOf(Output.class) : EnumSet.of(outputs[0], outputs), 100_000,
-            new StandardAnalyzer(), FingerprintScheme.defaults("standard"), (IdfTable) null, FingerprintScratchPool.unaccounted());
+    private static NearDupFingerprintProcessor processor(
+            boolean ignoreMissing, int maxChars, boolean truncate, Output... outputs) {
+        return new NearDupFingerprintProcessor(
+                "tag",
+                null,
+                "body",
+                "body_fp",
+                ignoreMissing,
+                maxChars,
+                truncate,
+                outputs.length == 0 ? EnumSet.allOf(Output.class) : EnumSet.of(outputs[0], outputs),
+                100_000,
+                new StandardAnalyzer(),
+                FingerprintScheme.defaults("standard"),
+                (IdfTable) null,
+                FingerprintScratchPool.unaccounted());
     }
 
     private static NearDupFingerprintProcessor processor() {
@@ -72,8 +88,10 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         FingerprintScheme scheme = FingerprintScheme.defaults("standard");
         Map<String, Object> fp = fingerprintOf(TEXT);
         Map<String, Object> simhash = (Map<String, Object>) fp.get("simhash");
-        assertTrue(simhash.get("value").toString(), simhash.get("value").toString().matches("[0-9a-f]{16}"));
-        assertEquals(Margins.BITS, Margins.decode((String) simhash.get("margins")).length());
+        assertTrue(
+                simhash.get("value").toString(), simhash.get("value").toString().matches("[0-9a-f]{16}"));
+        assertEquals(
+                Margins.BITS, Margins.decode((String) simhash.get("margins")).length());
         assertEquals(scheme.id(), simhash.get("scheme"));
         Map<String, Object> minhash = (Map<String, Object>) fp.get("minhash");
         int[] signature = SignatureCodec.decode((String) minhash.get("value"), scheme.numHashes(), scheme.schemeHash());
@@ -88,7 +106,8 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
     @SuppressWarnings("unchecked")
     public void testShingleSetIsTheDistinctShinglesOfTheMinhashScheme() throws Exception {
         FingerprintScheme scheme = FingerprintScheme.defaults("standard");
-        String text = TEXT + " " + TEXT; // every shingle of the second copy repeats one of the first, but one joins the two
+        String text =
+                TEXT + " " + TEXT; // every shingle of the second copy repeats one of the first, but one joins the two
         Map<String, Object> minhash = (Map<String, Object>) fingerprintOf(text).get("minhash");
         byte[] payload = ShingleSetCodec.decodePayload((String) minhash.get("shingles"), scheme.schemeHash());
         String[] words = text.toLowerCase(java.util.Locale.ROOT).split(" ");
@@ -97,12 +116,15 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
             shingles.add(words[i] + " " + words[i + 1] + " " + words[i + 2]);
         }
         assertEquals(shingles.size(), ShingleSetCodec.size(payload, 0, payload.length));
-        assertEquals(minhash.get("shingles"), ((Map<String, Object>) fingerprintOf(text).get("minhash")).get("shingles"));
+        assertEquals(
+                minhash.get("shingles"),
+                ((Map<String, Object>) fingerprintOf(text).get("minhash")).get("shingles"));
         // One new word in a text of 33 distinct 3-word shingles replaces the three shingles that held the old one.
         byte[] original = shingleSetOf(TEXT, scheme);
         byte[] edited = shingleSetOf(TEXT.replace("lazy", "sleepy"), scheme);
         assertEquals(33, ShingleSetCodec.size(original, 0, original.length));
-        assertEquals(30.0 / 36.0, ShingleSetCodec.jaccard(original, 0, original.length, edited, 0, edited.length), 1e-12);
+        assertEquals(
+                30.0 / 36.0, ShingleSetCodec.jaccard(original, 0, original.length, edited, 0, edited.length), 1e-12);
     }
 
     @SuppressWarnings("unchecked")
@@ -113,31 +135,50 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
 
     @SuppressWarnings("unchecked")
     public void testShingleSetsPastMaxShinglesAreLeftOut() throws Exception {
-        NearDupFingerprintProcessor small = new NearDupFingerprintProcessor("t", null, "body", "body_fp", false, 100_000, false,
-            EnumSet.allOf(Output.class), 10, new StandardAnalyzer(), FingerprintScheme.defaults("standard"), null,
-            FingerprintScratchPool.unaccounted());
-        Map<String, Object> minhash = (Map<String, Object>) small.execute(document(TEXT)).getFieldValue("body_fp", Map.class).get("minhash");
+        NearDupFingerprintProcessor small = new NearDupFingerprintProcessor(
+                "t",
+                null,
+                "body",
+                "body_fp",
+                false,
+                100_000,
+                false,
+                EnumSet.allOf(Output.class),
+                10,
+                new StandardAnalyzer(),
+                FingerprintScheme.defaults("standard"),
+                null,
+                FingerprintScratchPool.unaccounted());
+        Map<String, Object> minhash = (Map<String, Object>) small.execute(document(TEXT))
+                .getFieldValue("body_fp", Map.class)
+                .get("minhash");
         assertNotNull(minhash.get("value"));
         assertFalse(minhash.containsKey("shingles"));
-        minhash = (Map<String, Object>) small.execute(document("only five words here now")).getFieldValue("body_fp", Map.class)
-            .get("minhash");
+        minhash = (Map<String, Object>) small.execute(document("only five words here now"))
+                .getFieldValue("body_fp", Map.class)
+                .get("minhash");
         assertTrue(minhash.containsKey("shingles"));
-        minhash = (Map<String, Object>) processor(false, 1000, false, Output.MINHASH).execute(document(TEXT))
-            .getFieldValue("body_fp", Map.class).get("minhash");
+        minhash = (Map<String, Object>) processor(false, 1000, false, Output.MINHASH)
+                .execute(document(TEXT))
+                .getFieldValue("body_fp", Map.class)
+                .get("minhash");
         assertFalse("shingles are an output of their own", minhash.containsKey("shingles"));
     }
 
     public void testSameTextSameFingerprintsAndContentHashIgnoresCaseAndSpacing() throws Exception {
         assertEquals(fingerprintOf(TEXT), fingerprintOf(TEXT));
         String respaced = "  " + TEXT.toUpperCase(java.util.Locale.ROOT).replace(" ", "\n\t ") + " ";
-        assertEquals(fingerprintOf(TEXT).get("content_hash"), fingerprintOf(respaced).get("content_hash"));
-        assertNotEquals(fingerprintOf(TEXT).get("content_hash"), fingerprintOf(TEXT + " extra").get("content_hash"));
+        assertEquals(
+                fingerprintOf(TEXT).get("content_hash"), fingerprintOf(respaced).get("content_hash"));
+        assertNotEquals(
+                fingerprintOf(TEXT).get("content_hash"),
+                fingerprintOf(TEXT + " extra").get("content_hash"));
     }
 
     public void testNearDuplicateIsCloserThanUnrelatedText() throws Exception {
         String edited = TEXT.replace("lazy", "sleepy");
         String unrelated = "Configuration files are read at startup; the daemon reloads them when it receives a hangup "
-            + "signal and writes its process identifier to a file under the run directory for service managers";
+                + "signal and writes its process identifier to a file under the run directory for service managers";
         long original = simhashOf(TEXT);
         int near = Hamming.distance(original, simhashOf(edited));
         int far = Hamming.distance(original, simhashOf(unrelated));
@@ -145,10 +186,13 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
     }
 
     public void testOutputsSelectWhatIsWritten() throws Exception {
-        IngestDocument document = processor(false, 1000, false, Output.CONTENT_HASH).execute(document(TEXT));
+        IngestDocument document =
+                processor(false, 1000, false, Output.CONTENT_HASH).execute(document(TEXT));
         Map<?, ?> fp = document.getFieldValue("body_fp", Map.class);
         assertEquals(List.of("content_hash"), new ArrayList<>(fp.keySet()));
-        fp = processor(false, 1000, false, Output.SIMHASH).execute(document(TEXT)).getFieldValue("body_fp", Map.class);
+        fp = processor(false, 1000, false, Output.SIMHASH)
+                .execute(document(TEXT))
+                .getFieldValue("body_fp", Map.class);
         assertTrue(fp.containsKey("simhash"));
         assertFalse(fp.containsKey("minhash"));
         assertFalse(fp.containsKey("content_hash"));
@@ -161,13 +205,14 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
     }
 
     public void testMissingAndNullFailUnlessIgnored() throws Exception {
-        IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> processor().execute(document(NOTHING)));
+        IllegalArgumentException e =
+                expectThrows(IllegalArgumentException.class, () -> processor().execute(document(NOTHING)));
         assertEquals("field [body] is missing, cannot fingerprint it", e.getMessage());
         e = expectThrows(IllegalArgumentException.class, () -> processor().execute(document(null)));
         assertEquals("field [body] is null, cannot fingerprint it", e.getMessage());
 
         NearDupFingerprintProcessor ignoring = processor(true, 1000, false);
-        for (Object body : new Object[] { NOTHING, null }) {
+        for (Object body : new Object[] {NOTHING, null}) {
             IngestDocument document = document(body);
             Map<String, Object> before = new HashMap<>(document.getSourceAndMetadata());
             ignoring.execute(document);
@@ -185,7 +230,7 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
     }
 
     public void testTextWithoutTokensGetsOnlyAContentHash() throws Exception {
-        for (String empty : new String[] { "", "   \n\t ", "!!! ... ---" }) {
+        for (String empty : new String[] {"", "   \n\t ", "!!! ... ---"}) {
             Map<String, Object> fp = fingerprintOf(empty);
             assertFalse(empty, fp.containsKey("simhash"));
             assertFalse(empty, fp.containsKey("minhash"));
@@ -198,38 +243,56 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
     /** Words that an analyzer turns into nothing are flagged, not a quiet {@code tokens: 0}. */
     @SuppressWarnings("unchecked")
     public void testWordsWithoutTokensAreFlagged() throws Exception {
-        NearDupFingerprintProcessor english = new NearDupFingerprintProcessor("tag", null, "body", "body_fp", false, 1_000, false, EnumSet
-            .allOf(Output.class), 100_000, new org.apache.lucene.analysis.en.EnglishAnalyzer(), FingerprintScheme.defaults("english"),
-            (IdfTable) null, FingerprintScratchPool.unaccounted());
-        Map<String, Object> stopWordsOnly = (Map<String, Object>) english.execute(document("The and of, to be or not to be")).getFieldValue(
-            "body_fp", Map.class);
+        NearDupFingerprintProcessor english = new NearDupFingerprintProcessor(
+                "tag",
+                null,
+                "body",
+                "body_fp",
+                false,
+                1_000,
+                false,
+                EnumSet.allOf(Output.class),
+                100_000,
+                new org.apache.lucene.analysis.en.EnglishAnalyzer(),
+                FingerprintScheme.defaults("english"),
+                (IdfTable) null,
+                FingerprintScratchPool.unaccounted());
+        Map<String, Object> stopWordsOnly = (Map<String, Object>)
+                english.execute(document("The and of, to be or not to be")).getFieldValue("body_fp", Map.class);
         assertEquals(0L, ((Number) stopWordsOnly.get("tokens")).longValue());
         assertEquals(true, stopWordsOnly.get("untokenized"));
-        Map<String, Object> words = (Map<String, Object>) english.execute(document("The quick brown fox")).getFieldValue("body_fp",
-            Map.class);
+        Map<String, Object> words = (Map<String, Object>)
+                english.execute(document("The quick brown fox")).getFieldValue("body_fp", Map.class);
         assertFalse(words.containsKey("untokenized"));
     }
 
     @SuppressWarnings("unchecked")
     public void testMaxCharsFailsOrTruncatesVisibly() throws Exception {
         String text = "alpha beta gamma delta epsilon";
-        IllegalArgumentException e = expectThrows(IllegalArgumentException.class,
-            () -> processor(false, 10, false).execute(document(text)));
-        assertEquals("field [body] has 30 characters, more than max_chars [10]; raise max_chars or set truncate to "
-            + "fingerprint only the first max_chars characters", e.getMessage());
+        IllegalArgumentException e = expectThrows(
+                IllegalArgumentException.class,
+                () -> processor(false, 10, false).execute(document(text)));
+        assertEquals(
+                "field [body] has 30 characters, more than max_chars [10]; raise max_chars or set truncate to "
+                        + "fingerprint only the first max_chars characters",
+                e.getMessage());
 
-        Map<String, Object> truncated = processor(false, 10, true).execute(document(text)).getFieldValue("body_fp", Map.class);
+        Map<String, Object> truncated =
+                processor(false, 10, true).execute(document(text)).getFieldValue("body_fp", Map.class);
         assertEquals(Boolean.TRUE, truncated.get("truncated"));
-        Map<String, Object> prefix = processor(false, 10, false).execute(document("alpha beta")).getFieldValue("body_fp", Map.class);
+        Map<String, Object> prefix =
+                processor(false, 10, false).execute(document("alpha beta")).getFieldValue("body_fp", Map.class);
         assertEquals(prefix.get("simhash"), truncated.get("simhash"));
         assertEquals(prefix.get("content_hash"), truncated.get("content_hash"));
 
         // A cut through a surrogate pair keeps the whole character out instead of half of it.
         String emoji = "hello wonderful \uD83D\uDE00 world";
         int inside = emoji.indexOf('\uDE00');
-        Map<String, Object> cut = processor(false, inside, true).execute(document(emoji)).getFieldValue("body_fp", Map.class);
-        Map<String, Object> whole = processor(false, 1000, false).execute(document(emoji.substring(0, inside - 1))).getFieldValue("body_fp",
-            Map.class);
+        Map<String, Object> cut =
+                processor(false, inside, true).execute(document(emoji)).getFieldValue("body_fp", Map.class);
+        Map<String, Object> whole = processor(false, 1000, false)
+                .execute(document(emoji.substring(0, inside - 1)))
+                .getFieldValue("body_fp", Map.class);
         assertEquals(whole.get("content_hash"), cut.get("content_hash"));
         assertEquals(2L, ((Number) cut.get("tokens")).longValue());
     }
@@ -250,8 +313,20 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
     }
 
     private static NearDupFingerprintProcessor processorWith(FingerprintScratchPool pool) {
-        return new NearDupFingerprintProcessor("tag", null, "body", "body_fp", false, 10_000_000, false, EnumSet.allOf(Output.class),
-            100_000, new StandardAnalyzer(), FingerprintScheme.defaults("standard"), null, pool);
+        return new NearDupFingerprintProcessor(
+                "tag",
+                null,
+                "body",
+                "body_fp",
+                false,
+                10_000_000,
+                false,
+                EnumSet.allOf(Output.class),
+                100_000,
+                new StandardAnalyzer(),
+                FingerprintScheme.defaults("standard"),
+                null,
+                pool);
     }
 
     /** A text of {@code words} distinct words. */
@@ -308,7 +383,8 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         CountingBreaker breaker = new CountingBreaker(1 << 20);
         FingerprintScratchPool pool = new FingerprintScratchPool(() -> breaker);
         NearDupFingerprintProcessor processor = processorWith(pool);
-        CircuitBreakingException e = expectThrows(CircuitBreakingException.class, () -> processor.execute(document(distinctWords(100_000))));
+        CircuitBreakingException e =
+                expectThrows(CircuitBreakingException.class, () -> processor.execute(document(distinctWords(100_000))));
         assertEquals(RestStatus.TOO_MANY_REQUESTS, e.status());
         assertThat(e.getMessage(), containsString("near_dup_fingerprint scratch"));
         assertEquals(0, breaker.getUsed());
@@ -343,10 +419,30 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
 
     public void testMinhashMethodsBothEstimateSimilarity() throws Exception {
         for (MinHasher.Method method : MinHasher.Method.values()) {
-            FingerprintScheme scheme = new FingerprintScheme(1, "standard", 1, FingerprintScheme.defaults("standard").weighting(),
-                FingerprintScheme.NO_IDF, 3, 128, method, 7L);
-            NearDupFingerprintProcessor p = new NearDupFingerprintProcessor("t", null, "body", "body_fp", false, 100_000, false,
-                EnumSet.of(Output.MINHASH), 100_000, new StandardAnalyzer(), scheme, null, FingerprintScratchPool.unaccounted());
+            FingerprintScheme scheme = new FingerprintScheme(
+                    1,
+                    "standard",
+                    1,
+                    FingerprintScheme.defaults("standard").weighting(),
+                    FingerprintScheme.NO_IDF,
+                    3,
+                    128,
+                    method,
+                    7L);
+            NearDupFingerprintProcessor p = new NearDupFingerprintProcessor(
+                    "t",
+                    null,
+                    "body",
+                    "body_fp",
+                    false,
+                    100_000,
+                    false,
+                    EnumSet.of(Output.MINHASH),
+                    100_000,
+                    new StandardAnalyzer(),
+                    scheme,
+                    null,
+                    FingerprintScratchPool.unaccounted());
             int[] a = signature(p, scheme, TEXT);
             int[] b = signature(p, scheme, TEXT.replace("lazy dog", "sleepy dog"));
             assertTrue(method + ": " + MinHasher.jaccard(a, b), MinHasher.jaccard(a, b) > 0.5);
@@ -355,9 +451,12 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
     }
 
     @SuppressWarnings("unchecked")
-    private static int[] signature(NearDupFingerprintProcessor p, FingerprintScheme scheme, String text) throws Exception {
+    private static int[] signature(NearDupFingerprintProcessor p, FingerprintScheme scheme, String text)
+            throws Exception {
         Map<String, Object> fp = p.execute(document(text)).getFieldValue("body_fp", Map.class);
-        return SignatureCodec.decode((String) ((Map<String, Object>) fp.get("minhash")).get("value"), scheme.numHashes(),
-            scheme.schemeHash());
+        return SignatureCodec.decode(
+                (String) ((Map<String, Object>) fp.get("minhash")).get("value"),
+                scheme.numHashes(),
+                scheme.schemeHash());
     }
 }

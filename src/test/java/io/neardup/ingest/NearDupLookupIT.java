@@ -1,10 +1,12 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.ingest;
 
 import io.neardup.DemoCorpus;
 import io.neardup.NearDupRestTestCase;
 import io.neardup.ShingleTruth;
-import org.opensearch.client.Request;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.opensearch.client.Request;
 
 /**
  * {@code near_dup_lookup} after {@code near_dup_fingerprint} on a real node: the demo corpus arrives
@@ -29,8 +32,11 @@ public class NearDupLookupIT extends NearDupRestTestCase {
     }
 
     private static String index(String name, String pipeline) throws IOException {
-        put("/" + name, DemoCorpus.INDEX_SETUP.replace("\"index.default_pipeline\": \"fingerprints\"", "\"index.default_pipeline\": \""
-            + pipeline + "\""));
+        put(
+                "/" + name,
+                DemoCorpus.INDEX_SETUP.replace(
+                        "\"index.default_pipeline\": \"fingerprints\"",
+                        "\"index.default_pipeline\": \"" + pipeline + "\""));
         return name;
     }
 
@@ -38,14 +44,18 @@ public class NearDupLookupIT extends NearDupRestTestCase {
     @SuppressWarnings("unchecked")
     private static List<String[]> load(String index, List<String> lines) throws IOException {
         List<String[]> arrivals = new ArrayList<>();
-        for (int from = 0; from < lines.size();) {
+        for (int from = 0; from < lines.size(); ) {
             int to = Math.min(lines.size(), from + between(1, 60));
             StringBuilder bulk = new StringBuilder();
             for (String line : lines.subList(from, to)) {
                 Map<String, Object> doc = org.opensearch.common.xcontent.XContentHelper.convertToMap(
-                    org.opensearch.common.xcontent.json.JsonXContent.jsonXContent, line, false);
-                arrivals.add(new String[] { (String) doc.get("id"), (String) doc.get("text") });
-                bulk.append("{\"index\": {\"_id\": \"").append(doc.get("id")).append("\"}}\n").append(line).append('\n');
+                        org.opensearch.common.xcontent.json.JsonXContent.jsonXContent, line, false);
+                arrivals.add(new String[] {(String) doc.get("id"), (String) doc.get("text")});
+                bulk.append("{\"index\": {\"_id\": \"")
+                        .append(doc.get("id"))
+                        .append("\"}}\n")
+                        .append(line)
+                        .append('\n');
             }
             Request request = new Request("POST", "/" + index + "/_bulk?refresh=true");
             request.setJsonEntity(bulk.toString());
@@ -62,13 +72,16 @@ public class NearDupLookupIT extends NearDupRestTestCase {
         search.setJsonEntity("{\"size\": 1000, \"_source\": [\"text_dup\"]}");
         Map<String, Map<String, Object>> result = new HashMap<>();
         for (Map<String, Object> hit : hits(entityAsMap(client().performRequest(search)))) {
-            result.put((String) hit.get("_id"), (Map<String, Object>) ((Map<String, Object>) hit.get("_source")).get("text_dup"));
+            result.put((String) hit.get("_id"), (Map<String, Object>)
+                    ((Map<String, Object>) hit.get("_source")).get("text_dup"));
         }
         return result;
     }
 
     public void testEachPageIsFlaggedWhenAnEarlierPageIsANearDuplicate() throws Exception {
-        put("/_ingest/pipeline/" + DemoCorpus.PIPELINE, "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
+        put(
+                "/_ingest/pipeline/" + DemoCorpus.PIPELINE,
+                "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
         put("/_ingest/pipeline/flag", """
             {"processors": [
               {"near_dup_fingerprint": {"field": "text"}},
@@ -94,7 +107,9 @@ public class NearDupLookupIT extends NearDupRestTestCase {
                 int j = indexOf(arrivals, of);
                 assertTrue(arrivals.get(i)[0] + " -> " + of + " must be earlier", j >= 0 && j < i);
                 double similarity = ShingleTruth.jaccard(shingles.get(i), shingles.get(j));
-                assertTrue("no false flag: " + arrivals.get(i)[0] + " -> " + of + " at " + similarity, similarity >= TAU - 1e-9);
+                assertTrue(
+                        "no false flag: " + arrivals.get(i)[0] + " -> " + of + " at " + similarity,
+                        similarity >= TAU - 1e-9);
                 assertEquals(similarity, ((Number) flag.get("similarity")).doubleValue(), 1e-6);
             }
             if (best >= TAU) {
@@ -119,7 +134,9 @@ public class NearDupLookupIT extends NearDupRestTestCase {
 
     /** The README's drop pipeline: copies never reach the index. */
     public void testStockDropKeepsCopiesOut() throws Exception {
-        put("/_ingest/pipeline/" + DemoCorpus.PIPELINE, "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
+        put(
+                "/_ingest/pipeline/" + DemoCorpus.PIPELINE,
+                "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
         put("/_ingest/pipeline/drop-copies", """
             {"processors": [
               {"near_dup_fingerprint": {"field": "text"}},

@@ -1,7 +1,20 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.ingest;
+
+import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SimhashCodec;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import org.opensearch.action.bulk.BulkItemResponse;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.action.bulk.BulkResponse;
@@ -14,16 +27,6 @@ import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
 
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-
-import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
-
 /** {@code near_dup_lookup} on a real node against brute force over the arrival order. */
 @ClusterScope(scope = Scope.SUITE, numDataNodes = 1)
 public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
@@ -34,11 +37,20 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     }
 
     private void lookupIndex(String index, String processor) {
-        client().admin().cluster().preparePutPipeline("lookup-" + index, new BytesArray("{\"processors\": [{\"near_dup_lookup\": "
-            + processor + "}]}"), XContentType.JSON).get();
-        assertAcked(prepareCreate(index).setSettings(Settings.builder().put("index.number_of_shards", between(1, 3))
-            .put("index.number_of_replicas", 0).put("index.default_pipeline", "lookup-" + index)).setMapping("{\"properties\": {\"fp\": "
-                + "{\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
+        client().admin()
+                .cluster()
+                .preparePutPipeline(
+                        "lookup-" + index,
+                        new BytesArray("{\"processors\": [{\"near_dup_lookup\": " + processor + "}]}"),
+                        XContentType.JSON)
+                .get();
+        assertAcked(prepareCreate(index)
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", between(1, 3))
+                        .put("index.number_of_replicas", 0)
+                        .put("index.default_pipeline", "lookup-" + index))
+                .setMapping(
+                        "{\"properties\": {\"fp\": " + "{\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
     }
 
     /**
@@ -49,8 +61,9 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     @SuppressWarnings("unchecked")
     public void testDuplicateOfIsSetExactlyWhenAnEarlierDocumentIsNear() throws Exception {
         int distance = 3;
-        lookupIndex("arrivals", "{\"field\": \"fp.simhash\", \"max_distance\": " + distance
-            + ", \"target_field\": \"dup\"}");
+        lookupIndex(
+                "arrivals",
+                "{\"field\": \"fp.simhash\", \"max_distance\": " + distance + ", \"target_field\": \"dup\"}");
         Random random = random();
         List<String> order = new ArrayList<>();
         Map<String, Long> fps = new HashMap<>();
@@ -73,8 +86,9 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             int to = Math.min(order.size(), from + between(1, 40));
             BulkRequestBuilder bulk = client().prepareBulk();
             for (String id : order.subList(from, to)) {
-                bulk.add(client().prepareIndex("arrivals").setId(id).setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fps.get(
-                    id))))));
+                bulk.add(client().prepareIndex("arrivals")
+                        .setId(id)
+                        .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fps.get(id))))));
                 batchOf.put(id, batch);
             }
             BulkResponse response = bulk.get();
@@ -85,7 +99,8 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             from = to;
         }
         Map<String, Map<String, Object>> written = new HashMap<>();
-        for (SearchHit hit : client().prepareSearch("arrivals").setSize(1000).get().getHits()) {
+        for (SearchHit hit :
+                client().prepareSearch("arrivals").setSize(1000).get().getHits()) {
             written.put(hit.getId(), (Map<String, Object>) hit.getSourceAsMap().get("dup"));
         }
         int duplicates = 0;
@@ -106,10 +121,16 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
                 assertEquals(1 - closest / 64.0, ((Number) value.get("similarity")).doubleValue(), 1e-6);
                 assertEquals(false, value.get("representative"));
                 if (batchOf.get(of) < batchOf.get(id)) {
-                    assertEquals("joins the cluster of the document it copies", written.get(of).get("cluster"), value.get("cluster"));
+                    assertEquals(
+                            "joins the cluster of the document it copies",
+                            written.get(of).get("cluster"),
+                            value.get("cluster"));
                 }
             } else {
-                assertEquals(id + " has none within " + distance + " bits", Map.of("cluster", id, "representative", true), value);
+                assertEquals(
+                        id + " has none within " + distance + " bits",
+                        Map.of("cluster", id, "representative", true),
+                        value);
             }
         }
         assertTrue("the corpus has copies: " + duplicates, duplicates >= 20);
@@ -118,17 +139,28 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     /** Two copies in one bulk request: the second is found among the recent fingerprints, and only there (the search cannot see the first yet). */
     @SuppressWarnings("unchecked")
     public void testCopiesInOneBulkAreFoundAmongTheRecentFingerprints() {
-        for (int recentSize : new int[] { 0, 10 }) {
+        for (int recentSize : new int[] {0, 10}) {
             String index = "bulk-" + recentSize;
-            lookupIndex(index, "{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"recent_size\": "
-                + recentSize + "}");
-            assertFalse(client().prepareBulk().add(client().prepareIndex(index).setId("first").setSource(Map.of("fp", Map.of("simhash",
-                "0123456789abcdef")))).add(client().prepareIndex(index).setId("second").setSource(Map.of("fp", Map.of("simhash",
-                    "0123456789abcdee")))).setRefreshPolicy("true").get().hasFailures());
-            Map<String, Object> second = (Map<String, Object>) client().prepareGet(index, "second").get().getSourceAsMap().get("dup");
+            lookupIndex(
+                    index,
+                    "{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"recent_size\": " + recentSize + "}");
+            assertFalse(client().prepareBulk()
+                    .add(client().prepareIndex(index)
+                            .setId("first")
+                            .setSource(Map.of("fp", Map.of("simhash", "0123456789abcdef"))))
+                    .add(client().prepareIndex(index)
+                            .setId("second")
+                            .setSource(Map.of("fp", Map.of("simhash", "0123456789abcdee"))))
+                    .setRefreshPolicy("true")
+                    .get()
+                    .hasFailures());
+            Map<String, Object> second = (Map<String, Object>)
+                    client().prepareGet(index, "second").get().getSourceAsMap().get("dup");
             if (recentSize == 0) {
-                assertEquals("without recent fingerprints the refresh window hides the first copy", Map.of("cluster", "second",
-                    "representative", true), second);
+                assertEquals(
+                        "without recent fingerprints the refresh window hides the first copy",
+                        Map.of("cluster", "second", "representative", true),
+                        second);
             } else {
                 assertEquals("first", second.get("duplicate_of"));
                 assertEquals("first", second.get("cluster"));
@@ -140,24 +172,48 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     @SuppressWarnings("unchecked")
     public void testAClustersRunOverRecentDocumentsRepairsTheWindow() throws Exception {
         lookupIndex("window", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"recent_size\": 0}");
-        assertAcked(client().admin().indices().preparePutMapping("window").setSource("{\"properties\": {\"batch\": {\"type\": "
-            + "\"keyword\"}, \"dup\": {\"properties\": {\"cluster\": {\"type\": \"keyword\"}, \"duplicate_of\": {\"type\": "
-            + "\"keyword\"}, \"representative\": {\"type\": \"boolean\"}}}}}", XContentType.JSON));
-        assertFalse(client().prepareBulk().add(client().prepareIndex("window").setId("a").setSource(Map.of("batch", "recent", "fp", Map
-            .of("simhash", "0123456789abcdef")))).add(client().prepareIndex("window").setId("b").setSource(Map.of("batch", "recent", "fp",
-                Map.of("simhash", "0123456789abcdee")))).setRefreshPolicy("true").get().hasFailures());
-        assertEquals(true, ((Map<String, Object>) client().prepareGet("window", "b").get().getSourceAsMap().get("dup")).get(
-            "representative"));
-        try (org.opensearch.core.xcontent.XContentParser parser = org.opensearch.common.xcontent.json.JsonXContent.jsonXContent
-            .createParser(new org.opensearch.core.xcontent.NamedXContentRegistry(new org.opensearch.search.SearchModule(Settings.EMPTY,
-                List.of()).getNamedXContents()), org.opensearch.core.xcontent.DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
-                "{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"query\": {\"term\": "
-                    + "{\"batch\": \"recent\"}}}")) {
-            client().execute(io.neardup.clusters.NearDupClustersAction.INSTANCE, io.neardup.clusters.NearDupClustersRequest.parse(
-                "window", parser).refresh(true)).actionGet();
+        assertAcked(client().admin()
+                .indices()
+                .preparePutMapping("window")
+                .setSource(
+                        "{\"properties\": {\"batch\": {\"type\": "
+                                + "\"keyword\"}, \"dup\": {\"properties\": {\"cluster\": {\"type\": \"keyword\"}, \"duplicate_of\": {\"type\": "
+                                + "\"keyword\"}, \"representative\": {\"type\": \"boolean\"}}}}}",
+                        XContentType.JSON));
+        assertFalse(client().prepareBulk()
+                .add(client().prepareIndex("window")
+                        .setId("a")
+                        .setSource(Map.of("batch", "recent", "fp", Map.of("simhash", "0123456789abcdef"))))
+                .add(client().prepareIndex("window")
+                        .setId("b")
+                        .setSource(Map.of("batch", "recent", "fp", Map.of("simhash", "0123456789abcdee"))))
+                .setRefreshPolicy("true")
+                .get()
+                .hasFailures());
+        assertEquals(
+                true,
+                ((Map<String, Object>) client().prepareGet("window", "b")
+                                .get()
+                                .getSourceAsMap()
+                                .get("dup"))
+                        .get("representative"));
+        try (org.opensearch.core.xcontent.XContentParser parser =
+                org.opensearch.common.xcontent.json.JsonXContent.jsonXContent.createParser(
+                        new org.opensearch.core.xcontent.NamedXContentRegistry(
+                                new org.opensearch.search.SearchModule(Settings.EMPTY, List.of()).getNamedXContents()),
+                        org.opensearch.core.xcontent.DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
+                        "{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"query\": {\"term\": "
+                                + "{\"batch\": \"recent\"}}}")) {
+            client().execute(
+                            io.neardup.clusters.NearDupClustersAction.INSTANCE,
+                            io.neardup.clusters.NearDupClustersRequest.parse("window", parser)
+                                    .refresh(true))
+                    .actionGet();
         }
-        Map<String, Object> a = (Map<String, Object>) client().prepareGet("window", "a").get().getSourceAsMap().get("dup");
-        Map<String, Object> b = (Map<String, Object>) client().prepareGet("window", "b").get().getSourceAsMap().get("dup");
+        Map<String, Object> a = (Map<String, Object>)
+                client().prepareGet("window", "a").get().getSourceAsMap().get("dup");
+        Map<String, Object> b = (Map<String, Object>)
+                client().prepareGet("window", "b").get().getSourceAsMap().get("dup");
         assertEquals("one cluster now", a.get("cluster"), b.get("cluster"));
         assertEquals(2, a.get("size"));
         assertNotEquals("one representative", a.get("representative"), b.get("representative"));
@@ -165,34 +221,75 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
 
     public void testBadConfigurationsFailThePipelinePutNamingTheOption() {
         for (String[] bad : new String[][] {
-            { "{\"target_field\": \"d\"}", "[field] required property is missing" },
-            { "{\"field\": \"fp.text\", \"target_field\": \"d\"}", "[field] must be the [simhash] or [minhash] field" },
-            { "{\"field\": \"fp.simhash\"}", "[target_field] required property is missing" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"_id\"}", "[target_field] must be a field path outside the metadata" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"max_distance\": 9}", "[max_distance] must be an integer in [0, 8]" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"min_similarity\": 0.8}", "[min_similarity] applies to [minhash]" },
-            { "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"max_distance\": 2}", "[max_distance] applies to [simhash]" },
-            { "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_similarity\": 1.5}", "[min_similarity] must be a number in (0, 1]" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"max_candidates\": 0}", "[max_candidates] must be an integer" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"timeout\": \"0s\"}", "[timeout] must be more than [0s]" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"timeout\": \"1h\"}", "[timeout] must be in [0s, 5m]" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"recent_size\": 1000000}", "[recent_size] must be an integer" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"mode\": \"psm\"}", "[mode] does not apply" },
-            { "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"colour\": 1}", "colour" } }) {
-            Exception e = expectThrows(Exception.class, () -> client().admin().cluster().preparePutPipeline("bad", new BytesArray(
-                "{\"processors\": [{\"near_dup_lookup\": " + bad[0] + "}]}"), XContentType.JSON).get());
+            {"{\"target_field\": \"d\"}", "[field] required property is missing"},
+            {"{\"field\": \"fp.text\", \"target_field\": \"d\"}", "[field] must be the [simhash] or [minhash] field"},
+            {"{\"field\": \"fp.simhash\"}", "[target_field] required property is missing"},
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"_id\"}",
+                "[target_field] must be a field path outside the metadata"
+            },
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"max_distance\": 9}",
+                "[max_distance] must be an integer in [0, 8]"
+            },
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"min_similarity\": 0.8}",
+                "[min_similarity] applies to [minhash]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"max_distance\": 2}",
+                "[max_distance] applies to [simhash]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_similarity\": 1.5}",
+                "[min_similarity] must be a number in (0, 1]"
+            },
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"max_candidates\": 0}",
+                "[max_candidates] must be an integer"
+            },
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"timeout\": \"0s\"}",
+                "[timeout] must be more than [0s]"
+            },
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"timeout\": \"1h\"}",
+                "[timeout] must be in [0s, 5m]"
+            },
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"recent_size\": 1000000}",
+                "[recent_size] must be an integer"
+            },
+            {"{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"mode\": \"psm\"}", "[mode] does not apply"},
+            {"{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"colour\": 1}", "colour"}
+        }) {
+            Exception e = expectThrows(
+                    Exception.class,
+                    () -> client().admin()
+                            .cluster()
+                            .preparePutPipeline(
+                                    "bad",
+                                    new BytesArray("{\"processors\": [{\"near_dup_lookup\": " + bad[0] + "}]}"),
+                                    XContentType.JSON)
+                            .get());
             assertTrue(bad[0] + " -> " + e.getMessage(), e.getMessage().contains(bad[1]));
         }
     }
 
     public void testAMissingLookupIndexOrFingerprintIsAClearIngestFailure() {
         lookupIndex("orphans", "{\"field\": \"fp.simhash\", \"index\": \"no-such-index\", \"target_field\": \"dup\"}");
-        BulkItemResponse item = client().prepareBulk().add(client().prepareIndex("orphans").setId("a").setSource(Map.of("fp", Map.of(
-            "simhash", "00000000000000ff")))).get().getItems()[0];
+        BulkItemResponse item = client().prepareBulk()
+                .add(client().prepareIndex("orphans")
+                        .setId("a")
+                        .setSource(Map.of("fp", Map.of("simhash", "00000000000000ff"))))
+                .get()
+                .getItems()[0];
         assertTrue(item.isFailed());
         assertTrue(item.getFailureMessage(), item.getFailureMessage().contains("no such index [no-such-index]"));
-        item = client().prepareBulk().add(client().prepareIndex("orphans").setId("b").setSource(Map.of("text", "no fingerprint"))).get()
-            .getItems()[0];
+        item = client().prepareBulk()
+                .add(client().prepareIndex("orphans").setId("b").setSource(Map.of("text", "no fingerprint")))
+                .get()
+                .getItems()[0];
         assertTrue(item.isFailed());
         assertTrue(item.getFailureMessage(), item.getFailureMessage().contains("no fingerprint at [fp.simhash]"));
     }

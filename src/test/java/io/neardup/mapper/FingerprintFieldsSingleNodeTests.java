@@ -1,7 +1,16 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
+
+import static org.hamcrest.Matchers.containsString;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SignatureCodec;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
 import org.opensearch.action.admin.indices.segments.IndicesSegmentResponse;
 import org.opensearch.action.search.SearchPhaseExecutionException;
 import org.opensearch.action.search.SearchResponse;
@@ -16,12 +25,6 @@ import org.opensearch.search.SearchHit;
 import org.opensearch.search.sort.SortOrder;
 import org.opensearch.test.OpenSearchSingleNodeTestCase;
 
-import java.util.Arrays;
-import java.util.Collection;
-import java.util.List;
-
-import static org.hamcrest.Matchers.containsString;
-
 /** A real node: index sorting by a simhash field, sort values, term / exists queries, docvalue_fields. */
 public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCase {
     private static final String MAPPING = """
@@ -35,24 +38,39 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
     }
 
     private void index(String id, String json) {
-        client().prepareIndex("docs").setId(id).setSource(json, XContentType.JSON).get();
+        client().prepareIndex("docs")
+                .setId(id)
+                .setSource(json, XContentType.JSON)
+                .get();
     }
 
     public void testSortedIndexAndQueries() {
-        client().admin().indices().prepareCreate("docs")
-            .setSettings(Settings.builder().put("index.sort.field", "fp.simhash").put("index.number_of_shards", 1))
-            .setMapping(MAPPING)
-            .get();
-        String minhash = SignatureCodec.encode(new int[] { 1, 2, 3, 4, 5, 6, 7, 8 }, 42);
-        index("top", "{\"fp\": {\"simhash\": {\"value\": \"8000000000000000\", \"scheme\": \"nd1-0123abcd\"}, \"minhash\": \"" + minhash + "\"}}");
+        client().admin()
+                .indices()
+                .prepareCreate("docs")
+                .setSettings(
+                        Settings.builder().put("index.sort.field", "fp.simhash").put("index.number_of_shards", 1))
+                .setMapping(MAPPING)
+                .get();
+        String minhash = SignatureCodec.encode(new int[] {1, 2, 3, 4, 5, 6, 7, 8}, 42);
+        index(
+                "top",
+                "{\"fp\": {\"simhash\": {\"value\": \"8000000000000000\", \"scheme\": \"nd1-0123abcd\"}, \"minhash\": \""
+                        + minhash + "\"}}");
         index("max", "{\"fp\": {\"simhash\": \"FFFFFFFFFFFFFFFF\"}}");
         index("zero", "{\"fp\": {\"simhash\": \"0000000000000000\"}}");
         index("mid", "{\"fp\": {\"simhash\": \"7fffffffffffffff\"}}");
         index("none", "{\"title\": \"no fingerprint\"}");
         client().admin().indices().prepareRefresh("docs").get();
 
-        IndicesSegmentResponse segments = client().admin().indices().prepareSegments("docs").get();
-        List<Segment> segs = segments.getIndices().get("docs").getShards().get(0).getShards()[0].getSegments();
+        IndicesSegmentResponse segments =
+                client().admin().indices().prepareSegments("docs").get();
+        List<Segment> segs = segments.getIndices()
+                .get("docs")
+                .getShards()
+                .get(0)
+                .getShards()[0]
+                .getSegments();
         assertFalse(segs.isEmpty());
         for (Segment s : segs) {
             assertNotNull(s.getSegmentSort());
@@ -60,37 +78,55 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
         }
 
         SearchResponse sorted = client().prepareSearch("docs")
-            .setQuery(QueryBuilders.existsQuery("fp.simhash"))
-            .addSort("fp.simhash", SortOrder.ASC)
-            .addDocValueField("fp.simhash")
-            .get();
+                .setQuery(QueryBuilders.existsQuery("fp.simhash"))
+                .addSort("fp.simhash", SortOrder.ASC)
+                .addDocValueField("fp.simhash")
+                .get();
         assertEquals(4, sorted.getHits().getTotalHits().value());
-        assertEquals(List.of("zero", "mid", "top", "max"), Arrays.stream(sorted.getHits().getHits()).map(SearchHit::getId).toList());
+        assertEquals(
+                List.of("zero", "mid", "top", "max"),
+                Arrays.stream(sorted.getHits().getHits()).map(SearchHit::getId).toList());
         // OpenSearch formats long sort values only for unsigned_long: they come back encoded (fp ^ Long.MIN_VALUE).
-        assertEquals(List.of(Long.MIN_VALUE, -1L, 0L, Long.MAX_VALUE),
-            Arrays.stream(sorted.getHits().getHits()).map(h -> h.getSortValues()[0]).toList());
+        assertEquals(
+                List.of(Long.MIN_VALUE, -1L, 0L, Long.MAX_VALUE),
+                Arrays.stream(sorted.getHits().getHits())
+                        .map(h -> h.getSortValues()[0])
+                        .toList());
         // search_after takes the encoded long or the hex string.
         SearchResponse after = client().prepareSearch("docs")
-            .setQuery(QueryBuilders.existsQuery("fp.simhash"))
-            .addSort("fp.simhash", SortOrder.ASC)
-            .searchAfter(new Object[] { "7fffffffffffffff" })
-            .get();
-        assertEquals(List.of("top", "max"), Arrays.stream(after.getHits().getHits()).map(SearchHit::getId).toList());
-        assertEquals(List.of("0000000000000000", "7fffffffffffffff", "8000000000000000", "ffffffffffffffff"),
-            Arrays.stream(sorted.getHits().getHits()).map(h -> h.field("fp.simhash").getValue()).toList());
+                .setQuery(QueryBuilders.existsQuery("fp.simhash"))
+                .addSort("fp.simhash", SortOrder.ASC)
+                .searchAfter(new Object[] {"7fffffffffffffff"})
+                .get();
+        assertEquals(
+                List.of("top", "max"),
+                Arrays.stream(after.getHits().getHits()).map(SearchHit::getId).toList());
+        assertEquals(
+                List.of("0000000000000000", "7fffffffffffffff", "8000000000000000", "ffffffffffffffff"),
+                Arrays.stream(sorted.getHits().getHits())
+                        .map(h -> h.field("fp.simhash").getValue())
+                        .toList());
 
-        SearchResponse term = client().prepareSearch("docs").setQuery(QueryBuilders.termQuery("fp.simhash", "8000000000000000"))
-            .addFetchField("fp.simhash").get();
+        SearchResponse term = client().prepareSearch("docs")
+                .setQuery(QueryBuilders.termQuery("fp.simhash", "8000000000000000"))
+                .addFetchField("fp.simhash")
+                .get();
         assertEquals(1, term.getHits().getTotalHits().value());
         assertEquals("top", term.getHits().getAt(0).getId());
-        assertEquals("8000000000000000", term.getHits().getAt(0).field("fp.simhash").getValue());
+        assertEquals(
+                "8000000000000000", term.getHits().getAt(0).field("fp.simhash").getValue());
 
-        SearchResponse minhashExists = client().prepareSearch("docs").setQuery(QueryBuilders.existsQuery("fp.minhash")).get();
+        SearchResponse minhashExists = client().prepareSearch("docs")
+                .setQuery(QueryBuilders.existsQuery("fp.minhash"))
+                .get();
         assertEquals(1, minhashExists.getHits().getTotalHits().value());
 
-        MapperParsingException e = expectThrows(MapperParsingException.class, () -> index("bad", "{\"fp\": {\"simhash\": \"xyz\"}}"));
+        MapperParsingException e =
+                expectThrows(MapperParsingException.class, () -> index("bad", "{\"fp\": {\"simhash\": \"xyz\"}}"));
         assertEquals(RestStatus.BAD_REQUEST, e.status());
-        assertEquals("[simhash] field [fp.simhash]: simhash must be 16 hex characters, got [xyz]", e.getCause().getMessage());
+        assertEquals(
+                "[simhash] field [fp.simhash]: simhash must be 16 hex characters, got [xyz]",
+                e.getCause().getMessage());
     }
 
     /**
@@ -99,42 +135,79 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
      */
     public void testRangesSortAndAggregationsOnFingerprints() {
         createIndex("docs");
-        client().admin().indices().preparePutMapping("docs").setSource(MAPPING, XContentType.JSON).get();
-        String[] hex = { "0000000000000001", "7fffffffffffffff", "8000000000000000", "ffffffffffffffff" };
+        client().admin()
+                .indices()
+                .preparePutMapping("docs")
+                .setSource(MAPPING, XContentType.JSON)
+                .get();
+        String[] hex = {"0000000000000001", "7fffffffffffffff", "8000000000000000", "ffffffffffffffff"};
         for (int i = 0; i < hex.length; i++) {
             index("d" + i, "{\"fp\": {\"simhash\": \"" + hex[i] + "\"}}");
         }
         client().admin().indices().prepareRefresh("docs").get();
-        SearchResponse lowerHalf = client().prepareSearch("docs").setQuery(QueryBuilders.rangeQuery("fp.simhash").gte("0000000000000000")
-            .lt("8000000000000000")).get();
-        assertEquals("unsigned order: the top bit sorts last", 2, lowerHalf.getHits().getTotalHits().value());
-        SearchResponse upper = client().prepareSearch("docs").setQuery(QueryBuilders.rangeQuery("fp.simhash").gt("7FFFFFFFFFFFFFFF")).get();
+        SearchResponse lowerHalf = client().prepareSearch("docs")
+                .setQuery(QueryBuilders.rangeQuery("fp.simhash")
+                        .gte("0000000000000000")
+                        .lt("8000000000000000"))
+                .get();
+        assertEquals(
+                "unsigned order: the top bit sorts last",
+                2,
+                lowerHalf.getHits().getTotalHits().value());
+        SearchResponse upper = client().prepareSearch("docs")
+                .setQuery(QueryBuilders.rangeQuery("fp.simhash").gt("7FFFFFFFFFFFFFFF"))
+                .get();
         assertEquals(2, upper.getHits().getTotalHits().value());
 
-        SearchResponse sorted = client().prepareSearch("docs").setQuery(QueryBuilders.matchAllQuery()).addSort("fp.simhash",
-            org.opensearch.search.sort.SortOrder.ASC).addDocValueField("fp.simhash").get();
-        String[] order = java.util.Arrays.stream(sorted.getHits().getHits()).map(h -> (String) h.field("fp.simhash").getValue())
-            .toArray(String[]::new);
+        SearchResponse sorted = client().prepareSearch("docs")
+                .setQuery(QueryBuilders.matchAllQuery())
+                .addSort("fp.simhash", org.opensearch.search.sort.SortOrder.ASC)
+                .addDocValueField("fp.simhash")
+                .get();
+        String[] order = java.util.Arrays.stream(sorted.getHits().getHits())
+                .map(h -> (String) h.field("fp.simhash").getValue())
+                .toArray(String[]::new);
         assertArrayEquals(hex, order);
 
-        SearchPhaseExecutionException e = expectThrows(SearchPhaseExecutionException.class,
-            () -> client().prepareSearch("docs").setQuery(QueryBuilders.prefixQuery("fp.simhash", "ff")).get());
+        SearchPhaseExecutionException e = expectThrows(
+                SearchPhaseExecutionException.class,
+                () -> client().prepareSearch("docs")
+                        .setQuery(QueryBuilders.prefixQuery("fp.simhash", "ff"))
+                        .get());
         assertEquals(RestStatus.BAD_REQUEST, e.status());
-        assertThat(e.shardFailures()[0].reason(), containsString("[simhash] fields do not support prefix queries: field [fp.simhash]"));
+        assertThat(
+                e.shardFailures()[0].reason(),
+                containsString("[simhash] fields do not support prefix queries: field [fp.simhash]"));
         // Refused before any shard runs it: a histogram over 2^64 would allocate buckets until the heap is gone.
         for (org.opensearch.search.aggregations.AggregationBuilder numeric : List.of(
-            org.opensearch.search.aggregations.AggregationBuilders.avg("avg").field("fp.simhash"),
-            org.opensearch.search.aggregations.AggregationBuilders.histogram("histogram").field("fp.simhash").interval(1000))) {
-            IllegalArgumentException agg = expectThrows(IllegalArgumentException.class,
-                () -> client().prepareSearch("docs").setSize(0).addAggregation(numeric).get());
-            assertThat(agg.getMessage(), containsString("[" + numeric.getType() + "] aggregation [" + numeric.getName()
-                + "] does not apply to [simhash] field [fp.simhash]"));
+                org.opensearch.search.aggregations.AggregationBuilders.avg("avg")
+                        .field("fp.simhash"),
+                org.opensearch.search.aggregations.AggregationBuilders.histogram("histogram")
+                        .field("fp.simhash")
+                        .interval(1000))) {
+            IllegalArgumentException agg = expectThrows(
+                    IllegalArgumentException.class,
+                    () -> client().prepareSearch("docs")
+                            .setSize(0)
+                            .addAggregation(numeric)
+                            .get());
+            assertThat(
+                    agg.getMessage(),
+                    containsString("[" + numeric.getType() + "] aggregation [" + numeric.getName()
+                            + "] does not apply to [simhash] field [fp.simhash]"));
         }
-        SearchResponse terms = client().prepareSearch("docs").setSize(0).addAggregation(
-            org.opensearch.search.aggregations.AggregationBuilders.terms("t").field("fp.simhash")).get();
-        org.opensearch.search.aggregations.bucket.terms.Terms buckets = terms.getAggregations().get("t");
+        SearchResponse terms = client().prepareSearch("docs")
+                .setSize(0)
+                .addAggregation(org.opensearch.search.aggregations.AggregationBuilders.terms("t")
+                        .field("fp.simhash"))
+                .get();
+        org.opensearch.search.aggregations.bucket.terms.Terms buckets =
+                terms.getAggregations().get("t");
         assertEquals(4, buckets.getBuckets().size());
-        assertTrue(buckets.getBuckets().stream().map(b -> b.getKeyAsString()).toList().contains("ffffffffffffffff"));
+        assertTrue(buckets.getBuckets().stream()
+                .map(b -> b.getKeyAsString())
+                .toList()
+                .contains("ffffffffffffffff"));
     }
 
     /**
@@ -144,45 +217,71 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
      * [format] on every shard, not a shard failure that drops hits.
      */
     public void testDocValueFieldsOnFingerprintFields() {
-        client().admin().indices().prepareCreate("docs").setSettings(Settings.builder().put("index.number_of_shards", 3))
-            .setMapping(MAPPING).get();
-        int[] values = { 1, 2, 3, 4, 5, 6, 7, -8 };
+        client().admin()
+                .indices()
+                .prepareCreate("docs")
+                .setSettings(Settings.builder().put("index.number_of_shards", 3))
+                .setMapping(MAPPING)
+                .get();
+        int[] values = {1, 2, 3, 4, 5, 6, 7, -8};
         int schemeHash = 0x75205b5f;
         String withScheme = SignatureCodec.encode(values, schemeHash);
         for (int i = 0; i < 6; i++) {
-            index("s" + i, "{\"fp\": {\"simhash\": \"00000000000000f" + i + "\", \"minhash\": {\"value\": \"" + withScheme
-                + "\", \"scheme\": \"nd1-75205b5f\"}}}");
+            index(
+                    "s" + i,
+                    "{\"fp\": {\"simhash\": \"00000000000000f" + i + "\", \"minhash\": {\"value\": \"" + withScheme
+                            + "\", \"scheme\": \"nd1-75205b5f\"}}}");
         }
         index("bare", "{\"fp\": {\"minhash\": \"" + SignatureCodec.encode(values, 42) + "\"}}");
         client().admin().indices().prepareRefresh("docs").get();
 
-        SearchResponse response = client().prepareSearch("docs").setSize(10).addDocValueField("fp.minhash")
-            .addDocValueField("fp.simhash", "hex").get();
+        SearchResponse response = client().prepareSearch("docs")
+                .setSize(10)
+                .addDocValueField("fp.minhash")
+                .addDocValueField("fp.simhash", "hex")
+                .get();
         assertEquals(0, response.getFailedShards());
         assertEquals(7, response.getHits().getHits().length);
         for (SearchHit hit : response.getHits().getHits()) {
             if (hit.getId().equals("bare")) {
-                assertEquals(SignatureCodec.encode(values, MinhashFieldData.UNKNOWN_SCHEME_HASH), hit.field("fp.minhash").getValue());
+                assertEquals(
+                        SignatureCodec.encode(values, MinhashFieldData.UNKNOWN_SCHEME_HASH),
+                        hit.field("fp.minhash").getValue());
                 assertEquals(List.of(), hit.field("fp.simhash").getValues());
             } else {
                 assertEquals(withScheme, hit.field("fp.minhash").getValue());
-                assertEquals("00000000000000f" + hit.getId().substring(1), hit.field("fp.simhash").getValue());
+                assertEquals(
+                        "00000000000000f" + hit.getId().substring(1),
+                        hit.field("fp.simhash").getValue());
             }
         }
 
         // size 1: one shard fetches. Refused in its fetch phase, that would be a 200 with that shard's hit missing.
         for (String field : List.of("fp.simhash", "fp.minhash")) {
-            IllegalArgumentException docValues = expectThrows(IllegalArgumentException.class,
-                () -> client().prepareSearch("docs").setSize(1).addDocValueField(field, "epoch_millis").get());
+            IllegalArgumentException docValues = expectThrows(
+                    IllegalArgumentException.class,
+                    () -> client().prepareSearch("docs")
+                            .setSize(1)
+                            .addDocValueField(field, "epoch_millis")
+                            .get());
             assertThat(docValues.getMessage(), containsString("[format] [epoch_millis] is not supported on"));
             assertThat(docValues.getMessage(), containsString("field [" + field + "]"));
         }
-        IllegalArgumentException fields = expectThrows(IllegalArgumentException.class,
-            () -> client().prepareSearch("docs").setSize(1).addFetchField("fp.*", "0.00").get());
+        IllegalArgumentException fields = expectThrows(
+                IllegalArgumentException.class,
+                () -> client().prepareSearch("docs")
+                        .setSize(1)
+                        .addFetchField("fp.*", "0.00")
+                        .get());
         assertThat(fields.getMessage(), containsString("[format] [0.00] is not supported on"));
-        SearchPhaseExecutionException sort = expectThrows(SearchPhaseExecutionException.class,
-            () -> client().prepareSearch("docs").addSort("fp.minhash", SortOrder.ASC).get());
+        SearchPhaseExecutionException sort = expectThrows(
+                SearchPhaseExecutionException.class,
+                () -> client().prepareSearch("docs")
+                        .addSort("fp.minhash", SortOrder.ASC)
+                        .get());
         assertEquals(RestStatus.BAD_REQUEST, sort.status());
-        assertThat(sort.shardFailures()[0].reason(), containsString("[minhash] fields do not support sorting: field [fp.minhash]"));
+        assertThat(
+                sort.shardFailures()[0].reason(),
+                containsString("[minhash] fields do not support sorting: field [fp.minhash]"));
     }
 }

@@ -1,18 +1,21 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
 
-import io.neardup.NearDupRestTestCase;
 import io.neardup.DemoCorpus;
+import io.neardup.NearDupRestTestCase;
 import io.neardup.core.Hamming;
-import org.opensearch.client.Request;
-import org.opensearch.client.Response;
-import org.opensearch.client.ResponseException;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.opensearch.client.Request;
+import org.opensearch.client.Response;
+import org.opensearch.client.ResponseException;
 
 /**
  * The whole index-time path on the real node: the demo corpus through the pipeline into an index
@@ -87,46 +90,66 @@ public class FingerprintIndexIT extends NearDupRestTestCase {
     @SuppressWarnings("unchecked")
     public void testTermExistsAndContentHashQueries() throws IOException {
         loadDemoCorpus();
-        Map<String, Object> one = hits(entityAsMap(request("POST", "/manpages/_search", "{\"size\": 1}"))).get(0);
+        Map<String, Object> one = hits(entityAsMap(request("POST", "/manpages/_search", "{\"size\": 1}")))
+                .get(0);
         String simhash = simhashInSource(one);
-        String contentHash = (String) ((Map<String, Object>) ((Map<String, Object>) one.get("_source")).get("text_fp")).get("content_hash");
+        String contentHash = (String)
+                ((Map<String, Object>) ((Map<String, Object>) one.get("_source")).get("text_fp")).get("content_hash");
 
-        List<Map<String, Object>> byTerm = hits(entityAsMap(request("POST", "/manpages/_search",
-            "{\"query\": {\"term\": {\"text_fp.simhash\": \"" + simhash.toUpperCase(java.util.Locale.ROOT) + "\"}}}")));
+        List<Map<String, Object>> byTerm = hits(entityAsMap(request(
+                "POST",
+                "/manpages/_search",
+                "{\"query\": {\"term\": {\"text_fp.simhash\": \"" + simhash.toUpperCase(java.util.Locale.ROOT)
+                        + "\"}}}")));
         assertTrue(byTerm.stream().anyMatch(h -> h.get("_id").equals(one.get("_id"))));
         byTerm.forEach(h -> assertEquals(simhash, simhashInSource(h)));
 
-        List<Map<String, Object>> exact = hits(entityAsMap(request("POST", "/manpages/_search",
-            "{\"query\": {\"term\": {\"text_fp.content_hash\": \"" + contentHash + "\"}}}")));
+        List<Map<String, Object>> exact = hits(entityAsMap(request(
+                "POST",
+                "/manpages/_search",
+                "{\"query\": {\"term\": {\"text_fp.content_hash\": \"" + contentHash + "\"}}}")));
         assertTrue(exact.stream().anyMatch(h -> h.get("_id").equals(one.get("_id"))));
 
-        Map<String, Object> exists = entityAsMap(request("POST", "/manpages/_count",
-            "{\"query\": {\"exists\": {\"field\": \"text_fp.simhash\"}}}"));
+        Map<String, Object> exists = entityAsMap(
+                request("POST", "/manpages/_count", "{\"query\": {\"exists\": {\"field\": \"text_fp.simhash\"}}}"));
         Map<String, Object> total = entityAsMap(request("POST", "/manpages/_count", null));
         assertEquals(total.get("count"), exists.get("count"));
     }
 
     public void testMalformedFingerprintsAreRejectedWithTheFieldName() throws IOException {
         request("PUT", "/manpages", DemoCorpus.INDEX_SETUP);
-        ResponseException e = expectThrows(ResponseException.class,
-            () -> request("PUT", "/manpages/_doc/bad?pipeline=_none", "{\"text_fp\": {\"simhash\": \"not-hex\"}}"));
+        ResponseException e = expectThrows(
+                ResponseException.class,
+                () -> request("PUT", "/manpages/_doc/bad?pipeline=_none", "{\"text_fp\": {\"simhash\": \"not-hex\"}}"));
         assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
         String body = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(body, body.contains("text_fp.simhash"));
 
-        e = expectThrows(ResponseException.class,
-            () -> request("PUT", "/manpages/_doc/bad?pipeline=_none", "{\"text_fp\": {\"minhash\": {\"value\": \"AQAAAAAAAAAB\"}}}"));
+        e = expectThrows(
+                ResponseException.class,
+                () -> request(
+                        "PUT",
+                        "/manpages/_doc/bad?pipeline=_none",
+                        "{\"text_fp\": {\"minhash\": {\"value\": \"AQAAAAAAAAAB\"}}}"));
         assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
         body = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(body, body.contains("text_fp.minhash"));
 
-        request("PUT", "/manpages/_doc/bare?refresh=true&pipeline=_none", "{\"text_fp\": {\"simhash\": \"00000000000000FF\"}}");
+        request(
+                "PUT",
+                "/manpages/_doc/bare?refresh=true&pipeline=_none",
+                "{\"text_fp\": {\"simhash\": \"00000000000000FF\"}}");
 
         // A numeric aggregation over fingerprints is a 400 with the reason, not a 500; sorting with any query works.
-        assertBadRequest("POST", "/manpages/_search", "{\"size\": 0, \"aggs\": {\"a\": {\"avg\": {\"field\": \"text_fp.simhash\"}}}}",
-            "[simhash] fields hold fingerprints, not numbers");
-        Map<String, Object> sorted = entityAsMap(request("POST", "/manpages/_search", "{\"query\": {\"match_all\": {}}, \"sort\": "
-            + "[{\"text_fp.simhash\": \"asc\"}]}"));
+        assertBadRequest(
+                "POST",
+                "/manpages/_search",
+                "{\"size\": 0, \"aggs\": {\"a\": {\"avg\": {\"field\": \"text_fp.simhash\"}}}}",
+                "[simhash] fields hold fingerprints, not numbers");
+        Map<String, Object> sorted = entityAsMap(request(
+                "POST",
+                "/manpages/_search",
+                "{\"query\": {\"match_all\": {}}, \"sort\": " + "[{\"text_fp.simhash\": \"asc\"}]}"));
         assertEquals(1, hits(sorted).size());
     }
 }

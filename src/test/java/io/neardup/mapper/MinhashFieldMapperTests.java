@@ -1,10 +1,24 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
+
+import static org.hamcrest.Matchers.containsString;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.LshBanding;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.IndexOptions;
 import org.apache.lucene.index.IndexableField;
@@ -17,17 +31,6 @@ import org.opensearch.index.mapper.MapperParsingException;
 import org.opensearch.index.mapper.MapperTestCase;
 import org.opensearch.index.mapper.ParseContext;
 import org.opensearch.plugins.Plugin;
-
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.Base64;
-import java.util.Collection;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-
-import static org.hamcrest.Matchers.containsString;
 
 public class MinhashFieldMapperTests extends MapperTestCase {
     static final FingerprintScheme SCHEME = FingerprintScheme.defaults("standard");
@@ -57,24 +60,41 @@ public class MinhashFieldMapperTests extends MapperTestCase {
 
     @Override
     protected void writeFieldValue(XContentBuilder b) throws IOException {
-        b.startObject().field("value", encoded(128)).field("scheme", SCHEME.id()).endObject();
+        b.startObject()
+                .field("value", encoded(128))
+                .field("scheme", SCHEME.id())
+                .endObject();
     }
 
     @Override
     protected void registerParameters(ParameterChecker checker) throws IOException {
         checker.registerConflictCheck("num_hashes", b -> b.field("num_hashes", 64));
-        checker.registerConflictCheck("min_similarity_floor", fieldMapping(this::minimalMapping),
-            fieldMapping(b -> b.field("type", "minhash").field("min_similarity_floor", 0.6)));
-        checker.registerConflictCheck("threshold", fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8)),
-            fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.5)));
-        checker.registerConflictCheck("false_positive_weight", fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8)),
-            fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8).field("false_positive_weight", 0.3)));
-        checker.registerConflictCheck("false_negative_weight", fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8)),
-            fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8).field("false_negative_weight", 0.3)));
-        checker.registerConflictCheck("bands", fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 8)),
-            fieldMapping(b -> b.field("type", "minhash").field("bands", 8).field("rows", 8)));
-        checker.registerConflictCheck("rows", fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 8)),
-            fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 16)));
+        checker.registerConflictCheck(
+                "min_similarity_floor",
+                fieldMapping(this::minimalMapping),
+                fieldMapping(b -> b.field("type", "minhash").field("min_similarity_floor", 0.6)));
+        checker.registerConflictCheck(
+                "threshold",
+                fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8)),
+                fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.5)));
+        checker.registerConflictCheck(
+                "false_positive_weight",
+                fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8)),
+                fieldMapping(
+                        b -> b.field("type", "minhash").field("threshold", 0.8).field("false_positive_weight", 0.3)));
+        checker.registerConflictCheck(
+                "false_negative_weight",
+                fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.8)),
+                fieldMapping(
+                        b -> b.field("type", "minhash").field("threshold", 0.8).field("false_negative_weight", 0.3)));
+        checker.registerConflictCheck(
+                "bands",
+                fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 8)),
+                fieldMapping(b -> b.field("type", "minhash").field("bands", 8).field("rows", 8)));
+        checker.registerConflictCheck(
+                "rows",
+                fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 8)),
+                fieldMapping(b -> b.field("type", "minhash").field("bands", 4).field("rows", 16)));
     }
 
     private LshBanding banding(CheckedMapping mapping) throws IOException {
@@ -88,61 +108,91 @@ public class MinhashFieldMapperTests extends MapperTestCase {
 
     public void testBanding() throws IOException {
         assertEquals(new LshBanding(42, 3), banding(b -> b.field("type", "minhash")));
-        assertEquals(new LshBanding(21, 6), banding(b -> b.field("type", "minhash").field("min_similarity_floor", 0.8)));
-        assertEquals(new LshBanding(12, 10), banding(b -> b.field("type", "minhash").field("threshold", 0.8)));
-        assertEquals(new LshBanding(7, 18), banding(b -> b.field("type", "minhash").field("threshold", 0.9)));
-        assertEquals("equal weights reproduce datasketch's worked example", new LshBanding(5, 25), banding(b -> b.field("type", "minhash")
-            .field("threshold", 0.9).field("false_positive_weight", 0.5).field("false_negative_weight", 0.5)));
-        assertEquals(new LshBanding(10, 6), banding(b -> b.field("type", "minhash").field("num_hashes", 64).field("threshold", 0.7)
-            .field("false_positive_weight", 0.3).field("false_negative_weight", 0.7)));
-        assertEquals(new LshBanding(16, 8), banding(b -> b.field("type", "minhash").field("bands", 16).field("rows", 8)));
+        assertEquals(
+                new LshBanding(21, 6), banding(b -> b.field("type", "minhash").field("min_similarity_floor", 0.8)));
+        assertEquals(
+                new LshBanding(12, 10), banding(b -> b.field("type", "minhash").field("threshold", 0.8)));
+        assertEquals(
+                new LshBanding(7, 18), banding(b -> b.field("type", "minhash").field("threshold", 0.9)));
+        assertEquals(
+                "equal weights reproduce datasketch's worked example",
+                new LshBanding(5, 25),
+                banding(b -> b.field("type", "minhash")
+                        .field("threshold", 0.9)
+                        .field("false_positive_weight", 0.5)
+                        .field("false_negative_weight", 0.5)));
+        assertEquals(
+                new LshBanding(10, 6),
+                banding(b -> b.field("type", "minhash")
+                        .field("num_hashes", 64)
+                        .field("threshold", 0.7)
+                        .field("false_positive_weight", 0.3)
+                        .field("false_negative_weight", 0.7)));
+        assertEquals(
+                new LshBanding(16, 8),
+                banding(b -> b.field("type", "minhash").field("bands", 16).field("rows", 8)));
     }
 
     /** A later default cannot change the band terms of an existing field: the floor it was built with is in its mapping. */
     public void testDefaultFloorIsRecorded() throws IOException {
-        String mapping = createMapperService(fieldMapping(b -> b.field("type", "minhash"))).documentMapper().mappingSource().string();
+        String mapping = createMapperService(fieldMapping(b -> b.field("type", "minhash")))
+                .documentMapper()
+                .mappingSource()
+                .string();
         assertThat(mapping, containsString("\"min_similarity_floor\":0.5"));
-        String withThreshold = createMapperService(fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.9))).documentMapper()
-            .mappingSource().string();
+        String withThreshold = createMapperService(
+                        fieldMapping(b -> b.field("type", "minhash").field("threshold", 0.9)))
+                .documentMapper()
+                .mappingSource()
+                .string();
         assertFalse(withThreshold, withThreshold.contains("min_similarity_floor"));
     }
 
     public void testInvalidParameters() {
         Map<CheckedMapping, String> cases = Map.of(
-            b -> b.field("type", "minhash").field("threshold", 0.8).field("bands", 4).field("rows", 8),
-            "set one of [min_similarity_floor], [threshold], or [bands] with [rows], not several",
-            b -> b.field("type", "minhash").field("threshold", 0.8).field("min_similarity_floor", 0.5),
-            "set one of [min_similarity_floor], [threshold], or [bands] with [rows], not several",
-            b -> b.field("type", "minhash").field("min_similarity_floor", 0.0),
-            "[min_similarity_floor] must be in (0, 1), got [0.0]",
-            b -> b.field("type", "minhash").field("num_hashes", 16).field("min_similarity_floor", 0.01),
-            "min_similarity_floor [0.01] is too low for num_hashes [16]",
-            b -> b.field("type", "minhash").field("bands", 4),
-            "[bands] and [rows] must be set together",
-            b -> b.field("type", "minhash").field("bands", 16).field("rows", 9),
-            "bands * rows must be at most num_hashes [128], got bands [16] * rows [9] = 144",
-            b -> b.field("type", "minhash").field("num_hashes", 2000),
-            "[num_hashes] must be in [1, 1024], got [2000]",
-            b -> b.field("type", "minhash").field("threshold", 1.0),
-            "[threshold] must be in (0, 1), got [1.0]",
-            b -> b.field("type", "minhash").field("bands", 4).field("rows", 8).field("false_positive_weight", 0.5),
-            "[false_positive_weight] and [false_negative_weight] only apply to [threshold]",
-            b -> b.field("type", "minhash").field("false_negative_weight", 0.5),
-            "[false_positive_weight] and [false_negative_weight] only apply to [threshold]"
-        );
+                b -> b.field("type", "minhash")
+                        .field("threshold", 0.8)
+                        .field("bands", 4)
+                        .field("rows", 8),
+                "set one of [min_similarity_floor], [threshold], or [bands] with [rows], not several",
+                b -> b.field("type", "minhash").field("threshold", 0.8).field("min_similarity_floor", 0.5),
+                "set one of [min_similarity_floor], [threshold], or [bands] with [rows], not several",
+                b -> b.field("type", "minhash").field("min_similarity_floor", 0.0),
+                "[min_similarity_floor] must be in (0, 1), got [0.0]",
+                b -> b.field("type", "minhash").field("num_hashes", 16).field("min_similarity_floor", 0.01),
+                "min_similarity_floor [0.01] is too low for num_hashes [16]",
+                b -> b.field("type", "minhash").field("bands", 4),
+                "[bands] and [rows] must be set together",
+                b -> b.field("type", "minhash").field("bands", 16).field("rows", 9),
+                "bands * rows must be at most num_hashes [128], got bands [16] * rows [9] = 144",
+                b -> b.field("type", "minhash").field("num_hashes", 2000),
+                "[num_hashes] must be in [1, 1024], got [2000]",
+                b -> b.field("type", "minhash").field("threshold", 1.0),
+                "[threshold] must be in (0, 1), got [1.0]",
+                b -> b.field("type", "minhash")
+                        .field("bands", 4)
+                        .field("rows", 8)
+                        .field("false_positive_weight", 0.5),
+                "[false_positive_weight] and [false_negative_weight] only apply to [threshold]",
+                b -> b.field("type", "minhash").field("false_negative_weight", 0.5),
+                "[false_positive_weight] and [false_negative_weight] only apply to [threshold]");
         for (Map.Entry<CheckedMapping, String> c : cases.entrySet()) {
             Exception e = expectThrows(Exception.class, () -> createMapperService(fieldMapping(c.getKey()::build)));
             assertThat(e.getMessage(), containsString(c.getValue()));
         }
-        for (String weight : new String[] { "Infinity", "NaN", "-1" }) {
-            Exception e = expectThrows(Exception.class, () -> createMapperService(fieldMapping(b -> b.field("type", "minhash")
-                .field("threshold", 0.8).field("false_positive_weight", weight))));
+        for (String weight : new String[] {"Infinity", "NaN", "-1"}) {
+            Exception e = expectThrows(
+                    Exception.class,
+                    () -> createMapperService(fieldMapping(b -> b.field("type", "minhash")
+                            .field("threshold", 0.8)
+                            .field("false_positive_weight", weight))));
             assertThat(e.getMessage(), containsString("[false_positive_weight] must be a finite number >= 0, got ["));
         }
     }
 
     public void testParse() throws IOException {
-        DocumentMapper mapper = createDocumentMapper(fieldMapping(b -> b.field("type", "minhash").field("bands", 16).field("rows", 8)));
+        DocumentMapper mapper = createDocumentMapper(
+                fieldMapping(b -> b.field("type", "minhash").field("bands", 16).field("rows", 8)));
         ParseContext.Document doc = mapper.parse(source(this::writeField)).rootDoc();
         IndexableField[] fields = doc.getFields("field");
         assertEquals(17, fields.length);
@@ -171,7 +221,7 @@ public class MinhashFieldMapperTests extends MapperTestCase {
 
     /** Equal band values in different positions give different terms; the band index is the first two bytes. */
     public void testBandTermLayout() {
-        byte[] sig = MinhashFieldMapper.signatureBytes(new int[] { 1, 2, 1, 2 });
+        byte[] sig = MinhashFieldMapper.signatureBytes(new int[] {1, 2, 1, 2});
         BytesRef t0 = MinhashFieldMapper.bandTerm(sig, 0, 2);
         BytesRef t1 = MinhashFieldMapper.bandTerm(sig, 1, 2);
         assertNotEquals(t0, t1);
@@ -186,21 +236,27 @@ public class MinhashFieldMapperTests extends MapperTestCase {
         wrongVersion[0] = 9;
         int otherHash = SCHEME.schemeHash() + 1;
         Map<String, String> cases = Map.of(
-            "\"" + encoded(64) + "\"", p + "minhash signature has 64 values, expected 128 (num_hashes)",
-            "\"" + Base64.getUrlEncoder().withoutPadding().encodeToString(wrongVersion) + "\"",
-            p + "minhash signature has format version 9, expected 1",
-            "\"AAA\"", p + "minhash signature has 2 bytes, shorter than its 5-byte header",
-            "\"not base64!\"", p + "minhash signature is not valid URL-safe base64",
-            "{\"value\": \"" + SignatureCodec.encode(signature(128), otherHash) + "\", \"scheme\": \"" + SCHEME.id() + "\"}",
-            p + "signature header has scheme hash " + String.format(java.util.Locale.ROOT, "%08x", otherHash) + " but [scheme] is ["
-                + SCHEME.id() + "]",
-            "{\"value\": \"" + encoded(128) + "\", \"margins\": \"x\"}", p + "has unknown key [margins], expected one of [",
-            "[\"" + encoded(128) + "\"]", p + "takes one fingerprint per document, got an array",
-            "42", p + "expects a string or an object with ["
-        );
+                "\"" + encoded(64) + "\"",
+                p + "minhash signature has 64 values, expected 128 (num_hashes)",
+                "\"" + Base64.getUrlEncoder().withoutPadding().encodeToString(wrongVersion) + "\"",
+                p + "minhash signature has format version 9, expected 1",
+                "\"AAA\"",
+                p + "minhash signature has 2 bytes, shorter than its 5-byte header",
+                "\"not base64!\"",
+                p + "minhash signature is not valid URL-safe base64",
+                "{\"value\": \"" + SignatureCodec.encode(signature(128), otherHash) + "\", \"scheme\": \"" + SCHEME.id()
+                        + "\"}",
+                p + "signature header has scheme hash " + String.format(java.util.Locale.ROOT, "%08x", otherHash)
+                        + " but [scheme] is [" + SCHEME.id() + "]",
+                "{\"value\": \"" + encoded(128) + "\", \"margins\": \"x\"}",
+                p + "has unknown key [margins], expected one of [",
+                "[\"" + encoded(128) + "\"]",
+                p + "takes one fingerprint per document, got an array",
+                "42",
+                p + "expects a string or an object with [");
         for (Map.Entry<String, String> c : cases.entrySet()) {
-            MapperParsingException e = expectThrows(MapperParsingException.class,
-                () -> mapper.parse(source("{\"field\": " + c.getKey() + "}")));
+            MapperParsingException e = expectThrows(
+                    MapperParsingException.class, () -> mapper.parse(source("{\"field\": " + c.getKey() + "}")));
             assertThat(c.getKey(), e.getMessage(), containsString("failed to parse field [field] of type [minhash]"));
             assertThat(c.getKey(), e.getCause().getMessage(), containsString(c.getValue()));
         }
@@ -208,29 +264,38 @@ public class MinhashFieldMapperTests extends MapperTestCase {
 
     public void testShingleSetIsStoredInDocValues() throws IOException {
         DocumentMapper mapper = createDocumentMapper(fieldMapping(this::minimalMapping));
-        int[] set = { 3, 70000, 0x80000000, 0xFFFFFFF0 };
+        int[] set = {3, 70000, 0x80000000, 0xFFFFFFF0};
         String value = "{\"field\": {\"value\": \"" + encoded(128) + "\", \"shingles\": \""
-            + ShingleSetCodec.encode(set, SCHEME.schemeHash()) + "\", \"scheme\": \"" + SCHEME.id() + "\"}}";
+                + ShingleSetCodec.encode(set, SCHEME.schemeHash()) + "\", \"scheme\": \"" + SCHEME.id() + "\"}}";
         ParseContext.Document doc = mapper.parse(source(value)).rootDoc();
         IndexableField stored = doc.getField("field._shingles");
         assertEquals(DocValuesType.BINARY, stored.fieldType().docValuesType());
         assertEquals(new BytesRef(ShingleSetCodec.payload(set)), stored.binaryValue());
-        assertNull("no set, no field", mapper.parse(source(b -> b.field("field", encoded(128)))).rootDoc().getField("field._shingles"));
+        assertNull(
+                "no set, no field",
+                mapper.parse(source(b -> b.field("field", encoded(128))))
+                        .rootDoc()
+                        .getField("field._shingles"));
 
         String otherScheme = "{\"field\": {\"value\": \"" + encoded(128) + "\", \"shingles\": \""
-            + ShingleSetCodec.encode(set, SCHEME.schemeHash() + 1) + "\"}}";
+                + ShingleSetCodec.encode(set, SCHEME.schemeHash() + 1) + "\"}}";
         MapperParsingException e = expectThrows(MapperParsingException.class, () -> mapper.parse(source(otherScheme)));
-        assertThat(e.getCause().getMessage(), containsString("[minhash] field [field]: shingle set was made by another fingerprint scheme"));
+        assertThat(
+                e.getCause().getMessage(),
+                containsString("[minhash] field [field]: shingle set was made by another fingerprint scheme"));
         String corrupt = "{\"field\": {\"value\": \"" + encoded(128) + "\", \"shingles\": \"AQAAAAAC\"}}";
         e = expectThrows(MapperParsingException.class, () -> mapper.parse(source(corrupt)));
         assertThat(e.getCause().getMessage(), containsString("shingle set"));
     }
 
     public void testQueriesAndFetch() throws IOException {
-        MappedFieldType ft = createMapperService(fieldMapping(this::minimalMapping)).fieldType("field");
+        MappedFieldType ft =
+                createMapperService(fieldMapping(this::minimalMapping)).fieldType("field");
         Exception e = expectThrows(IllegalArgumentException.class, () -> ft.termQuery("x", null));
         assertEquals("[minhash] fields do not support term queries: field [field]", e.getMessage());
-        assertEquals(List.of(encoded(128)), FieldTypeTestCase.fetchSourceValue(ft, Map.of("value", encoded(128), "scheme", "s")));
+        assertEquals(
+                List.of(encoded(128)),
+                FieldTypeTestCase.fetchSourceValue(ft, Map.of("value", encoded(128), "scheme", "s")));
         assertEquals(List.of(encoded(128)), FieldTypeTestCase.fetchSourceValue(ft, encoded(128)));
     }
 }

@@ -1,7 +1,13 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.mapper;
 
-import io.neardup.core.SimhashCodec;
 import io.neardup.NearDupPlugin;
+import io.neardup.core.SimhashCodec;
+import java.io.IOException;
+import java.util.Arrays;
 import org.opensearch.common.io.stream.BytesStreamOutput;
 import org.opensearch.core.common.io.stream.NamedWriteableAwareStreamInput;
 import org.opensearch.core.common.io.stream.NamedWriteableRegistry;
@@ -9,16 +15,19 @@ import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.search.DocValueFormat;
 import org.opensearch.test.OpenSearchTestCase;
 
-import java.io.IOException;
-import java.util.Arrays;
-
 public class SimhashDocValueFormatTests extends OpenSearchTestCase {
     private static final DocValueFormat FORMAT = SimhashDocValueFormat.INSTANCE;
 
     public void testRoundTripIncludingTopBit() {
-        long[] fps = { 0x8000000000000000L, 0xffffffffffffffffL, 0L, 1L, 0x7fffffffffffffffL, 0x9f3a6c0e12b4d871L };
-        String[] hex = { "8000000000000000", "ffffffffffffffff", "0000000000000000", "0000000000000001", "7fffffffffffffff",
-            "9f3a6c0e12b4d871" };
+        long[] fps = {0x8000000000000000L, 0xffffffffffffffffL, 0L, 1L, 0x7fffffffffffffffL, 0x9f3a6c0e12b4d871L};
+        String[] hex = {
+            "8000000000000000",
+            "ffffffffffffffff",
+            "0000000000000000",
+            "0000000000000001",
+            "7fffffffffffffff",
+            "9f3a6c0e12b4d871"
+        };
         for (int i = 0; i < fps.length; i++) {
             long encoded = SimhashFieldMapper.encode(fps[i]);
             assertEquals(fps[i] ^ Long.MIN_VALUE, encoded);
@@ -36,7 +45,7 @@ public class SimhashDocValueFormatTests extends OpenSearchTestCase {
     public void testSortOrderIsUnsignedOrder() {
         Long[] fps = new Long[1000];
         for (int i = 0; i < fps.length; i++) {
-            fps[i] = i < 4 ? new long[] { 0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE }[i] : randomLong();
+            fps[i] = i < 4 ? new long[] {0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE}[i] : randomLong();
         }
         Long[] bySigned = fps.clone();
         Arrays.sort(bySigned, (a, b) -> Long.compare(SimhashFieldMapper.encode(a), SimhashFieldMapper.encode(b)));

@@ -1,11 +1,18 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.ShingleTruth;
-
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -25,13 +32,6 @@ import org.apache.lucene.tests.search.CheckHits;
 import org.apache.lucene.tests.search.QueryUtils;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.test.OpenSearchTestCase;
-
-import java.io.IOException;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Random;
-import java.util.Set;
 
 /** Any candidate query (here: a term query standing in for the simhash neighbours) filtered by Jaccard, against brute force. */
 public class JaccardVerifiedQueryTests extends OpenSearchTestCase {
@@ -61,12 +61,15 @@ public class JaccardVerifiedQueryTests extends OpenSearchTestCase {
                     Document doc = new Document();
                     doc.add(new StringField("id", Integer.toString(i), Field.Store.YES));
                     doc.add(new StringField("near", candidate[i] ? "yes" : "no", Field.Store.NO));
-                    doc.add(new BinaryDocValuesField(MINHASH, new BytesRef(MinhashFieldMapper.signatureBytes(signatures[i]))));
+                    doc.add(new BinaryDocValuesField(
+                            MINHASH, new BytesRef(MinhashFieldMapper.signatureBytes(signatures[i]))));
                     if (stored[i]) {
-                        doc.add(new BinaryDocValuesField(FingerprintFields.shinglesField(MINHASH),
-                            new BytesRef(ShingleSetCodec.payload(ShingleSetCodec.of(sets[i], sets[i].length)))));
+                        doc.add(new BinaryDocValuesField(
+                                FingerprintFields.shinglesField(MINHASH),
+                                new BytesRef(ShingleSetCodec.payload(ShingleSetCodec.of(sets[i], sets[i].length)))));
                     }
-                    doc.add(new SortedDocValuesField(FingerprintFields.schemeField(MINHASH), new BytesRef("nd1-2586f90f")));
+                    doc.add(new SortedDocValuesField(
+                            FingerprintFields.schemeField(MINHASH), new BytesRef("nd1-2586f90f")));
                     writer.addDocument(doc);
                 }
             }
@@ -75,33 +78,46 @@ public class JaccardVerifiedQueryTests extends OpenSearchTestCase {
                 int q = random.nextInt(n);
                 byte[] querySet = ShingleSetCodec.payload(ShingleSetCodec.of(sets[q], sets[q].length));
                 Query candidates = new TermQuery(new Term("near", "yes"));
-                for (double tau : new double[] { 0.2, 0.5, 0.8, 1.0 }) {
+                for (double tau : new double[] {0.2, 0.5, 0.8, 1.0}) {
                     Map<Integer, Double> expected = new HashMap<>();
                     for (int i = 0; i < n; i++) {
                         double similarity = stored[i]
-                            ? ShingleTruth.jaccard(ShingleTruth.highHalves(sets[q]), ShingleTruth.highHalves(sets[i]))
-                            : MinHasher.jaccard(signatures[q], signatures[i]);
+                                ? ShingleTruth.jaccard(
+                                        ShingleTruth.highHalves(sets[q]), ShingleTruth.highHalves(sets[i]))
+                                : MinHasher.jaccard(signatures[q], signatures[i]);
                         if (candidate[i] && similarity >= tau) {
                             expected.put(i, similarity);
                         }
                     }
-                    JaccardVerifiedQuery query = new JaccardVerifiedQuery(candidates, MINHASH, signatures[q], querySet, SCHEME_HASH, tau);
+                    JaccardVerifiedQuery query =
+                            new JaccardVerifiedQuery(candidates, MINHASH, signatures[q], querySet, SCHEME_HASH, tau);
                     Map<Integer, Double> found = new HashMap<>();
                     for (ScoreDoc hit : searcher.search(query, n).scoreDocs) {
-                        found.put(Integer.parseInt(searcher.storedFields().document(hit.doc).get("id")), (double) hit.score);
+                        found.put(
+                                Integer.parseInt(searcher.storedFields()
+                                        .document(hit.doc)
+                                        .get("id")),
+                                (double) hit.score);
                     }
                     assertEquals("tau=" + tau, expected.keySet(), found.keySet());
                     expected.forEach((id, similarity) -> assertEquals(similarity, found.get(id), 1e-6));
                     QueryUtils.check(random, query, searcher);
                     CheckHits.checkExplanations(query, "id", searcher);
                 }
-                Explanation explanation = searcher.explain(new JaccardVerifiedQuery(candidates, MINHASH, signatures[q], querySet, SCHEME_HASH,
-                    0.01), 0);
-                assertTrue(explanation.toString(), explanation.toString().contains(candidate[docOf(searcher, 0)] ? "Jaccard" : "not a candidate"));
-                IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> searcher.search(new JaccardVerifiedQuery(
-                    candidates, MINHASH, signatures[q], querySet, 0x12345678, 0.5), 10));
-                assertEquals("the query fingerprint has scheme [scheme hash 12345678] but field [fp.minhash] holds scheme [nd1-2586f90f]; "
-                    + "fingerprints of different schemes are not comparable", e.getMessage());
+                Explanation explanation = searcher.explain(
+                        new JaccardVerifiedQuery(candidates, MINHASH, signatures[q], querySet, SCHEME_HASH, 0.01), 0);
+                assertTrue(
+                        explanation.toString(),
+                        explanation.toString().contains(candidate[docOf(searcher, 0)] ? "Jaccard" : "not a candidate"));
+                IllegalArgumentException e = expectThrows(
+                        IllegalArgumentException.class,
+                        () -> searcher.search(
+                                new JaccardVerifiedQuery(candidates, MINHASH, signatures[q], querySet, 0x12345678, 0.5),
+                                10));
+                assertEquals(
+                        "the query fingerprint has scheme [scheme hash 12345678] but field [fp.minhash] holds scheme [nd1-2586f90f]; "
+                                + "fingerprints of different schemes are not comparable",
+                        e.getMessage());
             }
         }
     }

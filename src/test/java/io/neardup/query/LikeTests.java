@@ -1,5 +1,12 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
 import org.opensearch.common.io.stream.BytesStreamOutput;
 import org.opensearch.common.xcontent.XContentFactory;
 import org.opensearch.common.xcontent.json.JsonXContent;
@@ -13,15 +20,11 @@ import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.test.OpenSearchTestCase;
 
-import java.io.IOException;
-import java.util.List;
-import java.util.Map;
-
 public class LikeTests extends OpenSearchTestCase {
 
     private static Like parse(String json) throws IOException {
-        try (XContentParser parser = JsonXContent.jsonXContent.createParser(NamedXContentRegistry.EMPTY,
-            DeprecationHandler.THROW_UNSUPPORTED_OPERATION, json)) {
+        try (XContentParser parser = JsonXContent.jsonXContent.createParser(
+                NamedXContentRegistry.EMPTY, DeprecationHandler.THROW_UNSUPPORTED_OPERATION, json)) {
             parser.nextToken();
             return Like.fromXContent(parser);
         }
@@ -43,8 +46,12 @@ public class LikeTests extends OpenSearchTestCase {
     }
 
     public void testEveryKindRoundTripsThroughJsonAndTheWire() throws IOException {
-        List<Like> likes = List.of(Like.id("doc-1", null), Like.id("doc-1", "pages"), Like.text("some text", "fingerprints"),
-            Like.simhash("00000000000000ff", null, "nd1-0123abcd"), Like.minhash("AQID", "AQIDBAU", "nd1-0123abcd"));
+        List<Like> likes = List.of(
+                Like.id("doc-1", null),
+                Like.id("doc-1", "pages"),
+                Like.text("some text", "fingerprints"),
+                Like.simhash("00000000000000ff", null, "nd1-0123abcd"),
+                Like.minhash("AQID", "AQIDBAU", "nd1-0123abcd"));
         for (Like like : likes) {
             assertEquals(like, parse(json(like)));
             assertEquals(like, wire(like));
@@ -60,15 +67,24 @@ public class LikeTests extends OpenSearchTestCase {
     }
 
     public void testMalformedLikeSaysWhy() {
-        assertEquals("[like] needs exactly one of [_id], [text], [simhash], [minhash], got 2", expectThrows(ParsingException.class,
-            () -> parse("{\"_id\": \"a\", \"text\": \"b\"}")).getMessage());
-        assertEquals("[like] does not support [colour]", expectThrows(ParsingException.class, () -> parse("{\"colour\": \"red\"}"))
-            .getMessage());
-        assertEquals("[like.text] must be a string, got [VALUE_NUMBER]", expectThrows(ParsingException.class,
-            () -> parse("{\"text\": 3}")).getMessage());
-        assertTrue(expectThrows(ParsingException.class, () -> parse("{\"minhash\": \"AQID\", \"margins\": \"x\"}")).getMessage()
-            .contains("takes none of the other keys"));
-        assertEquals("simhash must be 16 hex characters, got [xyz]", expectThrows(ParsingException.class,
-            () -> parse("{\"simhash\": \"xyz\"}")).getMessage());
+        assertEquals(
+                "[like] needs exactly one of [_id], [text], [simhash], [minhash], got 2",
+                expectThrows(ParsingException.class, () -> parse("{\"_id\": \"a\", \"text\": \"b\"}"))
+                        .getMessage());
+        assertEquals(
+                "[like] does not support [colour]",
+                expectThrows(ParsingException.class, () -> parse("{\"colour\": \"red\"}"))
+                        .getMessage());
+        assertEquals(
+                "[like.text] must be a string, got [VALUE_NUMBER]",
+                expectThrows(ParsingException.class, () -> parse("{\"text\": 3}"))
+                        .getMessage());
+        assertTrue(expectThrows(ParsingException.class, () -> parse("{\"minhash\": \"AQID\", \"margins\": \"x\"}"))
+                .getMessage()
+                .contains("takes none of the other keys"));
+        assertEquals(
+                "simhash must be 16 hex characters, got [xyz]",
+                expectThrows(ParsingException.class, () -> parse("{\"simhash\": \"xyz\"}"))
+                        .getMessage());
     }
 }

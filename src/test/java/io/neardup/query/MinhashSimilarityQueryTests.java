@@ -1,12 +1,22 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.ShingleTruth;
-
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -19,20 +29,12 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.tests.index.RandomIndexWriter;
 import org.apache.lucene.tests.search.CheckHits;
 import org.apache.lucene.tests.search.QueryUtils;
-import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.test.OpenSearchTestCase;
-
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.Map;
-import java.util.Random;
 
 public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
 
@@ -70,11 +72,15 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
         byte[] bytes = MinhashFieldMapper.signatureBytes(signature);
         doc.add(new BinaryDocValuesField(FIELD, new BytesRef(bytes)));
         for (int band = 0; band < banding.bands(); band++) {
-            doc.add(new Field(FIELD, MinhashFieldMapper.bandTerm(bytes, band, banding.rows()), MinhashFieldMapper.BAND_FIELD_TYPE));
+            doc.add(new Field(
+                    FIELD,
+                    MinhashFieldMapper.bandTerm(bytes, band, banding.rows()),
+                    MinhashFieldMapper.BAND_FIELD_TYPE));
         }
         if (set != null) {
-            doc.add(new BinaryDocValuesField(FingerprintFields.shinglesField(FIELD),
-                new BytesRef(ShingleSetCodec.payload(ShingleSetCodec.of(set, set.length)))));
+            doc.add(new BinaryDocValuesField(
+                    FingerprintFields.shinglesField(FIELD),
+                    new BytesRef(ShingleSetCodec.payload(ShingleSetCodec.of(set, set.length)))));
         }
         doc.add(new SortedDocValuesField(FingerprintFields.schemeField(FIELD), new BytesRef("nd1-2586f90f")));
         return doc;
@@ -111,34 +117,48 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                 IndexSearcher searcher = newSearcher(reader);
                 int q = random.nextInt(sets.length);
                 byte[] querySet = ShingleSetCodec.payload(ShingleSetCodec.of(sets[q], sets[q].length));
-                for (boolean exact : new boolean[] { true, false }) {
-                    for (int m : new int[] { 1, 2, 4 }) {
-                        for (double tau : new double[] { 0.3, 0.6, 0.9 }) {
+                for (boolean exact : new boolean[] {true, false}) {
+                    for (int m : new int[] {1, 2, 4}) {
+                        for (double tau : new double[] {0.3, 0.6, 0.9}) {
                             Map<Integer, Double> expected = new HashMap<>();
                             for (int i = 0; i < sets.length; i++) {
                                 double similarity = exact && stored[i]
-                                    ? ShingleTruth.jaccard(ShingleTruth.highHalves(sets[q]), ShingleTruth.highHalves(sets[i]))
-                                    : MinHasher.jaccard(signatures[q], signatures[i]);
-                                if (deleted[i] == false && equalBands(signatures[q], signatures[i], banding) >= m && similarity >= tau) {
+                                        ? ShingleTruth.jaccard(
+                                                ShingleTruth.highHalves(sets[q]), ShingleTruth.highHalves(sets[i]))
+                                        : MinHasher.jaccard(signatures[q], signatures[i]);
+                                if (deleted[i] == false
+                                        && equalBands(signatures[q], signatures[i], banding) >= m
+                                        && similarity >= tau) {
                                     expected.put(i, similarity);
                                 }
                             }
-                            MinhashSimilarityQuery query = new MinhashSimilarityQuery(FIELD, signatures[q], exact ? querySet : null,
-                                SCHEME_HASH, null, banding, m, tau);
+                            MinhashSimilarityQuery query = new MinhashSimilarityQuery(
+                                    FIELD, signatures[q], exact ? querySet : null, SCHEME_HASH, null, banding, m, tau);
                             Map<Integer, Double> found = new HashMap<>();
                             for (ScoreDoc hit : searcher.search(query, sets.length).scoreDocs) {
-                                found.put(Integer.parseInt(searcher.storedFields().document(hit.doc).get("id")), (double) hit.score);
+                                found.put(
+                                        Integer.parseInt(searcher.storedFields()
+                                                .document(hit.doc)
+                                                .get("id")),
+                                        (double) hit.score);
                             }
                             String message = "exact=" + exact + " m=" + m + " tau=" + tau;
                             assertEquals(message, expected.keySet(), found.keySet());
-                            expected.forEach((id, similarity) -> assertEquals(message, similarity, found.get(id), 1e-6));
+                            expected.forEach(
+                                    (id, similarity) -> assertEquals(message, similarity, found.get(id), 1e-6));
                         }
                     }
                 }
-                IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> searcher.search(
-                    new MinhashSimilarityQuery(FIELD, signatures[0], null, 0x12345678, null, banding, 1, 0.5), 10));
-                assertEquals("the query fingerprint has scheme [scheme hash 12345678] but field [fp.minhash] holds scheme [nd1-2586f90f]; "
-                    + "fingerprints of different schemes are not comparable", e.getMessage());
+                IllegalArgumentException e = expectThrows(
+                        IllegalArgumentException.class,
+                        () -> searcher.search(
+                                new MinhashSimilarityQuery(
+                                        FIELD, signatures[0], null, 0x12345678, null, banding, 1, 0.5),
+                                10));
+                assertEquals(
+                        "the query fingerprint has scheme [scheme hash 12345678] but field [fp.minhash] holds scheme [nd1-2586f90f]; "
+                                + "fingerprints of different schemes are not comparable",
+                        e.getMessage());
             }
         }
     }
@@ -163,20 +183,23 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
             try (IndexReader reader = DirectoryReader.open(directory)) {
                 IndexSearcher searcher = newSearcher(reader);
                 byte[] querySet = ShingleSetCodec.payload(ShingleSetCodec.of(sets[0], sets[0].length));
-                for (double tau : new double[] { 0.05, 0.2, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0 }) {
+                for (double tau : new double[] {0.05, 0.2, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0}) {
                     Set<Integer> expected = new HashSet<>();
                     for (int i = 0; i < sets.length; i++) {
-                        if (ShingleTruth.jaccard(ShingleTruth.highHalves(sets[0]), ShingleTruth.highHalves(sets[i])) >= tau) {
+                        if (ShingleTruth.jaccard(ShingleTruth.highHalves(sets[0]), ShingleTruth.highHalves(sets[i]))
+                                >= tau) {
                             expected.add(i);
                         }
                     }
                     Set<Integer> found = new HashSet<>();
-                    MinhashSimilarityQuery query = new MinhashSimilarityQuery(FIELD, signatures[0], querySet, SCHEME_HASH, null, banding, 1,
-                        tau);
+                    MinhashSimilarityQuery query = new MinhashSimilarityQuery(
+                            FIELD, signatures[0], querySet, SCHEME_HASH, null, banding, 1, tau);
                     for (ScoreDoc hit : searcher.search(query, sets.length).scoreDocs) {
-                        found.add(Integer.parseInt(searcher.storedFields().document(hit.doc).get("id")));
+                        found.add(Integer.parseInt(
+                                searcher.storedFields().document(hit.doc).get("id")));
                     }
-                    // Lucene's own checks (advance/nextDoc agree, explanations match scores); they assume no deletions, as here.
+                    // Lucene's own checks (advance/nextDoc agree, explanations match scores); they assume no deletions,
+                    // as here.
                     QueryUtils.check(random, query, searcher);
                     CheckHits.checkExplanations(query, "id", searcher);
                     assertEquals("tau=" + tau, expected, found);
@@ -192,16 +215,23 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
             LshBanding banding = LshBanding.of(8, 8, K);
             try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig())) {
                 Document doc = document(0, signature, null, banding);
-                doc.add(new BinaryDocValuesField(FingerprintFields.shinglesField(FIELD), new BytesRef(new byte[] { 2, 5 })));
+                doc.add(new BinaryDocValuesField(
+                        FingerprintFields.shinglesField(FIELD), new BytesRef(new byte[] {2, 5})));
                 writer.addDocument(doc);
             }
             try (IndexReader reader = DirectoryReader.open(directory)) {
                 IndexSearcher searcher = newSearcher(reader, false);
-                byte[] querySet = ShingleSetCodec.payload(new int[] { 5 });
-                IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> searcher.search(
-                    new MinhashSimilarityQuery(FIELD, signature, querySet, SCHEME_HASH, null, banding, 1, 0.5), 10));
-                assertEquals("document [segment doc 0] has a corrupt shingle set in [fp.minhash]: shingle set is corrupt: it ends inside a "
-                    + "value", e.getMessage());
+                byte[] querySet = ShingleSetCodec.payload(new int[] {5});
+                IllegalArgumentException e = expectThrows(
+                        IllegalArgumentException.class,
+                        () -> searcher.search(
+                                new MinhashSimilarityQuery(
+                                        FIELD, signature, querySet, SCHEME_HASH, null, banding, 1, 0.5),
+                                10));
+                assertEquals(
+                        "document [segment doc 0] has a corrupt shingle set in [fp.minhash]: shingle set is corrupt: it ends inside a "
+                                + "value",
+                        e.getMessage());
             }
         }
     }
@@ -209,11 +239,23 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
     public void testConstructorRejectsWhatCannotWork() {
         int[] signature = new int[K];
         LshBanding banding = LshBanding.of(8, 8, K);
-        assertEquals("min_band_matches must be in [1, 8], got 9", expectThrows(IllegalArgumentException.class,
-            () -> new MinhashSimilarityQuery(FIELD, signature, null, 0, null, banding, 9, 0.5)).getMessage());
-        assertEquals("min_similarity must be in (0, 1], got 0.0", expectThrows(IllegalArgumentException.class,
-            () -> new MinhashSimilarityQuery(FIELD, signature, null, 0, null, banding, 1, 0)).getMessage());
-        assertEquals("banding 8 x 8 needs 64 values, the signature has 32", expectThrows(IllegalArgumentException.class,
-            () -> new MinhashSimilarityQuery(FIELD, new int[32], null, 0, null, banding, 1, 0.5)).getMessage());
+        assertEquals(
+                "min_band_matches must be in [1, 8], got 9",
+                expectThrows(
+                                IllegalArgumentException.class,
+                                () -> new MinhashSimilarityQuery(FIELD, signature, null, 0, null, banding, 9, 0.5))
+                        .getMessage());
+        assertEquals(
+                "min_similarity must be in (0, 1], got 0.0",
+                expectThrows(
+                                IllegalArgumentException.class,
+                                () -> new MinhashSimilarityQuery(FIELD, signature, null, 0, null, banding, 1, 0))
+                        .getMessage());
+        assertEquals(
+                "banding 8 x 8 needs 64 values, the signature has 32",
+                expectThrows(
+                                IllegalArgumentException.class,
+                                () -> new MinhashSimilarityQuery(FIELD, new int[32], null, 0, null, banding, 1, 0.5))
+                        .getMessage());
     }
 }

@@ -1,4 +1,10 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
+
+import static org.hamcrest.Matchers.instanceOf;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.core.LshBanding;
@@ -6,6 +12,10 @@ import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
 import org.apache.lucene.search.Query;
 import org.opensearch.common.compress.CompressedXContent;
 import org.opensearch.index.mapper.MapperService;
@@ -13,20 +23,14 @@ import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.test.AbstractQueryTestCase;
 
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.Collection;
-import java.util.List;
-
-import static org.hamcrest.Matchers.instanceOf;
-
 /** The builder under OpenSearch's own query test base: parsing, serialization, equality, rewriting and toQuery, on random builders. */
 public class NearDuplicateQueryBuilderQueryTests extends AbstractQueryTestCase<NearDuplicateQueryBuilder> {
 
     private static final String SIMHASH = "fp.simhash";
     private static final String MINHASH = "fp.minhash";
     private static final int SCHEME_HASH = 0x0123abcd;
-    private static final QueryServices SERVICES = new QueryServices(new LikeResolver(() -> null), new SegmentFingerprintCache(() -> null));
+    private static final QueryServices SERVICES =
+            new QueryServices(new LikeResolver(() -> null), new SegmentFingerprintCache(() -> null));
 
     @Override
     protected Collection<Class<? extends Plugin>> getPlugins() {
@@ -36,8 +40,7 @@ public class NearDuplicateQueryBuilderQueryTests extends AbstractQueryTestCase<N
     @Override
     protected void initializeAdditionalMappings(MapperService mapperService) throws IOException {
         mapperService.merge("_doc", new CompressedXContent("""
-            {"properties": {"fp": {"properties": {"simhash": {"type": "simhash"}, "minhash": {"type": "minhash"}}}}}"""),
-            MapperService.MergeReason.MAPPING_UPDATE);
+            {"properties": {"fp": {"properties": {"simhash": {"type": "simhash"}, "minhash": {"type": "minhash"}}}}}"""), MapperService.MergeReason.MAPPING_UPDATE);
     }
 
     @Override
@@ -49,30 +52,45 @@ public class NearDuplicateQueryBuilderQueryTests extends AbstractQueryTestCase<N
                 weights[i] = randomDoubleBetween(-10, 10, true);
             }
             boolean exact = randomBoolean();
-            Like like = Like.simhash(SimhashCodec.toHex(randomLong()), exact && randomBoolean() ? null : Margins.of(weights, Margins.BITS)
-                .encode(), null);
-            builder = new NearDuplicateQueryBuilder(SIMHASH, like, SERVICES).maxDistance(randomIntBetween(0, 8))
-                .mode(exact ? NearDuplicateQueryBuilder.Mode.EXACT : NearDuplicateQueryBuilder.Mode.PSM);
+            Like like = Like.simhash(
+                    SimhashCodec.toHex(randomLong()),
+                    exact && randomBoolean()
+                            ? null
+                            : Margins.of(weights, Margins.BITS).encode(),
+                    null);
+            builder = new NearDuplicateQueryBuilder(SIMHASH, like, SERVICES)
+                    .maxDistance(randomIntBetween(0, 8))
+                    .mode(exact ? NearDuplicateQueryBuilder.Mode.EXACT : NearDuplicateQueryBuilder.Mode.PSM);
             if (exact == false && randomBoolean()) {
                 builder.maxFlips(randomIntBetween(1, 500)).firstMatch(randomBoolean());
             }
             if (randomBoolean()) {
-                builder.prefixBits(randomBoolean() ? NearDuplicateQueryBuilder.AUTO_PREFIX_BITS : randomIntBetween(1, 32));
+                builder.prefixBits(
+                        randomBoolean() ? NearDuplicateQueryBuilder.AUTO_PREFIX_BITS : randomIntBetween(1, 32));
             }
         } else {
             int[] signature = randomIntArray(128);
-            int[] set = Arrays.stream(randomIntArray(between(1, 50))).distinct().sorted().toArray();
+            int[] set = Arrays.stream(randomIntArray(between(1, 50)))
+                    .distinct()
+                    .sorted()
+                    .toArray();
             String shingles = randomBoolean() ? ShingleSetCodec.encode(set, SCHEME_HASH) : null;
             double tau = randomDoubleBetween(0.5, 1.0, true);
-            builder = new NearDuplicateQueryBuilder(MINHASH, Like.minhash(SignatureCodec.encode(signature, SCHEME_HASH), shingles, null),
-                SERVICES).minSimilarity(tau);
+            builder = new NearDuplicateQueryBuilder(
+                            MINHASH,
+                            Like.minhash(SignatureCodec.encode(signature, SCHEME_HASH), shingles, null),
+                            SERVICES)
+                    .minSimilarity(tau);
             // Within what the default banding finds reliably, and verified as the query can: no warning to expect.
             if (randomBoolean()) {
-                builder.minBandMatches(randomIntBetween(1, LshBanding.forFloor(0.5, 128).minBandMatchesFor(tau)));
+                builder.minBandMatches(
+                        randomIntBetween(1, LshBanding.forFloor(0.5, 128).minBandMatchesFor(tau)));
             }
             if (shingles == null || randomBoolean()) {
-                builder.verification(shingles == null ? NearDuplicateQueryBuilder.Verification.ESTIMATE
-                    : randomFrom(NearDuplicateQueryBuilder.Verification.values()));
+                builder.verification(
+                        shingles == null
+                                ? NearDuplicateQueryBuilder.Verification.ESTIMATE
+                                : randomFrom(NearDuplicateQueryBuilder.Verification.values()));
             }
         }
         return builder.ignoreUnmapped(randomBoolean());

@@ -1,9 +1,19 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.CountingBreaker;
 import io.neardup.core.Margins;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.SimhashFieldMapper;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.SortedDocValuesField;
@@ -17,19 +27,12 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
-import org.apache.lucene.search.SortedNumericSortField;
 import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.SortedNumericSortField;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.test.OpenSearchTestCase;
-
-import java.io.IOException;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Random;
-import java.util.Set;
 
 public class SimhashNeighborQueryTests extends OpenSearchTestCase {
 
@@ -61,7 +64,9 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
 
     /** How the index is sorted: not at all, as OpenSearch sorts (missing last), or with Lucene's default missing value (0). */
     enum Layout {
-        UNSORTED, SORTED_MISSING_LAST, SORTED_MISSING_MID
+        UNSORTED,
+        SORTED_MISSING_LAST,
+        SORTED_MISSING_MID
     }
 
     private static Directory index(long[] fps, Layout layout, Random random) throws IOException {
@@ -127,13 +132,16 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
             int maxDistance = random.nextInt(5);
             long query = random.nextLong();
             long[] fps = fingerprints(random, query, 500 + random.nextInt(1500), maxDistance);
-            try (Directory directory = index(fps, sorted, random); IndexReader reader = DirectoryReader.open(directory)) {
+            try (Directory directory = index(fps, sorted, random);
+                    IndexReader reader = DirectoryReader.open(directory)) {
                 IndexSearcher searcher = newSearcher(reader, false);
-                for (int prefixBits : new int[] { 0, 1 + random.nextInt(20) }) {
-                    SimhashNeighborQuery exact = new SimhashNeighborQuery(FIELD, query, null, null, maxDistance, true, 1, prefixBits, false,
-                        null, cache);
-                    assertEquals("sorted=" + sorted + " h=" + maxDistance + " p=" + prefixBits, bruteForce(fps, query, maxDistance),
-                        search(searcher, exact));
+                for (int prefixBits : new int[] {0, 1 + random.nextInt(20)}) {
+                    SimhashNeighborQuery exact = new SimhashNeighborQuery(
+                            FIELD, query, null, null, maxDistance, true, 1, prefixBits, false, null, cache);
+                    assertEquals(
+                            "sorted=" + sorted + " h=" + maxDistance + " p=" + prefixBits,
+                            bruteForce(fps, query, maxDistance),
+                            search(searcher, exact));
                     // Lucene's own checks: advance/nextDoc agree, equal queries are equal, explanations match scores.
                     org.apache.lucene.tests.search.QueryUtils.check(random, exact, searcher);
                     org.apache.lucene.tests.search.CheckHits.checkExplanations(exact, FIELD, searcher);
@@ -149,20 +157,27 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
             long query = random.nextLong();
             long[] fps = fingerprints(random, query, 2000, maxDistance);
             Map<Integer, Integer> expected = bruteForce(fps, query, maxDistance);
-            try (Directory directory = index(fps, sorted, random); IndexReader reader = DirectoryReader.open(directory)) {
+            try (Directory directory = index(fps, sorted, random);
+                    IndexReader reader = DirectoryReader.open(directory)) {
                 IndexSearcher searcher = newSearcher(reader, false);
                 Margins margins = randomMargins(random);
-                Map<Integer, Integer> psm = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, "nd1-test", maxDistance,
-                    false, 23, 0, false, null, cache));
+                Map<Integer, Integer> psm = search(
+                        searcher,
+                        new SimhashNeighborQuery(
+                                FIELD, query, margins, "nd1-test", maxDistance, false, 23, 0, false, null, cache));
                 for (Map.Entry<Integer, Integer> hit : psm.entrySet()) {
                     assertEquals("document " + hit.getKey(), expected.get(hit.getKey()), hit.getValue());
                 }
                 // p = 8 bits: every flip set of size <= 3 is 1 + 8 + 28 + 56 = 93 lookups
-                Map<Integer, Integer> all = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, null, maxDistance, false, 93, 8,
-                    false, null, cache));
+                Map<Integer, Integer> all = search(
+                        searcher,
+                        new SimhashNeighborQuery(
+                                FIELD, query, margins, null, maxDistance, false, 93, 8, false, null, cache));
                 assertEquals("sorted=" + sorted, expected, all);
-                Map<Integer, Integer> first = search(searcher, new SimhashNeighborQuery(FIELD, query, margins, null, maxDistance, false, 93,
-                    8, true, null, cache));
+                Map<Integer, Integer> first = search(
+                        searcher,
+                        new SimhashNeighborQuery(
+                                FIELD, query, margins, null, maxDistance, false, 93, 8, true, null, cache));
                 assertTrue(all.keySet().containsAll(first.keySet()));
                 // Every flip set is tried, so each segment holding a neighbour stops at one: never an empty answer.
                 assertFalse("the corpus plants neighbours", expected.isEmpty());
@@ -172,22 +187,30 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
     }
 
     public void testSchemeMismatchFailsWithBothSchemes() throws IOException {
-        long[] fps = { 1L, 2L, 3L };
-        try (Directory directory = index(fps, Layout.UNSORTED, random()); IndexReader reader = DirectoryReader.open(directory)) {
+        long[] fps = {1L, 2L, 3L};
+        try (Directory directory = index(fps, Layout.UNSORTED, random());
+                IndexReader reader = DirectoryReader.open(directory)) {
             IndexSearcher searcher = newSearcher(reader, false);
-            IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> searcher.search(
-                new SimhashNeighborQuery(FIELD, 1L, null, "nd1-other", 3, true, 1, 0, false, null, cache), 10));
-            assertEquals("the query fingerprint has scheme [nd1-other] but field [fp.simhash] holds scheme [nd1-test]; fingerprints of "
-                + "different schemes are not comparable", e.getMessage());
+            IllegalArgumentException e = expectThrows(
+                    IllegalArgumentException.class,
+                    () -> searcher.search(
+                            new SimhashNeighborQuery(FIELD, 1L, null, "nd1-other", 3, true, 1, 0, false, null, cache),
+                            10));
+            assertEquals(
+                    "the query fingerprint has scheme [nd1-other] but field [fp.simhash] holds scheme [nd1-test]; fingerprints of "
+                            + "different schemes are not comparable",
+                    e.getMessage());
         }
     }
 
     public void testCacheBuildsOnceAndAccountsMemory() throws IOException {
         Random random = random();
         long[] fps = fingerprints(random, 42L, 1000, 3);
-        try (Directory directory = index(fps, Layout.UNSORTED, random); IndexReader reader = DirectoryReader.open(directory)) {
+        try (Directory directory = index(fps, Layout.UNSORTED, random);
+                IndexReader reader = DirectoryReader.open(directory)) {
             IndexSearcher searcher = newSearcher(reader, false);
-            SimhashNeighborQuery query = new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, cache);
+            SimhashNeighborQuery query =
+                    new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, cache);
             searcher.search(query, 10);
             SegmentFingerprintCache.Stats first = cache.stats();
             searcher.search(query, 10);
@@ -196,12 +219,18 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
             assertEquals(first.builds(), second.builds());
             assertEquals(2, second.queries().simhashQueries());
             searcher.explain(query, 0);
-            assertEquals("an explanation is not a search", 2, cache.stats().queries().simhashQueries());
-            assertEquals(second.queries().segmentSearches(), cache.stats().queries().segmentSearches());
-            // 8 bytes of fingerprint and 4 of doc id per document, plus at most 4 per document of prefix index and headers
-            assertTrue("bytes " + first.bytes(), first.bytes() >= 12L * fps.length && first.bytes() <= 16L * fps.length + 1024);
+            assertEquals(
+                    "an explanation is not a search", 2, cache.stats().queries().simhashQueries());
+            assertEquals(
+                    second.queries().segmentSearches(), cache.stats().queries().segmentSearches());
+            // 8 bytes of fingerprint and 4 of doc id per document, plus at most 4 per document of prefix index and
+            // headers
+            assertTrue(
+                    "bytes " + first.bytes(),
+                    first.bytes() >= 12L * fps.length && first.bytes() <= 16L * fps.length + 1024);
         }
-        assertEquals("closing the segments evicts their entries", 0, cache.stats().entries());
+        assertEquals(
+                "closing the segments evicts their entries", 0, cache.stats().entries());
         assertEquals(0, cache.stats().bytes());
     }
 
@@ -219,17 +248,26 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
                 SegmentFingerprintCache small = new SegmentFingerprintCache(() -> tight);
                 try (IndexReader reader = DirectoryReader.open(directory)) {
                     IndexSearcher searcher = newSearcher(reader, false);
-                    expectThrows(org.opensearch.core.common.breaker.CircuitBreakingException.class, () -> searcher.search(
-                        new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, small), 10));
+                    expectThrows(
+                            org.opensearch.core.common.breaker.CircuitBreakingException.class,
+                            () -> searcher.search(
+                                    new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, small),
+                                    10));
                     assertEquals(layout + ": nothing kept", 0, small.stats().entries());
                     assertEquals(layout + ": nothing charged", 0, tight.getUsed());
                 }
                 CountingBreaker roomy = new CountingBreaker(1L << 30);
                 SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> roomy);
                 try (IndexReader reader = DirectoryReader.open(directory)) {
-                    newSearcher(reader, false).search(new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, cache), 10);
+                    newSearcher(reader, false)
+                            .search(
+                                    new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, cache),
+                                    10);
                     assertTrue(cache.stats().entries() > 0);
-                    assertEquals(layout + ": the charge is what is kept", cache.stats().bytes(), roomy.getUsed());
+                    assertEquals(
+                            layout + ": the charge is what is kept",
+                            cache.stats().bytes(),
+                            roomy.getUsed());
                 }
                 assertEquals(layout + ": closing the segments releases the breaker", 0, roomy.getUsed());
             }
@@ -250,9 +288,10 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
         java.util.Arrays.fill(copies, query);
         try (Directory directory = index(copies, Layout.UNSORTED, random)) {
             CountingBreaker structures = new CountingBreaker(1L << 30);
-            CountingBreaker[] current = { structures };
+            CountingBreaker[] current = {structures};
             SegmentFingerprintCache charged = new SegmentFingerprintCache(() -> current[0]);
-            SimhashNeighborQuery copiesOfQuery = new SimhashNeighborQuery(FIELD, query, null, null, 3, true, 1, 0, false, null, charged);
+            SimhashNeighborQuery copiesOfQuery =
+                    new SimhashNeighborQuery(FIELD, query, null, null, 3, true, 1, 0, false, null, charged);
             try (IndexReader reader = DirectoryReader.open(directory)) {
                 IndexSearcher searcher = new IndexSearcher(reader); // no executor: one segment at a time
                 searcher.search(copiesOfQuery, 10); // builds and charges the cached structures
@@ -271,14 +310,19 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
                 assertEquals(copies.length - (copies.length + 10) / 11, searcher.count(copiesOfQuery));
                 searcher.search(copiesOfQuery, 10);
                 assertEquals("every byte charged by the query is given back", 0, perQuery.getUsed());
-                assertTrue("peak " + perQuery.peak() + " below the scorer arrays of " + largestLeaf + " matches",
-                    perQuery.peak() >= SimhashNeighborQuery.resultBytes(largestLeaf));
-                assertTrue("peak " + perQuery.peak() + " above the stated bound " + SimhashNeighborQuery.matchBytes(largestLeaf),
-                    perQuery.peak() <= SimhashNeighborQuery.matchBytes(largestLeaf));
+                assertTrue(
+                        "peak " + perQuery.peak() + " below the scorer arrays of " + largestLeaf + " matches",
+                        perQuery.peak() >= SimhashNeighborQuery.resultBytes(largestLeaf));
+                assertTrue(
+                        "peak " + perQuery.peak() + " above the stated bound "
+                                + SimhashNeighborQuery.matchBytes(largestLeaf),
+                        perQuery.peak() <= SimhashNeighborQuery.matchBytes(largestLeaf));
 
                 CountingBreaker tight = new CountingBreaker(SimhashNeighborQuery.resultBytes(largestLeaf) - 1);
                 current[0] = tight;
-                expectThrows(org.opensearch.core.common.breaker.CircuitBreakingException.class, () -> searcher.search(copiesOfQuery, 10));
+                expectThrows(
+                        org.opensearch.core.common.breaker.CircuitBreakingException.class,
+                        () -> searcher.search(copiesOfQuery, 10));
                 assertEquals("a refused query leaves nothing charged", 0, tight.getUsed());
                 current[0] = structures;
             }
@@ -289,19 +333,22 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
     public void testSegmentsSortedByTheFieldKeepOnlyAPrefixIndex() throws IOException {
         Random random = random();
         long[] fps = fingerprints(random, 42L, 4000, 3);
-        try (Directory directory = index(fps, Layout.SORTED_MISSING_LAST, random); IndexReader reader = DirectoryReader.open(directory)) {
+        try (Directory directory = index(fps, Layout.SORTED_MISSING_LAST, random);
+                IndexReader reader = DirectoryReader.open(directory)) {
             IndexSearcher searcher = newSearcher(reader, false);
             searcher.search(new SimhashNeighborQuery(FIELD, 42L, null, null, 3, true, 1, 0, false, null, cache), 10);
             // 2^floor(log2 n) + 1 run starts of 4 bytes: at most 4 bytes a document, and no 8-byte fingerprint copies
             long bytes = cache.stats().bytes();
-            assertTrue("bytes " + bytes + " for " + fps.length + " documents", bytes <= 4L * fps.length + 64L * reader.leaves().size());
+            assertTrue(
+                    "bytes " + bytes + " for " + fps.length + " documents",
+                    bytes <= 4L * fps.length + 64L * reader.leaves().size());
         }
     }
 
     public void testFirstMatchIsNeverTheQueryDocumentItself() throws IOException {
         long self = 0x0123456789abcdefL;
         long neighbour = self ^ (1L << 63); // differs in the leading bit: another prefix run than the query's own
-        long[] fps = { self, neighbour, ~self };
+        long[] fps = {self, neighbour, ~self};
         byte[] quantized = new byte[Margins.BITS];
         java.util.Arrays.fill(quantized, (byte) 200);
         quantized[0] = 1; // the leading bit is the weakest: the first flip set after the empty one
@@ -311,19 +358,35 @@ public class SimhashNeighborQueryTests extends OpenSearchTestCase {
                 for (int i = 0; i < fps.length; i++) {
                     Document doc = new Document();
                     doc.add(new StringField("id", Integer.toString(i), Field.Store.YES));
-                    doc.add(new Field(org.opensearch.index.mapper.IdFieldMapper.NAME, org.opensearch.index.mapper.Uid.encodeId(i == 0
-                        ? "self" : "other" + i), StringField.TYPE_NOT_STORED));
+                    doc.add(new Field(
+                            org.opensearch.index.mapper.IdFieldMapper.NAME,
+                            org.opensearch.index.mapper.Uid.encodeId(i == 0 ? "self" : "other" + i),
+                            StringField.TYPE_NOT_STORED));
                     doc.add(new SortedNumericDocValuesField(FIELD, SimhashFieldMapper.encode(fps[i])));
                     writer.addDocument(doc);
                 }
             }
             try (IndexReader reader = DirectoryReader.open(directory)) {
                 IndexSearcher searcher = newSearcher(reader, false);
-                Map<Integer, Integer> withoutExclusion = search(searcher, new SimhashNeighborQuery(FIELD, self, margins, null, 3, false, 64,
-                    8, true, null, cache));
-                assertEquals("without exclusion the search stops at the document itself", Map.of(0, 0), withoutExclusion);
-                Map<Integer, Integer> first = search(searcher, new SimhashNeighborQuery(FIELD, self, margins, null, 3, false, 64, 8, true,
-                    org.opensearch.index.mapper.Uid.encodeId("self"), cache));
+                Map<Integer, Integer> withoutExclusion = search(
+                        searcher,
+                        new SimhashNeighborQuery(FIELD, self, margins, null, 3, false, 64, 8, true, null, cache));
+                assertEquals(
+                        "without exclusion the search stops at the document itself", Map.of(0, 0), withoutExclusion);
+                Map<Integer, Integer> first = search(
+                        searcher,
+                        new SimhashNeighborQuery(
+                                FIELD,
+                                self,
+                                margins,
+                                null,
+                                3,
+                                false,
+                                64,
+                                8,
+                                true,
+                                org.opensearch.index.mapper.Uid.encodeId("self"),
+                                cache));
                 assertEquals(Map.of(1, 1), first);
             }
         }

@@ -1,8 +1,15 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.neardup.query;
 
 import io.neardup.core.SortedFingerprints;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.SimhashFieldMapper;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Random;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.document.SortedNumericDocValuesField;
@@ -16,10 +23,6 @@ import org.apache.lucene.search.SortedNumericSortField;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.test.OpenSearchTestCase;
-
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.Random;
 
 public class SortedSegmentFingerprintsTests extends OpenSearchTestCase {
     private static final String FIELD = "fp.simhash";
@@ -52,7 +55,8 @@ public class SortedSegmentFingerprintsTests extends OpenSearchTestCase {
             unsigned[i] ^= Long.MIN_VALUE;
         }
         Arrays.sort(unsigned);
-        try (Directory directory = sortedSegment(fps, true, 5); DirectoryReader reader = DirectoryReader.open(directory)) {
+        try (Directory directory = sortedSegment(fps, true, 5);
+                DirectoryReader reader = DirectoryReader.open(directory)) {
             LeafReader leaf = reader.leaves().get(0).reader();
             int indexBits = 1 + random.nextInt(8);
             SortedSegmentFingerprints structure = SortedSegmentFingerprints.build(leaf, FIELD, indexBits);
@@ -63,14 +67,16 @@ public class SortedSegmentFingerprintsTests extends OpenSearchTestCase {
             for (int position = 0; position < view.size(); position++) {
                 assertEquals(unsigned[position] ^ Long.MIN_VALUE, view.fingerprintAt(position));
             }
-            for (int prefixBits : new int[] { 1, indexBits, indexBits + 3 }) {
+            for (int prefixBits : new int[] {1, indexBits, indexBits + 3}) {
                 for (long prefix = 0; prefix < Math.min(1L << prefixBits, 64); prefix++) {
                     long run = view.run(prefix, prefixBits);
                     int start = (int) (run >>> 32), end = (int) run;
                     for (int position = 0; position < view.size(); position++) {
                         boolean inRun = position >= start && position < end;
-                        assertEquals("prefix " + prefix + "/" + prefixBits + " position " + position, inRun,
-                            view.fingerprintAt(position) >>> (64 - prefixBits) == prefix);
+                        assertEquals(
+                                "prefix " + prefix + "/" + prefixBits + " position " + position,
+                                inRun,
+                                view.fingerprintAt(position) >>> (64 - prefixBits) == prefix);
                     }
                 }
             }
@@ -79,16 +85,21 @@ public class SortedSegmentFingerprintsTests extends OpenSearchTestCase {
 
     /** Documents without a value sorted among the others: positions are not doc ids, so no structure (the cache builds a table). */
     public void testMissingValuesAmongTheOthersGiveNoStructure() throws IOException {
-        long[] fps = random().longs(100).map(v -> v | Long.MIN_VALUE).toArray(); // all above the missing value 0 once encoded
-        try (Directory directory = sortedSegment(fps, false, 7); DirectoryReader reader = DirectoryReader.open(directory)) {
+        long[] fps = random().longs(100)
+                .map(v -> v | Long.MIN_VALUE)
+                .toArray(); // all above the missing value 0 once encoded
+        try (Directory directory = sortedSegment(fps, false, 7);
+                DirectoryReader reader = DirectoryReader.open(directory)) {
             LeafReader leaf = reader.leaves().get(0).reader();
             SortedSegmentFingerprints structure = SortedSegmentFingerprints.build(leaf, FIELD, 4);
-            // Missing documents sort first (value 0 < every encoded fingerprint here): still contiguous, so a structure.
+            // Missing documents sort first (value 0 < every encoded fingerprint here): still contiguous, so a
+            // structure.
             assertNotNull(structure);
             assertEquals(100, structure.view(leaf).size());
         }
-        long[] mixed = { 0x8000000000000001L, 0x0000000000000001L, 0xC000000000000000L };
-        try (Directory directory = sortedSegment(mixed, false, 1); DirectoryReader reader = DirectoryReader.open(directory)) {
+        long[] mixed = {0x8000000000000001L, 0x0000000000000001L, 0xC000000000000000L};
+        try (Directory directory = sortedSegment(mixed, false, 1);
+                DirectoryReader reader = DirectoryReader.open(directory)) {
             assertNull(SortedSegmentFingerprints.build(reader.leaves().get(0).reader(), FIELD, 2));
         }
     }
@@ -96,7 +107,7 @@ public class SortedSegmentFingerprintsTests extends OpenSearchTestCase {
     public void testSegmentScheme() throws IOException {
         try (Directory directory = newDirectory()) {
             try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig())) {
-                for (String scheme : new String[] { "nd1-aaaaaaaa", "nd1-aaaaaaaa" }) {
+                for (String scheme : new String[] {"nd1-aaaaaaaa", "nd1-aaaaaaaa"}) {
                     Document doc = new Document();
                     doc.add(new SortedDocValuesField(FingerprintFields.schemeField(FIELD), new BytesRef(scheme)));
                     writer.addDocument(doc);
@@ -110,12 +121,20 @@ public class SortedSegmentFingerprintsTests extends OpenSearchTestCase {
                 SegmentScheme.requireSame(FIELD, "nd1-aaaaaaaa", "nd1-aaaaaaaa");
                 SegmentScheme.requireSame(FIELD, null, "nd1-aaaaaaaa");
                 SegmentScheme.requireSameHash(FIELD, 0xaaaaaaaa, "nd1-aaaaaaaa");
-                assertEquals("the query fingerprint has scheme [nd1-bbbbbbbb] but field [fp.simhash] holds scheme [nd1-aaaaaaaa]; "
-                    + "fingerprints of different schemes are not comparable", expectThrows(IllegalArgumentException.class,
-                        () -> SegmentScheme.requireSame(FIELD, "nd1-bbbbbbbb", "nd1-aaaaaaaa")).getMessage());
-                assertEquals("the query fingerprint has scheme [scheme hash bbbbbbbb] but field [fp.simhash] holds scheme "
-                    + "[nd1-aaaaaaaa]; fingerprints of different schemes are not comparable", expectThrows(IllegalArgumentException.class,
-                        () -> SegmentScheme.requireSameHash(FIELD, 0xbbbbbbbb, "nd1-aaaaaaaa")).getMessage());
+                assertEquals(
+                        "the query fingerprint has scheme [nd1-bbbbbbbb] but field [fp.simhash] holds scheme [nd1-aaaaaaaa]; "
+                                + "fingerprints of different schemes are not comparable",
+                        expectThrows(
+                                        IllegalArgumentException.class,
+                                        () -> SegmentScheme.requireSame(FIELD, "nd1-bbbbbbbb", "nd1-aaaaaaaa"))
+                                .getMessage());
+                assertEquals(
+                        "the query fingerprint has scheme [scheme hash bbbbbbbb] but field [fp.simhash] holds scheme "
+                                + "[nd1-aaaaaaaa]; fingerprints of different schemes are not comparable",
+                        expectThrows(
+                                        IllegalArgumentException.class,
+                                        () -> SegmentScheme.requireSameHash(FIELD, 0xbbbbbbbb, "nd1-aaaaaaaa"))
+                                .getMessage());
             }
             try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig())) {
                 Document doc = new Document();
@@ -124,9 +143,16 @@ public class SortedSegmentFingerprintsTests extends OpenSearchTestCase {
                 writer.forceMerge(1);
             }
             try (DirectoryReader reader = DirectoryReader.open(directory)) {
-                assertEquals("field [fp.simhash] holds fingerprints of several schemes [nd1-aaaaaaaa, nd1-cccccccc]; they are not "
-                    + "comparable: reindex through one pipeline", expectThrows(IllegalArgumentException.class,
-                        () -> SegmentScheme.of(reader.leaves().get(0).reader(), FIELD, FingerprintFields.schemeField(FIELD))).getMessage());
+                assertEquals(
+                        "field [fp.simhash] holds fingerprints of several schemes [nd1-aaaaaaaa, nd1-cccccccc]; they are not "
+                                + "comparable: reindex through one pipeline",
+                        expectThrows(
+                                        IllegalArgumentException.class,
+                                        () -> SegmentScheme.of(
+                                                reader.leaves().get(0).reader(),
+                                                FIELD,
+                                                FingerprintFields.schemeField(FIELD)))
+                                .getMessage());
             }
         }
     }
