@@ -5,10 +5,21 @@
 package io.neardup.clusters;
 
 import java.util.Arrays;
+import org.opensearch.core.common.breaker.CircuitBreaker;
 
-/** Matches as a shard finds them, in the parallel arrays of a {@link ShardMatchResponse}. */
-final class MatchList {
+/**
+ * Matches as a shard finds them, in the parallel arrays of a {@link ShardMatchResponse}. A batch
+ * of copies of one text can match up to {@link TransportShardMatchAction#MAX_MATCHES_PER_DOCUMENT}
+ * times a document, so the arrays' growth is charged to the {@code neardup} breaker before it is
+ * taken, and given back by {@link #close}.
+ */
+final class MatchList implements AutoCloseable {
 
+    /** A slot of the five arrays, and the target's {@code _id} string (short ids assumed; a long one is under-counted). */
+    static final int BYTES_PER_MATCH = 4 + 8 + 4 + 8 + 8 + 64;
+
+    private final CircuitBreaker breaker;
+    private long charged;
     private int size;
     private int[] query = new int[16];
     private String[] target = new String[16];
@@ -16,9 +27,15 @@ final class MatchList {
     private float[] similarity = new float[16];
     private String[] cluster = new String[16];
 
+    MatchList(CircuitBreaker breaker) {
+        this.breaker = breaker;
+        charge(query.length);
+    }
+
     void add(int queryIndex, String targetId, long seqNo, float score, String targetCluster) {
         if (size == query.length) {
             int grown = size * 2;
+            charge(grown - size);
             query = Arrays.copyOf(query, grown);
             target = Arrays.copyOf(target, grown);
             targetSeqNo = Arrays.copyOf(targetSeqNo, grown);
@@ -34,6 +51,18 @@ final class MatchList {
 
     int size() {
         return size;
+    }
+
+    private void charge(int slots) {
+        long bytes = (long) slots * BYTES_PER_MATCH;
+        breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters matches");
+        charged += bytes;
+    }
+
+    @Override
+    public void close() {
+        breaker.addWithoutBreaking(-charged);
+        charged = 0;
     }
 
     ShardMatchResponse toResponse() {

@@ -111,7 +111,9 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             breaker.addEstimateBytesAndMaybeBreak(charge, "near_dup_clusters window");
             try {
                 Window window = readWindow(context, searcher.getIndexReader().leaves(), request, (int) capacity);
-                return join(request, blocks, new ShardDocs(searcher, null), window);
+                try (MatchList matches = new MatchList(breaker)) {
+                    return join(request, blocks, new ShardDocs(searcher, null), window, matches);
+                }
             } finally {
                 breaker.addWithoutBreaking(-charge);
             }
@@ -159,11 +161,11 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         return new Window(size, docs, simhashes, seqNos, leafOf, scanned);
     }
 
-    private ShardJoinResponse join(ShardJoinRequest request, SimhashBatchMatcher blocks, ShardDocs docs, Window window)
+    private ShardJoinResponse join(
+            ShardJoinRequest request, SimhashBatchMatcher blocks, ShardDocs docs, Window window, MatchList matches)
             throws IOException {
         int maxMatches = TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT;
         List<ProbeBatch> probes = sendProbes(request, blocks, window, maxMatches);
-        MatchList matches = new MatchList();
         int[] queryOf = new int[window.size()];
         Arrays.fill(queryOf, -1);
         int[] windowOf = new int[window.size()];

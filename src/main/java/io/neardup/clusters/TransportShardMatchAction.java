@@ -70,8 +70,8 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
     protected ShardMatchResponse shardOperation(ShardMatchRequest request, ShardId shardId) throws IOException {
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
         IndexShard shard = indexService.getShard(shardId.id());
-        MatchList matches = new MatchList();
-        try (Engine.Searcher searcher = shard.acquireSearcher("near_dup_clusters")) {
+        try (Engine.Searcher searcher = shard.acquireSearcher("near_dup_clusters");
+                MatchList matches = new MatchList(services.cache().breaker())) {
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
             SimhashBatchMatcher blocks = request.spec().minSimilarity() == null
@@ -138,8 +138,8 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
                     matches.add(i, docs.id(), docs.seqNo(hit.doc), hit.score, docs.cluster());
                 }
             }
+            return matches.toResponse();
         }
-        return matches.toResponse();
     }
 
     private static FingerprintObject.Parts simhashOf(ShardMatchRequest request, int i) {

@@ -87,4 +87,50 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
                 "the failed run gave its memory back; what is left is the segment structures: " + held,
                 held < 300 * 1024);
     }
+
+    public void testMatchesOfAWindowArePastTheBreakerBeforeTheyAreKept() throws Exception {
+        assertAcked(prepareCreate("copies")
+                .setSettings(Settings.builder().put("index.number_of_shards", 1).put("index.number_of_replicas", 0))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
+        BulkRequestBuilder bulk = client().prepareBulk();
+        // 400 copies of one text: ~80,000 pairs, one window; their matches need megabytes on the shard's node.
+        for (int i = 0; i < 400; i++) {
+            bulk.add(client().prepareIndex("copies")
+                    .setId("c" + i)
+                    .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(0x0123456789abcdefL)))));
+        }
+        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        NearDupClustersRequest request = new NearDupClustersRequest(
+                        "copies",
+                        new MatchSpec("fp.simhash", 0, null, null, null, null),
+                        "dup",
+                        NearDupClustersRequest.Linkage.SINGLE,
+                        List.of(),
+                        true,
+                        null,
+                        false)
+                .scrollSize(1_000);
+        Exception e = expectThrows(
+                Exception.class,
+                () -> client().execute(NearDupClustersAction.INSTANCE, request).actionGet());
+        CircuitBreakingException tripped =
+                (CircuitBreakingException) org.opensearch.ExceptionsHelper.unwrap(e, CircuitBreakingException.class);
+        assertNotNull("a breaker tripped: " + e, tripped);
+        assertTrue(tripped.getMessage(), tripped.getMessage().contains("[near_dup_clusters matches]"));
+        assertEquals(
+                "nothing written",
+                0,
+                client().prepareSearch("copies")
+                        .setQuery(QueryBuilders.existsQuery("dup.cluster"))
+                        .get()
+                        .getHits()
+                        .getTotalHits()
+                        .value());
+        long held = internalCluster()
+                .getInstance(CircuitBreakerService.class)
+                .getBreaker(NearDupPlugin.BREAKER_NAME)
+                .getUsed();
+        assertTrue(
+                "the shard gave back what its matches took; left: the segment structures: " + held, held < 100 * 1024);
+    }
 }
