@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
@@ -42,6 +43,32 @@ final class ShardDocs {
 
     String id() {
         return visitor.id();
+    }
+
+    /**
+     * The {@code _id}s of the first {@code count} of {@code docs} (in any order, repeats allowed),
+     * read in ascending doc id order, each document once: consecutive documents share a compressed
+     * block of stored fields, which is then decompressed once, not once a document.
+     */
+    String[] ids(int[] docs, int count) throws IOException {
+        int[] distinct = Arrays.copyOf(docs, count);
+        Arrays.sort(distinct);
+        int unique = 0;
+        for (int i = 0; i < count; i++) {
+            if (unique == 0 || distinct[unique - 1] != distinct[i]) {
+                distinct[unique++] = distinct[i];
+            }
+        }
+        String[] idOfDistinct = new String[unique];
+        for (int i = 0; i < unique; i++) {
+            read(distinct[i]);
+            idOfDistinct[i] = id();
+        }
+        String[] ids = new String[count];
+        for (int i = 0; i < count; i++) {
+            ids[i] = idOfDistinct[Arrays.binarySearch(distinct, 0, unique, docs[i])];
+        }
+        return ids;
     }
 
     String cluster() {

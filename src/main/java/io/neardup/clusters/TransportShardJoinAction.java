@@ -166,10 +166,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             throws IOException {
         int maxMatches = TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT;
         List<ProbeBatch> probes = sendProbes(request, blocks, window, maxMatches);
-        int[] queryOf = new int[window.size()];
-        Arrays.fill(queryOf, -1);
-        int[] windowOf = new int[window.size()];
-        int queries = 0;
+        // Pairs within the shard, as doc ids: their _ids are read at the end, in doc id order.
+        DocMatches pairs = new DocMatches();
         BlockNeighbours neighbours = new BlockNeighbours();
         for (int i = 0; i < window.size(); i++) {
             int found = neighbours.find(blocks, window.simhashes()[i], blocks.scheme(window.leaves()[i]));
@@ -186,35 +184,51 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                 if (seqNo < request.fromSeqNo() || (inWindow && doc < window.docs()[i])) {
                     continue;
                 }
-                if (queryOf[i] < 0) {
-                    windowOf[queries] = i;
-                    queryOf[i] = queries++;
-                }
-                docs.read(doc);
-                matches.add(queryOf[i], docs.id(), seqNo, SimhashBatchMatcher.similarity(neighbours.distance(h)), null);
+                pairs.add(i, doc, seqNo, SimhashBatchMatcher.similarity(neighbours.distance(h)));
             }
         }
+        Queries queries = new Queries(window.size());
+        pairs.addTo(matches, docs, queries::of);
         for (ProbeBatch probe : probes) {
             ShardMatchResponse found = probe.response().actionGet(ClusterJob.STEP_TIMEOUT);
             for (int m = 0; m < found.size(); m++) {
                 int i = probe.windowIndexes()[found.query(m)];
-                if (queryOf[i] < 0) {
-                    windowOf[queries] = i;
-                    queryOf[i] = queries++;
-                }
-                matches.add(queryOf[i], found.target(m), found.targetSeqNo(m), found.similarity(m), null);
+                matches.add(queries.of(i), found.target(m), found.targetSeqNo(m), found.similarity(m), null);
             }
         }
-        String[] queryIds = new String[queries];
-        long[] querySeqNos = new long[queries];
-        for (int q = 0; q < queries; q++) {
-            int i = windowOf[q];
-            docs.read(window.docs()[i]);
-            queryIds[q] = docs.id();
-            querySeqNos[q] = window.seqNos()[i];
+        int[] queryDocs = new int[queries.count];
+        long[] querySeqNos = new long[queries.count];
+        for (int q = 0; q < queries.count; q++) {
+            queryDocs[q] = window.docs()[queries.windowOf[q]];
+            querySeqNos[q] = window.seqNos()[queries.windowOf[q]];
         }
         return new ShardJoinResponse(
-                window.scanned(), window.scanned() - window.size(), queryIds, querySeqNos, matches.toResponse());
+                window.scanned(),
+                window.scanned() - window.size(),
+                docs.ids(queryDocs, queries.count),
+                querySeqNos,
+                matches.toResponse());
+    }
+
+    /** The window's documents that have a match, numbered in the order their first match is found. */
+    private static final class Queries {
+        private final int[] queryOf;
+        private final int[] windowOf;
+        private int count;
+
+        Queries(int windowSize) {
+            queryOf = new int[windowSize];
+            Arrays.fill(queryOf, -1);
+            windowOf = new int[windowSize];
+        }
+
+        int of(int windowIndex) {
+            if (queryOf[windowIndex] < 0) {
+                windowOf[count] = windowIndex;
+                queryOf[windowIndex] = count++;
+            }
+            return queryOf[windowIndex];
+        }
     }
 
     /** The window's simhashes of one scheme, sent to one other shard; {@code windowIndexes[k]} is the window document of value k. */

@@ -93,18 +93,16 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
                 }
                 BlockNeighbours neighbours = new BlockNeighbours();
                 long[] simhashes = request.simhashes();
+                DocMatches found = new DocMatches();
                 for (int i = 0; i < simhashes.length; i++) {
-                    addClosest(
-                            neighbours,
-                            blocks,
-                            simhashes[i],
-                            request.scheme(),
-                            null,
-                            request.maxMatches(),
-                            i,
-                            docs,
-                            matches);
+                    int closest =
+                            Math.min(neighbours.find(blocks, simhashes[i], request.scheme()), request.maxMatches());
+                    for (int h = 0; h < closest; h++) {
+                        int doc = neighbours.doc(h);
+                        found.add(i, doc, docs.seqNo(doc), SimhashBatchMatcher.similarity(neighbours.distance(h)));
+                    }
                 }
+                found.addTo(matches, docs, query -> query);
                 return matches.toResponse();
             }
             List<String> ids = request.ids();
