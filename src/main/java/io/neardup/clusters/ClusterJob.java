@@ -293,24 +293,41 @@ final class ClusterJob {
     }
 
     /**
+     * The shards whose tables shard {@code shard} of {@code shards} looks its windows up in, so that
+     * every pair of shards is joined once and each shard answers about as many look-ups as the
+     * others: the next {@code (shards - 1) / 2} shards round the ring, and with an even count the
+     * opposite shard from the first half (the round-robin schedule of a tournament).
+     */
+    static int[] shardsProbedBy(int shard, int shards) {
+        int half = shards / 2;
+        boolean opposite = shards % 2 == 0 && shards > 0 && shard < half;
+        int[] probed = new int[(shards - 1) / 2 + (opposite ? 1 : 0)];
+        for (int i = 0; i < (shards - 1) / 2; i++) {
+            probed[i] = (shard + 1 + i) % shards;
+        }
+        if (opposite) {
+            probed[probed.length - 1] = shard + half;
+        }
+        return probed;
+    }
+
+    /**
      * Joins one shard's documents, window by window of {@code scroll_size} sequence numbers (so at
-     * most that many documents) up to the shard's newest now, with the whole index ({@link TransportShardJoinAction}): the windows of shard {@code s}
-     * look up shards {@code s} and above, so each pair of documents is found once. A document
+     * most that many documents) up to the shard's newest now, with the whole index
+     * ({@link TransportShardJoinAction}): the windows of a shard look up the shard itself and the
+     * shards {@link #shardsProbedBy} it, so each pair of documents is found once. A document
      * written during the run has a later sequence number and is met as a neighbour only.
      */
     private void joinShard(int shard) {
         long newest = maxSeqNo(shard);
-        int[] higherShards = new int[shards - shard - 1];
-        for (int i = 0; i < higherShards.length; i++) {
-            higherShards[i] = shard + 1 + i;
-        }
+        int[] otherShards = shardsProbedBy(shard, shards);
         for (long from = 0;
                 from <= newest && task.isCancelled() == false && sliceFailed == false;
                 from += request.scrollSize()) {
             long to = Math.min(newest + 1, from + request.scrollSize());
             ShardJoinResponse window = client.execute(
                             ShardJoinAction.INSTANCE,
-                            new ShardJoinRequest(index, shard, request.spec(), from, to, higherShards))
+                            new ShardJoinRequest(index, shard, request.spec(), from, to, otherShards))
                     .actionGet(STEP_TIMEOUT);
             ShardMatchResponse matches = window.matches();
             synchronized (this) {

@@ -46,8 +46,8 @@ import org.opensearch.transport.client.Client;
  * values and looked up in the shard's own block tables, then sent as bare simhash values to the
  * other shards named in the request. Each pair is reported once: within the shard by the window
  * of its later sequence number (or, inside one window, from its lower doc id); across shards by
- * the lower shard, which names only higher ones. No {@code _source} is read, and an {@code _id}
- * only for documents with a match.
+ * the one of the two shards that names the other (the caller names each pair of shards once). No
+ * {@code _source} is read, and an {@code _id} only for documents with a match.
  */
 public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequest, ShardJoinResponse> {
 

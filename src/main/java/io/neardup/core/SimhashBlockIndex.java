@@ -34,6 +34,7 @@ public final class SimhashBlockIndex {
     private final long[] blockMask;
     /** Per block: the fingerprints in ascending (unsigned) order of that block's value, and their documents. */
     private final long[][] sortedFingerprints;
+
     private final int[][] sortedDocs;
     /**
      * Per block: where each value of the block's top {@code prefixBits[b]} bits starts in the sorted
@@ -41,6 +42,7 @@ public final class SimhashBlockIndex {
      * of a binary search over the whole column.
      */
     private final int[] prefixBits;
+
     private final int[][] prefixStart;
 
     private SimhashBlockIndex(
