@@ -210,4 +210,62 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         assertEquals(404, missing.getResponse().getStatusLine().getStatusCode());
         assertTrue("nothing was written", assignments(index).isEmpty());
     }
+
+    /**
+     * A {@code simhash} run (the shards' self-join: 2 shards, windows of a few documents) against
+     * the connected components of every pair within the distance, computed here from the stored
+     * fingerprints.
+     */
+    @SuppressWarnings("unchecked")
+    public void testSimhashRunEqualsTheComponentsOfAllPairsWithinTheDistance() throws Exception {
+        String index = "clusters-simhash";
+        int documents = DemoCorpus.load(client(), index);
+        int distance = 6;
+        Map<String, Object> response = post(
+                "/" + index + "/_near_dup_clusters?refresh=true&slices=auto&scroll_size=" + between(5, 60),
+                "{\"field\": \"text_fp.simhash\", \"max_distance\": " + distance + ", \"target_field\": \"text_dup\"}");
+        assertEquals(documents, response.get("scanned"));
+        List<String> ids = new java.util.ArrayList<>();
+        List<Long> fingerprints = new java.util.ArrayList<>();
+        for (Map<String, Object> hit : hits(
+                search(index, "{\"size\": 1000, \"_source\": false, \"docvalue_fields\": [\"text_fp.simhash\"]}"))) {
+            ids.add((String) hit.get("_id"));
+            String hex = ((List<String>) ((Map<String, Object>) hit.get("fields")).get("text_fp.simhash")).get(0);
+            fingerprints.add(Long.parseUnsignedLong(hex, 16));
+        }
+        assertEquals(documents, ids.size());
+        int[] parent = new int[ids.size()];
+        for (int i = 0; i < parent.length; i++) {
+            parent[i] = i;
+        }
+        long pairs = 0;
+        for (int a = 0; a < ids.size(); a++) {
+            for (int b = a + 1; b < ids.size(); b++) {
+                if (Long.bitCount(fingerprints.get(a) ^ fingerprints.get(b)) <= distance) {
+                    pairs++;
+                    parent[root(parent, a)] = root(parent, b);
+                }
+            }
+        }
+        assertTrue("the demo's releases of one page are within " + distance + " bits: " + pairs, pairs > 50);
+        assertEquals("every pair found once", pairs, ((Number) response.get("matches")).longValue());
+        Map<String, Map<String, Object>> written = assignments(index);
+        for (int a = 0; a < ids.size(); a++) {
+            for (int b = a + 1; b < ids.size(); b++) {
+                boolean together = root(parent, a) == root(parent, b);
+                Map<String, Object> first = written.get(ids.get(a));
+                Map<String, Object> second = written.get(ids.get(b));
+                boolean writtenTogether =
+                        first != null && second != null && first.get("cluster").equals(second.get("cluster"));
+                assertEquals(ids.get(a) + " and " + ids.get(b), together, writtenTogether);
+            }
+        }
+    }
+
+    private static int root(int[] parent, int node) {
+        while (parent[node] != node) {
+            node = parent[node] = parent[parent[node]];
+        }
+        return node;
+    }
 }
