@@ -120,4 +120,55 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                 "what is written was counted: " + written + " vs " + response.counts(),
                 written <= response.counts().updated());
     }
+
+    /** A shard without a copy while pairs are found: the run fails with a reason (not a 500) and writes nothing. */
+    public void testAShardWithoutACopyFailsTheRunBeforeAnyWrite() throws Exception {
+        assertAcked(prepareCreate("red")
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", 6)
+                        .put("index.number_of_replicas", 0)
+                        .put("index.unassigned.node_left.delayed_timeout", "0"))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
+        ensureGreen("red");
+        BulkRequestBuilder bulk = client().prepareBulk();
+        for (int i = 0; i < 60; i++) {
+            bulk.add(client().prepareIndex("red")
+                    .setId("d" + i)
+                    .setSource(Map.of(
+                            "fp", Map.of("simhash", SimhashCodec.toHex((long) (i / 2) * 0x9E3779B97F4A7C15L)))));
+        }
+        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        String coordinator = internalCluster().getNodeNames()[0];
+        internalCluster()
+                .stopRandomNode(settings ->
+                        DiscoveryNode.isDataNode(settings) && coordinator.equals(settings.get("node.name")) == false);
+        NearDupClustersRequest request = new NearDupClustersRequest(
+                "red",
+                new MatchSpec("fp.simhash", 0, null, null, null, null),
+                "dup",
+                NearDupClustersRequest.Linkage.SINGLE,
+                List.of(),
+                true,
+                null,
+                false);
+        Exception e = expectThrows(
+                Exception.class,
+                () -> internalCluster()
+                        .client(coordinator)
+                        .execute(NearDupClustersAction.INSTANCE, request)
+                        .actionGet(60, TimeUnit.SECONDS));
+        assertEquals(
+                e.toString(),
+                org.opensearch.core.rest.RestStatus.SERVICE_UNAVAILABLE,
+                org.opensearch.ExceptionsHelper.status(e));
+        for (SearchHit hit : internalCluster()
+                .client(coordinator)
+                .prepareSearch("red")
+                .setAllowPartialSearchResults(true)
+                .setSize(100)
+                .get()
+                .getHits()) {
+            assertNull("nothing written: " + hit.getId(), hit.getSourceAsMap().get("dup"));
+        }
+    }
 }
