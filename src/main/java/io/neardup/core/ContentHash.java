@@ -27,6 +27,8 @@ public final class ContentHash {
     private static final long[] ONE_PASS = new long[1 << 10];
     /** Characters the whitespace folding treats as space (after lowercasing): bit c of this set. */
     private static final long[] SPACE = new long[1 << 10];
+    /** ASCII folded: the lowercase byte of each ASCII character, -1 for a space. */
+    private static final byte[] ASCII_FOLDED = new byte[0x80];
 
     static {
         for (int c = 0; c <= Character.MAX_VALUE; c++) {
@@ -36,6 +38,9 @@ public final class ContentHash {
             if (inOnePassBlock(c) && oneToOneLowercase((char) c)) {
                 ONE_PASS[c >>> 6] |= 1L << c;
             }
+        }
+        for (char c = 0; c < 0x80; c++) {
+            ASCII_FOLDED[c] = (SPACE[c >>> 6] & (1L << c)) != 0 ? -1 : (byte) Character.toLowerCase(c);
         }
     }
 
@@ -139,6 +144,19 @@ public final class ContentHash {
         boolean pendingSpace = false;
         for (int i = 0; i < n; i++) {
             char c = text.charAt(i);
+            if (c < 0x80) { // most characters of most texts: one table look-up
+                byte folded = ASCII_FOLDED[c];
+                if (folded < 0) {
+                    pendingSpace = len > 0;
+                    continue;
+                }
+                if (pendingSpace) {
+                    out[len++] = ' ';
+                    pendingSpace = false;
+                }
+                out[len++] = folded;
+                continue;
+            }
             if ((ONE_PASS[c >>> 6] & (1L << c)) == 0) {
                 return null;
             }
