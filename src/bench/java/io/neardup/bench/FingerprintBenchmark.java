@@ -4,6 +4,7 @@
  */
 package io.neardup.bench;
 
+import io.neardup.core.ContentHash;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import java.io.IOException;
@@ -24,6 +25,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -31,13 +33,15 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Throughput of the ingest hot path over a fixed sample of man pages (the first {@value #DOCS}
- * documents of {@code ${neardup.shared}/corpus/manpages.jsonl.gz}), single thread:
+ * Throughput of the ingest hot path over a fixed sample of a corpus (the first {@value #DOCS}
+ * documents of {@code ${neardup.shared}/corpus/<corpus>.jsonl.gz}; {@code -p corpus=manpages} or
+ * {@code debian-descriptions}, both by default), single thread:
  * <ul>
  *   <li>{@code analysis}: StandardAnalyzer tokenization only;</li>
  *   <li>{@code fingerprint}: the {@link Fingerprinter} only (default scheme: simhash with margins
  *       + 128-value MinHash), fed tokens pre-extracted into char arrays;</li>
- *   <li>{@code analysisAndFingerprint}: both, as the ingest processor runs them.</li>
+ *   <li>{@code analysisAndFingerprint}: both, as the ingest processor runs them;</li>
+ *   <li>{@code contentHash}: {@link ContentHash#of}, the {@code content_hash} output.</li>
  * </ul>
  * One operation is one pass over the whole sample. The {@code bytes} secondary result is the UTF-8
  * size of the sample's texts per second (JMH aux counter): divide by 10^6 for MB/s per core.
@@ -58,6 +62,9 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Thread)
 public class FingerprintBenchmark {
     static final int DOCS = 400;
+
+    @Param({"manpages", "debian-descriptions"})
+    public String corpus;
 
     private Analyzer analyzer;
     private String[] texts;
@@ -80,7 +87,7 @@ public class FingerprintBenchmark {
     @Setup
     public void setup() throws IOException {
         String shared = System.getProperty("neardup.shared", "../shared");
-        Path corpus = Path.of(shared, "corpus", "manpages.jsonl.gz");
+        Path corpus = Path.of(shared, "corpus", this.corpus + ".jsonl.gz");
         if (!Files.isReadable(corpus)) {
             throw new IllegalStateException("corpus not found: " + corpus + " (set -Dneardup.shared)");
         }
@@ -121,6 +128,14 @@ public class FingerprintBenchmark {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+        }
+        counter.bytes += sampleBytes;
+    }
+
+    @Benchmark
+    public void contentHash(Bytes counter, Blackhole bh) {
+        for (String text : texts) {
+            bh.consume(ContentHash.of(text));
         }
         counter.bytes += sampleBytes;
     }

@@ -21,73 +21,159 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Pipeline overhead on a real node: bulk-indexes a corpus into a fresh index without a pipeline
- * (plain mapping) and through a {@code near_dup_fingerprint} pipeline with default options (the
- * target field mapped as {@code {"type": "object", "enabled": false}}), alternating the variants,
- * and reports docs/s and MB/s (UTF-8 bytes of the texts) of each run, the medians and the overhead.
+ * Pipeline overhead on a real node: bulk-indexes a corpus into a fresh index once per variant (plain
+ * bulk, the anchors, the {@code near_dup_fingerprint} variants), alternating the variants, and reports
+ * docs/s and MB/s (UTF-8 bytes of the texts) of each run, the medians and each median as a ratio to
+ * plain bulk's.
  *
  * <p>One client thread sends the bulk requests one after another (pre-serialized, so the client's
  * own JSON work is outside the timing); the index has 1 shard, 0 replicas and refresh disabled
  * during the load. One untimed warm-up run per variant comes first. Every bulk response is checked
- * for errors, and the final document count and one stored fingerprint are checked.
+ * for errors, and the final document count and one stored fingerprint are checked. The 1-minute load
+ * average is printed before and after, since a run on a shared machine is only worth its load.
  *
  * <p>Command line (node started as described in docs/fingerprints.md):
  * <pre>
- * $JAVA_HOME/bin/java -cp /tmp/h3-target/test-classes:/tmp/h3-target/classes:$(cat /tmp/h3-target/cp.txt) \
- *     io.neardup.bench.IngestBenchmark http://127.0.0.1:9260 ../shared/corpus/manpages.jsonl.gz [batch=500] [runs=3] \
+ * $JAVA_HOME/bin/java -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) \
+ *     io.neardup.bench.IngestBenchmark http://127.0.0.1:9281 ../shared/corpus/manpages.jsonl.gz [batch=500] [runs=3] \
  *     [variants=plain,fingerprint]
  * </pre>
- * Variants: {@code plain} (no pipeline), {@code fingerprint} (the processor, default options),
- * and for a breakdown {@code noop} (a pipeline with one {@code set} processor: the ingest
- * framework's own cost), {@code sketches} (outputs simhash and minhash only) and {@code hash}
- * (outputs content_hash only), and {@code idf}: an IDF setup ({@code english-idf.tsv},
- * single words, tf). The {@code mapped} variants index the fingerprints into the plugin's field types
- * instead of leaving them unindexed: {@code mapped} (the default outputs and mapping: shingle sets,
- * 42 band terms), {@code mapped_no_shingles} (no shingle sets), {@code mapped_before} (no shingle sets,
- * the previous banding for threshold 0.8: 12 band terms), and {@code mapped_lookup}: {@code mapped} followed by
- * {@code near_dup_lookup} on the minhash field at 0.8 (refresh is off during the load, so each lookup's search runs
- * in full but finds nothing; copies are found among the recent fingerprints). The overhead is reported against
- * {@code plain}.
+ * Variants, each a key of {@link #VARIANTS}:
+ * <ul>
+ * <li>{@code plain}: no pipeline, the corpus's own mapping.</li>
+ * <li>Anchors: {@code os_fingerprint}, a pipeline with only OpenSearch's own {@code fingerprint}
+ *     processor (SHA-256 of the text into a {@code keyword}: the cheapest useful ingest pipeline);
+ *     {@code min_hash_filter}, no pipeline, the text also indexed into a sub-field analyzed by
+ *     OpenSearch's {@code min_hash} token filter (standard tokenizer, lowercase, word 3-shingles,
+ *     128 one-permutation buckets: the signature the processor computes, made by the analysis chain
+ *     instead); {@code noop}, a pipeline with one {@code set} processor: the ingest framework alone.</li>
+ * <li>The processor, target unindexed ({@code {"type": "object", "enabled": false}}): {@code fingerprint}
+ *     (default options), {@code sketches} (outputs simhash and minhash), {@code hash} (content_hash), {@code idf}
+ *     (an IDF setup: {@code english-idf.tsv}, single words, tf).</li>
+ * <li>The processor, indexed into the plugin's field types: {@code mapped} (the default outputs and mapping:
+ *     simhash, MinHash with shingle sets, content hash; 42 band terms), one output at a time to price each
+ *     ({@code mapped_simhash}, {@code mapped_minhash}, {@code mapped_minhash_shingles},
+ *     {@code mapped_content_hash}), {@code mapped_no_shingles} (no shingle sets), {@code mapped_before}
+ *     (no shingle sets, the previous banding for threshold 0.8: 12 band terms), and {@code mapped_lookup}:
+ *     {@code mapped} followed by {@code near_dup_lookup} on the minhash field at 0.8 (refresh is off during the
+ *     load, so each lookup's search runs in full but finds nothing; copies are found among the recent
+ *     fingerprints).</li>
+ * </ul>
  */
 public final class IngestBenchmark {
     private static final String INDEX = "h3-ingest-bench";
     private static final String PIPELINE = "h3-neardup-bench";
-    private static final java.util.Map<String, String> PROCESSORS = java.util.Map.of(
-            "noop", "{\"set\":{\"field\":\"text_fp\",\"value\":{\"x\":1}}}",
-            "fingerprint", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}}",
-            "sketches",
-                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"outputs\":[\"simhash\",\"minhash\"]}}",
-            "hash",
-                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"outputs\":[\"content_hash\"]}}",
-            "idf",
-                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\",\"idf_table\":\"english-idf.tsv\","
-                            + "\"simhash_shingle_size\":1,\"weighting\":\"tf\"}}",
-            "mapped", "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}}",
-            "mapped_no_shingles",
-                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
-                            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}",
-            "mapped_before",
-                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
-                            + "\"outputs\":[\"simhash\",\"minhash\",\"content_hash\"]}}",
-            "mapped_lookup",
-                    "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}},"
-                            + "{\"near_dup_lookup\":{\"field\":\"text_fp.minhash\",\"min_similarity\":0.8,\"target_field\":\"text_dup\"}}");
-    /** The {@code mapped*} variants index the fingerprints into the plugin's field types; the others leave them unindexed. */
-    private static final java.util.Map<String, String> TARGET_MAPPINGS = java.util.Map.of(
-            "mapped",
-                    "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
-                            + "\"content_hash\":{\"type\":\"keyword\"}}}",
-            "mapped_no_shingles",
-                    "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
-                            + "\"content_hash\":{\"type\":\"keyword\"}}}",
-            "mapped_before",
-                    "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\","
-                            + "\"threshold\":0.8},\"content_hash\":{\"type\":\"keyword\"}}}",
-            "mapped_lookup",
-                    "{\"properties\":{\"simhash\":{\"type\":\"simhash\"},\"minhash\":{\"type\":\"minhash\"},"
-                            + "\"content_hash\":{\"type\":\"keyword\"}}}");
+    private static final String UNINDEXED = "{\"type\":\"object\",\"enabled\":false}";
+    private static final String TEXT = "{\"type\":\"text\"}";
+    private static final String SIMHASH_MAPPING = "\"simhash\":{\"type\":\"simhash\"}";
+    private static final String MINHASH_MAPPING = "\"minhash\":{\"type\":\"minhash\"}";
+    private static final String CONTENT_HASH_MAPPING = "\"content_hash\":{\"type\":\"keyword\"}";
+    private static final String ALL_MAPPED =
+            "{\"properties\":{" + SIMHASH_MAPPING + "," + MINHASH_MAPPING + "," + CONTENT_HASH_MAPPING + "}}";
+
+    /**
+     * One way of indexing the corpus.
+     *
+     * @param processors    the pipeline's processors (JSON, comma-separated), or null for no pipeline
+     * @param targetMapping the mapping of {@code text_fp}, or null to leave it out
+     * @param textMapping   the mapping of {@code text}
+     * @param analysis      the index's {@code analysis} settings, or null
+     * @param checks        what a stored {@code text_fp} must contain, or an empty array
+     */
+    private record Variant(
+            String processors, String targetMapping, String textMapping, String analysis, String... checks) {}
+
+    private static Variant fingerprintVariant(String outputs, String targetMapping, String... checks) {
+        String outputsParam = outputs == null ? "" : ",\"outputs\":[" + outputs + "]";
+        return new Variant(
+                "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"" + outputsParam + "}}",
+                targetMapping,
+                TEXT,
+                null,
+                checks);
+    }
+
+    private static final java.util.Map<String, Variant> VARIANTS = java.util.Map.ofEntries(
+            java.util.Map.entry("plain", new Variant(null, null, TEXT, null)),
+            java.util.Map.entry(
+                    "noop",
+                    new Variant("{\"set\":{\"field\":\"text_fp\",\"value\":{\"x\":1}}}", UNINDEXED, TEXT, null)),
+            java.util.Map.entry(
+                    "os_fingerprint",
+                    new Variant(
+                            "{\"fingerprint\":{\"fields\":[\"text\"],\"target_field\":\"text_fp\",\"hash_method\":\"SHA-256@2.16.0\"}}",
+                            "{\"type\":\"keyword\"}",
+                            TEXT,
+                            null,
+                            "\"text_fp\":\"")),
+            java.util.Map.entry(
+                    "min_hash_filter",
+                    new Variant(
+                            null,
+                            null,
+                            "{\"type\":\"text\",\"fields\":{\"minhash\":{\"type\":\"text\",\"analyzer\":\"min_hash_3\"}}}",
+                            "{\"filter\":{\"word_3_shingles\":{\"type\":\"shingle\",\"min_shingle_size\":3,"
+                                    + "\"max_shingle_size\":3,\"output_unigrams\":false},"
+                                    + "\"min_hash_128\":{\"type\":\"min_hash\",\"hash_count\":1,\"bucket_count\":128,"
+                                    + "\"hash_set_size\":1,\"with_rotation\":true}},"
+                                    + "\"analyzer\":{\"min_hash_3\":{\"tokenizer\":\"standard\","
+                                    + "\"filter\":[\"lowercase\",\"word_3_shingles\",\"min_hash_128\"]}}}")),
+            java.util.Map.entry("fingerprint", fingerprintVariant(null, UNINDEXED, "\"simhash\"", "\"minhash\"")),
+            java.util.Map.entry(
+                    "sketches", fingerprintVariant("\"simhash\",\"minhash\"", UNINDEXED, "\"simhash\"", "\"minhash\"")),
+            java.util.Map.entry("hash", fingerprintVariant("\"content_hash\"", UNINDEXED, "\"content_hash\"")),
+            java.util.Map.entry(
+                    "idf",
+                    new Variant(
+                            "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\","
+                                    + "\"idf_table\":\"english-idf.tsv\",\"simhash_shingle_size\":1,\"weighting\":\"tf\"}}",
+                            UNINDEXED,
+                            TEXT,
+                            null,
+                            "\"simhash\"",
+                            "\"minhash\"")),
+            java.util.Map.entry("mapped", fingerprintVariant(null, ALL_MAPPED, "\"simhash\"", "\"minhash\"")),
+            java.util.Map.entry(
+                    "mapped_simhash",
+                    fingerprintVariant("\"simhash\"", "{\"properties\":{" + SIMHASH_MAPPING + "}}", "\"simhash\"")),
+            java.util.Map.entry(
+                    "mapped_minhash",
+                    fingerprintVariant("\"minhash\"", "{\"properties\":{" + MINHASH_MAPPING + "}}", "\"minhash\"")),
+            java.util.Map.entry(
+                    "mapped_minhash_shingles",
+                    fingerprintVariant(
+                            "\"minhash\",\"shingles\"", "{\"properties\":{" + MINHASH_MAPPING + "}}", "\"shingles\"")),
+            java.util.Map.entry(
+                    "mapped_content_hash",
+                    fingerprintVariant(
+                            "\"content_hash\"", "{\"properties\":{" + CONTENT_HASH_MAPPING + "}}", "\"content_hash\"")),
+            java.util.Map.entry(
+                    "mapped_no_shingles",
+                    fingerprintVariant(
+                            "\"simhash\",\"minhash\",\"content_hash\"", ALL_MAPPED, "\"simhash\"", "\"minhash\"")),
+            java.util.Map.entry(
+                    "mapped_before",
+                    fingerprintVariant(
+                            "\"simhash\",\"minhash\",\"content_hash\"",
+                            "{\"properties\":{" + SIMHASH_MAPPING
+                                    + ",\"minhash\":{\"type\":\"minhash\",\"threshold\":0.8}," + CONTENT_HASH_MAPPING
+                                    + "}}",
+                            "\"simhash\"",
+                            "\"minhash\"")),
+            java.util.Map.entry(
+                    "mapped_lookup",
+                    new Variant(
+                            "{\"near_dup_fingerprint\":{\"field\":\"text\",\"target_field\":\"text_fp\"}},"
+                                    + "{\"near_dup_lookup\":{\"field\":\"text_fp.minhash\",\"min_similarity\":0.8,"
+                                    + "\"target_field\":\"text_dup\"}}",
+                            ALL_MAPPED,
+                            TEXT,
+                            null,
+                            "\"simhash\"",
+                            "\"minhash\"")));
 
     private static HttpClient http;
+    private static long lastStoreBytes;
     private static String base;
 
     public static void main(String[] args) throws Exception {
@@ -108,17 +194,18 @@ public final class IngestBenchmark {
         int plainIndex = Arrays.asList(variants).indexOf("plain");
         double plain = plainIndex < 0 ? Double.NaN : medians[plainIndex];
         System.out.println();
-        System.out.println("| variant | median time (s) | docs/s | MB/s | overhead vs plain |");
-        System.out.println("|---|---|---|---|---|");
+        System.out.println("| variant | median time (s) | docs/s | MB/s | ratio to plain | overhead vs plain |");
+        System.out.println("|---|---|---|---|---|---|");
         for (int v = 0; v < variants.length; v++) {
             double m = medians[v];
             System.out.printf(
                     Locale.ROOT,
-                    "| %s | %.2f | %.0f | %.2f | %+.1f%% |%n",
+                    "| %s | %.2f | %.0f | %.2f | %.2f | %+.1f%% |%n",
                     variants[v],
                     m,
                     docs.size() / m,
                     textBytes / 1e6 / m,
+                    m / plain,
                     100 * (m / plain - 1));
         }
     }
@@ -155,43 +242,42 @@ public final class IngestBenchmark {
                 batch);
 
         for (String v : variants) {
-            if (!v.equals("plain")) {
-                if (!PROCESSORS.containsKey(v)) {
-                    throw new IllegalArgumentException("unknown variant " + v);
-                }
+            Variant variant = VARIANTS.get(v);
+            if (variant == null) {
+                throw new IllegalArgumentException("unknown variant " + v + ", expected one of " + VARIANTS.keySet());
+            }
+            if (variant.processors() != null) {
                 send(
                         "PUT",
                         "/_ingest/pipeline/" + PIPELINE + "-" + v,
-                        "{\"description\":\"h3 bench\",\"processors\":[" + PROCESSORS.get(v) + "]}");
+                        "{\"description\":\"ingest bench\",\"processors\":[" + variant.processors() + "]}");
             }
         }
+        System.out.printf(Locale.ROOT, "load average before: %s%n", loadAverage());
 
         double[][] seconds = new double[variants.length][runs];
         for (int r = warmup ? -1 : 0; r < runs; r++) {
             for (int v = 0; v < variants.length; v++) {
-                String pipeline = variants[v].equals("plain") ? null : PIPELINE + "-" + variants[v];
-                double s = run(
-                        bodies,
-                        docs.size(),
-                        pipeline,
-                        TARGET_MAPPINGS.getOrDefault(variants[v], "{\"type\":\"object\",\"enabled\":false}"),
-                        !variants[v].equals("plain") && !variants[v].equals("noop") && !variants[v].equals("hash"));
+                Variant variant = VARIANTS.get(variants[v]);
+                double s = run(bodies, docs.size(), variants[v], variant);
                 System.out.printf(
                         Locale.ROOT,
-                        "%s %-11s %6.2f s  %7.0f docs/s  %6.2f MB/s%n",
+                        "%s %-23s %6.2f s  %7.0f docs/s  %6.2f MB/s  store %,d bytes/doc (refreshed, not merged)%n",
                         r < 0 ? "warm-up" : "run " + (r + 1),
                         variants[v],
                         s,
                         docs.size() / s,
-                        textBytes / 1e6 / s);
+                        textBytes / 1e6 / s,
+                        lastStoreBytes / docs.size());
                 if (r >= 0) {
                     seconds[v][r] = s;
                 }
             }
         }
+        System.out.printf(Locale.ROOT, "load average after: %s%n", loadAverage());
         sendAllowing404("DELETE", "/" + INDEX);
         for (String v : variants) {
-            if (!v.equals("plain")) {
+            if (VARIANTS.get(v).processors() != null) {
                 send("DELETE", "/_ingest/pipeline/" + PIPELINE + "-" + v, null);
             }
         }
@@ -202,17 +288,17 @@ public final class IngestBenchmark {
         return medians;
     }
 
-    private static double run(
-            List<byte[]> bodies, int expected, String pipeline, String targetMapping, boolean checkSketches)
-            throws Exception {
+    private static double run(List<byte[]> bodies, int expected, String name, Variant variant) throws Exception {
         sendAllowing404("DELETE", "/" + INDEX);
-        String fp = pipeline != null ? ",\"text_fp\":" + targetMapping : "";
+        String pipeline = variant.processors() == null ? null : PIPELINE + "-" + name;
+        String target = variant.targetMapping() == null ? "" : ",\"text_fp\":" + variant.targetMapping();
+        String analysis = variant.analysis() == null ? "" : ",\"analysis\":" + variant.analysis();
         send(
                 "PUT",
                 "/" + INDEX,
-                "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"},"
-                        + "\"mappings\":{\"properties\":{\"id\":{\"type\":\"keyword\"},\"group\":{\"type\":\"keyword\"},"
-                        + "\"text\":{\"type\":\"text\"}" + fp + "}}}");
+                "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"" + analysis
+                        + "},\"mappings\":{\"properties\":{\"id\":{\"type\":\"keyword\"},\"group\":{\"type\":\"keyword\"},"
+                        + "\"text\":" + variant.textMapping() + target + "}}}");
         String path = "/" + INDEX + "/_bulk" + (pipeline != null ? "?pipeline=" + pipeline : "");
         long t0 = System.nanoTime();
         for (byte[] body : bodies) {
@@ -232,14 +318,17 @@ public final class IngestBenchmark {
         }
         double s = (System.nanoTime() - t0) / 1e9;
         send("POST", "/" + INDEX + "/_refresh", null);
+        lastStoreBytes = storeBytes(send("GET", "/" + INDEX + "/_stats/store", null));
         String count = send("GET", "/" + INDEX + "/_count", null);
         if (!count.contains("\"count\":" + expected + ",")) {
             throw new IllegalStateException("expected " + expected + " docs, got " + count);
         }
-        if (checkSketches) {
+        if (variant.checks().length > 0) {
             String hit = send("GET", "/" + INDEX + "/_search?size=1&_source_includes=text_fp", null);
-            if (!hit.contains("\"simhash\"") || !hit.contains("\"minhash\"")) {
-                throw new IllegalStateException("no fingerprint stored: " + hit);
+            for (String check : variant.checks()) {
+                if (hit.contains(check) == false) {
+                    throw new IllegalStateException("no " + check + " stored: " + hit);
+                }
             }
         }
         return s;
@@ -292,7 +381,25 @@ public final class IngestBenchmark {
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    private static long storeBytes(String stats) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\"size_in_bytes\":(\\d+)").matcher(stats);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    /** The 1-minute load average (Linux), or "n/a". */
+    static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException e) {
+            return "n/a";
+        }
+    }
+
     private static double median(double[] values) {
+        if (values.length == 0) {
+            return Double.NaN; // runs = 0: a warm-up only, e.g. before a profiler is attached
+        }
         double[] v = values.clone();
         Arrays.sort(v);
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;

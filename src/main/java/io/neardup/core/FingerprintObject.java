@@ -46,14 +46,19 @@ public final class FingerprintObject {
         return object;
     }
 
-    /** @param shingleSet the document's shingle set ({@link ShingleSetCodec#of}), or null to leave it out */
-    public static Map<String, Object> minhash(int[] signature, int[] shingleSet, FingerprintScheme scheme) {
+    /**
+     * @param shingleSet the document's shingle set ({@link ShingleSetCodec#of}), or null to leave it out
+     * @param schemeHash {@link FingerprintScheme#schemeHash()} and {@code schemeId} {@link FingerprintScheme#id()} of
+     *                   the scheme that made them: both hash the scheme's canonical string, so a writer computes them
+     *                   once, not per document
+     */
+    public static Map<String, Object> minhash(int[] signature, int[] shingleSet, int schemeHash, String schemeId) {
         Map<String, Object> object = new LinkedHashMap<>();
-        object.put(VALUE, SignatureCodec.encode(signature, scheme.schemeHash()));
+        object.put(VALUE, SignatureCodec.encode(signature, schemeHash));
         if (shingleSet != null) {
-            object.put(SHINGLES, ShingleSetCodec.encode(shingleSet, scheme.schemeHash()));
+            object.put(SHINGLES, ShingleSetCodec.encode(shingleSet, schemeHash));
         }
-        object.put(SCHEME, scheme.id());
+        object.put(SCHEME, schemeId);
         return object;
     }
 

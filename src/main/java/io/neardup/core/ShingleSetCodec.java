@@ -67,12 +67,34 @@ public final class ShingleSetCodec {
 
     /** The stored bytes of a set given as distinct values in ascending unsigned order. */
     public static byte[] payload(int[] sortedValues) {
+        byte[] out = new byte[maxPayloadBytes(sortedValues)];
+        return Arrays.copyOf(out, putPayload(sortedValues, out, 0));
+    }
+
+    /** The {@code _source} form: header (format version, scheme hash) and payload, URL-safe base64. */
+    public static String encode(int[] sortedValues, int schemeHash) {
+        // Header and payload written into one array: no payload copy on the way to base64.
+        byte[] out = new byte[HEADER_BYTES + maxPayloadBytes(sortedValues)];
+        out[0] = FORMAT_VERSION;
+        out[1] = (byte) (schemeHash >>> 24);
+        out[2] = (byte) (schemeHash >>> 16);
+        out[3] = (byte) (schemeHash >>> 8);
+        out[4] = (byte) schemeHash;
+        int end = putPayload(sortedValues, out, HEADER_BYTES);
+        return ENCODER.encodeToString(end == out.length ? out : Arrays.copyOf(out, end));
+    }
+
+    private static int maxPayloadBytes(int[] sortedValues) {
         if (sortedValues.length > MAX_VALUES) {
             throw new IllegalArgumentException(
                     "a shingle set holds at most " + MAX_VALUES + " values, got " + sortedValues.length);
         }
-        byte[] out = new byte[5 + 5 * sortedValues.length];
-        int pos = putVarint(out, 0, sortedValues.length);
+        return 5 + 5 * sortedValues.length;
+    }
+
+    /** Writes the payload of {@code sortedValues} at {@code pos}; returns the position after it. */
+    private static int putPayload(int[] sortedValues, byte[] out, int pos) {
+        pos = putVarint(out, pos, sortedValues.length);
         long previous = -1;
         for (int value : sortedValues) {
             long unsigned = Integer.toUnsignedLong(value);
@@ -82,20 +104,7 @@ public final class ShingleSetCodec {
             pos = putVarint(out, pos, previous < 0 ? unsigned : unsigned - previous);
             previous = unsigned;
         }
-        return Arrays.copyOf(out, pos);
-    }
-
-    /** The {@code _source} form: header (format version, scheme hash) and payload, URL-safe base64. */
-    public static String encode(int[] sortedValues, int schemeHash) {
-        byte[] payload = payload(sortedValues);
-        byte[] out = new byte[HEADER_BYTES + payload.length];
-        out[0] = FORMAT_VERSION;
-        out[1] = (byte) (schemeHash >>> 24);
-        out[2] = (byte) (schemeHash >>> 16);
-        out[3] = (byte) (schemeHash >>> 8);
-        out[4] = (byte) schemeHash;
-        System.arraycopy(payload, 0, out, HEADER_BYTES, payload.length);
-        return ENCODER.encodeToString(out);
+        return pos;
     }
 
     /**

@@ -66,6 +66,10 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
     private final int maxShingles;
     private final Analyzer analyzer;
     private final FingerprintScheme scheme;
+    /** The scheme's id and hash, written into every document: each hashes the scheme's canonical string. */
+    private final String schemeId;
+
+    private final int schemeHash;
     private final IdfTable idfTable;
     /** Ingest runs on many threads at once; each thread reuses its own scratch, shared by every processor. */
     private final FingerprintScratchPool scratchPool;
@@ -94,6 +98,8 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         this.maxShingles = maxShingles;
         this.analyzer = analyzer;
         this.scheme = scheme;
+        this.schemeId = scheme.id();
+        this.schemeHash = scheme.schemeHash();
         this.idfTable = idfTable;
         this.scratchPool = scratchPool;
     }
@@ -223,7 +229,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
                 if (outputs.contains(Output.SIMHASH)) {
                     out.put(
                             "simhash",
-                            FingerprintObject.simhash(fingerprint.simhash(), fingerprint.margins(), scheme.id()));
+                            FingerprintObject.simhash(fingerprint.simhash(), fingerprint.margins(), schemeId));
                 }
                 if (outputs.contains(Output.MINHASH)) {
                     // Past max_shingles the set is left out: that document is verified by the estimate.
@@ -231,7 +237,9 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
                             fingerprint.shingleSet() != null && fingerprint.shingleSet().length <= maxShingles
                                     ? fingerprint.shingleSet()
                                     : null;
-                    out.put("minhash", FingerprintObject.minhash(fingerprint.minhash(), shingleSet, scheme));
+                    out.put(
+                            "minhash",
+                            FingerprintObject.minhash(fingerprint.minhash(), shingleSet, schemeHash, schemeId));
                 }
             }
             out.put("tokens", fingerprint.tokens());

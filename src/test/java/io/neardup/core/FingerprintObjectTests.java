@@ -34,7 +34,7 @@ public class FingerprintObjectTests {
         int[] set = {5, 9};
         FingerprintScheme small = new FingerprintScheme(
                 1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 3, MinHasher.Method.ONE_PERMUTATION, 0);
-        Map<String, Object> minhash = FingerprintObject.minhash(signature, set, small);
+        Map<String, Object> minhash = FingerprintObject.minhash(signature, set, small.schemeHash(), small.id());
         assertEquals(List.of("value", "shingles", "scheme"), List.copyOf(minhash.keySet()));
         parts = FingerprintObject.read(minhash, FingerprintObject.MINHASH_KEYS);
         assertArrayEquals(signature, SignatureCodec.decode(parts.value(), 3, small.schemeHash()));
@@ -42,7 +42,8 @@ public class FingerprintObjectTests {
         assertArrayEquals(set, ShingleSetCodec.values(payload, 0, payload.length));
         assertEquals(
                 List.of("value", "scheme"),
-                List.copyOf(FingerprintObject.minhash(signature, null, small).keySet()));
+                List.copyOf(FingerprintObject.minhash(signature, null, small.schemeHash(), small.id())
+                        .keySet()));
     }
 
     @Test
