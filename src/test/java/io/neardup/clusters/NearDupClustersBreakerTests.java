@@ -54,15 +54,10 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
                     .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp ^ (i % 2))))));
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
-        NearDupClustersRequest request = new NearDupClustersRequest(
+        NearDupClustersRequest request = ClusterRequests.fullRun(
                 "big",
-                new MatchSpec("fp.simhash", 1, io.neardup.query.NearDuplicateQueryBuilder.Mode.EXACT, null, null, null),
-                "dup",
-                NearDupClustersRequest.Linkage.SINGLE,
-                List.of(),
-                true,
-                null,
-                false);
+                new MatchSpec(
+                        "fp.simhash", 1, io.neardup.query.NearDuplicateQueryBuilder.Mode.EXACT, null, null, null));
         CircuitBreakingException e = expectThrows(
                 CircuitBreakingException.class,
                 () -> client().execute(NearDupClustersAction.INSTANCE, request).actionGet());
@@ -70,19 +65,8 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
         assertTrue(
                 "the graph tripped it, not the segment structures: " + e.getMessage(),
                 e.getMessage().contains("[near_dup_clusters]"));
-        assertEquals(
-                "nothing written",
-                0,
-                client().prepareSearch("big")
-                        .setQuery(QueryBuilders.existsQuery("dup.cluster"))
-                        .get()
-                        .getHits()
-                        .getTotalHits()
-                        .value());
-        long held = internalCluster()
-                .getInstance(CircuitBreakerService.class)
-                .getBreaker(NearDupPlugin.BREAKER_NAME)
-                .getUsed();
+        assertNothingWritten("big");
+        long held = breakerUsed();
         assertTrue(
                 "the failed run gave its memory back; what is left is the segment structures: " + held,
                 held < 300 * 1024);
@@ -100,15 +84,8 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
                     .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(0x0123456789abcdefL)))));
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
-        NearDupClustersRequest request = new NearDupClustersRequest(
-                        "copies",
-                        new MatchSpec("fp.simhash", 0, null, null, null, null),
-                        "dup",
-                        NearDupClustersRequest.Linkage.SINGLE,
-                        List.of(),
-                        true,
-                        null,
-                        false)
+        NearDupClustersRequest request = ClusterRequests.fullRun(
+                        "copies", new MatchSpec("fp.simhash", 0, null, null, null, null))
                 .scrollSize(1_000);
         Exception e = expectThrows(
                 Exception.class,
@@ -117,20 +94,28 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
                 (CircuitBreakingException) org.opensearch.ExceptionsHelper.unwrap(e, CircuitBreakingException.class);
         assertNotNull("a breaker tripped: " + e, tripped);
         assertTrue(tripped.getMessage(), tripped.getMessage().contains("[near_dup_clusters matches]"));
+        assertNothingWritten("copies");
+        long held = breakerUsed();
+        assertTrue(
+                "the shard gave back what its matches took; left: the segment structures: " + held, held < 100 * 1024);
+    }
+
+    private static void assertNothingWritten(String index) {
         assertEquals(
                 "nothing written",
                 0,
-                client().prepareSearch("copies")
+                client().prepareSearch(index)
                         .setQuery(QueryBuilders.existsQuery("dup.cluster"))
                         .get()
                         .getHits()
                         .getTotalHits()
                         .value());
-        long held = internalCluster()
+    }
+
+    private static long breakerUsed() {
+        return internalCluster()
                 .getInstance(CircuitBreakerService.class)
                 .getBreaker(NearDupPlugin.BREAKER_NAME)
                 .getUsed();
-        assertTrue(
-                "the shard gave back what its matches took; left: the segment structures: " + held, held < 100 * 1024);
     }
 }

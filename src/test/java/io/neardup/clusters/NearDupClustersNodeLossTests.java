@@ -53,7 +53,7 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
         String coordinator = internalCluster().getNodeNames()[0];
-        NearDupClustersRequest request = new NearDupClustersRequest(
+        NearDupClustersRequest request = ClusterRequests.fullRun(
                         "lost",
                         new MatchSpec(
                                 "fp.simhash",
@@ -61,13 +61,7 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                                 io.neardup.query.NearDuplicateQueryBuilder.Mode.EXACT,
                                 null,
                                 null,
-                                null),
-                        "dup",
-                        NearDupClustersRequest.Linkage.SINGLE,
-                        List.of(),
-                        true,
-                        null,
-                        false)
+                                null))
                 .scrollSize(1)
                 .requestsPerSecond(10)
                 .bulkTimeout(TimeValue.timeValueSeconds(2));
@@ -142,15 +136,8 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
         internalCluster()
                 .stopRandomNode(settings ->
                         DiscoveryNode.isDataNode(settings) && coordinator.equals(settings.get("node.name")) == false);
-        NearDupClustersRequest request = new NearDupClustersRequest(
-                "red",
-                new MatchSpec("fp.simhash", 0, null, null, null, null),
-                "dup",
-                NearDupClustersRequest.Linkage.SINGLE,
-                List.of(),
-                true,
-                null,
-                false);
+        NearDupClustersRequest request =
+                ClusterRequests.fullRun("red", new MatchSpec("fp.simhash", 0, null, null, null, null));
         Exception e = expectThrows(
                 Exception.class,
                 () -> internalCluster()
