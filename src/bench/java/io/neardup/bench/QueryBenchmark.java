@@ -30,7 +30,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -55,20 +54,34 @@ import java.util.regex.Pattern;
  * warm-up, one interleaved loop over the queries running PSM (k = 64), PSM (k = 23), EXACT and (on
  * every {@code Q / script-queries}-th query) the script_score scan, plus an {@code ids} query returning
  * one hit as the floor (HTTP, parsing, fetch); then a pass with {@code "profile": true} for the
- * server-side query time, a check of {@code like: {_id}}, the neardup breaker and the store size.
+ * server-side query time, a check of {@code like: {_id}}, the neardup breaker and the store size. Before the loop,
+ * on the first index, PSM's pair recall for each {@code --sweep} k ({@code _msearch} batches), and the smallest k
+ * reaching 0.99 joins the timed methods; after it, queries per second with {@code --throughput-clients} concurrent
+ * clients ({@code --throughput-requests} requests a cell) and 100 queries as one {@code _msearch} against the same 100
+ * as single requests, for every {@code near_duplicate} method.
  *
  * <pre>
  * cd opensearch-neardup &amp;&amp; export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
  * java -Xmx3g -cp /tmp/h5-target/classes:/tmp/h5-target/test-classes:$(cat /tmp/h5-cp.txt) io.neardup.bench.QueryBenchmark \
  *     --url http://127.0.0.1:9290 --n 1000000 --queries 500 --warmup 100 --script-queries 50 --h 3 \
  *     --indices unsorted,sorted --cache /tmp/h5-cache [--profile-queries 100] [--id-queries 50] [--reuse] [--threads 2]
+ *     [--sweep 16,23,32,...|none] [--throughput-clients 1,2,4] [--throughput-requests 2000]
  * </pre>
  * {@code --reuse} keeps an existing index that already holds N documents in one segment.
  */
 public final class QueryBenchmark {
 
     static final String FIELD = "fp.simhash";
-    static final String[] METHODS = {"psm_k64", "psm_k23", "exact", "script_score", "ids_baseline"};
+    /** The timed methods; {@link #main} adds {@code psm_k<K>} for the smallest swept k reaching 0.99 pair recall. */
+    static String[] METHODS = {"psm_k64", "psm_k23", "exact", "script_score", "ids_baseline"};
+    /** PSM flip budgets whose pair recall the sweep measures (per index, before the timed loop). */
+    static int[] sweepKs = {16, 23, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048};
+    /** Concurrent clients of the throughput pass. */
+    static int[] throughputClients = {1, 2, 4};
+    /** Requests of each throughput measurement (all clients together). */
+    static int throughputRequests = 2_000;
+
+    private static boolean swept;
     static final String SCRIPT =
             "int d = Long.bitCount(doc['fp.simhash'].value ^ params.q); return d <= params.h ? 64 - d : 0;";
 
@@ -104,6 +117,19 @@ public final class QueryBenchmark {
         long seed = Long.parseLong(opt.getOrDefault("seed", "1"));
         int threads = Integer.parseInt(opt.getOrDefault("threads", "2"));
         boolean reuse = opt.containsKey("reuse");
+        if (opt.containsKey("sweep")) {
+            sweepKs = opt.get("sweep").equals("none")
+                    ? new int[0]
+                    : Arrays.stream(opt.get("sweep").split(","))
+                            .mapToInt(Integer::parseInt)
+                            .toArray();
+        }
+        if (opt.containsKey("throughput-clients")) {
+            throughputClients = Arrays.stream(opt.get("throughput-clients").split(","))
+                    .mapToInt(Integer::parseInt)
+                    .toArray();
+        }
+        throughputRequests = Integer.parseInt(opt.getOrDefault("throughput-requests", "2000"));
         profileQueries = Integer.parseInt(opt.getOrDefault("profile-queries", "100"));
         idQueries = Integer.parseInt(opt.getOrDefault("id-queries", "50"));
         corpusSeed = seed;
@@ -421,7 +447,6 @@ public final class QueryBenchmark {
         int batch = 5_000;
         Semaphore inFlight = new Semaphore(2);
         AtomicReference<String> error = new AtomicReference<>();
-        List<CompletableFuture<?>> pending = new ArrayList<>();
         long t0 = System.nanoTime();
         for (int from = 0; from < n && error.get() == null; from += batch) {
             int to = Math.min(n, from + batch);
@@ -444,25 +469,24 @@ public final class QueryBenchmark {
                     .POST(HttpRequest.BodyPublishers.ofString(sb.toString(), StandardCharsets.UTF_8))
                     .build();
             int batchFrom = from;
-            pending.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                    .whenComplete((r, e) -> {
-                        inFlight.release();
-                        if (e != null) {
-                            error.compareAndSet(null, "bulk from " + batchFrom + ": " + e);
-                        } else if (r.statusCode() != 200
-                                || r.body().startsWith("{\"took\":") && r.body().contains("\"errors\":true")) {
-                            error.compareAndSet(
-                                    null,
-                                    "bulk from " + batchFrom + " -> " + r.statusCode() + ": "
-                                            + abbreviate(r.body(), 3000));
-                        }
-                    }));
+            // Not kept: a completed future holds its response body (~750 KB a bulk).
+            http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
+                if (e != null) {
+                    error.compareAndSet(null, "bulk from " + batchFrom + ": " + e);
+                } else if (r.statusCode() != 200
+                        || r.body().startsWith("{\"took\":") && r.body().contains("\"errors\":true")) {
+                    error.compareAndSet(
+                            null,
+                            "bulk from " + batchFrom + " -> " + r.statusCode() + ": " + abbreviate(r.body(), 3000));
+                }
+                inFlight.release();
+            });
             if ((to / batch) % 40 == 0) {
                 System.err.printf(
                         Locale.ROOT, "  %s: sent %,d of %,d (%.0f s)%n", index, to, n, (System.nanoTime() - t0) / 1e9);
             }
         }
-        CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).join();
+        inFlight.acquire(2); // every bulk answered
         if (error.get() != null) {
             throw new IllegalStateException(error.get());
         }
@@ -531,16 +555,13 @@ public final class QueryBenchmark {
         String hex = String.format(Locale.ROOT, "%016x", fp);
         String head = "{\"size\": 100, \"_source\": false, \"track_total_hits\": true, "
                 + (profile ? "\"profile\": true, " : "") + "\"query\": ";
+        if (method.startsWith("psm_k")) {
+            return head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
+                    + "\", \"margins\": \"" + margins + "\"}, \"max_distance\": " + h
+                    + ", \"mode\": \"psm\", \"max_flips\": " + Integer.parseInt(method.substring(5)) + "}}}";
+        }
         return switch (method) {
             case "ids_baseline" -> head + "{\"ids\": {\"values\": [\"" + baselineId + "\"]}}}";
-            case "psm_k64" ->
-                head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
-                        + "\", \"margins\": \"" + margins + "\"}, \"max_distance\": " + h
-                        + ", \"mode\": \"psm\", \"max_flips\": 64}}}";
-            case "psm_k23" ->
-                head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
-                        + "\", \"margins\": \"" + margins + "\"}, \"max_distance\": " + h
-                        + ", \"mode\": \"psm\", \"max_flips\": 23}}}";
             case "exact" ->
                 head + "{\"near_duplicate\": {\"field\": \"" + FIELD + "\", \"like\": {\"simhash\": \"" + hex
                         + "\"}, \"max_distance\": " + h + ", \"mode\": \"exact\"}}}";
@@ -805,6 +826,16 @@ public final class QueryBenchmark {
                 first == null ? "?" : String.valueOf(first.took()),
                 breakerBefore,
                 breakerAfterFirst);
+        if (sweepKs.length > 0 && swept == false) {
+            swept = true; // recall does not depend on the index's sort: once, on the first index
+            int k99 = sweep(index, queries, warmup, q, h);
+            System.out.printf(Locale.ROOT, "smallest swept max_flips with pair recall >= 0.99: %d%n", k99);
+            if (k99 != 64 && k99 != 23) {
+                List<String> methods = new ArrayList<>(Arrays.asList(METHODS));
+                methods.add(2, "psm_k" + k99);
+                METHODS = methods.toArray(new String[0]);
+            }
+        }
         long tw = System.nanoTime();
         for (int i = 0; i < warmup; i++) {
             for (String m : METHODS) {
@@ -856,6 +887,11 @@ public final class QueryBenchmark {
         }
         long breaker = breakerBytes();
         long store = storeBytes(index);
+        String[] nearDuplicate = Arrays.stream(METHODS)
+                .filter(m -> m.startsWith("psm_k") || m.equals("exact"))
+                .toArray(String[]::new);
+        throughput(index, queries, warmup, q, h, nearDuplicate);
+        batches(index, queries, warmup, q, h, nearDuplicate);
         idCheck(index, table, idQueries, h, corpusSeed);
         int n = table.size();
 
@@ -909,7 +945,10 @@ public final class QueryBenchmark {
                 ratio(tookMedians.get("exact"), tookMedians.get("psm_k64")));
 
         Map<String, Double> minusFloor = new LinkedHashMap<>();
-        for (String m : new String[] {"psm_k64", "psm_k23", "exact", "script_score"}) {
+        for (String m : METHODS) {
+            if (m.equals("ids_baseline")) {
+                continue;
+            }
             List<Double> diffs = new ArrayList<>();
             for (Map.Entry<Integer, Result> e : stats.get(m).results.entrySet()) {
                 Result base = stats.get("ids_baseline").results.get(e.getKey());
@@ -982,7 +1021,10 @@ public final class QueryBenchmark {
                 badScores,
                 scriptBadScores);
 
-        for (String m : new String[] {"psm_k64", "psm_k23"}) {
+        for (String m : METHODS) {
+            if (m.startsWith("psm_k") == false) {
+                continue;
+            }
             int pairs = 0;
             int found = 0;
             int queriesWith = 0;
@@ -1070,6 +1112,239 @@ public final class QueryBenchmark {
                 indexBytes / (double) n,
                 store,
                 store / (double) n);
+    }
+
+    // ---------------------------------------------------------------- k sweep, throughput, _msearch
+
+    /**
+     * Hits of each query of {@code [from, to)} by {@code _msearch} in batches of {@code batch}; the client time of each
+     * batch goes to {@code batchNanos} if given.
+     */
+    List<Set<Integer>> msearch(
+            String index, String method, Queries queries, int from, int to, int h, int batch, List<Long> batchNanos)
+            throws Exception {
+        List<Set<Integer>> hits = new ArrayList<>();
+        for (int b = from; b < to; b += batch) {
+            int end = Math.min(to, b + batch);
+            StringBuilder sb = new StringBuilder();
+            for (int qi = b; qi < end; qi++) {
+                sb.append("{\"index\": \"")
+                        .append(index)
+                        .append("\"}\n")
+                        .append(body(
+                                method, queries.fingerprints[qi], queries.margins[qi], h, queries.truth[qi][0], false))
+                        .append('\n');
+            }
+            Response r = ok("POST", "/_msearch", sb.toString(), Duration.ofMinutes(10));
+            if (batchNanos != null) {
+                batchNanos.add(r.nanos());
+            }
+            // Every response of a successful search starts with "took"; the first part is the envelope's own.
+            String[] parts = r.body().split("\\{\"took\"\\s*:");
+            if (parts.length != end - b + 2) {
+                throw new IllegalStateException(
+                        method + ": _msearch of " + (end - b) + " returned " + abbreviate(r.body(), 2000));
+            }
+            for (int i = 2; i < parts.length; i++) {
+                Matcher sf = SHARDS_FAILED.matcher(parts[i]);
+                if (sf.find() && Integer.parseInt(sf.group(1)) != 0) {
+                    throw new IllegalStateException(
+                            method + ": shard failure in _msearch: " + abbreviate(parts[i], 2000));
+                }
+                Set<Integer> ids = new TreeSet<>();
+                Matcher hit = HIT.matcher(parts[i]);
+                while (hit.find()) {
+                    ids.add(Integer.parseInt(hit.group(1)));
+                }
+                hits.add(ids);
+            }
+        }
+        return hits;
+    }
+
+    /**
+     * Pair recall of PSM against the in-process brute force for each swept k on the measured queries; returns the
+     * smallest k reaching 0.99 (the largest swept if none does).
+     */
+    int sweep(String index, Queries queries, int warmup, int q, int h) throws Exception {
+        System.out.printf(
+                Locale.ROOT,
+                "%nPSM recall by max_flips on `%s` (%d queries, %d pairs; _msearch in batches of 100, client time)%n%n",
+                index,
+                q,
+                queries.pairs(warmup, warmup + q));
+        System.out.println("| max_flips k | pair recall | queries with >= 1 found | ms per 100 queries |");
+        System.out.println("|---|---|---|---|");
+        int chosen = -1;
+        for (int k : sweepKs) {
+            List<Long> nanos = new ArrayList<>();
+            List<Set<Integer>> hits = msearch(index, "psm_k" + k, queries, warmup, warmup + q, h, 100, nanos);
+            int pairs = 0;
+            int found = 0;
+            int queriesFound = 0;
+            for (int j = 0; j < q; j++) {
+                int[] want = queries.truth[warmup + j];
+                int hit = 0;
+                for (int id : want) {
+                    if (hits.get(j).contains(id)) {
+                        hit++;
+                    }
+                }
+                pairs += want.length;
+                found += hit;
+                queriesFound += hit > 0 ? 1 : 0;
+            }
+            double recall = found / (double) pairs;
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %d | %.4f (%d/%d) | %d/%d | %.1f |%n",
+                    k,
+                    recall,
+                    found,
+                    pairs,
+                    queriesFound,
+                    q,
+                    nanos.stream().mapToLong(Long::longValue).sum() / 1e6 / nanos.size());
+            if (chosen < 0 && recall >= 0.99) {
+                chosen = k;
+            }
+        }
+        return chosen < 0 ? sweepKs[sweepKs.length - 1] : chosen;
+    }
+
+    /**
+     * Queries per second with 1, 2, 4 concurrent clients (one keep-alive connection each), cycling over the measured
+     * queries; every response checked for HTTP 200 and no shard failure.
+     */
+    void throughput(String index, Queries queries, int warmup, int q, int h, String[] methods) throws Exception {
+        System.out.printf(
+                Locale.ROOT,
+                "%nthroughput on `%s`: %,d requests per cell, clients on the same 2-core machine as the node%n%n",
+                index,
+                throughputRequests);
+        System.out.println("| method | clients | queries/s | median ms | p99 ms | errors |");
+        System.out.println("|---|---|---|---|---|---|");
+        for (String method : methods) {
+            for (int clients : throughputClients) {
+                java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+                java.util.concurrent.atomic.AtomicInteger errors = new java.util.concurrent.atomic.AtomicInteger();
+                long[] latencies = new long[throughputRequests];
+                Thread[] threads = new Thread[clients];
+                long t0 = System.nanoTime();
+                for (int c = 0; c < clients; c++) {
+                    threads[c] = new Thread(() -> {
+                        HttpClient own = HttpClient.newBuilder()
+                                .version(HttpClient.Version.HTTP_1_1)
+                                .connectTimeout(Duration.ofSeconds(10))
+                                .build();
+                        for (int i; (i = next.getAndIncrement()) < throughputRequests; ) {
+                            int qi = warmup + i % q;
+                            String body = body(
+                                    method,
+                                    queries.fingerprints[qi],
+                                    queries.margins[qi],
+                                    h,
+                                    queries.truth[qi][0],
+                                    false);
+                            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/" + index + "/_search"))
+                                    .timeout(Duration.ofMinutes(1))
+                                    .header("Content-Type", "application/json")
+                                    .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                                    .build();
+                            long s0 = System.nanoTime();
+                            try {
+                                HttpResponse<String> r = own.send(request, HttpResponse.BodyHandlers.ofString());
+                                Matcher sf = SHARDS_FAILED.matcher(r.body());
+                                if (r.statusCode() != 200 || (sf.find() && Integer.parseInt(sf.group(1)) != 0)) {
+                                    errors.incrementAndGet();
+                                }
+                            } catch (Exception e) {
+                                errors.incrementAndGet();
+                            }
+                            latencies[i] = System.nanoTime() - s0;
+                        }
+                    });
+                    threads[c].start();
+                }
+                for (Thread t : threads) {
+                    t.join();
+                }
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                double[] ms = Arrays.stream(latencies)
+                        .mapToDouble(v -> v / 1e6)
+                        .sorted()
+                        .toArray();
+                System.out.printf(
+                        Locale.ROOT,
+                        "| %s | %d | %.0f | %.2f | %.2f | %d |%n",
+                        method,
+                        clients,
+                        throughputRequests / seconds,
+                        median(ms),
+                        p99(ms),
+                        errors.get());
+            }
+        }
+    }
+
+    /**
+     * 100 queries as one {@code _msearch} against the same 100 as single requests one after the other, batch by
+     * batch alternating; the hits of both must be equal.
+     */
+    void batches(String index, Queries queries, int warmup, int q, int h, String[] methods) throws Exception {
+        System.out.printf(
+                Locale.ROOT,
+                "%n_msearch of 100 against 100 single requests on `%s` (client ms per 100 queries)%n%n",
+                index);
+        System.out.println("| method | batches | single requests: median ms per 100 | _msearch: median ms per 100 | "
+                + "single / _msearch | queries whose hits differ |");
+        System.out.println("|---|---|---|---|---|---|");
+        for (String method : methods) {
+            List<Double> singles = new ArrayList<>();
+            List<Double> batched = new ArrayList<>();
+            int differ = 0;
+            for (int b = warmup; b + 100 <= warmup + q; b += 100) {
+                long single = 0;
+                List<Set<Integer>> one = new ArrayList<>();
+                for (int qi = b; qi < b + 100; qi++) {
+                    Result r = search(
+                            index,
+                            method,
+                            queries.fingerprints[qi],
+                            queries.margins[qi],
+                            h,
+                            null,
+                            qi,
+                            queries.truth[qi][0],
+                            false);
+                    if (r == null) {
+                        throw new IllegalStateException(method + " query " + qi + " failed");
+                    }
+                    single += r.clientNanos();
+                    one.add(ids(r));
+                }
+                List<Long> nanos = new ArrayList<>();
+                List<Set<Integer>> many = msearch(index, method, queries, b, b + 100, h, 100, nanos);
+                for (int i = 0; i < 100; i++) {
+                    differ += one.get(i).equals(many.get(i)) ? 0 : 1;
+                }
+                singles.add(single / 1e6);
+                batched.add(nanos.get(0) / 1e6);
+            }
+            double s = median(
+                    singles.stream().mapToDouble(Double::doubleValue).sorted().toArray());
+            double m = median(
+                    batched.stream().mapToDouble(Double::doubleValue).sorted().toArray());
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %d | %.1f | %.1f | %.1f | %d |%n",
+                    method,
+                    singles.size(),
+                    s,
+                    m,
+                    s / m,
+                    differ);
+        }
     }
 
     /** Checks each hit's score: near_duplicate scores 1 - d/64, the script 64 - d. Returns the number of wrong ones. */

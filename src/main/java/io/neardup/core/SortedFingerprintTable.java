@@ -15,8 +15,11 @@ package io.neardup.core;
  * width is capped at {@value #MAX_INDEX_BITS} (1 GiB of index): wider prefixes are still looked up,
  * by narrowing the indexed run with a binary search.
  *
- * <p>Building sorts by LSD radix (four 16-bit digits, O(n), two scratch arrays), carrying the doc
- * ids along: no boxing, no comparator, and unsigned order falls out of treating digits as unsigned.
+ * <p>Building counts the fingerprints per indexed prefix (those counts are the index), places each pair in its
+ * prefix's run (one pass), then sorts each run by the whole fingerprint: insertion sort for short runs (about one
+ * entry at the default p), LSD radix by bytes for long ones. Stable, no boxing, no comparator; two passes over the
+ * input where a full LSD radix sort makes four to eight (the first query after a merge pays for the build: 10M
+ * fingerprints, docs/query-benchmark.md).
  */
 public final class SortedFingerprintTable implements SortedFingerprints {
     /** Widest prefix index: 2^28 + 1 ints = 1 GiB. */
@@ -30,11 +33,11 @@ public final class SortedFingerprintTable implements SortedFingerprints {
     private final int indexBits;
     private final int[] runStarts;
 
-    private SortedFingerprintTable(long[] fingerprints, int[] docs, int indexBits) {
+    private SortedFingerprintTable(long[] fingerprints, int[] docs, int indexBits, int[] runStarts) {
         this.fingerprints = fingerprints;
         this.docs = docs;
         this.indexBits = indexBits;
-        this.runStarts = buildIndex(fingerprints, indexBits);
+        this.runStarts = runStarts;
     }
 
     /** {@code floor(log2 n)} clamped to [1, {@value #MAX_INDEX_BITS}]: runs of about one entry. */
@@ -57,12 +60,23 @@ public final class SortedFingerprintTable implements SortedFingerprints {
     public static SortedFingerprintTable build(long[] fingerprints, int[] docs, int length, int indexBits) {
         checkArrays(fingerprints, docs, length);
         checkIndexBits(indexBits);
+        int[] runStarts = countByPrefix(fingerprints, length, indexBits);
+        int[] next = java.util.Arrays.copyOf(runStarts, runStarts.length - 1);
+        int shift = 64 - indexBits;
         long[] keys = new long[length];
         int[] values = new int[length];
-        System.arraycopy(fingerprints, 0, keys, 0, length);
-        System.arraycopy(docs, 0, values, 0, length);
-        radixSort(keys, values);
-        return new SortedFingerprintTable(keys, values, indexBits);
+        for (int i = 0; i < length; i++) {
+            long fp = fingerprints[i];
+            int to = next[(int) (fp >>> shift)]++;
+            keys[to] = fp;
+            values[to] = docs[i];
+        }
+        next = null;
+        RunSorter sorter = new RunSorter();
+        for (int b = 0; b < runStarts.length - 1; b++) {
+            sorter.sort(keys, values, runStarts[b], runStarts[b + 1]);
+        }
+        return new SortedFingerprintTable(keys, values, indexBits, runStarts);
     }
 
     /**
@@ -83,7 +97,7 @@ public final class SortedFingerprintTable implements SortedFingerprints {
         int[] values = new int[length];
         System.arraycopy(fingerprints, 0, keys, 0, length);
         System.arraycopy(docs, 0, values, 0, length);
-        return new SortedFingerprintTable(keys, values, indexBits);
+        return new SortedFingerprintTable(keys, values, indexBits, countByPrefix(keys, length, indexBits));
     }
 
     private static void checkArrays(long[] fingerprints, int[] docs, int length) {
@@ -102,61 +116,99 @@ public final class SortedFingerprintTable implements SortedFingerprints {
         }
     }
 
-    /** LSD radix sort by four unsigned 16-bit digits, carrying values; skips digits all keys share. */
-    static void radixSort(long[] keys, int[] values) {
-        int n = keys.length;
-        long[] keyScratch = new long[n];
-        int[] valueScratch = new int[n];
-        int[] count = new int[1 << 16];
-        long[] srcK = keys;
-        int[] srcV = values;
-        long[] dstK = keyScratch;
-        int[] dstV = valueScratch;
-        for (int shift = 0; shift < 64; shift += 16) {
-            java.util.Arrays.fill(count, 0);
-            for (int i = 0; i < n; i++) {
-                count[(int) (srcK[i] >>> shift) & 0xFFFF]++;
-            }
-            if (n == 0 || count[(int) (srcK[0] >>> shift) & 0xFFFF] == n) {
-                continue; // one digit value: this pass would not move anything
-            }
-            int sum = 0;
-            for (int d = 0; d < count.length; d++) {
-                int c = count[d];
-                count[d] = sum;
-                sum += c;
-            }
-            for (int i = 0; i < n; i++) {
-                int d = (int) (srcK[i] >>> shift) & 0xFFFF;
-                int to = count[d]++;
-                dstK[to] = srcK[i];
-                dstV[to] = srcV[i];
-            }
-            long[] tk = srcK;
-            srcK = dstK;
-            dstK = tk;
-            int[] tv = srcV;
-            srcV = dstV;
-            dstV = tv;
-        }
-        if (srcK != keys) {
-            System.arraycopy(srcK, 0, keys, 0, n);
-            System.arraycopy(srcV, 0, values, 0, n);
-        }
-    }
-
-    private static int[] buildIndex(long[] sorted, int indexBits) {
+    /**
+     * {@code starts[b]} = the number of fingerprints whose leading {@code indexBits} bits are below b
+     * (2^indexBits + 1 entries): in sorted order, the first position of prefix b.
+     */
+    private static int[] countByPrefix(long[] fingerprints, int length, int indexBits) {
         int buckets = 1 << indexBits;
         int[] starts = new int[buckets + 1];
         int shift = 64 - indexBits;
-        // Count per prefix into starts[b + 1], then prefix sums give each run's first position.
-        for (long fp : sorted) {
-            starts[(int) (fp >>> shift) + 1]++;
+        for (int i = 0; i < length; i++) {
+            starts[(int) (fingerprints[i] >>> shift) + 1]++;
         }
         for (int b = 0; b < buckets; b++) {
             starts[b + 1] += starts[b];
         }
         return starts;
+    }
+
+    /** Sorts runs of (fingerprint, doc) pairs by unsigned fingerprint, stably; reuses its scratch from run to run. */
+    static final class RunSorter {
+        /** Longest run sorted by insertion: beyond, the radix sort's passes cost less than the moves. */
+        static final int INSERTION_MAX = 32;
+
+        private long[] keyScratch = new long[0];
+        private int[] valueScratch = new int[0];
+        private final int[] count = new int[257];
+
+        void sort(long[] keys, int[] values, int from, int to) {
+            if (to - from <= INSERTION_MAX) {
+                insertionSort(keys, values, from, to);
+            } else {
+                radixSort(keys, values, from, to);
+            }
+        }
+
+        private static void insertionSort(long[] keys, int[] values, int from, int to) {
+            for (int i = from + 1; i < to; i++) {
+                long key = keys[i];
+                int value = values[i];
+                int j = i - 1;
+                while (j >= from && Long.compareUnsigned(keys[j], key) > 0) {
+                    keys[j + 1] = keys[j];
+                    values[j + 1] = values[j];
+                    j--;
+                }
+                keys[j + 1] = key;
+                values[j + 1] = value;
+            }
+        }
+
+        /** LSD radix by the eight bytes, least significant first, skipping bytes every key of the run shares. */
+        private void radixSort(long[] keys, int[] values, int from, int to) {
+            int n = to - from;
+            if (keyScratch.length < n) {
+                keyScratch = new long[n];
+                valueScratch = new int[n];
+            }
+            long[] srcK = keys;
+            int[] srcV = values;
+            int srcFrom = from;
+            long[] dstK = keyScratch;
+            int[] dstV = valueScratch;
+            int dstFrom = 0;
+            for (int shift = 0; shift < 64; shift += 8) {
+                java.util.Arrays.fill(count, 0);
+                for (int i = srcFrom; i < srcFrom + n; i++) {
+                    count[((int) (srcK[i] >>> shift) & 0xFF) + 1]++;
+                }
+                if (count[((int) (srcK[srcFrom] >>> shift) & 0xFF) + 1] == n) {
+                    continue; // one byte value: this pass would not move anything
+                }
+                for (int d = 0; d < 256; d++) {
+                    count[d + 1] += count[d];
+                }
+                for (int i = srcFrom; i < srcFrom + n; i++) {
+                    int at = dstFrom + count[(int) (srcK[i] >>> shift) & 0xFF]++;
+                    dstK[at] = srcK[i];
+                    dstV[at] = srcV[i];
+                }
+                long[] tk = srcK;
+                srcK = dstK;
+                dstK = tk;
+                int[] tv = srcV;
+                srcV = dstV;
+                dstV = tv;
+                int tf = srcFrom;
+                srcFrom = dstFrom;
+                dstFrom = tf;
+            }
+            if (srcK != keys) {
+                System.arraycopy(srcK, srcFrom, keys, from, n);
+                System.arraycopy(srcV, srcFrom, values, from, n);
+            }
+        }
     }
 
     @Override
@@ -222,17 +274,16 @@ public final class SortedFingerprintTable implements SortedFingerprints {
 
     /**
      * The most heap a {@link #build} of {@code n} pairs holds at once, the caller's input arrays
-     * included: input, sorted copy and radix scratch (12 bytes a pair each), the radix counts and the
-     * prefix index. What a caller reserves before building.
+     * included: input, sorted copy and, at most, radix scratch for a run of all n (12 bytes a pair
+     * each), the prefix index and its copy of next positions. What a caller reserves before building.
      */
     public static long peakBuildBytes(long n, int indexBits) {
         checkIndexBits(indexBits);
         return OBJECT_HEADER
                 + 3 * (2 * ARRAY_HEADER + 12L * n)
                 + ARRAY_HEADER
-                + 4L * (1 << 16)
-                + ARRAY_HEADER
-                + 4L * ((1L << indexBits) + 1);
+                + 4L * 257
+                + 2 * (ARRAY_HEADER + 4L * ((1L << indexBits) + 1));
     }
 
     /** Heap bytes held: the three arrays plus headers. */

@@ -105,14 +105,14 @@ public class PsmSearchTests extends OpenSearchTestCase {
                 String where = "h=" + h + " query " + Long.toHexString(query);
                 // Both exact paths: the exhaustive lookups (with and without the index), and the mode's choice.
                 out.clear();
-                PsmSearch.exhaustive(table, query, h, p, out);
+                PsmSearch.exhaustive(table, query, h, p, out, new long[1 + random.nextInt(PsmSearch.BATCH)]);
                 assertArrayEquals(where + " (indexed lookups)", expected, out.sortedDocs());
                 assertEquals(where, PsmSearch.exhaustiveLookups(p, h), out.lookups());
                 out.clear();
-                PsmSearch.exhaustive(table.withoutIndex(), query, h, p, out);
+                PsmSearch.exhaustive(table.withoutIndex(), query, h, p, out, new long[PsmSearch.BATCH]);
                 assertArrayEquals(where + " (binary search)", expected, out.sortedDocs());
                 out.clear();
-                PsmSearch.exhaustive(table, query, h, p + 3, out); // p wider than the index
+                PsmSearch.exhaustive(table, query, h, p + 3, out, new long[PsmSearch.BATCH]); // p wider than the index
                 assertArrayEquals(where + " (p > index bits)", expected, out.sortedDocs());
                 assertArrayEquals(
                         where + " (EXACT)",
@@ -381,6 +381,25 @@ public class PsmSearchTests extends OpenSearchTestCase {
         // FlipModel.gaussian allocates its (tiny) model object per call here: 60 calls * ~16 bytes.
         // Anything per flip set or per candidate would be >= 60 * 23 * 16 bytes.
         assertTrue("allocated " + allocated, allocated < 4096);
+    }
+
+    @Test
+    public void testSortEqualsTheJdkSort() {
+        SplittableRandom random = new SplittableRandom(randomLong());
+        for (int rep = 0; rep < 200; rep++) {
+            int n = random.nextInt(PsmSearch.BATCH + 1);
+            long[] a = new long[n + random.nextInt(3)]; // a tail past n stays untouched
+            for (int i = 0; i < a.length; i++) {
+                // runs of equal and ascending values as well as random ones
+                a[i] = random.nextBoolean()
+                        ? random.nextLong(Long.MAX_VALUE)
+                        : (i > 0 ? a[i - 1] : 0) + random.nextInt(2);
+            }
+            long[] expected = a.clone();
+            java.util.Arrays.sort(expected, 0, n);
+            PsmSearch.sort(a, n);
+            assertArrayEquals("n=" + n, expected, a);
+        }
     }
 
     @Test
