@@ -15,11 +15,12 @@ package io.neardup.core;
  * width is capped at {@value #MAX_INDEX_BITS} (1 GiB of index): wider prefixes are still looked up,
  * by narrowing the indexed run with a binary search.
  *
- * <p>Building counts the fingerprints per indexed prefix (those counts are the index), places each pair in its
- * prefix's run (one pass), then sorts each run by the whole fingerprint: insertion sort for short runs (about one
- * entry at the default p), LSD radix by bytes for long ones. Stable, no boxing, no comparator; two passes over the
- * input where a full LSD radix sort makes four to eight (the first query after a merge pays for the build: 10M
- * fingerprints, docs/query-benchmark.md).
+ * <p>Building counts the fingerprints per indexed prefix (those counts become the index), places each pair in its
+ * prefix's run (one pass), then sorts each run by fingerprint: insertion sort for short runs (about one entry at the
+ * default p when fingerprints are uniform), LSD radix by the bytes the run's fingerprints do not share for long ones
+ * (real simhash prefixes are skewed: at 10M synthetic documents 42% sit in runs longer than 32). Stable; two passes
+ * over the input and one over each long run, where a whole-table LSD radix sort made four (the first query after a
+ * merge pays for the build: docs/query-benchmark.md).
  */
 public final class SortedFingerprintTable implements SortedFingerprints {
     /** Widest prefix index: 2^28 + 1 ints = 1 GiB. */
@@ -61,18 +62,19 @@ public final class SortedFingerprintTable implements SortedFingerprints {
         checkArrays(fingerprints, docs, length);
         checkIndexBits(indexBits);
         int[] runStarts = countByPrefix(fingerprints, length, indexBits);
-        int[] next = java.util.Arrays.copyOf(runStarts, runStarts.length - 1);
         int shift = 64 - indexBits;
         long[] keys = new long[length];
         int[] values = new int[length];
         for (int i = 0; i < length; i++) {
             long fp = fingerprints[i];
-            int to = next[(int) (fp >>> shift)]++;
+            int to = runStarts[(int) (fp >>> shift)]++;
             keys[to] = fp;
             values[to] = docs[i];
         }
-        next = null;
-        RunSorter sorter = new RunSorter();
+        // Each start has moved to its run's end, the next run's start: shift them back by one.
+        System.arraycopy(runStarts, 0, runStarts, 1, runStarts.length - 2);
+        runStarts[0] = 0;
+        RunSorter sorter = new RunSorter(longestRun(runStarts));
         for (int b = 0; b < runStarts.length - 1; b++) {
             sorter.sort(keys, values, runStarts[b], runStarts[b + 1]);
         }
@@ -133,14 +135,29 @@ public final class SortedFingerprintTable implements SortedFingerprints {
         return starts;
     }
 
-    /** Sorts runs of (fingerprint, doc) pairs by unsigned fingerprint, stably; reuses its scratch from run to run. */
-    static final class RunSorter {
-        /** Longest run sorted by insertion: beyond, the radix sort's passes cost less than the moves. */
-        static final int INSERTION_MAX = 32;
+    private static int longestRun(int[] runStarts) {
+        int longest = 0;
+        for (int b = 0; b < runStarts.length - 1; b++) {
+            longest = Math.max(longest, runStarts[b + 1] - runStarts[b]);
+        }
+        return longest;
+    }
 
-        private long[] keyScratch = new long[0];
-        private int[] valueScratch = new int[0];
+    /** Sorts runs of (fingerprint, doc) pairs by unsigned fingerprint, stably. */
+    static final class RunSorter {
+        /** Longest run sorted by insertion: beyond, the radix passes cost less than the moves. */
+        static final int INSERTION_MAX = 48;
+
+        private final long[] keyScratch;
+        private final int[] valueScratch;
         private final int[] count = new int[257];
+
+        /** Scratch for runs of up to {@code longestRun} pairs, allocated only if a run is sorted by radix. */
+        RunSorter(int longestRun) {
+            int scratch = longestRun > INSERTION_MAX ? longestRun : 0;
+            this.keyScratch = new long[scratch];
+            this.valueScratch = new int[scratch];
+        }
 
         void sort(long[] keys, int[] values, int from, int to) {
             if (to - from <= INSERTION_MAX) {
@@ -165,12 +182,12 @@ public final class SortedFingerprintTable implements SortedFingerprints {
             }
         }
 
-        /** LSD radix by the eight bytes, least significant first, skipping bytes every key of the run shares. */
+        /** LSD radix by bytes, least significant first, skipping the bytes every pair of the run shares. */
         private void radixSort(long[] keys, int[] values, int from, int to) {
             int n = to - from;
-            if (keyScratch.length < n) {
-                keyScratch = new long[n];
-                valueScratch = new int[n];
+            long differing = 0;
+            for (int i = from + 1; i < to; i++) {
+                differing |= keys[i] ^ keys[from];
             }
             long[] srcK = keys;
             int[] srcV = values;
@@ -179,12 +196,12 @@ public final class SortedFingerprintTable implements SortedFingerprints {
             int[] dstV = valueScratch;
             int dstFrom = 0;
             for (int shift = 0; shift < 64; shift += 8) {
+                if (((differing >>> shift) & 0xFF) == 0) {
+                    continue; // every key of the run has the same byte here: the pass would not move anything
+                }
                 java.util.Arrays.fill(count, 0);
                 for (int i = srcFrom; i < srcFrom + n; i++) {
                     count[((int) (srcK[i] >>> shift) & 0xFF) + 1]++;
-                }
-                if (count[((int) (srcK[srcFrom] >>> shift) & 0xFF) + 1] == n) {
-                    continue; // one byte value: this pass would not move anything
                 }
                 for (int d = 0; d < 256; d++) {
                     count[d + 1] += count[d];
@@ -194,15 +211,15 @@ public final class SortedFingerprintTable implements SortedFingerprints {
                     dstK[at] = srcK[i];
                     dstV[at] = srcV[i];
                 }
-                long[] tk = srcK;
+                long[] swapK = srcK;
                 srcK = dstK;
-                dstK = tk;
-                int[] tv = srcV;
+                dstK = swapK;
+                int[] swapV = srcV;
                 srcV = dstV;
-                dstV = tv;
-                int tf = srcFrom;
+                dstV = swapV;
+                int swapFrom = srcFrom;
                 srcFrom = dstFrom;
-                dstFrom = tf;
+                dstFrom = swapFrom;
             }
             if (srcK != keys) {
                 System.arraycopy(srcK, srcFrom, keys, from, n);
@@ -275,7 +292,7 @@ public final class SortedFingerprintTable implements SortedFingerprints {
     /**
      * The most heap a {@link #build} of {@code n} pairs holds at once, the caller's input arrays
      * included: input, sorted copy and, at most, radix scratch for a run of all n (12 bytes a pair
-     * each), the prefix index and its copy of next positions. What a caller reserves before building.
+     * each), the radix counts and the prefix index. What a caller reserves before building.
      */
     public static long peakBuildBytes(long n, int indexBits) {
         checkIndexBits(indexBits);
@@ -283,7 +300,8 @@ public final class SortedFingerprintTable implements SortedFingerprints {
                 + 3 * (2 * ARRAY_HEADER + 12L * n)
                 + ARRAY_HEADER
                 + 4L * 257
-                + 2 * (ARRAY_HEADER + 4L * ((1L << indexBits) + 1));
+                + ARRAY_HEADER
+                + 4L * ((1L << indexBits) + 1);
     }
 
     /** Heap bytes held: the three arrays plus headers. */

@@ -55,6 +55,31 @@ public class SortedFingerprintTableTests extends OpenSearchTestCase {
         }
     }
 
+    /** Any doc order in the input, long runs (radix) and short ones (insertion): pairs end up as a stable reference sort puts them. */
+    @Test
+    public void testOrdersLikeAStableReferenceSort() {
+        SplittableRandom random = new SplittableRandom(randomLong());
+        for (int iter = 0; iter < 50; iter++) {
+            int n = random.nextInt(3000);
+            long[] fps = randomFingerprints(random, n, iter % 2 == 0);
+            int[] docs = new int[n];
+            for (int i = 0; i < n; i++) {
+                docs[i] = random.nextInt(Math.max(1, n / 2)); // shuffled, some repeated
+            }
+            int indexBits = 1 + random.nextInt(16);
+            SortedFingerprintTable t = SortedFingerprintTable.build(fps, docs, n, indexBits);
+            long[][] reference = new long[n][];
+            for (int i = 0; i < n; i++) {
+                reference[i] = new long[] {fps[i], docs[i]};
+            }
+            java.util.Arrays.sort(reference, (a, b) -> Long.compareUnsigned(a[0], b[0])); // stable: a merge sort
+            for (int i = 0; i < n; i++) {
+                assertEquals("iter " + iter + " position " + i, reference[i][0], t.fingerprintAt(i));
+                assertEquals("iter " + iter + " position " + i, reference[i][1], t.docAt(i));
+            }
+        }
+    }
+
     @Test
     public void testRunsMatchBruteForceForEveryPrefixWidth() {
         SplittableRandom random = new SplittableRandom(randomLong());
