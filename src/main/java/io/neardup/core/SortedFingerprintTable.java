@@ -16,11 +16,12 @@ package io.neardup.core;
  * by narrowing the indexed run with a binary search.
  *
  * <p>Building counts the fingerprints per indexed prefix (those counts become the index), places each pair in its
- * prefix's run (one pass), then sorts each run by fingerprint: insertion sort for short runs (about one entry at the
- * default p when fingerprints are uniform), LSD radix by the bytes the run's fingerprints do not share for long ones
- * (real simhash prefixes are skewed: at 10M synthetic documents 42% sit in runs longer than 32). Stable; two passes
- * over the input and one over each long run, where a whole-table LSD radix sort made four (the first query after a
- * merge pays for the build: docs/query-benchmark.md).
+ * prefix's run (by the leading byte first when the index is wide, so that the second placement writes into one
+ * byte's part of the table instead of all over it), then sorts each run by fingerprint: insertion sort for short
+ * runs (about one entry at the default p when fingerprints are uniform), the JDK's primitive sort of single longs
+ * (the bits the run does not share, then the position in the run) for longer ones, LSD radix by bytes where a run is
+ * longer than 2^p. Real simhash prefixes are skewed: at 10M synthetic documents 42% sit in runs longer than 32.
+ * Stable. The first query after a merge pays for the build (10M fingerprints: docs/query-benchmark.md).
  */
 public final class SortedFingerprintTable implements SortedFingerprints {
     /** Widest prefix index: 2^28 + 1 ints = 1 GiB. */
@@ -62,9 +63,51 @@ public final class SortedFingerprintTable implements SortedFingerprints {
         checkArrays(fingerprints, docs, length);
         checkIndexBits(indexBits);
         int[] runStarts = countByPrefix(fingerprints, length, indexBits);
-        int shift = 64 - indexBits;
         long[] keys = new long[length];
         int[] values = new int[length];
+        RunSorter sorter;
+        if (indexBits > TOP_BITS + 4) {
+            // Placing each pair straight into its prefix's run writes all over the table (a cache miss a pair at
+            // 10M); by the leading byte first, the second placement stays within one byte's part of the table.
+            long[] byTopKeys = new long[length];
+            int[] byTopValues = new int[length];
+            placeByTopByte(fingerprints, docs, length, byTopKeys, byTopValues);
+            place(byTopKeys, byTopValues, length, indexBits, runStarts, keys, values);
+            sorter = new RunSorter(byTopKeys, byTopValues);
+        } else {
+            place(fingerprints, docs, length, indexBits, runStarts, keys, values);
+            sorter = new RunSorter(longestRun(runStarts));
+        }
+        for (int b = 0; b < runStarts.length - 1; b++) {
+            sorter.sort(keys, values, runStarts[b], runStarts[b + 1], indexBits);
+        }
+        return new SortedFingerprintTable(keys, values, indexBits, runStarts);
+    }
+
+    /** Leading bits of the first placement. */
+    private static final int TOP_BITS = 8;
+
+    /** A stable counting sort of the pairs by their leading byte. */
+    private static void placeByTopByte(long[] fingerprints, int[] docs, int length, long[] keys, int[] values) {
+        int[] next = new int[(1 << TOP_BITS) + 1];
+        for (int i = 0; i < length; i++) {
+            next[(int) (fingerprints[i] >>> (64 - TOP_BITS)) + 1]++;
+        }
+        for (int b = 0; b < 1 << TOP_BITS; b++) {
+            next[b + 1] += next[b];
+        }
+        for (int i = 0; i < length; i++) {
+            long fp = fingerprints[i];
+            int to = next[(int) (fp >>> (64 - TOP_BITS))]++;
+            keys[to] = fp;
+            values[to] = docs[i];
+        }
+    }
+
+    /** Places each pair at the end of its prefix's run so far (stable); {@code runStarts} ends up as it started. */
+    private static void place(
+            long[] fingerprints, int[] docs, int length, int indexBits, int[] runStarts, long[] keys, int[] values) {
+        int shift = 64 - indexBits;
         for (int i = 0; i < length; i++) {
             long fp = fingerprints[i];
             int to = runStarts[(int) (fp >>> shift)]++;
@@ -74,11 +117,6 @@ public final class SortedFingerprintTable implements SortedFingerprints {
         // Each start has moved to its run's end, the next run's start: shift them back by one.
         System.arraycopy(runStarts, 0, runStarts, 1, runStarts.length - 2);
         runStarts[0] = 0;
-        RunSorter sorter = new RunSorter(longestRun(runStarts));
-        for (int b = 0; b < runStarts.length - 1; b++) {
-            sorter.sort(keys, values, runStarts[b], runStarts[b + 1]);
-        }
-        return new SortedFingerprintTable(keys, values, indexBits, runStarts);
     }
 
     /**
@@ -145,26 +183,58 @@ public final class SortedFingerprintTable implements SortedFingerprints {
 
     /** Sorts runs of (fingerprint, doc) pairs by unsigned fingerprint, stably. */
     static final class RunSorter {
-        /** Longest run sorted by insertion: beyond, the radix passes cost less than the moves. */
+        /** Longest run sorted by insertion: beyond, a sort in O(n log n) costs less than the moves. */
         static final int INSERTION_MAX = 48;
 
         private final long[] keyScratch;
         private final int[] valueScratch;
         private final int[] count = new int[257];
 
-        /** Scratch for runs of up to {@code longestRun} pairs, allocated only if a run is sorted by radix. */
+        /** Scratch for runs of up to {@code longestRun} pairs, allocated only if a run is longer than {@link #INSERTION_MAX}. */
         RunSorter(int longestRun) {
-            int scratch = longestRun > INSERTION_MAX ? longestRun : 0;
-            this.keyScratch = new long[scratch];
-            this.valueScratch = new int[scratch];
+            this(
+                    new long[longestRun > INSERTION_MAX ? longestRun : 0],
+                    new int[longestRun > INSERTION_MAX ? longestRun : 0]);
         }
 
-        void sort(long[] keys, int[] values, int from, int to) {
-            if (to - from <= INSERTION_MAX) {
+        /** Scratch as long as the longest run it will sort. */
+        RunSorter(long[] keyScratch, int[] valueScratch) {
+            this.keyScratch = keyScratch;
+            this.valueScratch = valueScratch;
+        }
+
+        /**
+         * Sorts a run whose fingerprints share their leading {@code sharedBits} bits (the indexed prefix): short runs by
+         * insertion; runs of at most 2^sharedBits pairs as single longs (the bits they do not share, then the position
+         * in the run) by the JDK's primitive sort; longer ones by radix.
+         */
+        void sort(long[] keys, int[] values, int from, int to, int sharedBits) {
+            int n = to - from;
+            if (n <= INSERTION_MAX) {
                 insertionSort(keys, values, from, to);
+            } else if (sharedBits < 31 && n <= 1 << sharedBits) {
+                packedSort(keys, values, from, to, sharedBits);
             } else {
                 radixSort(keys, values, from, to);
             }
+        }
+
+        private void packedSort(long[] keys, int[] values, int from, int to, int sharedBits) {
+            int n = to - from;
+            long positionMask = (1L << sharedBits) - 1;
+            for (int j = 0; j < n; j++) {
+                // Sign bit flipped: signed order of the packed longs is unsigned order of the fingerprints' other bits.
+                keyScratch[j] = ((keys[from + j] << sharedBits) | j) ^ Long.MIN_VALUE;
+            }
+            java.util.Arrays.sort(keyScratch, 0, n);
+            long shared = keys[from] >>> (64 - sharedBits) << (64 - sharedBits);
+            for (int j = 0; j < n; j++) {
+                long packed = keyScratch[j] ^ Long.MIN_VALUE;
+                valueScratch[j] = values[from + (int) (packed & positionMask)];
+                keyScratch[j] = shared | (packed >>> sharedBits);
+            }
+            System.arraycopy(keyScratch, 0, keys, from, n);
+            System.arraycopy(valueScratch, 0, values, from, n);
         }
 
         private static void insertionSort(long[] keys, int[] values, int from, int to) {
@@ -291,15 +361,15 @@ public final class SortedFingerprintTable implements SortedFingerprints {
 
     /**
      * The most heap a {@link #build} of {@code n} pairs holds at once, the caller's input arrays
-     * included: input, sorted copy and, at most, radix scratch for a run of all n (12 bytes a pair
-     * each), the radix counts and the prefix index. What a caller reserves before building.
+     * included: input, sorted copy and the copy placed by the leading byte that the run sorts reuse
+     * as scratch (12 bytes a pair each), two arrays of byte counts and the prefix index. What a
+     * caller reserves before building.
      */
     public static long peakBuildBytes(long n, int indexBits) {
         checkIndexBits(indexBits);
         return OBJECT_HEADER
                 + 3 * (2 * ARRAY_HEADER + 12L * n)
-                + ARRAY_HEADER
-                + 4L * 257
+                + 2 * (ARRAY_HEADER + 4L * 257)
                 + ARRAY_HEADER
                 + 4L * ((1L << indexBits) + 1);
     }
