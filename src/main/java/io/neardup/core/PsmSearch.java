@@ -92,7 +92,7 @@ public final class PsmSearch {
 
     /**
      * Prefixes looked up together. In a table much larger than the processor's caches each lookup is two or three
-     * cache and TLB misses (~400 ns at 10M fingerprints, 85% of a PSM search); looking up a batch of prefixes whose
+     * cache and TLB misses (~250–300 ns at 10M fingerprints, most of a PSM search); looking up a batch of prefixes whose
      * addresses are all known lets the processor overlap those misses instead of waiting for each in turn.
      */
     static final int BATCH = 256;
