@@ -581,6 +581,12 @@ public final class QueryBenchmark {
     private static final Pattern SHARDS_FAILED =
             Pattern.compile("\"_shards\"\\s*:\\s*\\{[^}]*\"failed\"\\s*:\\s*(\\d+)");
 
+    /** Whether a search response reports failed shards. */
+    static boolean shardsFailed(String response) {
+        Matcher failed = SHARDS_FAILED.matcher(response);
+        return failed.find() && Integer.parseInt(failed.group(1)) != 0;
+    }
+
     record Result(long clientNanos, int took, int total, String relation, int[] ids, float[] scores) {}
 
     /** Per method: latencies, results by query index, errors. */
@@ -622,8 +628,7 @@ public final class QueryBenchmark {
             }
             return null;
         }
-        Matcher sf = SHARDS_FAILED.matcher(r.body());
-        if (sf.find() && Integer.parseInt(sf.group(1)) != 0) {
+        if (shardsFailed(r.body())) {
             String e = method + " query " + queryIndex + " -> shard failures: " + abbreviate(r.body(), 1500)
                     + "\n  request: " + body;
             if (stats != null) {
@@ -1146,8 +1151,7 @@ public final class QueryBenchmark {
                         method + ": _msearch of " + (end - b) + " returned " + abbreviate(r.body(), 2000));
             }
             for (int i = 2; i < parts.length; i++) {
-                Matcher sf = SHARDS_FAILED.matcher(parts[i]);
-                if (sf.find() && Integer.parseInt(sf.group(1)) != 0) {
+                if (shardsFailed(parts[i])) {
                     throw new IllegalStateException(
                             method + ": shard failure in _msearch: " + abbreviate(parts[i], 2000));
                 }
@@ -1254,8 +1258,7 @@ public final class QueryBenchmark {
                             long s0 = System.nanoTime();
                             try {
                                 HttpResponse<String> r = own.send(request, HttpResponse.BodyHandlers.ofString());
-                                Matcher sf = SHARDS_FAILED.matcher(r.body());
-                                if (r.statusCode() != 200 || (sf.find() && Integer.parseInt(sf.group(1)) != 0)) {
+                                if (r.statusCode() != 200 || shardsFailed(r.body())) {
                                     errors.incrementAndGet();
                                 }
                             } catch (Exception e) {

@@ -71,7 +71,14 @@ public final class SortedFingerprintTable implements SortedFingerprints {
             // 10M); by the leading byte first, the second placement stays within one byte's part of the table.
             long[] byTopKeys = new long[length];
             int[] byTopValues = new int[length];
-            placeByTopByte(fingerprints, docs, length, byTopKeys, byTopValues);
+            place(
+                    fingerprints,
+                    docs,
+                    length,
+                    TOP_BITS,
+                    countByPrefix(fingerprints, length, TOP_BITS),
+                    byTopKeys,
+                    byTopValues);
             place(byTopKeys, byTopValues, length, indexBits, runStarts, keys, values);
             sorter = new RunSorter(byTopKeys, byTopValues);
         } else {
@@ -86,23 +93,6 @@ public final class SortedFingerprintTable implements SortedFingerprints {
 
     /** Leading bits of the first placement. */
     private static final int TOP_BITS = 8;
-
-    /** A stable counting sort of the pairs by their leading byte. */
-    private static void placeByTopByte(long[] fingerprints, int[] docs, int length, long[] keys, int[] values) {
-        int[] next = new int[(1 << TOP_BITS) + 1];
-        for (int i = 0; i < length; i++) {
-            next[(int) (fingerprints[i] >>> (64 - TOP_BITS)) + 1]++;
-        }
-        for (int b = 0; b < 1 << TOP_BITS; b++) {
-            next[b + 1] += next[b];
-        }
-        for (int i = 0; i < length; i++) {
-            long fp = fingerprints[i];
-            int to = next[(int) (fp >>> (64 - TOP_BITS))]++;
-            keys[to] = fp;
-            values[to] = docs[i];
-        }
-    }
 
     /** Places each pair at the end of its prefix's run so far (stable); {@code runStarts} ends up as it started. */
     private static void place(
