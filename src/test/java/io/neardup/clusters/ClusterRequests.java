@@ -5,8 +5,12 @@
 package io.neardup.clusters;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.opensearch.tasks.TaskInfo;
+import org.opensearch.test.OpenSearchTestCase;
+import org.opensearch.transport.client.Client;
 
-/** Requests the tests build without the REST layer. */
+/** Requests the tests build without the REST layer, and what they wait for while one runs. */
 final class ClusterRequests {
 
     private ClusterRequests() {}
@@ -15,5 +19,24 @@ final class ClusterRequests {
     static NearDupClustersRequest fullRun(String index, MatchSpec spec) {
         return new NearDupClustersRequest(
                 index, spec, "dup", NearDupClustersRequest.Linkage.SINGLE, List.of(), true, null, false);
+    }
+
+    /** Waits (up to a minute) until the running clusters task, as {@code client} lists it, has written an assignment. */
+    static void awaitFirstWrite(Client client) throws Exception {
+        OpenSearchTestCase.assertBusy(
+                () -> {
+                    List<TaskInfo> tasks = client.admin()
+                            .cluster()
+                            .prepareListTasks()
+                            .setActions(NearDupClustersAction.NAME)
+                            .setDetailed(true)
+                            .get()
+                            .getTasks();
+                    OpenSearchTestCase.assertFalse(tasks.isEmpty());
+                    OpenSearchTestCase.assertTrue(
+                            ((NearDupClustersTask.Status) tasks.get(0).getStatus()).updated() >= 1);
+                },
+                60,
+                TimeUnit.SECONDS);
     }
 }

@@ -19,7 +19,6 @@ import org.opensearch.common.settings.Settings;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.SearchHit;
-import org.opensearch.tasks.TaskInfo;
 import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
@@ -67,22 +66,7 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                 .bulkTimeout(TimeValue.timeValueSeconds(2));
         Future<NearDupClustersResponse> running =
                 internalCluster().client(coordinator).execute(NearDupClustersAction.INSTANCE, request);
-        assertBusy(
-                () -> {
-                    List<TaskInfo> tasks = internalCluster()
-                            .client(coordinator)
-                            .admin()
-                            .cluster()
-                            .prepareListTasks()
-                            .setActions(NearDupClustersAction.NAME)
-                            .setDetailed(true)
-                            .get()
-                            .getTasks();
-                    assertFalse(tasks.isEmpty());
-                    assertTrue(((NearDupClustersTask.Status) tasks.get(0).getStatus()).updated() >= 1);
-                },
-                60,
-                TimeUnit.SECONDS);
+        ClusterRequests.awaitFirstWrite(internalCluster().client(coordinator));
         // A data node other than the coordinator: with 6 shards balanced over 3 data nodes, it holds some of the index.
         internalCluster()
                 .stopRandomNode(settings ->

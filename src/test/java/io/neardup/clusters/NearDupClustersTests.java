@@ -405,20 +405,7 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                     .refresh(true);
             running = client().execute(NearDupClustersAction.INSTANCE, request);
         }
-        assertBusy(
-                () -> {
-                    List<org.opensearch.tasks.TaskInfo> tasks = client().admin()
-                            .cluster()
-                            .prepareListTasks()
-                            .setActions(NearDupClustersAction.NAME)
-                            .setDetailed(true)
-                            .get()
-                            .getTasks();
-                    assertFalse(tasks.isEmpty());
-                    assertTrue(((NearDupClustersTask.Status) tasks.get(0).getStatus()).updated() >= 1);
-                },
-                60,
-                java.util.concurrent.TimeUnit.SECONDS);
+        ClusterRequests.awaitFirstWrite(client());
         BulkRequestBuilder touch = client().prepareBulk();
         fps.keySet()
                 .forEach(id -> touch.add(client().prepareUpdate("conflicts", id).setDoc(Map.of("touched", true))));
