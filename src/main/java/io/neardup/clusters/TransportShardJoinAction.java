@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.mapper.SimhashFieldMapper;
+import io.neardup.query.FieldExposure;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
 import io.neardup.query.SimhashBatchMatcher;
@@ -136,7 +137,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         for (int l = 0; l < leaves.size(); l++) {
             LeafReaderContext leaf = leaves.get(l);
             Scorer scorer = weight.scorer(leaf);
-            if (scorer == null) {
+            if (scorer == null
+                    || FieldExposure.exposes(leaf.reader(), request.spec().field()) == false) {
                 continue;
             }
             SortedNumericDocValues values =

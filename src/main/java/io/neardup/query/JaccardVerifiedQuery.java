@@ -77,6 +77,9 @@ public final class JaccardVerifiedQuery extends Query {
             @Override
             public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
                 String field = verifier.minhashField();
+                if (FieldExposure.exposes(context.reader(), field) == false) {
+                    return null;
+                }
                 SegmentScheme.requireSameHash(
                         field,
                         schemeHash,

@@ -70,6 +70,10 @@ final class JaccardVerifier {
     /** @param record whether verifications count in the node's stats (a search, not an explanation) */
     Leaf leaf(LeafReaderContext context, boolean record) throws IOException {
         LeafReader reader = context.reader();
+        if (FieldExposure.exposes(reader, minhashField) == false) {
+            // Hidden from this caller: verified as a segment without the field, so nothing matches.
+            return new Leaf(reader, DocValues.emptyBinary(), null, record ? stats : null);
+        }
         return new Leaf(
                 reader,
                 DocValues.getBinary(reader, minhashField),

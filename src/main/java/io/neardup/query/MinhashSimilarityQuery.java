@@ -119,6 +119,9 @@ public final class MinhashSimilarityQuery extends Query {
             if (stats != null && counted.compareAndSet(false, true)) {
                 stats.minhashQuery();
             }
+            if (FieldExposure.exposes(context.reader(), field) == false) {
+                return null;
+            }
             String segmentScheme = SegmentScheme.of(context.reader(), field, FingerprintFields.schemeField(field));
             SegmentScheme.requireSameHash(field, schemeHash, segmentScheme);
             SegmentScheme.requireSame(field, scheme, segmentScheme);

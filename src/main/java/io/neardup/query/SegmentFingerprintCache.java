@@ -56,12 +56,15 @@ public final class SegmentFingerprintCache {
     }
 
     /**
-     * The fingerprints of {@code field} in this segment in unsigned order, or null if none has one.
-     * A structure is charged to the breaker with the most heap its build will hold <em>before</em>
+     * The fingerprints of {@code field} in this segment in unsigned order, or null if none has one
+     * or {@code reader} does not expose the field to its caller ({@link FieldExposure}). A structure is charged to the breaker with the most heap its build will hold <em>before</em>
      * it is built (past the limit the query fails with a 429 and nothing is allocated), then the
      * charge is trued up to what it keeps.
      */
     SortedFingerprints fingerprints(LeafReader reader, String field) throws IOException {
+        if (FieldExposure.exposes(reader, field) == false) {
+            return null;
+        }
         SegmentStructure.Sorted sorted =
                 cached(reader, field, SegmentStructure.Sorted.class, charge -> build(reader, field, charge));
         return sorted == null ? null : sorted.view(reader);
@@ -69,9 +72,13 @@ public final class SegmentFingerprintCache {
 
     /**
      * Block tables of {@code field}'s fingerprints in this segment that answer every distance up to
-     * {@code maxDistance}, or null if no document has one; charged as {@link #fingerprints} is.
+     * {@code maxDistance}, or null if no document has one or the caller may not see the field;
+     * charged as {@link #fingerprints} is.
      */
     public SimhashBlockIndex blockIndex(LeafReader reader, String field, int maxDistance) throws IOException {
+        if (FieldExposure.exposes(reader, field) == false) {
+            return null;
+        }
         SegmentStructure.Blocks blocks = cached(reader, field, maxDistance, SegmentStructure.Blocks.class, charge -> {
             long withValue = Math.min(DocValues.getSortedNumeric(reader, field).cost(), reader.maxDoc());
             if (withValue == 0) {

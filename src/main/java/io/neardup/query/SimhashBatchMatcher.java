@@ -64,8 +64,10 @@ public final class SimhashBatchMatcher {
         int[] docBases = new int[leaves.size()];
         for (int i = 0; i < leaves.size(); i++) {
             LeafReaderContext leaf = leaves.get(i);
-            schemes[i] = SegmentScheme.of(leaf.reader(), field, FingerprintFields.schemeField(field));
             indexes[i] = services.cache().blockIndex(leaf.reader(), field, maxDistance);
+            schemes[i] = indexes[i] == null
+                    ? null
+                    : SegmentScheme.of(leaf.reader(), field, FingerprintFields.schemeField(field));
             live[i] = leaf.reader().getLiveDocs();
             docBases[i] = leaf.docBase;
         }

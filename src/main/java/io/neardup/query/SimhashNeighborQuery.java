@@ -129,12 +129,12 @@ public final class SimhashNeighborQuery extends Query {
         /** One segment's matches; {@code record}: counted in the node's stats (a search, not an explanation). */
         private ScorerSupplier search(LeafReaderContext context, boolean record) throws IOException {
             LeafReader reader = context.reader();
-            SegmentScheme.requireSame(
-                    field, scheme, SegmentScheme.of(reader, field, FingerprintFields.schemeField(field)));
             SortedFingerprints fingerprints = cache.fingerprints(reader, field);
             if (fingerprints == null) {
                 return null;
             }
+            SegmentScheme.requireSame(
+                    field, scheme, SegmentScheme.of(reader, field, FingerprintFields.schemeField(field)));
             int p = prefixBits > 0 ? prefixBits : SortedFingerprintTable.defaultIndexBits(fingerprints.size());
             int excludedDoc = excludedDoc(reader);
             // The matches grow with the data (a segment of copies matches whole), so they are charged
@@ -228,6 +228,9 @@ public final class SimhashNeighborQuery extends Query {
 
         @Override
         public Explanation explain(LeafReaderContext context, int doc) throws IOException {
+            if (FieldExposure.exposes(context.reader(), field) == false) {
+                return Explanation.noMatch("no value in [" + field + "]");
+            }
             var values = DocValues.unwrapSingleton(DocValues.getSortedNumeric(context.reader(), field));
             if (values.advanceExact(doc) == false) {
                 return Explanation.noMatch("no value in [" + field + "]");
