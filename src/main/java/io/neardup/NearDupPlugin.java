@@ -5,7 +5,9 @@
 package io.neardup;
 
 import io.neardup.clusters.NearDupClustersAction;
+import io.neardup.clusters.NearDupClustersDryRunAction;
 import io.neardup.clusters.NearDupClustersTask;
+import io.neardup.clusters.NearDupLookupAction;
 import io.neardup.clusters.RestNearDupClustersAction;
 import io.neardup.clusters.ShardJoinAction;
 import io.neardup.clusters.ShardMatchAction;
@@ -109,7 +111,10 @@ public class NearDupPlugin extends Plugin
                 new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env, scratchPool),
                 NearDupLookupProcessor.TYPE,
                 new NearDupLookupProcessor.Factory(
-                        parameters.client, parameters.ingestService.getClusterService(), parameters.scheduler));
+                        parameters.client,
+                        parameters.ingestService.getClusterService(),
+                        parameters.threadContext,
+                        parameters.scheduler));
     }
 
     @Override
@@ -175,7 +180,9 @@ public class NearDupPlugin extends Plugin
         return List.of(
                 new ActionHandler<>(NearDupStatsAction.INSTANCE, TransportNearDupStatsAction.class),
                 new ActionHandler<>(NearDupClustersAction.INSTANCE, TransportNearDupClustersAction.class),
+                new ActionHandler<>(NearDupClustersDryRunAction.INSTANCE, TransportNearDupClustersAction.DryRun.class),
                 new ActionHandler<>(ShardMatchAction.INSTANCE, TransportShardMatchAction.class),
+                new ActionHandler<>(NearDupLookupAction.INSTANCE, TransportShardMatchAction.Lookup.class),
                 new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class));
     }
 

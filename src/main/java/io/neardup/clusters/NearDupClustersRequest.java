@@ -9,6 +9,7 @@ import static org.opensearch.action.ValidateActions.addValidationError;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -34,7 +35,7 @@ import org.opensearch.tasks.Task;
  * each other, written into each of them as {@code <target_field>.cluster}, {@code .size} and
  * {@code .representative}.
  */
-public final class NearDupClustersRequest extends ActionRequest implements IndicesRequest {
+public final class NearDupClustersRequest extends ActionRequest implements IndicesRequest.Replaceable {
 
     public static final int DEFAULT_SCROLL_SIZE = 1_000;
     public static final int MAX_SCROLL_SIZE = 10_000;
@@ -66,7 +67,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         }
     }
 
-    private final String index;
+    private String[] indices;
     private final MatchSpec spec;
     private final String targetField;
     private final Linkage linkage;
@@ -93,7 +94,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
             boolean keepRepresentatives,
             QueryBuilder query,
             boolean singletons) {
-        this.index = index;
+        this.indices = new String[] {index};
         this.spec = spec;
         this.targetField = targetField;
         this.linkage = linkage;
@@ -105,7 +106,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
 
     public NearDupClustersRequest(StreamInput in) throws IOException {
         super(in);
-        index = in.readString();
+        indices = in.readStringArray();
         spec = new MatchSpec(in);
         targetField = in.readString();
         linkage = in.readEnum(Linkage.class);
@@ -129,7 +130,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     @Override
     public void writeTo(StreamOutput out) throws IOException {
         super.writeTo(out);
-        out.writeString(index);
+        out.writeStringArray(indices);
         spec.writeTo(out);
         out.writeString(targetField);
         out.writeEnum(linkage);
@@ -283,8 +284,8 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     @Override
     public ActionRequestValidationException validate() {
         ActionRequestValidationException e = null;
-        if (index == null || index.isBlank()) {
-            e = addValidationError("an index is required", e);
+        if (indices.length != 1 || indices[0] == null || indices[0].isBlank()) {
+            e = addValidationError("one index is required, got " + Arrays.toString(indices), e);
         }
         if (targetField.isBlank()
                 || targetField.length() > MAX_TARGET_FIELD_LENGTH
@@ -358,18 +359,24 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
 
     @Override
     public String getDescription() {
-        return "near_dup_clusters [" + index + "] " + spec + " into [" + targetField + "] linkage ["
+        return "near_dup_clusters " + Arrays.toString(indices) + " " + spec + " into [" + targetField + "] linkage ["
                 + linkage.paramName() + "]" + (dryRun ? " (dry run)" : "");
     }
 
-    public String index() {
-        return index;
-    }
-
-    /** The one index it reads and writes, so that index-level permissions apply to the run as to {@code _update_by_query}. */
+    /**
+     * The one index it reads and writes, so that index-level permissions apply to the run as to
+     * {@code _update_by_query}; replaceable, so that the Security plugin resolves it to the index
+     * named (and checks the user's permissions there) instead of to every index.
+     */
     @Override
     public String[] indices() {
-        return new String[] {index};
+        return indices;
+    }
+
+    @Override
+    public NearDupClustersRequest indices(String... indices) {
+        this.indices = indices;
+        return this;
     }
 
     @Override

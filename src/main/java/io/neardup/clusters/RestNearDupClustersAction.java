@@ -62,7 +62,7 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
         boolean waitForCompletion = restRequest.paramAsBoolean("wait_for_completion", true);
         if (waitForCompletion) {
             return channel -> client.executeLocally(
-                    NearDupClustersAction.INSTANCE, request, new RestToXContentListener<>(channel));
+                    NearDupClustersDryRunAction.of(request), request, new RestToXContentListener<>(channel));
         }
         request.setShouldStoreResult(true);
         ActionRequestValidationException invalid = request.validate();
@@ -71,7 +71,9 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
         }
         return channel -> {
             Task task = client.executeLocally(
-                    NearDupClustersAction.INSTANCE, request, LoggingTaskListener.<NearDupClustersResponse>instance());
+                    NearDupClustersDryRunAction.of(request),
+                    request,
+                    LoggingTaskListener.<NearDupClustersResponse>instance());
             XContentBuilder builder = channel.newBuilder();
             builder.startObject()
                     .field("task", client.getLocalNodeId() + ":" + task.getId())

@@ -31,7 +31,7 @@ import org.opensearch.transport.client.ParentTaskAssigningClient;
  * 400 before anything is read or written), maps the target field, and runs the {@link ClusterJob}
  * on a generic thread, its searches and writes as child tasks of this one.
  */
-public final class TransportNearDupClustersAction
+public class TransportNearDupClustersAction
         extends HandledTransportAction<NearDupClustersRequest, NearDupClustersResponse> {
 
     private final Client client;
@@ -49,12 +49,66 @@ public final class TransportNearDupClustersAction
             ThreadPool threadPool,
             IndexNameExpressionResolver resolver,
             SegmentFingerprintCache cache) {
-        super(NearDupClustersAction.NAME, transportService, actionFilters, NearDupClustersRequest::new);
+        this(
+                NearDupClustersAction.NAME,
+                transportService,
+                actionFilters,
+                client,
+                clusterService,
+                threadPool,
+                resolver,
+                cache);
+    }
+
+    private TransportNearDupClustersAction(
+            String name,
+            TransportService transportService,
+            ActionFilters actionFilters,
+            Client client,
+            ClusterService clusterService,
+            ThreadPool threadPool,
+            IndexNameExpressionResolver resolver,
+            SegmentFingerprintCache cache) {
+        super(name, transportService, actionFilters, NearDupClustersRequest::new);
         this.client = client;
         this.clusterService = clusterService;
         this.threadPool = threadPool;
         this.resolver = resolver;
         this.cache = cache;
+    }
+
+    /** The dry run, under a read permission ({@link NearDupClustersDryRunAction}); it refuses a run that would write. */
+    public static final class DryRun extends TransportNearDupClustersAction {
+        @Inject
+        public DryRun(
+                TransportService transportService,
+                ActionFilters actionFilters,
+                Client client,
+                ClusterService clusterService,
+                ThreadPool threadPool,
+                IndexNameExpressionResolver resolver,
+                SegmentFingerprintCache cache) {
+            super(
+                    NearDupClustersDryRunAction.NAME,
+                    transportService,
+                    actionFilters,
+                    client,
+                    clusterService,
+                    threadPool,
+                    resolver,
+                    cache);
+        }
+
+        @Override
+        protected void doExecute(
+                Task task, NearDupClustersRequest request, ActionListener<NearDupClustersResponse> listener) {
+            if (request.dryRun() == false) {
+                listener.onFailure(new IllegalArgumentException("[" + NearDupClustersDryRunAction.NAME
+                        + "] only runs dry runs; a run that writes is [" + NearDupClustersAction.NAME + "]"));
+                return;
+            }
+            super.doExecute(task, request, listener);
+        }
     }
 
     @Override
@@ -101,6 +155,10 @@ public final class TransportNearDupClustersAction
     /** The one index the request names, after checking its field and target field; a bad request throws an {@code IllegalArgumentException}. */
     private IndexMetadata checkMappings(ClusterState state, NearDupClustersRequest request) {
         String[] names = resolver.concreteIndexNames(state, request);
+        if (names.length != 1) {
+            throw new IllegalArgumentException("[_near_dup_clusters] runs on one index; "
+                    + String.join(",", request.indices()) + " names " + names.length);
+        }
         IndexMetadata metadata = state.metadata().index(names[0]);
         Map<String, Object> properties = mappingOf(metadata);
         String field = request.spec().field();

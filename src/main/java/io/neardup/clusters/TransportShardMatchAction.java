@@ -35,7 +35,7 @@ import org.opensearch.transport.TransportService;
  * postings, shingle sets) are built once and shared by the whole batch, and nothing crosses the
  * network but the batch and its matches.
  */
-public final class TransportShardMatchAction extends OneShardAction<ShardMatchRequest, ShardMatchResponse> {
+public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest, ShardMatchResponse> {
 
     /** Most matches kept per document and shard: enough to connect any group (every member queries), bounded however large it is. */
     public static final int MAX_MATCHES_PER_DOCUMENT = 1_000;
@@ -52,8 +52,28 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
             IndexNameExpressionResolver indexNameExpressionResolver,
             IndicesService indicesService,
             QueryServices services) {
-        super(
+        this(
                 ShardMatchAction.NAME,
+                threadPool,
+                clusterService,
+                transportService,
+                actionFilters,
+                indexNameExpressionResolver,
+                indicesService,
+                services);
+    }
+
+    private TransportShardMatchAction(
+            String name,
+            ThreadPool threadPool,
+            ClusterService clusterService,
+            TransportService transportService,
+            ActionFilters actionFilters,
+            IndexNameExpressionResolver indexNameExpressionResolver,
+            IndicesService indicesService,
+            QueryServices services) {
+        super(
+                name,
                 threadPool,
                 clusterService,
                 transportService,
@@ -64,6 +84,29 @@ public final class TransportShardMatchAction extends OneShardAction<ShardMatchRe
                 ThreadPool.Names.SEARCH);
         this.indicesService = indicesService;
         this.services = services;
+    }
+
+    /** The same matching for {@code near_dup_lookup}, under the lookup's own permission ({@link NearDupLookupAction}). */
+    public static final class Lookup extends TransportShardMatchAction {
+        @Inject
+        public Lookup(
+                ThreadPool threadPool,
+                ClusterService clusterService,
+                TransportService transportService,
+                ActionFilters actionFilters,
+                IndexNameExpressionResolver indexNameExpressionResolver,
+                IndicesService indicesService,
+                QueryServices services) {
+            super(
+                    NearDupLookupAction.NAME,
+                    threadPool,
+                    clusterService,
+                    transportService,
+                    actionFilters,
+                    indexNameExpressionResolver,
+                    indicesService,
+                    services);
+        }
     }
 
     @Override

@@ -5,7 +5,9 @@
 package io.neardup.core;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 
 /**
  * The fingerprints of the documents an ingest node has just seen, which a search cannot find yet
@@ -14,7 +16,15 @@ import java.util.Iterator;
  * and a bit count, and a signature comparison stops as soon as more values differ than the
  * threshold allows (after ~26 of 128 values for an unrelated document at 0.8).
  *
- * <p>Thread-safe: writes and reads synchronize on the instance.
+ * <p>Only fingerprints of one {@code scope} are compared with each other: the caller makes it of
+ * everything that decides who may see a document (the index it is looked up in, and the identity
+ * of the user indexing it), so that the window never carries one user's document into another's
+ * answer. An entry is <em>pending</em> from {@link #addSimhash}/{@link #addSignature} until its own
+ * document is {@link #accept accepted} or {@link #withdraw withdrawn} (its lookup failed): a pending
+ * entry can be matched, but a caller must not use such a match before it is decided
+ * ({@link Entry#whenDecided}), and a withdrawn one leaves the window at once.
+ *
+ * <p>Thread-safe: the window synchronizes on the instance, an entry's decision on the entry.
  */
 public final class RecentFingerprints {
 
@@ -27,9 +37,21 @@ public final class RecentFingerprints {
         private final int[] signature;
         private final byte[] shingleSet;
         private final long addedNanos;
-        private volatile String cluster;
+        private final long arrival;
+        private boolean decided;
+        private boolean withdrawn;
+        private String cluster;
+        private List<Runnable> onDecision;
 
-        Entry(String scope, String id, int scheme, long simhash, int[] signature, byte[] shingleSet, long addedNanos) {
+        Entry(
+                String scope,
+                String id,
+                int scheme,
+                long simhash,
+                int[] signature,
+                byte[] shingleSet,
+                long addedNanos,
+                long arrival) {
             this.scope = scope;
             this.id = id;
             this.scheme = scheme;
@@ -37,20 +59,61 @@ public final class RecentFingerprints {
             this.signature = signature;
             this.shingleSet = shingleSet;
             this.addedNanos = addedNanos;
+            this.arrival = arrival;
         }
 
         public String id() {
             return id;
         }
 
-        /** The cluster its lookup chose, or its own id while that lookup is still running. */
-        public String cluster() {
-            String decided = cluster;
-            return decided == null ? id : decided;
+        /** The order in which entries were added: a document is only matched with entries that arrived before it. */
+        public long arrival() {
+            return arrival;
         }
 
-        public void decide(String cluster) {
-            this.cluster = cluster;
+        /** The cluster its lookup chose; its own id while undecided. */
+        public synchronized String cluster() {
+            return cluster == null ? id : cluster;
+        }
+
+        /** Whether its document was accepted; false while pending or once withdrawn. */
+        public synchronized boolean accepted() {
+            return decided && withdrawn == false;
+        }
+
+        /** Runs {@code action} once this entry is accepted or withdrawn: now if it already is. */
+        public void whenDecided(Runnable action) {
+            synchronized (this) {
+                if (decided == false) {
+                    if (onDecision == null) {
+                        onDecision = new ArrayList<>(1);
+                    }
+                    onDecision.add(action);
+                    return;
+                }
+            }
+            action.run();
+        }
+
+        private void decide(String acceptedCluster, boolean withdraw) {
+            List<Runnable> waiting;
+            synchronized (this) {
+                if (decided) {
+                    throw new IllegalStateException("entry [" + id + "] is already decided");
+                }
+                decided = true;
+                withdrawn = withdraw;
+                cluster = acceptedCluster;
+                waiting = onDecision;
+                onDecision = null;
+            }
+            if (waiting != null) {
+                waiting.forEach(Runnable::run);
+            }
+        }
+
+        private synchronized boolean withdrawn() {
+            return withdrawn;
         }
     }
 
@@ -60,6 +123,7 @@ public final class RecentFingerprints {
     private final int capacity;
     private final long ttlNanos;
     private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+    private long arrivals;
 
     public RecentFingerprints(int capacity, long ttlNanos) {
         if (capacity < 0 || ttlNanos < 0) {
@@ -74,20 +138,22 @@ public final class RecentFingerprints {
     }
 
     /**
-     * Adds a simhash document; returns its entry. Only fingerprints of one {@code scope} (the index
-     * they are looked up in) and one {@code scheme} (a hash of the scheme id, 0 for none) are
-     * compared with each other, and never a document with itself (same {@code id}).
+     * Adds a simhash document as a pending entry; returns it. Fingerprints of one {@code scope} and
+     * one {@code scheme} (a hash of the scheme id, 0 for none) are compared with each other, and
+     * never a document with itself (same {@code id}).
      */
     public Entry addSimhash(String scope, String id, int scheme, long simhash, long nowNanos) {
-        return add(new Entry(scope, id, scheme, simhash, null, null, nowNanos), nowNanos);
+        return add(scope, id, scheme, simhash, null, null, nowNanos);
     }
 
-    /** Adds a signature document; {@code shingleSet} ({@link ShingleSetCodec} payload) may be null. */
+    /** Adds a signature document as a pending entry; {@code shingleSet} ({@link ShingleSetCodec} payload) may be null. */
     public Entry addSignature(String scope, String id, int scheme, int[] signature, byte[] shingleSet, long nowNanos) {
-        return add(new Entry(scope, id, scheme, 0, signature.clone(), shingleSet, nowNanos), nowNanos);
+        return add(scope, id, scheme, 0, signature.clone(), shingleSet, nowNanos);
     }
 
-    private synchronized Entry add(Entry entry, long nowNanos) {
+    private synchronized Entry add(
+            String scope, String id, int scheme, long simhash, int[] signature, byte[] shingleSet, long nowNanos) {
+        Entry entry = new Entry(scope, id, scheme, simhash, signature, shingleSet, nowNanos, arrivals++);
         expire(nowNanos);
         if (capacity == 0) {
             return entry;
@@ -99,24 +165,42 @@ public final class RecentFingerprints {
         return entry;
     }
 
+    /** The arrival the next entry will get: the bound for a document that has no entry of its own. */
+    public synchronized long nextArrival() {
+        return arrivals;
+    }
+
+    /** Its document was accepted into {@code cluster}: later documents may use a match with it. */
+    public void accept(Entry entry, String cluster) {
+        entry.decide(cluster, false);
+    }
+
+    /** Its document was refused (its lookup failed): it leaves the window and no document may use a match with it. */
+    public void withdraw(Entry entry) {
+        synchronized (this) {
+            entries.remove(entry);
+        }
+        entry.decide(null, true);
+    }
+
     private void expire(long nowNanos) {
         while (entries.isEmpty() == false && nowNanos - entries.peekFirst().addedNanos > ttlNanos) {
             entries.removeFirst();
         }
     }
 
-    /** The closest recent simhash of {@code scope} within {@code maxDistance} bits, other than document {@code id}; null if none. */
+    /**
+     * The closest recent simhash of {@code scope} within {@code maxDistance} bits that arrived before
+     * {@code before}, other than document {@code id} or a withdrawn one; null if none.
+     */
     public synchronized Match closestSimhash(
-            String scope, String id, int scheme, long simhash, int maxDistance, long nowNanos) {
+            String scope, String id, int scheme, long simhash, int maxDistance, long before, long nowNanos) {
         expire(nowNanos);
         Entry best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
             Entry entry = it.next();
-            if (entry.signature != null
-                    || entry.scheme != scheme
-                    || entry.scope.equals(scope) == false
-                    || entry.id.equals(id)) {
+            if (entry.signature != null || comparable(entry, scope, id, scheme, before) == false) {
                 continue;
             }
             int distance = Long.bitCount(entry.simhash ^ simhash);
@@ -129,8 +213,9 @@ public final class RecentFingerprints {
     }
 
     /**
-     * The most similar recent signature of {@code scope} at or above {@code minSimilarity}, other than document {@code id}:
-     * by the exact Jaccard of the shingle sets where both have one, else by the estimate. Null if none.
+     * The most similar recent signature of {@code scope} at or above {@code minSimilarity} that
+     * arrived before {@code before}, other than document {@code id} or a withdrawn one: by the exact
+     * Jaccard of the shingle sets where both have one, else by the estimate. Null if none.
      */
     public synchronized Match mostSimilarSignature(
             String scope,
@@ -139,6 +224,7 @@ public final class RecentFingerprints {
             int[] signature,
             byte[] shingleSet,
             double minSimilarity,
+            long before,
             long nowNanos) {
         expire(nowNanos);
         Entry best = null;
@@ -151,10 +237,8 @@ public final class RecentFingerprints {
         int maxMismatches = (int) Math.floor((1 - estimateFloor) * signature.length);
         for (Entry entry : entries) {
             if (entry.signature == null
-                    || entry.scheme != scheme
                     || entry.signature.length != signature.length
-                    || entry.scope.equals(scope) == false
-                    || entry.id.equals(id)) {
+                    || comparable(entry, scope, id, scheme, before) == false) {
                 continue;
             }
             int mismatches = 0;
@@ -176,5 +260,13 @@ public final class RecentFingerprints {
             }
         }
         return best == null ? null : new Match(best, bestSimilarity);
+    }
+
+    private static boolean comparable(Entry entry, String scope, String id, int scheme, long before) {
+        return entry.scheme == scheme
+                && entry.arrival < before
+                && entry.scope.equals(scope)
+                && entry.id.equals(id) == false
+                && entry.withdrawn() == false;
     }
 }

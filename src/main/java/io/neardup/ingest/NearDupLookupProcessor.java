@@ -9,7 +9,7 @@ import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException
 import io.neardup.clusters.ClusterAssignment;
 import io.neardup.clusters.MappingPaths;
 import io.neardup.clusters.MatchSpec;
-import io.neardup.clusters.ShardMatchAction;
+import io.neardup.clusters.NearDupLookupAction;
 import io.neardup.clusters.ShardMatchRequest;
 import io.neardup.clusters.ShardMatchResponse;
 import io.neardup.clusters.TransportShardMatchAction;
@@ -27,12 +27,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.opensearch.OpenSearchTimeoutException;
 import org.opensearch.cluster.ClusterState;
 import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.unit.TimeValue;
+import org.opensearch.common.util.concurrent.ThreadContext;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.index.IndexNotFoundException;
 import org.opensearch.ingest.AbstractProcessor;
@@ -61,6 +63,12 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     public static final int MAX_RECENT_SIZE = 100_000;
     public static final TimeValue DEFAULT_RECENT_TTL = TimeValue.timeValueSeconds(5);
     public static final TimeValue MAX_RECENT_TTL = TimeValue.timeValueMinutes(10);
+    /**
+     * The thread-context transient in which the Security plugin puts the user an action runs for
+     * ({@code ConfigConstants.OPENDISTRO_SECURITY_USER_INFO_THREAD_CONTEXT}); absent without it.
+     */
+    static final String SECURITY_USER_INFO = "_opendistro_security_user_info";
+
     private static final Set<String> METADATA_FIELDS = Set.of(
             "_id",
             "_index",
@@ -82,6 +90,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final boolean ignoreMissing;
     private final boolean simhash;
     private final RecentFingerprints recent;
+    private final ThreadContext threadContext;
     private final MatchSpec spec;
     private final Client client;
     private final ClusterService clusterService;
@@ -102,6 +111,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             RecentFingerprints recent,
             Client client,
             ClusterService clusterService,
+            ThreadContext threadContext,
             BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler,
             LongSupplier nanoTime) {
         super(tag, description);
@@ -115,6 +125,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         this.ignoreMissing = ignoreMissing;
         this.simhash = field.endsWith(".simhash") || field.equals("simhash");
         this.recent = recent;
+        this.threadContext = threadContext;
         this.spec = new MatchSpec(field, maxDistance, null, null, minSimilarity, null);
         this.client = client;
         this.clusterService = clusterService;
@@ -134,10 +145,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
     @Override
     public void execute(IngestDocument document, BiConsumer<IngestDocument, Exception> handler) {
-        final FingerprintObject.Parts parts;
         final Map<String, Object> fingerprintSource;
         final RecentFingerprints.Entry self;
-        final RecentFingerprints.Match recentMatch;
+        final Supplier<RecentFingerprints.Match> recentMatch;
+        final IndexMetadata target;
         String id = document.getSourceAndMetadata().get("_id") instanceof String s ? s : null;
         String lookupIndex =
                 index != null ? index : (String) document.getSourceAndMetadata().get("_index");
@@ -151,50 +162,52 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 throw new IllegalArgumentException("[" + TYPE + "] the document has no fingerprint at [" + field
                         + "]; place this " + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
             }
-            parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
+            FingerprintObject.Parts parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
             fingerprintSource =
                     MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
+            target = lookupIndex(lookupIndex);
+            String scope = windowScope(target.getIndex().getName());
             long now = nanoTime.getAsLong();
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
             if (simhash) {
                 long value = SimhashCodec.parseHex(parts.value());
-                recentMatch = recent.closestSimhash(
-                        lookupIndex,
-                        id,
-                        scheme,
-                        value,
-                        maxDistance == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : maxDistance,
-                        now);
-                self = id == null ? null : recent.addSimhash(lookupIndex, id, scheme, value, now);
+                int distance = maxDistance == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : maxDistance;
+                self = id == null ? null : recent.addSimhash(scope, id, scheme, value, now);
+                long before = self == null ? recent.nextArrival() : self.arrival();
+                recentMatch =
+                        () -> recent.closestSimhash(scope, id, scheme, value, distance, before, nanoTime.getAsLong());
             } else {
                 int[] signature = SignatureCodec.decode(parts.value());
                 byte[] shingles = parts.shingles() == null
                         ? null
                         : ShingleSetCodec.decodePayload(parts.shingles(), SignatureCodec.schemeHashOf(parts.value()));
                 double tau = minSimilarity == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : minSimilarity;
-                recentMatch = recent.mostSimilarSignature(lookupIndex, id, scheme, signature, shingles, tau, now);
-                self = id == null ? null : recent.addSignature(lookupIndex, id, scheme, signature, shingles, now);
+                self = id == null ? null : recent.addSignature(scope, id, scheme, signature, shingles, now);
+                long before = self == null ? recent.nextArrival() : self.arrival();
+                recentMatch = () -> recent.mostSimilarSignature(
+                        scope, id, scheme, signature, shingles, tau, before, nanoTime.getAsLong());
             }
         } catch (RuntimeException e) {
             handler.accept(null, e);
             return;
         }
-        IndexMetadata target;
-        try {
-            target = lookupIndex(lookupIndex);
-        } catch (RuntimeException e) {
-            handler.accept(null, e);
-            return;
-        }
+        BiConsumer<IngestDocument, Exception> completion = (done, e) -> {
+            if (e != null && self != null) {
+                recent.withdraw(self);
+            }
+            handler.accept(done, e);
+        };
         // One request per shard straight to a copy of it, the document's query run there on the shard's structures:
         // no search action around it (can_match, query and fetch phases), which would cost more than the lookup itself.
+        // It runs as the user indexing the document: the Security plugin checks the lookup's own action on the lookup
+        // index, and the shard reads through that user's reader (DLS, FLS).
         int shards = target.getNumberOfShards();
         ShardMatchResponse[] responses = new ShardMatchResponse[shards];
         AtomicInteger pending = new AtomicInteger(shards);
         AtomicBoolean done = new AtomicBoolean();
         Scheduler.ScheduledCancellable timer = scheduler.apply(timeout.millis(), () -> {
             if (done.compareAndSet(false, true)) {
-                handler.accept(
+                completion.accept(
                         null,
                         new OpenSearchTimeoutException(
                                 "[" + TYPE + "] the lookup in [" + lookupIndex + "] took more than [" + timeout + "]"));
@@ -211,29 +224,60 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     maxCandidates,
                     targetField + "." + ClusterAssignment.CLUSTER);
             client.execute(
-                    ShardMatchAction.INSTANCE,
+                    NearDupLookupAction.INSTANCE,
                     request,
                     ActionListener.wrap(
                             response -> {
                                 responses[slot] = response;
                                 if (pending.decrementAndGet() == 0 && done.compareAndSet(false, true)) {
                                     timer.cancel();
-                                    try {
-                                        write(document, id, best(responses), recentMatch, self);
-                                    } catch (RuntimeException e) {
-                                        handler.accept(null, e);
-                                        return;
-                                    }
-                                    handler.accept(document, null);
+                                    complete(document, id, best(responses), recentMatch, self, completion);
                                 }
                             },
                             e -> {
                                 if (done.compareAndSet(false, true)) {
                                     timer.cancel();
-                                    handler.accept(null, e);
+                                    completion.accept(null, e);
                                 }
                             }));
         }
+    }
+
+    /**
+     * The window's scope for documents looked up in {@code concreteIndex}: that index and, beside the
+     * Security plugin, the identity of the user indexing (name, backend roles, roles, tenant), so
+     * that no user's answer names a document only another user has indexed and not yet refreshed.
+     */
+    private String windowScope(String concreteIndex) {
+        Object user = threadContext.getTransient(SECURITY_USER_INFO);
+        return user == null ? concreteIndex : concreteIndex + '\u0000' + user;
+    }
+
+    /**
+     * Writes the answer once the document's own lookup succeeded. A recent match whose document is
+     * still being looked up is used only once that document is accepted; if it is withdrawn, the
+     * window is asked again without it.
+     */
+    private void complete(
+            IngestDocument document,
+            String id,
+            Found indexed,
+            Supplier<RecentFingerprints.Match> recentMatch,
+            RecentFingerprints.Entry self,
+            BiConsumer<IngestDocument, Exception> completion) {
+        RecentFingerprints.Match match;
+        try {
+            match = recentMatch.get();
+            if (match != null && match.entry().accepted() == false) {
+                match.entry().whenDecided(() -> complete(document, id, indexed, recentMatch, self, completion));
+                return;
+            }
+            write(document, id, indexed, match, self);
+        } catch (RuntimeException e) {
+            completion.accept(null, e);
+            return;
+        }
+        completion.accept(document, null);
     }
 
     /** The one index {@code name} (an index, or an alias or data stream of one index) names now. */
@@ -291,24 +335,27 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         Map<String, Object> value = duplicateOf != null
                 ? ClusterAssignment.duplicate(cluster, duplicateOf, similarity)
                 : ClusterAssignment.original(id);
-        if (self != null) {
-            self.decide(ClusterAssignment.clusterOf(value));
-        }
         document.setFieldValue(targetField, value);
+        if (self != null) {
+            recent.accept(self, ClusterAssignment.clusterOf(value));
+        }
     }
 
     /** Reads the processor's configuration; each bad option fails the pipeline PUT naming it. */
     public static final class Factory implements Processor.Factory {
         private final Client client;
         private final ClusterService clusterService;
+        private final ThreadContext threadContext;
         private final BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler;
 
         public Factory(
                 Client client,
                 ClusterService clusterService,
+                ThreadContext threadContext,
                 BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler) {
             this.client = client;
             this.clusterService = clusterService;
+            this.threadContext = threadContext;
             this.scheduler = scheduler;
         }
 
@@ -389,6 +436,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     new RecentFingerprints(recentSize, recentTtl.nanos()),
                     client,
                     clusterService,
+                    threadContext,
                     scheduler,
                     System::nanoTime);
         }

@@ -15,16 +15,18 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         recent.addSimhash("i", "far", 1, base ^ 0xFFL, 0);
         recent.addSimhash("i", "near", 1, base ^ 1L, 0);
         recent.addSimhash("i", "other-scheme", 2, base, 0);
-        RecentFingerprints.Match match = recent.closestSimhash("i", "q", 1, base, 3, 0);
+        RecentFingerprints.Match match = recent.closestSimhash("i", "q", 1, base, 3, Long.MAX_VALUE, 0);
         assertEquals("near", match.entry().id());
         assertEquals(1 - 1 / 64.0, match.similarity(), 0);
-        assertNull("8 bits is beyond 3", recent.closestSimhash("i", "q", 1, base ^ 0xFF00L, 3, 0));
-        assertNull("only its own scheme", recent.closestSimhash("i", "q", 3, base, 3, 0));
-        assertNull("only its own index", recent.closestSimhash("other-index", "q", 1, base, 3, 0));
+        assertNull("8 bits is beyond 3", recent.closestSimhash("i", "q", 1, base ^ 0xFF00L, 3, Long.MAX_VALUE, 0));
+        assertNull("only its own scheme", recent.closestSimhash("i", "q", 3, base, 3, Long.MAX_VALUE, 0));
+        assertNull("only its own index", recent.closestSimhash("other-index", "q", 1, base, 3, Long.MAX_VALUE, 0));
         assertEquals(
                 "never the document itself",
                 "far",
-                recent.closestSimhash("i", "near", 1, base ^ 1L, 8, 0).entry().id());
+                recent.closestSimhash("i", "near", 1, base ^ 1L, 8, Long.MAX_VALUE, 0)
+                        .entry()
+                        .id());
     }
 
     public void testCapacityAndTtlBoundWhatIsKept() {
@@ -33,13 +35,17 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
             recent.addSimhash("i", "d" + i, 0, i, i);
         }
         assertEquals(3, recent.size());
-        assertNull("the oldest went first", recent.closestSimhash("i", "q", 0, 0, 0, 5));
-        assertEquals("d4", recent.closestSimhash("i", "q", 0, 4, 0, 5).entry().id());
-        assertNull("expired after the ttl", recent.closestSimhash("i", "q", 0, 4, 0, 5 + 101));
+        assertNull("the oldest went first", recent.closestSimhash("i", "q", 0, 0, 0, Long.MAX_VALUE, 5));
+        assertEquals(
+                "d4",
+                recent.closestSimhash("i", "q", 0, 4, 0, Long.MAX_VALUE, 5)
+                        .entry()
+                        .id());
+        assertNull("expired after the ttl", recent.closestSimhash("i", "q", 0, 4, 0, Long.MAX_VALUE, 5 + 101));
         assertEquals(0, recent.size());
         RecentFingerprints none = new RecentFingerprints(0, 100);
         none.addSimhash("i", "x", 0, 0, 0);
-        assertNull(none.closestSimhash("i", "q", 0, 0, 8, 0));
+        assertNull(none.closestSimhash("i", "q", 0, 0, 8, Long.MAX_VALUE, 0));
     }
 
     public void testSignaturesByEstimateAndByExactJaccard() {
@@ -53,10 +59,11 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
             ninety[i] = ~ninety[i];
         }
         recent.addSignature("i", "ninety", 7, ninety, null, 0);
-        RecentFingerprints.Match byEstimate = recent.mostSimilarSignature("i", "q", 7, signature, null, 0.8, 0);
+        RecentFingerprints.Match byEstimate =
+                recent.mostSimilarSignature("i", "q", 7, signature, null, 0.8, Long.MAX_VALUE, 0);
         assertEquals("ninety", byEstimate.entry().id());
         assertEquals(1 - 13 / 128.0, byEstimate.similarity(), 1e-12);
-        assertNull(recent.mostSimilarSignature("i", "q", 7, signature, null, 0.95, 0));
+        assertNull(recent.mostSimilarSignature("i", "q", 7, signature, null, 0.95, Long.MAX_VALUE, 0));
 
         // With shingle sets on both sides the exact Jaccard decides: {1..10} against {1..8}: 0.8.
         byte[] ten = ShingleSetCodec.payload(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
@@ -65,15 +72,73 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         RecentFingerprints.Entry stored = exact.addSignature("i", "eight", 7, ninety, eight, 0);
         assertEquals(
                 0.8,
-                exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.75, 0).similarity(),
+                exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.75, Long.MAX_VALUE, 0)
+                        .similarity(),
                 1e-12);
         assertNull(
                 "exact 0.8 is below 0.85 even though the estimate (0.90) is above",
-                exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.85, 0));
-        assertNull("never itself", exact.mostSimilarSignature("i", "eight", 7, ninety, eight, 0.5, 0));
-        assertNull("only its own index", exact.mostSimilarSignature("other-index", "q", 7, ninety, eight, 0.5, 0));
+                exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.85, Long.MAX_VALUE, 0));
+        assertNull("never itself", exact.mostSimilarSignature("i", "eight", 7, ninety, eight, 0.5, Long.MAX_VALUE, 0));
+        assertNull(
+                "only its own index",
+                exact.mostSimilarSignature("other-index", "q", 7, ninety, eight, 0.5, Long.MAX_VALUE, 0));
         assertEquals("its own id until its lookup decides", "eight", stored.cluster());
-        stored.decide("c1");
+        exact.accept(stored, "c1");
         assertEquals("c1", stored.cluster());
+    }
+
+    /** A document is only matched with entries that arrived before it: the arrival order, not the order lookups finish. */
+    public void testOnlyEarlierArrivalsAreMatched() {
+        RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
+        RecentFingerprints.Entry first = recent.addSimhash("i", "first", 0, 42L, 0);
+        RecentFingerprints.Entry second = recent.addSimhash("i", "second", 0, 43L, 0);
+        assertEquals(
+                "first",
+                recent.closestSimhash("i", "second", 0, 43L, 3, second.arrival(), 0)
+                        .entry()
+                        .id());
+        assertNull(
+                "the later one is never a match for the earlier",
+                recent.closestSimhash("i", "first", 0, 42L, 3, first.arrival(), 0));
+        assertEquals(second.arrival() + 1, recent.nextArrival());
+    }
+
+    /**
+     * A refused document must never be named: a withdrawn entry leaves the window and is matched no
+     * more, and whoever waited on it hears of the decision; an accepted one gives its cluster.
+     */
+    public void testWithdrawnEntriesAreGoneAndWaitersHearTheDecision() {
+        RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
+        RecentFingerprints.Entry refused = recent.addSimhash("i", "refused", 0, 42L, 0);
+        RecentFingerprints.Entry later = recent.addSimhash("i", "later", 0, 42L, 0);
+        RecentFingerprints.Match match = recent.closestSimhash("i", "later", 0, 42L, 3, later.arrival(), 0);
+        assertSame(refused, match.entry());
+        assertFalse("pending until its lookup decides", refused.accepted());
+        java.util.concurrent.atomic.AtomicInteger heard = new java.util.concurrent.atomic.AtomicInteger();
+        refused.whenDecided(heard::incrementAndGet);
+        assertEquals(0, heard.get());
+        recent.withdraw(refused);
+        assertEquals(1, heard.get());
+        assertFalse(refused.accepted());
+        assertEquals(1, recent.size());
+        assertNull(recent.closestSimhash("i", "later", 0, 42L, 3, later.arrival(), 0));
+        recent.accept(later, "c-later");
+        assertTrue(later.accepted());
+        later.whenDecided(heard::incrementAndGet);
+        assertEquals("runs at once once decided", 2, heard.get());
+        expectThrows(IllegalStateException.class, () -> recent.accept(later, "again"));
+    }
+
+    /** Scopes never mix, whatever the fingerprints: the processor makes one per index and user. */
+    public void testScopesAreSeparate() {
+        RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
+        recent.addSimhash("i\u0000alice", "a", 0, 42L, 0);
+        assertNull(recent.closestSimhash("i\u0000bob", "b", 0, 42L, 3, Long.MAX_VALUE, 0));
+        assertNull(recent.closestSimhash("i", "b", 0, 42L, 3, Long.MAX_VALUE, 0));
+        assertEquals(
+                "a",
+                recent.closestSimhash("i\u0000alice", "b", 0, 42L, 3, Long.MAX_VALUE, 0)
+                        .entry()
+                        .id());
     }
 }
