@@ -15,6 +15,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.opensearch.action.get.GetRequest;
 import org.opensearch.action.get.GetResponse;
+import org.opensearch.action.ingest.GetPipelineAction;
+import org.opensearch.action.ingest.GetPipelineRequest;
+import org.opensearch.action.ingest.GetPipelineResponse;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.ingest.ConditionalProcessor;
@@ -143,9 +146,10 @@ public final class LikeResolver {
     /** The document's stored fingerprint in {@code field}, read as the mapper reads it; a 400 naming the document if it has none. */
     private static FingerprintObject.Parts storedParts(
             Like like, String field, QueryShardContext context, java.util.List<String> keys, String kind) {
+        Object value = fieldOf(like, field, context);
         FingerprintObject.Parts stored;
         try {
-            stored = FingerprintObject.read(fieldOf(like, field, context), keys);
+            stored = FingerprintObject.read(value, keys);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     "[like._id] document [" + like.id() + "] has a malformed " + kind + " in [" + field + "]: "
@@ -180,6 +184,17 @@ public final class LikeResolver {
             throw new IllegalArgumentException("[like.text] needs the pipeline that fingerprints [" + field
                     + "]: set [like.pipeline], " + "or [index.default_pipeline] on index ["
                     + context.index().getName() + "]");
+        }
+        if (like.pipeline() != null) {
+            // A pipeline named in the request is read only by a caller who may read pipelines (with the Security
+            // plugin, cluster:admin/ingest/pipeline/get is checked here), so that a query cannot tell a user who may
+            // not whether a pipeline exists or what it holds.
+            GetPipelineResponse visible = context.getClient()
+                    .execute(GetPipelineAction.INSTANCE, new GetPipelineRequest(pipelineId))
+                    .actionGet();
+            if (visible.isFound() == false) {
+                throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] does not exist");
+            }
         }
         Pipeline pipeline = ingestService.get().getPipeline(pipelineId);
         if (pipeline == null) {
