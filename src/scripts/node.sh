@@ -3,7 +3,18 @@
 # Used by the integration tests (pom.xml, pre/post-integration-test) and by the run command.
 #
 #   node.sh start <state-dir> <http-port> <transport-port> <distribution-dir> <plugin-zip>
-#   node.sh stop  <state-dir>
+#   node.sh start-secure <state-dir> <http-port> <transport-port> <distribution-dir> <plugin-zip>
+#                        <security-zip> <commons-collections4-jar>
+#           the same beside the Security plugin with its demo configuration (TLS on HTTP, admin by
+#           basic auth with the password in $OPENSEARCH_INITIAL_ADMIN_PASSWORD); the distribution,
+#           the plugin zip and the security zip must all be for the same OpenSearch version.
+#           If it fails, it also stops the nodes whose state dirs $NODE_SH_STOP_ON_FAILURE lists (the
+#           build then ends before its post-integration-test would stop them)
+#   node.sh stop  <state-dir>         stops either kind
+#   node.sh build-plugin <opensearch-version> <build-dir> <maven-home> offline=<true|false>
+#                        settings=<user-settings> global-settings=<file> repository=<local-repository>
+#           packages this checkout's plugin for another OpenSearch version into <build-dir> with
+#           the given Maven and the calling build's settings (used by pom.xml, see security-its)
 #   node.sh java-home                 prints a JDK >= 21 to run OpenSearch 3.x with
 #
 # <state-dir> holds the pid file, the node's output and a link to its home. OpenSearch refuses to
@@ -28,6 +39,16 @@ java_home() {
 }
 
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# The value of <key> in the plugin-descriptor.properties at the root of a plugin zip.
+descriptor_value() {
+    local zip=$1 key=$2 jdk=$3 dir
+    dir=$(mktemp -d)
+    (cd "$dir" && "$jdk/bin/jar" xf "$zip" plugin-descriptor.properties) \
+        || { rm -rf "$dir"; die "cannot read plugin-descriptor.properties from $zip"; }
+    sed -n "s/^$key=//p" "$dir/plugin-descriptor.properties" | tr -d '\r'
+    rm -rf "$dir"
+}
 
 stop_node() {
     local state=$1 pid
@@ -57,17 +78,13 @@ stop_node() {
     echo "node.sh: node stopped"
 }
 
-start_node() {
-    local state=$1 http_port=$2 transport_port=$3 distribution=$4 plugin_zip=$5
-    [ -d "$distribution/bin" ] || die "no OpenSearch distribution at $distribution (run: mvn dependency:unpack@node-distribution)"
-    [ -f "$plugin_zip" ] || die "no plugin zip at $plugin_zip (run: mvn package)"
-
+# Copies <distribution> to a fresh home for the node (under /tmp when root) linked from <state>; sets $home.
+prepare_home() {
+    local state=$1 http_port=$2 transport_port=$3 distribution=$4
     stop_node "$state"
     port_taken "$http_port" && die "port $http_port on 127.0.0.1 is already taken; stop whatever listens there first"
     port_taken "$transport_port" && die "port $transport_port on 127.0.0.1 is already taken; stop whatever listens there first"
 
-    local jdk home
-    jdk=$(java_home)
     rm -rf "$state" && mkdir -p "$state"
     if [ "$(id -u)" = 0 ]; then
         home=$(mktemp -d /tmp/opensearch-neardup-node.XXXXXX)
@@ -77,11 +94,21 @@ start_node() {
         mkdir -p "$home"
     fi
     cp -r "$distribution/." "$home/"
+}
 
-    echo "node.sh: installing $(basename "$plugin_zip")"
-    OPENSEARCH_JAVA_HOME="$jdk" JAVA_HOME="$jdk" "$home/bin/opensearch-plugin" install --batch "file://$(readlink -f "$plugin_zip")" \
-        > "$state/plugin-install.log" 2>&1 || { cat "$state/plugin-install.log" >&2; die "plugin install failed"; }
+install_plugin() {
+    local state=$1 jdk=$2 zip=$3
+    echo "node.sh: installing $(basename "$zip")"
+    OPENSEARCH_JAVA_HOME="$jdk" JAVA_HOME="$jdk" "$home/bin/opensearch-plugin" install --batch "file://$(readlink -f "$zip")" \
+        >> "$state/plugin-install.log" 2>&1 || { cat "$state/plugin-install.log" >&2; die "installing $(basename "$zip") failed"; }
+}
 
+# Starts the node in $home as `nobody` when root and waits until it is green and _cat/plugins lists
+# every one of <components>. Extra curl options (TLS, credentials) come in the array $curl_opts.
+launch() {
+    local state=$1 jdk=$2 cluster=$3 scheme=$4 http_port=$5 transport_port=$6
+    shift 6
+    local -a components=("$@")
     local -a run_as=()
     if [ "$(id -u)" = 0 ]; then
         chown -R nobody:nogroup "$home"
@@ -94,8 +121,8 @@ start_node() {
     "${run_as[@]}" env HOME="$home" OPENSEARCH_JAVA_HOME="$jdk" JAVA_HOME="$jdk" \
         OPENSEARCH_JAVA_OPTS="${OPENSEARCH_JAVA_OPTS:--Xms1g -Xmx1g}" \
         "$home/bin/opensearch" -d -p "$home/opensearch.pid" \
-        -Ecluster.name=neardup \
-        -Enode.name=neardup-node \
+        -Ecluster.name="$cluster" \
+        -Enode.name="$cluster-node" \
         -Enetwork.host=127.0.0.1 \
         -Ehttp.port="$http_port" \
         -Etransport.port="$transport_port" \
@@ -112,31 +139,161 @@ start_node() {
     [ -n "$pid" ] || die "OpenSearch wrote no pid file; see $home/logs"
     echo "$pid" > "$state/pid"
 
-    local url="http://127.0.0.1:$http_port"
+    local url="$scheme://127.0.0.1:$http_port" log="$home/logs/$cluster.log"
     for _ in $(seq 1 180); do
         if ! kill -0 "$pid" 2>/dev/null; then
-            tail -n 40 "$home/logs/neardup.log" >&2 2>/dev/null || true
+            tail -n 40 "$log" >&2 2>/dev/null || true
             rm -f "$state/pid"
             die "OpenSearch exited during start-up; the log is above"
         fi
-        if curl -fsS "$url/_cluster/health?wait_for_status=green&timeout=1s" > /dev/null 2>&1; then
-            curl -fsS "$url/_cat/plugins?h=component" | grep -qx 'opensearch-neardup' \
-                || { stop_node "$state"; die "the node is up but _cat/plugins does not list opensearch-neardup"; }
+        if curl -fsS "${curl_opts[@]}" "$url/_cluster/health?wait_for_status=green&timeout=1s" > /dev/null 2>&1; then
+            local listed component
+            listed=$(curl -fsS "${curl_opts[@]}" "$url/_cat/plugins?h=component" 2>&1 || true)
+            for component in "${components[@]}"; do
+                if ! grep -qx "$component" <<< "$listed"; then
+                    tail -n 40 "$log" >&2 2>/dev/null || true
+                    stop_node "$state"
+                    die "the node is up but _cat/plugins does not list $component (it lists: $(echo $listed))"
+                fi
+            done
             echo "node.sh: cluster green at $url, pid $pid"
             return 0
         fi
         sleep 1
     done
-    tail -n 40 "$home/logs/neardup.log" >&2 2>/dev/null || true
+    tail -n 40 "$log" >&2 2>/dev/null || true
     stop_node "$state"
     die "the cluster did not turn green within 3 minutes"
+}
+
+start_node() {
+    local state=$1 http_port=$2 transport_port=$3 distribution=$4 plugin_zip=$5
+    [ -d "$distribution/bin" ] || die "no OpenSearch distribution at $distribution (run: mvn dependency:unpack@node-distribution)"
+    [ -f "$plugin_zip" ] || die "no plugin zip at $plugin_zip (run: mvn package)"
+
+    local jdk
+    jdk=$(java_home)
+    prepare_home "$state" "$http_port" "$transport_port" "$distribution"
+    install_plugin "$state" "$jdk" "$plugin_zip"
+    local -a curl_opts=()
+    launch "$state" "$jdk" neardup http "$http_port" "$transport_port" opensearch-neardup
+}
+
+# The Security plugin (3.4) extends `rule-framework`, which the integ-test-zip lacks, and loads
+# commons-collections4 from that module: an empty extensible plugin of that name stands in for it.
+rule_framework_stand_in() {
+    local jdk=$1 commons_collections4=$2 version=$3
+    local module="$home/modules/rule-framework" src
+    [ -e "$module" ] && { echo "node.sh: the distribution has its own rule-framework module"; return 0; }
+    [ -x "$jdk/bin/javac" ] && [ -x "$jdk/bin/jar" ] || die "$jdk is not a JDK (no javac/jar), cannot build the rule-framework stand-in"
+    src=$(mktemp -d)
+    mkdir -p "$src/io/neardup/harness" "$src/classes" "$module"
+    cat > "$src/io/neardup/harness/RuleFrameworkStandIn.java" <<'EOF'
+package io.neardup.harness;
+
+import org.opensearch.plugins.ExtensiblePlugin;
+import org.opensearch.plugins.Plugin;
+
+/** Stands in for the rule-framework module, which the integ-test-zip lacks, so that Security can extend it. */
+public class RuleFrameworkStandIn extends Plugin implements ExtensiblePlugin {}
+EOF
+    "$jdk/bin/javac" --release 21 -nowarn -cp "$home/lib/*" -d "$src/classes" "$src/io/neardup/harness/RuleFrameworkStandIn.java" \
+        || { rm -rf "$src"; die "compiling the rule-framework stand-in failed"; }
+    "$jdk/bin/jar" cf "$module/rule-framework-stand-in.jar" -C "$src/classes" . \
+        || { rm -rf "$src"; die "packaging the rule-framework stand-in failed"; }
+    rm -rf "$src"
+    cp "$commons_collections4" "$module/"
+    cat > "$module/plugin-descriptor.properties" <<EOF
+description=Stand-in for rule-framework (absent from the integ-test-zip), so that opensearch-security can extend it
+version=$version
+name=rule-framework
+classname=io.neardup.harness.RuleFrameworkStandIn
+java.version=21
+opensearch.version=$version
+EOF
+}
+
+start_secure_node() {
+    local state=$1 http_port=$2 transport_port=$3 distribution=$4 plugin_zip=$5 security_zip=$6 commons_collections4=$7
+    local password=${OPENSEARCH_INITIAL_ADMIN_PASSWORD:-}
+    [ -n "$password" ] || die "set OPENSEARCH_INITIAL_ADMIN_PASSWORD to the admin password for the Security demo configuration"
+    [ -d "$distribution/bin" ] || die "no OpenSearch distribution at $distribution (run: mvn pre-integration-test)"
+    [ -f "$plugin_zip" ] || die "no plugin zip at $plugin_zip"
+    [ -f "$security_zip" ] || die "no Security plugin zip at $security_zip"
+    [ -f "$commons_collections4" ] || die "no commons-collections4 jar at $commons_collections4"
+
+    local jdk version built_for
+    jdk=$(java_home)
+    version=$(basename "$(ls "$distribution"/lib/opensearch-[0-9]*.jar)" .jar)
+    version=${version#opensearch-}
+    built_for=$(descriptor_value "$(readlink -f "$plugin_zip")" opensearch.version "$jdk")
+    [ "$built_for" = "$version" ] || die "$(basename "$plugin_zip") is built for OpenSearch $built_for, the distribution is $version"
+
+    prepare_home "$state" "$http_port" "$transport_port" "$distribution"
+    rule_framework_stand_in "$jdk" "$commons_collections4" "$version"
+    install_plugin "$state" "$jdk" "$security_zip"
+    install_plugin "$state" "$jdk" "$plugin_zip"
+
+    echo "node.sh: applying the Security demo configuration"
+    OPENSEARCH_INITIAL_ADMIN_PASSWORD="$password" OPENSEARCH_JAVA_HOME="$jdk" JAVA_HOME="$jdk" \
+        bash "$home/plugins/opensearch-security/tools/install_demo_configuration.sh" -y -i -s -t \
+        > "$state/demo-configuration.log" 2>&1 \
+        || { cat "$state/demo-configuration.log" >&2; die "the Security demo configuration failed"; }
+
+    local -a curl_opts=(-k -u "admin:$password")
+    launch "$state" "$jdk" neardup-secure https "$http_port" "$transport_port" opensearch-neardup opensearch-security
+}
+
+build_plugin() {
+    local opensearch_version=$1 build_dir=$2 maven_home=$3 offline=${4#offline=} user_settings=${5#settings=}
+    local global_settings=${6#global-settings=} local_repo=${7#repository=}
+    local root
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+    local -a args=(-B -q -f "$root/pom.xml" -Dmaven.repo.local="$local_repo")
+    [ "$offline" = true ] && args+=(-o)
+    [ -f "$user_settings" ] && args+=(-s "$user_settings")
+    [ -f "$global_settings" ] && args+=(-gs "$global_settings")
+    args+=(
+        -Dopensearch.version="$opensearch_version"
+        -Dbuild.dir="$build_dir"
+        -Dmaven.test.skip=true -DskipITs -Dspotless.check.skip=true -Dforbiddenapis.skip=true -Dmdep.skip=true
+        package
+    )
+    echo "node.sh: packaging the plugin for OpenSearch $opensearch_version into $build_dir"
+    local started=$SECONDS
+    "$maven_home/bin/mvn" "${args[@]}" || die "packaging the plugin for OpenSearch $opensearch_version failed"
+
+    local zip built_for
+    zip=$(ls "$build_dir"/*.zip 2>/dev/null | head -n 1)
+    [ -n "$zip" ] || die "the build for OpenSearch $opensearch_version made no zip in $build_dir"
+    built_for=$(descriptor_value "$zip" opensearch.version "$(java_home)")
+    [ "$built_for" = "$opensearch_version" ] \
+        || die "$zip says opensearch.version=$built_for in its plugin-descriptor.properties, expected $opensearch_version"
+    echo "node.sh: $(basename "$zip") for OpenSearch $built_for in $((SECONDS - started)) s"
+}
+
+stop_others_on_failure() {
+    local status=$? dir
+    [ "$status" -ne 0 ] || return 0
+    for dir in ${NODE_SH_STOP_ON_FAILURE:-}; do
+        echo "node.sh: stopping the node in $dir too" >&2
+        stop_node "$dir" >&2 || true
+    done
+    exit "$status"
 }
 
 case "${1:-}" in
     start) [ $# -eq 6 ] || die "usage: node.sh start <state-dir> <http-port> <transport-port> <distribution-dir> <plugin-zip>"
            start_node "$2" "$3" "$4" "$5" "$6" ;;
+    start-secure)
+           trap stop_others_on_failure EXIT
+           [ $# -eq 8 ] || die "usage: node.sh start-secure <state-dir> <http-port> <transport-port> <distribution-dir> <plugin-zip> <security-zip> <commons-collections4-jar>"
+           start_secure_node "$2" "$3" "$4" "$5" "$6" "$7" "$8" ;;
     stop)  [ $# -eq 2 ] || die "usage: node.sh stop <state-dir>"
            stop_node "$2" ;;
+    build-plugin)
+           [ $# -eq 8 ] || die "usage: node.sh build-plugin <opensearch-version> <build-dir> <maven-home> offline=<true|false> settings=<file> global-settings=<file> repository=<dir>"
+           build_plugin "$2" "$3" "$4" "$5" "$6" "$7" "$8" ;;
     java-home) java_home ;;
-    *) die "usage: node.sh start|stop|java-home ..." ;;
+    *) die "usage: node.sh start|start-secure|stop|build-plugin|java-home ..." ;;
 esac
