@@ -187,10 +187,11 @@ public final class LikeResolver {
         }
         if (like.pipeline() != null) {
             // A pipeline named in the request is read only by a caller who may read pipelines (with the Security
-            // plugin, cluster:admin/ingest/pipeline/get is checked here), so that a query cannot tell a user who may
-            // not whether a pipeline exists or what it holds.
+            // plugin, cluster:admin/ingest/pipeline/get), so that a query cannot tell a user who may not whether a
+            // pipeline exists or what it holds. The coordinating node's rewrite checked it already (a 403 there);
+            // this is for requests that reach the shard without it. From this node's cluster state: no extra hop.
             GetPipelineResponse visible = context.getClient()
-                    .execute(GetPipelineAction.INSTANCE, new GetPipelineRequest(pipelineId))
+                    .execute(GetPipelineAction.INSTANCE, new GetPipelineRequest(pipelineId).local(true))
                     .actionGet();
             if (visible.isFound() == false) {
                 throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] does not exist");

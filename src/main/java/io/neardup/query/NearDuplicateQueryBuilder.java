@@ -20,6 +20,8 @@ import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.util.SetOnce;
 import org.opensearch.action.get.GetRequest;
+import org.opensearch.action.ingest.GetPipelineAction;
+import org.opensearch.action.ingest.GetPipelineRequest;
 import org.opensearch.common.logging.HeaderWarning;
 import org.opensearch.core.ParseField;
 import org.opensearch.core.action.ActionListener;
@@ -131,6 +133,10 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private final QueryServices services;
     /** Set while a rewrite waits for {@code like._id}'s document; such a builder cannot be sent anywhere. */
     private Supplier<Like> pendingFetch;
+    /** Set while the coordinating node's rewrite checks that the caller may read {@code like.pipeline}. */
+    private Supplier<Boolean> pendingPipelineCheck;
+    /** The coordinating node's rewrite found that the caller may read {@code like.pipeline}; not sent to shards. */
+    private boolean pipelineChecked;
 
     public NearDuplicateQueryBuilder(String field, Like like, QueryServices services) {
         if (field == null || field.isBlank()) {
@@ -160,9 +166,9 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     @Override
     protected void doWriteTo(StreamOutput out) throws IOException {
-        if (pendingFetch != null) {
+        if (pendingFetch != null || pendingPipelineCheck != null) {
             throw new IllegalStateException(
-                    "[" + NAME + "] cannot be serialized before its [like._id] document is fetched: rewrite it first");
+                    "[" + NAME + "] cannot be serialized before its [like] is resolved: rewrite it first");
         }
         out.writeString(field);
         like.writeTo(out);
@@ -463,6 +469,12 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
      */
     @Override
     protected QueryBuilder doRewrite(QueryRewriteContext context) throws IOException {
+        if (like.kind() == Like.Kind.TEXT
+                && like.pipeline() != null
+                && pipelineChecked == false
+                && context.convertToShardContext() == null) {
+            return checkPipelineReadable(context);
+        }
         if (like.kind() != Like.Kind.ID || like.index() == null) {
             return this;
         }
@@ -487,6 +499,36 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         })));
         NearDuplicateQueryBuilder pending = copyWith(like);
         pending.pendingFetch = fetched::get;
+        return pending;
+    }
+
+    /**
+     * A pipeline named in {@code like.pipeline} is read as the caller, once, on the coordinating
+     * node: with the Security plugin a user without {@code cluster:admin/ingest/pipeline/get} is
+     * refused (403) before any shard runs, rather than learning whether the pipeline exists. The
+     * shards check again ({@link LikeResolver}), for requests that reach them without this rewrite.
+     */
+    private QueryBuilder checkPipelineReadable(QueryRewriteContext context) {
+        if (pendingPipelineCheck != null) {
+            if (pendingPipelineCheck.get() == null) {
+                return this;
+            }
+            NearDuplicateQueryBuilder checked = copyWith(like);
+            checked.pipelineChecked = true;
+            return checked;
+        }
+        SetOnce<Boolean> readable = new SetOnce<>();
+        String pipeline = like.pipeline();
+        context.registerAsyncAction((client, listener) -> client.execute(
+                GetPipelineAction.INSTANCE, new GetPipelineRequest(pipeline), ActionListener.map(listener, response -> {
+                    if (response.isFound() == false) {
+                        throw new IllegalArgumentException("[like.text] pipeline [" + pipeline + "] does not exist");
+                    }
+                    readable.set(true);
+                    return null;
+                })));
+        NearDuplicateQueryBuilder pending = copyWith(like);
+        pending.pendingPipelineCheck = readable::get;
         return pending;
     }
 
