@@ -260,8 +260,12 @@ build_plugin() {
         package
     )
     echo "node.sh: packaging the plugin for OpenSearch $opensearch_version into $build_dir"
-    local started=$SECONDS
-    "$maven_home/bin/mvn" "${args[@]}" || die "packaging the plugin for OpenSearch $opensearch_version failed"
+    local started=$SECONDS major maven_opts=${MAVEN_OPTS:-}
+    major=$("$(java_home)/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    if [ -n "$major" ] && [ "$major" -ge 24 ] && [[ "$maven_opts" != *sun-misc-unsafe-memory-access* ]]; then
+        maven_opts="$maven_opts --sun-misc-unsafe-memory-access=allow" # as run.sh: Maven's Guava warns on JDK 24+
+    fi
+    MAVEN_OPTS="$maven_opts" "$maven_home/bin/mvn" "${args[@]}" || die "packaging the plugin for OpenSearch $opensearch_version failed"
 
     local zip built_for
     zip=$(ls "$build_dir"/*.zip 2>/dev/null | head -n 1)
