@@ -408,6 +408,80 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         assertEquals(GROUPS, hits(restricted).size());
     }
 
+    /**
+     * A DLS user's writing run is refused by the Security plugin per document (it allows no update
+     * under DLS or FLS): no server error, and nothing is written, not even to the documents it sees.
+     */
+    public void testAWritingRunUnderDocumentLevelSecurityWritesNothing() throws IOException {
+        setUpCorpus(false);
+        putRole(
+                "sec_dls_writer_role",
+                role().index(INDEX).allow("read", "write").dls("{\"term\": {\"team\": \"a\"}}"));
+        putUser("sec_dls_writer", "sec_dls_writer_role");
+        Request request = new Request("POST", "/" + INDEX + "/_near_dup_clusters");
+        request.setJsonEntity("{\"field\": \"text_fp.simhash\", \"max_distance\": 8, \"target_field\": \"dup\"}");
+        int status;
+        String body;
+        try {
+            Response response = userClient("sec_dls_writer").performRequest(request);
+            status = response.getStatusLine().getStatusCode();
+            body = new String(
+                    response.getEntity().getContent().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(body, body.contains("\"failures\":[{"));
+        } catch (ResponseException e) {
+            status = e.getResponse().getStatusLine().getStatusCode();
+            body = e.getMessage();
+        }
+        assertTrue(status + " " + body, status < 500);
+        send(client(), "POST", "/" + INDEX + "/_refresh", null);
+        assertEquals(Set.of(), ids(client(), INDEX, "{\"exists\": {\"field\": \"dup\"}}"));
+    }
+
+    /** As {@code _update_by_query}: a run as a task, its result read back by the user who started it. */
+    @SuppressWarnings("unchecked")
+    public void testAClustersTaskRunsAndReportsForAUserGrantedTheIndex() throws IOException {
+        setUpCorpus(false);
+        putRole(
+                "sec_task_role",
+                role().cluster("cluster:monitor/task/get").index(INDEX).allow("read", "write"));
+        putUser("sec_task_user", "sec_task_role");
+        String task = (String) send(
+                        userClient("sec_task_user"),
+                        "POST",
+                        "/" + INDEX + "/_near_dup_clusters?wait_for_completion=false",
+                        "{\"field\": \"text_fp.minhash\", \"min_similarity\": 0.5, \"target_field\": \"dup\"}")
+                .get("task");
+        assertNotNull(task);
+        Map<String, Object> done = send(
+                userClient("sec_task_user"), "GET", "/_tasks/" + task + "?wait_for_completion=true&timeout=60s", null);
+        assertEquals(done.toString(), Boolean.TRUE, done.get("completed"));
+        send(client(), "POST", "/" + INDEX + "/_refresh", null);
+        assertEquals(
+                GROUPS * COPIES,
+                ids(client(), INDEX, "{\"exists\": {\"field\": \"dup.cluster\"}}")
+                        .size());
+    }
+
+    /** Collapsing for a user who may not see the fingerprints: every hit stands alone, as in an index without them. */
+    @SuppressWarnings("unchecked")
+    public void testCollapseWithHiddenFingerprintsKeepsEveryHit() throws IOException {
+        setUpCorpus(false);
+        send(client(), "PUT", "/_search/pipeline/sec-dedup", """
+            {"request_processors": [{"near_dup_window": {"window": 100}}],
+             "response_processors": [{"near_dup_collapse": {"field": "text_fp.simhash", "max_distance": 8}}]}""");
+        putRole("sec_fls", role().index(INDEX).allow("read").fls("~text_fp"));
+        putUser("sec_fls_user", "sec_fls");
+        Map<String, Object> response = send(
+                userClient("sec_fls_user"),
+                "POST",
+                "/" + INDEX + "/_search?search_pipeline=sec-dedup",
+                "{\"size\": 100, \"query\": {\"match_all\": {}}}");
+        assertEquals(GROUPS * COPIES, hits(response).size());
+        Map<String, Object> summary =
+                (Map<String, Object>) ((Map<String, Object>) response.get("ext")).get("near_dup_collapse");
+        assertEquals(response.toString(), GROUPS * COPIES, summary.get("without_fingerprint"));
+    }
+
     public void testStatsNeedTheClusterMonitorPermission() throws IOException {
         putUser("sec_no_cluster");
         putRole("sec_monitor", role().cluster("cluster:monitor/neardup/stats"));
