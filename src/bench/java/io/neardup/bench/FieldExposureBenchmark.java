@@ -44,13 +44,16 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.opensearch.common.lucene.index.OpenSearchDirectoryReader;
+import org.opensearch.core.index.shard.ShardId;
 
 /**
  * What checking the caller's reader ({@code FieldExposure}) costs a query: the same {@code near_duplicate}
- * query (simhash PSM, k = 64, h = 3; minhash at 0.8 with exact verification) on one force-merged segment,
- * through the segment's own reader (no wrapper: the check returns at once) and through a pass-through
- * wrapper (as OpenSearch's cancellable reader or a DLS-only Security wrapper: every part of the field is
- * compared). The difference is the check's cost per segment and query.
+ * query (simhash PSM, k = 64, h = 3; minhash at 0.8, verified by the estimate) on one force-merged segment,
+ * through the segment's own reader ({@code segment}: nothing to check), through OpenSearch's own wrapper
+ * ({@code opensearch}: {@code OpenSearchDirectoryReader}, looked through), and through a wrapper the check
+ * does not know ({@code restricted}: as the Security plugin's, every part of the field is compared). The
+ * differences are the check's cost per segment and query.
  *
  * <pre>
  * mvn -Pbench test-compile exec:exec -Dbench.args="FieldExposureBenchmark -f 2"
@@ -72,7 +75,7 @@ public class FieldExposureBenchmark {
     @Param("200000")
     public int n;
 
-    @Param({"segment", "wrapped"})
+    @Param({"segment", "opensearch", "restricted"})
     public String reader;
 
     private DirectoryReader directoryReader;
@@ -81,7 +84,7 @@ public class FieldExposureBenchmark {
     private Query[] minhashQueries;
     private int next;
 
-    /** A wrapper that changes nothing: what every restricted or cancellable search reader looks like to the check. */
+    /** A wrapper that changes nothing but that the check does not know: what a Security-restricted reader costs it. */
     private static final class PassThrough extends FilterDirectoryReader {
         PassThrough(DirectoryReader in) throws IOException {
             super(in, new SubReaderWrapper() {
@@ -148,7 +151,12 @@ public class FieldExposureBenchmark {
             writer.forceMerge(1);
         }
         DirectoryReader segment = DirectoryReader.open(directory);
-        directoryReader = reader.equals("wrapped") ? new PassThrough(segment) : segment;
+        directoryReader = switch (reader) {
+            case "segment" -> segment;
+            case "opensearch" -> OpenSearchDirectoryReader.wrap(segment, new ShardId("bench", "_na_", 0));
+            case "restricted" -> new PassThrough(segment);
+            default -> throw new IllegalArgumentException("reader must be segment, opensearch or restricted");
+        };
         searcher = new IndexSearcher(directoryReader);
         searcher.setQueryCache(null);
         SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> null);

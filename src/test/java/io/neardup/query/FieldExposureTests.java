@@ -41,6 +41,8 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.BytesRef;
+import org.opensearch.common.lucene.index.OpenSearchDirectoryReader;
+import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.test.OpenSearchTestCase;
 
 /**
@@ -243,6 +245,27 @@ public class FieldExposureTests extends OpenSearchTestCase {
             DirectoryReader other = new RoleDirectoryReader(reader, new Role(Set.of("id"), Set.of("secret")));
             assertTrue(FieldExposure.exposes(other.leaves().get(0).reader(), SIMHASH));
             assertTrue(FieldExposure.exposes(other.leaves().get(0).reader(), MINHASH));
+        }
+    }
+
+    /** OpenSearch's own wrapper is looked through, but not what it wraps: a restriction beneath it still counts. */
+    public void testOpenSearchsWrapperIsLookedThroughButNotWhatItWraps() throws IOException {
+        try (Directory directory = index(5);
+                DirectoryReader reader = DirectoryReader.open(directory)) {
+            ShardId shard = new ShardId("test", "_na_", 0);
+            LeafReader plain = OpenSearchDirectoryReader.wrap(reader, shard)
+                    .leaves()
+                    .get(0)
+                    .reader();
+            assertNotSame(plain, FilterLeafReader.unwrap(plain));
+            assertTrue(FieldExposure.exposes(plain, SIMHASH));
+            DirectoryReader restricted = new RoleDirectoryReader(reader, new Role(Set.of(), Set.of(SIMHASH)));
+            LeafReader hidden = OpenSearchDirectoryReader.wrap(restricted, shard)
+                    .leaves()
+                    .get(0)
+                    .reader();
+            assertFalse(FieldExposure.exposes(hidden, SIMHASH));
+            assertTrue(FieldExposure.exposes(hidden, MINHASH));
         }
     }
 
