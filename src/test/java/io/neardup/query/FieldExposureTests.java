@@ -179,20 +179,21 @@ public class FieldExposureTests extends OpenSearchTestCase {
         }
     }
 
-    private static int[] signature(long base) {
+    /** The shingle hashes of text number {@code base}: 40 values no other text shares. */
+    private static long[] set(long base) {
         long[] set = new long[40];
         for (int i = 0; i < set.length; i++) {
             set[i] = base * 1_000 + i;
         }
-        return MinHasher.of(K, 3L, MinHasher.Method.ONE_PERMUTATION).signature(set, set.length);
+        return set;
+    }
+
+    private static int[] signature(long base) {
+        return MinHasher.of(K, 3L, MinHasher.Method.ONE_PERMUTATION).signature(set(base), 40);
     }
 
     private static byte[] shingles(long base) {
-        long[] set = new long[40];
-        for (int i = 0; i < set.length; i++) {
-            set[i] = base * 1_000 + i;
-        }
-        return ShingleSetCodec.payload(ShingleSetCodec.of(set, set.length));
+        return ShingleSetCodec.payload(ShingleSetCodec.of(set(base), 40));
     }
 
     /** Documents 0..n-1, all copies of one text: every document is every other's near-duplicate. */
