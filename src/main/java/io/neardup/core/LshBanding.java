@@ -252,4 +252,13 @@ public record LshBanding(int bands, int rows) {
         return simpson(f, a, m, fa, flm, fm, left, eps / 2, depth - 1)
                 + simpson(f, m, b, fm, frm, fb, right, eps / 2, depth - 1);
     }
+
+    /**
+     * The key of band {@code band} of a signature in its stored layout (4 bytes a value, big-endian):
+     * {@link Murmur3#hash64} (seed 0) over the band's {@code rows} values. The one definition of a band
+     * key: the {@code minhash} field's band terms carry it, and the band self-join groups by it.
+     */
+    public static long bandKey(byte[] signatureBytes, int band, int rows) {
+        return Murmur3.hash64(signatureBytes, band * rows * 4, rows * 4, 0L);
+    }
 }

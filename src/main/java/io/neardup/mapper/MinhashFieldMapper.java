@@ -8,7 +8,6 @@ import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
-import io.neardup.core.Murmur3;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import java.io.IOException;
@@ -57,7 +56,7 @@ import org.opensearch.search.lookup.SearchLookup;
  *     ({@link #signatureBytes}), no header.</li>
  * <li>{@code f}: one indexed term per band (DOCS only, no norms, no positions), {@link #bandTerm}:
  *     2 bytes band index (big-endian) followed by 8 bytes (big-endian) of
- *     {@code Murmur3.hash64(seed 0)} over the band's {@code rows} values as big-endian int32
+ *     {@link LshBanding#bandKey} ({@code Murmur3.hash64}, seed 0) over the band's {@code rows} values as big-endian int32
  *     bytes; band {@code i} covers values {@code [i * rows, (i + 1) * rows)}.</li>
  * <li>{@code f._shingles}: BinaryDocValues, the document's shingle set as a {@link ShingleSetCodec}
  *     payload, when the value has {@code shingles} (its header must carry the signature's scheme hash).</li>
@@ -111,9 +110,10 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
     /** The term of band {@code band} of a signature in {@link #signatureBytes} layout. */
     public static BytesRef bandTerm(byte[] signatureBytes, int band, int rows) {
-        long hash = Murmur3.hash64(signatureBytes, band * rows * 4, rows * 4, 0L);
-        return new BytesRef(
-                ByteBuffer.allocate(10).putShort((short) band).putLong(hash).array());
+        return new BytesRef(ByteBuffer.allocate(10)
+                .putShort((short) band)
+                .putLong(LshBanding.bandKey(signatureBytes, band, rows))
+                .array());
     }
 
     private static Parameter<Integer> nullableInt(
