@@ -14,9 +14,10 @@ import java.util.Arrays;
  * candidates, and each candidate is verified once by the caller (exact Jaccard of the shingle sets,
  * or the estimate). The verified pairs at or above the threshold are reported.
  *
- * <p>Input: {@code n} documents numbered {@code 0..n-1}, each with {@code bands} band keys
- * ({@link LshBanding#bandKey}), doc-major. The keys only, so that any storage that can list a
- * document's band keys (doc values, the band terms, a signature) can serve the join.
+ * <p>Input: {@code n} documents numbered {@code 0..n-1} and their {@link Buckets}: the groups of
+ * documents that share one band's key ({@link LshBanding#bandKey}). Only the buckets, so that any
+ * storage that can list them (the band terms' postings, band keys sorted in memory by
+ * {@link #ofKeys}) can serve the join.
  *
  * <p><b>Boilerplate.</b> A bucket of more than {@code maxBucket} documents (a license text, a
  * template filled in thousands of times) would cost O(s²) pairs. Such a bucket is joined by leaders
@@ -53,6 +54,18 @@ public final class BandJoin {
         void pair(int a, int b, double similarity);
     }
 
+    /** Receives one bucket: {@code size} documents, ascending, in {@code members[0..size)} (read them before returning). */
+    @FunctionalInterface
+    public interface Bucket {
+        void members(int[] members, int size);
+    }
+
+    /** Every group of two or more documents that share one band's key, each group once. */
+    @FunctionalInterface
+    public interface Buckets {
+        void forEach(Bucket bucket);
+    }
+
     /** What a join did: buckets (of 2 or more), the largest, those joined by leaders, candidates, verifications, pairs. */
     public record Stats(
             long buckets,
@@ -67,16 +80,76 @@ public final class BandJoin {
 
     private BandJoin() {}
 
-    /** Bytes {@link #join} holds at most beside its buckets' members: a band's sort, the counters and the components. */
+    /** Bytes a join over {@link #ofKeys} holds at most beside its buckets' members: a band's sort, the counters and the components. */
     static long baseBytes(int n) {
-        return SortedFingerprintTable.peakBuildBytes(n, SortedFingerprintTable.defaultIndexBits(Math.max(n, 1)))
-                + 3L * 4 * n;
+        return sortBytes(n) + 3L * 4 * n;
     }
 
+    private static long sortBytes(int n) {
+        return SortedFingerprintTable.peakBuildBytes(n, SortedFingerprintTable.defaultIndexBits(Math.max(n, 1)))
+                + 4L * n;
+    }
+
+    /**
+     * The buckets of {@code n} documents' band keys ({@code bands} a document, doc-major), found by
+     * sorting each band's keys; the sort's memory is reserved from {@code budget} while it runs.
+     */
+    public static Buckets ofKeys(long[] keys, int n, int bands, MemoryBudget budget) {
+        if (bands < 1 || bands > MAX_BANDS) {
+            throw new IllegalArgumentException("bands must be in [1, " + MAX_BANDS + "], got " + bands);
+        }
+        if (n < 0 || keys.length < (long) n * bands) {
+            throw new IllegalArgumentException(
+                    "keys must hold n * bands = " + (long) n * bands + " values, got " + keys.length);
+        }
+        return bucket -> {
+            if (n < 2) {
+                return;
+            }
+            budget.reserve(sortBytes(n));
+            try {
+                long[] bandKeys = new long[n];
+                int[] docs = new int[n];
+                int[] members = new int[n];
+                for (int d = 0; d < n; d++) {
+                    docs[d] = d;
+                }
+                for (int band = 0; band < bands; band++) {
+                    for (int d = 0; d < n; d++) {
+                        bandKeys[d] = keys[d * bands + band];
+                    }
+                    // Stable: the documents of a bucket stay ascending.
+                    SortedFingerprintTable sorted =
+                            SortedFingerprintTable.build(bandKeys, docs, n, SortedFingerprintTable.defaultIndexBits(n));
+                    for (int from = 0; from < n; ) {
+                        int to = from + 1;
+                        while (to < n && sorted.fingerprintAt(to) == sorted.fingerprintAt(from)) {
+                            to++;
+                        }
+                        if (to - from >= 2) {
+                            for (int i = from; i < to; i++) {
+                                members[i - from] = sorted.docAt(i);
+                            }
+                            bucket.members(members, to - from);
+                        }
+                        from = to;
+                    }
+                }
+            } finally {
+                budget.release(sortBytes(n));
+            }
+        };
+    }
+
+    /**
+     * Joins the documents {@code 0..n-1} of {@code buckets}: candidates share at least
+     * {@code minBandMatches} buckets of normal size, pairs have a verified similarity of at least
+     * {@code minSimilarity}; buckets of more than {@code maxBucket} documents are joined by at most
+     * {@code maxLeaders} leaders (see the class comment).
+     */
     public static Stats join(
-            long[] keys,
+            Buckets buckets,
             int n,
-            int bands,
             int minBandMatches,
             double minSimilarity,
             int maxBucket,
@@ -85,23 +158,20 @@ public final class BandJoin {
             Verifier verifier,
             Pairs pairs,
             MemoryBudget budget) {
-        if (bands < 1 || bands > MAX_BANDS) {
-            throw new IllegalArgumentException("bands must be in [1, " + MAX_BANDS + "], got " + bands);
+        if (n < 0) {
+            throw new IllegalArgumentException("n must be >= 0, got " + n);
         }
-        if (n < 0 || keys.length < (long) n * bands) {
+        if (minBandMatches < 1 || minBandMatches > MAX_BANDS) {
             throw new IllegalArgumentException(
-                    "keys must hold n * bands = " + (long) n * bands + " values, got " + keys.length);
-        }
-        if (minBandMatches < 1 || minBandMatches > bands) {
-            throw new IllegalArgumentException("minBandMatches must be in [1, " + bands + "], got " + minBandMatches);
+                    "minBandMatches must be in [1, " + MAX_BANDS + "], got " + minBandMatches);
         }
         if (maxBucket < 2 || maxLeaders < 1) {
             throw new IllegalArgumentException(
                     "maxBucket must be >= 2 and maxLeaders >= 1, got " + maxBucket + " and " + maxLeaders);
         }
-        Join join = new Join(n, bands, minBandMatches, minSimilarity, skipConnected, verifier, pairs, budget);
+        Join join = new Join(n, minBandMatches, minSimilarity, skipConnected, verifier, pairs, budget);
         try {
-            join.buckets(keys, maxBucket, maxLeaders);
+            buckets.forEach((members, size) -> join.bucket(members, size, maxBucket, maxLeaders));
             join.countCandidates();
             return join.stats();
         } finally {
@@ -112,7 +182,6 @@ public final class BandJoin {
     /** One join's state; every array it holds is charged to the budget. */
     private static final class Join {
         private final int n;
-        private final int bands;
         private final int minBandMatches;
         private final double minSimilarity;
         private final boolean skipConnected;
@@ -121,7 +190,7 @@ public final class BandJoin {
         private final MemoryBudget budget;
         private long held;
 
-        /** Members of the normal buckets, bucket after bucket, each bucket in document order. */
+        /** Members of the normal buckets, bucket after bucket, each bucket ascending. */
         private int[] members = new int[0];
 
         private int memberCount;
@@ -140,7 +209,6 @@ public final class BandJoin {
 
         Join(
                 int n,
-                int bands,
                 int minBandMatches,
                 double minSimilarity,
                 boolean skipConnected,
@@ -148,7 +216,6 @@ public final class BandJoin {
                 Pairs pairs,
                 MemoryBudget budget) {
             this.n = n;
-            this.bands = bands;
             this.minBandMatches = minBandMatches;
             this.minSimilarity = minSimilarity;
             this.skipConnected = skipConnected;
@@ -177,58 +244,30 @@ public final class BandJoin {
             held = 0;
         }
 
-        /** Sorts each band's keys; keeps the normal buckets' members, joins the oversized ones by leaders. */
-        void buckets(long[] keys, int maxBucket, int maxLeaders) {
-            long[] bandKeys = new long[0];
-            int[] docs = new int[0];
-            if (n > 1) {
-                long sortBytes = SortedFingerprintTable.peakBuildBytes(n, SortedFingerprintTable.defaultIndexBits(n));
-                reserve(sortBytes);
-                bandKeys = new long[n];
-                docs = new int[n];
-                for (int d = 0; d < n; d++) {
-                    docs[d] = d;
-                }
-                try {
-                    for (int band = 0; band < bands; band++) {
-                        for (int d = 0; d < n; d++) {
-                            bandKeys[d] = keys[d * bands + band];
-                        }
-                        // Stable: the documents of a bucket stay in document order.
-                        SortedFingerprintTable sorted = SortedFingerprintTable.build(
-                                bandKeys, docs, n, SortedFingerprintTable.defaultIndexBits(n));
-                        for (int from = 0; from < n; ) {
-                            int to = from + 1;
-                            while (to < n && sorted.fingerprintAt(to) == sorted.fingerprintAt(from)) {
-                                to++;
-                            }
-                            if (to - from >= 2) {
-                                bucket(sorted, from, to, maxBucket, maxLeaders);
-                            }
-                            from = to;
-                        }
-                    }
-                } finally {
-                    release(sortBytes);
+        /** Keeps a normal bucket's members; joins an oversized one by leaders. */
+        void bucket(int[] bucketMembers, int size, int maxBucket, int maxLeaders) {
+            if (size < 2) {
+                return;
+            }
+            for (int i = 0; i < size; i++) {
+                int doc = bucketMembers[i];
+                if (doc < 0 || doc >= n || (i > 0 && doc <= bucketMembers[i - 1])) {
+                    throw new IllegalArgumentException("a bucket's members must be ascending documents in [0, " + n
+                            + "), got " + doc + " at " + i);
                 }
             }
-        }
-
-        private void bucket(SortedFingerprintTable sorted, int from, int to, int maxBucket, int maxLeaders) {
-            int size = to - from;
             buckets++;
             largest = Math.max(largest, size);
             if (size > maxBucket) {
                 oversized++;
-                joinByLeaders(sorted, from, to, maxLeaders);
+                joinByLeaders(bucketMembers, size, maxLeaders);
                 return;
             }
             if (memberCount + size > members.length) {
                 members = grow(members, memberCount + size);
             }
-            for (int i = from; i < to; i++) {
-                members[memberCount++] = sorted.docAt(i);
-            }
+            System.arraycopy(bucketMembers, 0, members, memberCount, size);
+            memberCount += size;
             if (bucketCount == bucketEnds.length) {
                 bucketEnds = grow(bucketEnds, bucketCount + 1);
             }
@@ -243,13 +282,13 @@ public final class BandJoin {
             return grown;
         }
 
-        private void joinByLeaders(SortedFingerprintTable sorted, int from, int to, int maxLeaders) {
-            int[] leaders = new int[Math.min(maxLeaders, to - from)];
+        private void joinByLeaders(int[] bucketMembers, int size, int maxLeaders) {
+            int[] leaders = new int[Math.min(maxLeaders, size)];
             reserve(4L * leaders.length);
             try {
                 int leaderCount = 0;
-                for (int i = from; i < to; i++) {
-                    int doc = sorted.docAt(i);
+                for (int i = 0; i < size; i++) {
+                    int doc = bucketMembers[i];
                     boolean matched = false;
                     for (int l = 0; l < leaderCount; l++) {
                         if (consider(leaders[l], doc)) {

@@ -69,6 +69,32 @@ public class BandJoinTests extends OpenSearchTestCase {
         return shared;
     }
 
+    /** The join of in-memory band keys: what the tests feed, the buckets found by {@link BandJoin#ofKeys}. */
+    private static BandJoin.Stats join(
+            long[] keys,
+            int n,
+            int bands,
+            int minBandMatches,
+            double minSimilarity,
+            int maxBucket,
+            int maxLeaders,
+            boolean skipConnected,
+            BandJoin.Verifier verifier,
+            BandJoin.Pairs pairs,
+            MemoryBudget budget) {
+        return BandJoin.join(
+                BandJoin.ofKeys(keys, n, bands, budget),
+                n,
+                minBandMatches,
+                minSimilarity,
+                maxBucket,
+                maxLeaders,
+                skipConnected,
+                verifier,
+                pairs,
+                budget);
+    }
+
     /** Connected components as a canonical partition: each document's smallest fellow member. */
     private static int[] components(int n, Iterable<long[]> pairs) {
         int[] parent = new int[n];
@@ -129,7 +155,7 @@ public class BandJoinTests extends OpenSearchTestCase {
         BandJoin.Verifier exact = (a, b) -> ShingleTruth.jaccard(truthSets.get(a), truthSets.get(b));
         CountingBudget budget = new CountingBudget(Long.MAX_VALUE);
         Map<Long, Double> found = new HashMap<>();
-        BandJoin.Stats all = BandJoin.join(
+        BandJoin.Stats all = join(
                 keys,
                 n,
                 banding.bands(),
@@ -150,7 +176,7 @@ public class BandJoinTests extends OpenSearchTestCase {
         assertEquals(setting, 0, budget.used());
 
         List<long[]> linked = new ArrayList<>();
-        BandJoin.Stats single = BandJoin.join(
+        BandJoin.Stats single = join(
                 keys,
                 n,
                 banding.bands(),
@@ -190,7 +216,7 @@ public class BandJoinTests extends OpenSearchTestCase {
             }
         }
         int maxLeaders = 16;
-        BandJoin.Stats stats = BandJoin.join(
+        BandJoin.Stats stats = join(
                 keys,
                 n,
                 bands,
@@ -222,7 +248,7 @@ public class BandJoinTests extends OpenSearchTestCase {
             List<long[]> reported = new ArrayList<>();
             expectThrows(
                     IllegalStateException.class,
-                    () -> BandJoin.join(
+                    () -> join(
                             keys,
                             n,
                             4,
@@ -237,25 +263,42 @@ public class BandJoinTests extends OpenSearchTestCase {
             assertEquals("limit " + limit, 0, budget.used());
         }
         CountingBudget enough = new CountingBudget(Long.MAX_VALUE);
-        BandJoin.Stats stats =
-                BandJoin.join(keys, n, 4, 1, 0.5, 1_000, 1, true, (a, b) -> 1.0, (a, b, s) -> {}, enough);
+        BandJoin.Stats stats = join(keys, n, 4, 1, 0.5, 1_000, 1, true, (a, b) -> 1.0, (a, b, s) -> {}, enough);
         assertEquals(n - 1, stats.pairs());
         long sort = SortedFingerprintTable.peakBuildBytes(n, SortedFingerprintTable.defaultIndexBits(n));
         assertTrue("the band sort is charged: " + enough.peak(), enough.peak() > sort);
         assertEquals(0, enough.used());
     }
 
+    /** A source that breaks the bucket contract (members not ascending) is refused, naming the member. */
+    public void testBucketsOutOfOrderAreRefused() {
+        IllegalArgumentException e = expectThrows(
+                IllegalArgumentException.class,
+                () -> BandJoin.join(
+                        bucket -> bucket.members(new int[] {3, 1}, 2),
+                        4,
+                        1,
+                        0.5,
+                        10,
+                        1,
+                        true,
+                        (a, b) -> 1,
+                        (a, b, s) -> {},
+                        MemoryBudget.NONE));
+        assertEquals("a bucket's members must be ascending documents in [0, 4), got 1 at 1", e.getMessage());
+    }
+
     public void testBadArgumentsNameTheProblem() {
         long[] keys = new long[8];
         assertEquals(
-                "minBandMatches must be in [1, 4], got 5",
+                "minBandMatches must be in [1, 1024], got 0",
                 expectThrows(
                                 IllegalArgumentException.class,
-                                () -> BandJoin.join(
+                                () -> join(
                                         keys,
                                         2,
                                         4,
-                                        5,
+                                        0,
                                         0.5,
                                         10,
                                         1,
@@ -268,7 +311,7 @@ public class BandJoinTests extends OpenSearchTestCase {
                 "keys must hold n * bands = 12 values, got 8",
                 expectThrows(
                                 IllegalArgumentException.class,
-                                () -> BandJoin.join(
+                                () -> join(
                                         keys,
                                         3,
                                         4,
