@@ -209,6 +209,23 @@ public final class MinHasher {
         return (double) equal / a.length;
     }
 
+    /**
+     * The same estimate on two signatures in their stored layout (4 bytes a value), compared in place:
+     * the fraction of the {@code length / 4} values that are equal.
+     */
+    public static double jaccard(byte[] a, int aOffset, byte[] b, int bOffset, int length) {
+        if (length <= 0 || length % 4 != 0) {
+            throw new IllegalArgumentException("a stored signature has 4 bytes a value, got " + length + " bytes");
+        }
+        int equal = 0;
+        for (int i = 0; i < length; i += 4) {
+            if (Arrays.equals(a, aOffset + i, aOffset + i + 4, b, bOffset + i, bOffset + i + 4)) {
+                equal++;
+            }
+        }
+        return (double) equal / (length / 4);
+    }
+
     @Override
     public String toString() {
         return "MinHasher[num_hashes=" + numHashes + ", seed=" + seed + ", method=" + method.paramName + "]";

@@ -4,6 +4,7 @@
  */
 package io.neardup.query;
 
+import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
@@ -167,13 +168,7 @@ final class JaccardVerifier {
                         "document [" + idOf(doc) + "] has a signature of " + stored.length / 4 + " values in ["
                                 + minhashField + "], expected " + signatureBytes.length / 4);
             }
-            int equal = 0;
-            for (int i = 0; i < signatureBytes.length; i += 4) {
-                if (Arrays.equals(signatureBytes, i, i + 4, stored.bytes, stored.offset + i, stored.offset + i + 4)) {
-                    equal++;
-                }
-            }
-            return (double) equal / (signatureBytes.length / 4);
+            return MinHasher.jaccard(signatureBytes, 0, stored.bytes, stored.offset, signatureBytes.length);
         }
 
         /** The document's {@code _id} for an error message; its segment-local number where there is none. */

@@ -1,0 +1,92 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import io.neardup.core.BandJoin;
+import io.neardup.core.MinHasher;
+import io.neardup.core.ShingleSetCodec;
+import io.neardup.mapper.FingerprintFields;
+import io.neardup.query.FieldExposure;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import org.apache.lucene.index.BinaryDocValues;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * The similarity of two documents of one reader as the {@code near_duplicate} query verifies it: the
+ * exact Jaccard of their shingle sets ({@code <field>._shingles}) where both have one, else the
+ * fraction of equal signature values. For {@link BandJoin}, which asks in no particular order: each
+ * side reads through its own doc-values cursor, which starts over only when asked for an earlier
+ * document (the join's pairs mostly come in increasing order). Not thread-safe.
+ */
+final class ShardJaccard implements BandJoin.Verifier {
+    private final List<LeafReaderContext> leaves;
+    private final String field;
+    private final Cursor left = new Cursor();
+    private final Cursor right = new Cursor();
+
+    ShardJaccard(IndexReader reader, String field) {
+        this.leaves = reader.leaves();
+        this.field = field;
+    }
+
+    @Override
+    public double similarity(int a, int b) {
+        try {
+            if (left.seek(a) == false || right.seek(b) == false) {
+                return 0;
+            }
+            if (left.shingles != null && right.shingles != null) {
+                BytesRef x = left.shingles;
+                BytesRef y = right.shingles;
+                return ShingleSetCodec.jaccard(x.bytes, x.offset, x.length, y.bytes, y.offset, y.length);
+            }
+            BytesRef x = left.signature;
+            BytesRef y = right.signature;
+            if (x.length != y.length) {
+                throw new IllegalArgumentException("[" + field + "] holds signatures of " + x.length / 4 + " and "
+                        + y.length / 4 + " values; fingerprints of different schemes are not comparable");
+            }
+            return MinHasher.jaccard(x.bytes, x.offset, y.bytes, y.offset, x.length);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading [" + field + "]", e);
+        }
+    }
+
+    /** One side's position: a segment's signature and shingle-set iterators, and the current document's values. */
+    private final class Cursor {
+        private int leaf = -1;
+        private BinaryDocValues signatures;
+        private BinaryDocValues shingleSets;
+        private BytesRef signature;
+        private BytesRef shingles;
+
+        /** Reads {@code doc}'s values; false if it has no signature (or its segment hides the field). */
+        boolean seek(int doc) throws IOException {
+            int target = ReaderUtil.subIndex(doc, leaves);
+            LeafReaderContext context = leaves.get(target);
+            int segmentDoc = doc - context.docBase;
+            if (target != leaf || signatures == null || signatures.docID() > segmentDoc) {
+                leaf = target;
+                boolean shown = FieldExposure.exposes(context.reader(), field);
+                signatures = shown ? context.reader().getBinaryDocValues(field) : null;
+                shingleSets =
+                        shown ? context.reader().getBinaryDocValues(FingerprintFields.shinglesField(field)) : null;
+            }
+            if (signatures == null || signatures.advanceExact(segmentDoc) == false) {
+                return false;
+            }
+            signature = signatures.binaryValue();
+            shingles = shingleSets != null && shingleSets.docID() <= segmentDoc && shingleSets.advanceExact(segmentDoc)
+                    ? shingleSets.binaryValue()
+                    : null;
+            return true;
+        }
+    }
+}

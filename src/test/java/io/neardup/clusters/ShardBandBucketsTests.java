@@ -1,0 +1,150 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import io.neardup.ShingleTruth;
+import io.neardup.core.BandJoin;
+import io.neardup.core.LshBanding;
+import io.neardup.core.MemoryBudget;
+import io.neardup.core.MinHasher;
+import io.neardup.core.ShingleSetCodec;
+import io.neardup.mapper.FingerprintFields;
+import io.neardup.mapper.MinhashFieldMapper;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.apache.lucene.document.BinaryDocValuesField;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.tests.index.RandomIndexWriter;
+import org.apache.lucene.util.BytesRef;
+import org.opensearch.test.OpenSearchTestCase;
+
+/**
+ * A shard's band join from its band terms ({@link ShardBandBuckets}) and shingle sets
+ * ({@link ShardJaccard}) against brute force over every pair of live documents: a pair is reported
+ * iff it shares at least m bands and its similarity (exact Jaccard where both stored a shingle set,
+ * from Java sets; else the signature estimate) is at least tau. Random segments and deletes.
+ */
+public class ShardBandBucketsTests extends OpenSearchTestCase {
+
+    private static final String FIELD = "fp.minhash";
+    private static final int K = 32;
+
+    public void testShardJoinEqualsBruteForceOverLiveDocuments() throws IOException {
+        Random random = random();
+        LshBanding banding = LshBanding.of(16, 2, K);
+        MinHasher hasher = MinHasher.of(K, 9L, MinHasher.Method.ONE_PERMUTATION);
+        int n = between(50, 400);
+        long[][] sets = new long[n][];
+        int[][] signatures = new int[n][];
+        boolean[] stored = new boolean[n];
+        boolean[] deleted = new boolean[n];
+        try (Directory directory = newDirectory()) {
+            try (RandomIndexWriter writer = new RandomIndexWriter(random, directory)) {
+                for (int i = 0; i < n; i++) {
+                    if (i > 0 && random.nextInt(3) == 0) {
+                        sets[i] = sets[random.nextInt(i)].clone();
+                        for (int r = random.nextInt(sets[i].length / 2); r > 0; r--) {
+                            sets[i][random.nextInt(sets[i].length)] = random.nextLong();
+                        }
+                    } else {
+                        sets[i] = random.longs(between(10, 80)).toArray();
+                    }
+                    signatures[i] = hasher.signature(sets[i], sets[i].length);
+                    stored[i] = random.nextInt(4) > 0;
+                    byte[] bytes = MinhashFieldMapper.signatureBytes(signatures[i]);
+                    Document doc = new Document();
+                    doc.add(new StringField("id", Integer.toString(i), Field.Store.YES));
+                    doc.add(new BinaryDocValuesField(FIELD, new BytesRef(bytes)));
+                    for (int band = 0; band < banding.bands(); band++) {
+                        doc.add(new Field(
+                                FIELD,
+                                MinhashFieldMapper.bandTerm(bytes, band, banding.rows()),
+                                MinhashFieldMapper.BAND_FIELD_TYPE));
+                    }
+                    if (stored[i]) {
+                        doc.add(new BinaryDocValuesField(
+                                FingerprintFields.shinglesField(FIELD),
+                                new BytesRef(ShingleSetCodec.payload(ShingleSetCodec.of(sets[i], sets[i].length)))));
+                    }
+                    writer.addDocument(doc);
+                    if (i > 0 && random.nextInt(15) == 0) {
+                        int victim = random.nextInt(i);
+                        deleted[victim] = true;
+                        writer.deleteDocuments(new Term("id", Integer.toString(victim)));
+                    }
+                }
+            }
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                int[] idOf = new int[reader.maxDoc()];
+                Arrays.fill(idOf, -1);
+                var storedFields = reader.storedFields();
+                for (int doc = 0; doc < reader.maxDoc(); doc++) {
+                    idOf[doc] = Integer.parseInt(storedFields.document(doc).get("id"));
+                }
+                for (int m : new int[] {1, 3}) {
+                    for (double tau : new double[] {0.3, 0.7}) {
+                        Map<Long, Double> expected = new HashMap<>();
+                        for (int a = 0; a < n; a++) {
+                            for (int b = a + 1; b < n; b++) {
+                                if (deleted[a] || deleted[b] || shared(signatures[a], signatures[b], banding) < m) {
+                                    continue;
+                                }
+                                double similarity = stored[a] && stored[b]
+                                        ? ShingleTruth.jaccard(
+                                                ShingleTruth.highHalves(sets[a]), ShingleTruth.highHalves(sets[b]))
+                                        : MinHasher.jaccard(signatures[a], signatures[b]);
+                                if (similarity >= tau) {
+                                    expected.put(((long) a << 32) | b, similarity);
+                                }
+                            }
+                        }
+                        Map<Long, Double> found = new HashMap<>();
+                        BandJoin.join(
+                                new ShardBandBuckets(reader, FIELD, MemoryBudget.NONE),
+                                reader.maxDoc(),
+                                m,
+                                tau,
+                                Integer.MAX_VALUE,
+                                1,
+                                false,
+                                new ShardJaccard(reader, FIELD),
+                                (x, y, similarity) -> {
+                                    int a = Math.min(idOf[x], idOf[y]);
+                                    int b = Math.max(idOf[x], idOf[y]);
+                                    assertNull(found.put(((long) a << 32) | b, similarity));
+                                },
+                                MemoryBudget.NONE);
+                        String setting = "m=" + m + " tau=" + tau + " n=" + n + " segments="
+                                + reader.leaves().size();
+                        if (m == 1 && tau == 0.3) {
+                            assertFalse("a third of the documents are copies: " + setting, expected.isEmpty());
+                        }
+                        assertEquals(setting, expected.keySet(), found.keySet());
+                        expected.forEach(
+                                (pair, similarity) -> assertEquals(setting, similarity, found.get(pair), 1e-9));
+                    }
+                }
+            }
+        }
+    }
+
+    private static int shared(int[] a, int[] b, LshBanding banding) {
+        int shared = 0;
+        for (int band = 0; band < banding.bands(); band++) {
+            int from = band * banding.rows();
+            shared += Arrays.equals(a, from, from + banding.rows(), b, from, from + banding.rows()) ? 1 : 0;
+        }
+        return shared;
+    }
+}
