@@ -21,6 +21,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 import org.opensearch.OpenSearchTimeoutException;
 import org.opensearch.action.bulk.BulkItemResponse;
 import org.opensearch.action.bulk.BulkRequest;
@@ -233,14 +234,46 @@ final class ClusterJob {
         return simhashField && request.query() == null && request.spec().minSimilarity() == null;
     }
 
+    /**
+     * Whether a {@code minhash} run goes through the shards' band self-join: a full run with single
+     * linkage. Leader linkage needs every pair's similarity, which the join does not verify once the
+     * two are connected; a {@code query} run matches only some documents: both stay on the pages.
+     */
+    private boolean bandJoin() {
+        return simhashField == false
+                && request.query() == null
+                && request.linkage() == NearDupClustersRequest.Linkage.SINGLE;
+    }
+
     private void scan() throws Exception {
         if (selfJoin()) {
             forEachShard(this::joinShard);
             return;
         }
-        QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
         String[] includes = {request.spec().sourceToMatch(), request.targetField()};
-        forEachShard(shard -> forEachPage(shard, documents, includes, this::scanPage));
+        if (bandJoin()) {
+            forEachShard(shard -> bandJoinShard(shard, includes));
+            return;
+        }
+        QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
+        int[] everyShard = IntStream.range(0, shards).toArray();
+        forEachShard(shard -> forEachPage(shard, documents, includes, hits -> scanPage(hits, everyShard, true)));
+    }
+
+    /**
+     * A {@code minhash} shard's pairs: those within the shard from its band self-join on its node
+     * ({@link TransportShardJoinAction}), those with the shards {@link #shardsProbedBy} it from its
+     * pages sent there, so that each pair of documents is found once.
+     */
+    private void bandJoinShard(int shard, String[] includes) {
+        ShardJoinResponse joined = client.execute(
+                        ShardJoinAction.INSTANCE, ShardJoinRequest.bands(index, shard, request.spec()))
+                .actionGet(STEP_TIMEOUT);
+        addJoined(joined);
+        int[] probed = shardsProbedBy(shard, shards);
+        if (probed.length > 0) {
+            forEachPage(shard, QueryBuilders.matchAllQuery(), includes, hits -> scanPage(hits, probed, false));
+        }
     }
 
     /** Shards scanned at once, and bulks written at once. */
@@ -325,23 +358,27 @@ final class ClusterJob {
                 from <= newest && task.isCancelled() == false && sliceFailed == false;
                 from += request.scrollSize()) {
             long to = Math.min(newest + 1, from + request.scrollSize());
-            ShardJoinResponse window = client.execute(
+            addJoined(client.execute(
                             ShardJoinAction.INSTANCE,
                             new ShardJoinRequest(index, shard, request.spec(), from, to, otherShards))
-                    .actionGet(STEP_TIMEOUT);
-            ShardMatchResponse matches = window.matches();
-            synchronized (this) {
-                for (int i = 0; i < matches.size(); i++) {
-                    int query = matches.query(i);
-                    addMatch(
-                            node(window.queryId(query), window.querySeqNo(query)),
-                            node(matches.target(i), matches.targetSeqNo(i)),
-                            matches.similarity(i));
-                }
-            }
-            task.noFingerprint.addAndGet(window.noFingerprint());
-            task.scanned.addAndGet(window.scanned());
+                    .actionGet(STEP_TIMEOUT));
         }
+    }
+
+    /** Adds what a shard's join found to the graph, and what it scanned to the task's counts. */
+    private void addJoined(ShardJoinResponse joined) {
+        ShardMatchResponse matches = joined.matches();
+        synchronized (this) {
+            for (int i = 0; i < matches.size(); i++) {
+                int query = matches.query(i);
+                addMatch(
+                        node(joined.queryId(query), joined.querySeqNo(query)),
+                        node(matches.target(i), matches.targetSeqNo(i)),
+                        matches.similarity(i));
+            }
+        }
+        task.noFingerprint.addAndGet(joined.noFingerprint());
+        task.scanned.addAndGet(joined.scanned());
     }
 
     /**
@@ -376,7 +413,11 @@ final class ClusterJob {
         }
     }
 
-    private void scanPage(SearchHit[] hits) {
+    /**
+     * Matches a page of documents against the shards {@code targets}; {@code count}: the page counts
+     * as scanned (not when a band join already counted its shard).
+     */
+    private void scanPage(SearchHit[] hits, int[] targets, boolean count) {
         List<String> batchIds = new ArrayList<>(hits.length);
         List<Map<String, Object>> batchSources = new ArrayList<>(hits.length);
         long[] batchSeqNos = new long[hits.length];
@@ -384,7 +425,9 @@ final class ClusterJob {
             Map<String, Object> hitSource = hit.getSourceAsMap();
             if (hitSource == null
                     || XContentMapValues.extractValue(request.spec().field(), hitSource) == null) {
-                task.noFingerprint.incrementAndGet();
+                if (count) {
+                    task.noFingerprint.incrementAndGet();
+                }
             } else {
                 batchSeqNos[batchIds.size()] = hit.getSeqNo();
                 batchIds.add(hit.getId());
@@ -399,17 +442,20 @@ final class ClusterJob {
                 }
             }
         }
-        match(batchIds, batchSources, batchSeqNos);
-        task.scanned.addAndGet(hits.length);
+        match(batchIds, batchSources, batchSeqNos, targets);
+        if (count) {
+            task.scanned.addAndGet(hits.length);
+        }
     }
 
-    /** Sends a page to every shard, then adds what they found to the graph. */
-    private void match(List<String> batchIds, List<Map<String, Object>> batchSources, long[] batchSeqNos) {
+    /** Sends a page to the shards {@code targets}, then adds what they found to the graph. */
+    private void match(
+            List<String> batchIds, List<Map<String, Object>> batchSources, long[] batchSeqNos, int[] targets) {
         if (batchIds.isEmpty()) {
             return;
         }
-        List<ActionFuture<ShardMatchResponse>> responses = new ArrayList<>(shards);
-        for (int shard = 0; shard < shards; shard++) {
+        List<ActionFuture<ShardMatchResponse>> responses = new ArrayList<>(targets.length);
+        for (int shard : targets) {
             responses.add(client.execute(
                     ShardMatchAction.INSTANCE,
                     new ShardMatchRequest(

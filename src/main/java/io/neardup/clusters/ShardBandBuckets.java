@@ -13,10 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.MultiBits;
 import org.apache.lucene.index.MultiTerms;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.ReaderSlice;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
@@ -28,7 +28,8 @@ import org.apache.lucene.util.BytesRef;
  * terms dictionary already is the bucket table, each term that two or more documents carry being a
  * bucket. Documents are the reader's doc ids (segment doc base + doc). Only segments whose reader
  * shows the field to the caller ({@link FieldExposure}) are read, and only the caller's live
- * documents (deletes, and the Security plugin's document-level security) are members.
+ * documents (deletes, and the Security plugin's document-level security: each segment's own live
+ * docs) are members.
  */
 final class ShardBandBuckets implements BandJoin.Buckets {
     private final IndexReader reader;
@@ -51,9 +52,17 @@ final class ShardBandBuckets implements BandJoin.Buckets {
     }
 
     private void read(BandJoin.Bucket bucket) throws IOException {
+        List<LeafReaderContext> leaves = reader.leaves();
         List<Terms> subs = new ArrayList<>();
         List<ReaderSlice> slices = new ArrayList<>();
-        for (LeafReaderContext leaf : reader.leaves()) {
+        // Each segment's own live docs: the Security plugin hides documents (DLS) there without changing numDocs, so
+        // the whole reader's (MultiBits) would not see them.
+        Bits[] liveDocs = new Bits[leaves.size()];
+        int[] docStarts = new int[leaves.size()];
+        for (int i = 0; i < leaves.size(); i++) {
+            LeafReaderContext leaf = leaves.get(i);
+            liveDocs[i] = leaf.reader().getLiveDocs();
+            docStarts[i] = leaf.docBase;
             Terms terms =
                     FieldExposure.exposes(leaf.reader(), field) ? leaf.reader().terms(field) : null;
             if (terms != null) {
@@ -64,7 +73,6 @@ final class ShardBandBuckets implements BandJoin.Buckets {
         if (subs.isEmpty()) {
             return;
         }
-        Bits live = MultiBits.getLiveDocs(reader);
         TermsEnum terms = new MultiTerms(subs.toArray(new Terms[0]), slices.toArray(new ReaderSlice[0])).iterator();
         PostingsEnum postings = null;
         int[] members = new int[0];
@@ -76,7 +84,8 @@ final class ShardBandBuckets implements BandJoin.Buckets {
                 postings = terms.postings(postings, PostingsEnum.NONE);
                 int size = 0;
                 for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
-                    if (live != null && live.get(doc) == false) {
+                    int leaf = ReaderUtil.subIndex(doc, docStarts);
+                    if (liveDocs[leaf] != null && liveDocs[leaf].get(doc - docStarts[leaf]) == false) {
                         continue;
                     }
                     if (size == members.length) {

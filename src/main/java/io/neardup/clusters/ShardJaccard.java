@@ -28,12 +28,15 @@ import org.apache.lucene.util.BytesRef;
 final class ShardJaccard implements BandJoin.Verifier {
     private final List<LeafReaderContext> leaves;
     private final String field;
+    private final boolean exact;
     private final Cursor left = new Cursor();
     private final Cursor right = new Cursor();
 
-    ShardJaccard(IndexReader reader, String field) {
+    /** @param exact false: always the estimate (the query's {@code verification: estimate}) */
+    ShardJaccard(IndexReader reader, String field, boolean exact) {
         this.leaves = reader.leaves();
         this.field = field;
+        this.exact = exact;
     }
 
     @Override

@@ -12,7 +12,8 @@ import org.opensearch.core.common.io.stream.StreamOutput;
 
 /**
  * Join the documents of one shard whose {@code _seq_no} is in {@code [fromSeqNo, toSeqNo)} with
- * every document of that shard and of the shards {@code otherShards}, on a {@code simhash} field.
+ * every document of that shard and of the shards {@code otherShards}, on a {@code simhash} field;
+ * or ({@link #bands}) the band self-join of a whole shard on a {@code minhash} field.
  */
 public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
 
@@ -23,13 +24,25 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     private final long fromSeqNo;
     private final long toSeqNo;
     private final int[] otherShards;
+    private final boolean bands;
 
     public ShardJoinRequest(String index, int shard, MatchSpec spec, long fromSeqNo, long toSeqNo, int[] otherShards) {
+        this(index, shard, spec, fromSeqNo, toSeqNo, otherShards, false);
+    }
+
+    private ShardJoinRequest(
+            String index, int shard, MatchSpec spec, long fromSeqNo, long toSeqNo, int[] otherShards, boolean bands) {
         super(index, shard);
         this.spec = spec;
         this.fromSeqNo = fromSeqNo;
         this.toSeqNo = toSeqNo;
         this.otherShards = otherShards;
+        this.bands = bands;
+    }
+
+    /** The band self-join of the whole shard on a {@code minhash} field: every pair of its documents, once. */
+    public static ShardJoinRequest bands(String index, int shard, MatchSpec spec) {
+        return new ShardJoinRequest(index, shard, spec, 0, Long.MAX_VALUE, new int[0], true);
     }
 
     public ShardJoinRequest(StreamInput in) throws IOException {
@@ -38,6 +51,7 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         fromSeqNo = in.readZLong();
         toSeqNo = in.readZLong();
         otherShards = in.readVIntArray();
+        bands = in.readBoolean();
     }
 
     @Override
@@ -47,11 +61,15 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         out.writeZLong(fromSeqNo);
         out.writeZLong(toSeqNo);
         out.writeVIntArray(otherShards);
+        out.writeBoolean(bands);
     }
 
     @Override
     public ActionRequestValidationException validate() {
         ActionRequestValidationException e = validateNonNullIndex();
+        if (bands) {
+            return e;
+        }
         if (fromSeqNo < 0 || toSeqNo <= fromSeqNo || toSeqNo - fromSeqNo > MAX_WINDOW) {
             e = ValidateActions.addValidationError(
                     "the window [" + fromSeqNo + ", " + toSeqNo + ") must be non-empty, start at 0 or "
@@ -79,5 +97,10 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
 
     public int[] otherShards() {
         return otherShards;
+    }
+
+    /** Whether this is the band self-join of the whole shard (a {@code minhash} field) rather than a window. */
+    public boolean bands() {
+        return bands;
     }
 }

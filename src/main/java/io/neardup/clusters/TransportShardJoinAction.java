@@ -4,17 +4,24 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.core.BandJoin;
+import io.neardup.core.MemoryBudget;
+import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
+import io.neardup.query.BreakerBudget;
 import io.neardup.query.FieldExposure;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
 import io.neardup.query.SimhashBatchMatcher;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
@@ -99,6 +106,9 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         try (Engine.Searcher searcher = shard.acquireSearcher("near_dup_clusters")) {
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
+            if (request.bands()) {
+                return bandJoin(context, searcher, spec, breaker, shardId);
+            }
             SimhashBatchMatcher blocks =
                     SimhashBatchMatcher.forField(context, searcher, spec.field(), maxDistance, services);
             if (blocks == null) {
@@ -119,6 +129,98 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                 breaker.addWithoutBreaking(-charge);
             }
         }
+    }
+
+    /**
+     * The band self-join of the whole shard on a {@code minhash} field ({@link BandJoin} over the band
+     * terms, {@link ShardBandBuckets}, verified as the query verifies, {@link ShardJaccard}), for
+     * single linkage: a pair whose documents are already connected is not verified, so at most one
+     * pair a document comes back. Reads only what the caller's reader shows (DLS live docs, the
+     * field's exposure); its memory is charged to the breaker before it is taken.
+     */
+    private ShardJoinResponse bandJoin(
+            QueryShardContext context,
+            Engine.Searcher searcher,
+            MatchSpec spec,
+            CircuitBreaker breaker,
+            ShardId shardId)
+            throws IOException {
+        if (context.fieldMapper(spec.field()) instanceof MinhashFieldMapper.MinhashFieldType == false) {
+            throw new IllegalArgumentException("[field] [" + spec.field() + "] is not a [minhash] field in " + shardId);
+        }
+        MinhashFieldMapper.MinhashFieldType minhash =
+                (MinhashFieldMapper.MinhashFieldType) context.fieldMapper(spec.field());
+        double tau =
+                spec.minSimilarity() == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : spec.minSimilarity();
+        IndexReader reader = searcher.getIndexReader();
+        MemoryBudget budget = BreakerBudget.of(breaker, "near_dup_clusters band join of [" + spec.field() + "]");
+        long[] counts = countFingerprints(reader, spec.field());
+        DocMatches pairs = new DocMatches();
+        ShardDocs docs = new ShardDocs(searcher, null);
+        budget.reserve(8L * reader.maxDoc()); // the query numbering
+        try (MatchList matches = new MatchList(breaker)) {
+            Queries queries = new Queries(reader.maxDoc());
+            BandJoin.join(
+                    new ShardBandBuckets(reader, spec.field(), budget),
+                    reader.maxDoc(),
+                    minhash.banding().minBandMatchesFor(tau),
+                    tau,
+                    MAX_BUCKET,
+                    MAX_LEADERS,
+                    true,
+                    new ShardJaccard(
+                            reader,
+                            spec.field(),
+                            spec.verification() != NearDuplicateQueryBuilder.Verification.ESTIMATE),
+                    (a, b, similarity) -> {
+                        try {
+                            pairs.add(a, b, docs.seqNo(b), (float) similarity);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    budget);
+            pairs.addTo(matches, docs, queries::of);
+            int[] queryDocs = Arrays.copyOf(queries.windowOf, queries.count);
+            long[] querySeqNos = new long[queries.count];
+            for (int q = 0; q < queries.count; q++) {
+                querySeqNos[q] = docs.seqNo(queryDocs[q]);
+            }
+            return new ShardJoinResponse(
+                    counts[0],
+                    counts[0] - counts[1],
+                    docs.ids(queryDocs, queries.count),
+                    querySeqNos,
+                    matches.toResponse());
+        } finally {
+            budget.release(8L * reader.maxDoc());
+        }
+    }
+
+    /** Most documents of a bucket whose pairs are all counted; a larger one (boilerplate) is joined by leaders. */
+    static final int MAX_BUCKET = 1_000;
+    /** Leaders of an oversized bucket: at most this many verifications a document in it. */
+    static final int MAX_LEADERS = 64;
+
+    /** The caller's live documents, and those of them with a signature the caller may see. */
+    private static long[] countFingerprints(IndexReader reader, String field) throws IOException {
+        long live = 0;
+        long withSignature = 0;
+        for (LeafReaderContext leaf : reader.leaves()) {
+            Bits liveDocs = leaf.reader().getLiveDocs();
+            for (int doc = 0; doc < leaf.reader().maxDoc(); doc++) {
+                live += liveDocs == null || liveDocs.get(doc) ? 1 : 0;
+            }
+            if (FieldExposure.exposes(leaf.reader(), field)) {
+                BinaryDocValues signatures = leaf.reader().getBinaryDocValues(field);
+                for (int doc = signatures == null ? DocIdSetIterator.NO_MORE_DOCS : signatures.nextDoc();
+                        doc != DocIdSetIterator.NO_MORE_DOCS;
+                        doc = signatures.nextDoc()) {
+                    withSignature += liveDocs == null || liveDocs.get(doc) ? 1 : 0;
+                }
+            }
+        }
+        return new long[] {live, withSignature};
     }
 
     private static Window readWindow(

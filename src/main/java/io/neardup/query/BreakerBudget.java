@@ -11,10 +11,10 @@ import org.opensearch.core.common.breaker.CircuitBreaker;
  * A {@link MemoryBudget} on the node's {@code neardup} breaker: a reservation past the limit
  * throws the breaker's exception (a 429) before anything is allocated.
  */
-record BreakerBudget(CircuitBreaker breaker, String label) implements MemoryBudget {
+public record BreakerBudget(CircuitBreaker breaker, String label) implements MemoryBudget {
 
     /** Charges {@code breaker} under {@code label}; accounts nothing where there is no breaker (tools, tests). */
-    static MemoryBudget of(CircuitBreaker breaker, String label) {
+    public static MemoryBudget of(CircuitBreaker breaker, String label) {
         return breaker == null ? MemoryBudget.NONE : new BreakerBudget(breaker, label);
     }
 

@@ -13,6 +13,7 @@ import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -22,18 +23,24 @@ import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FilterDirectoryReader;
+import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.tests.index.RandomIndexWriter;
+import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.FixedBitSet;
 import org.opensearch.test.OpenSearchTestCase;
 
 /**
  * A shard's band join from its band terms ({@link ShardBandBuckets}) and shingle sets
  * ({@link ShardJaccard}) against brute force over every pair of live documents: a pair is reported
  * iff it shares at least m bands and its similarity (exact Jaccard where both stored a shingle set,
- * from Java sets; else the signature estimate) is at least tau. Random segments and deletes.
+ * from Java sets; else the signature estimate) is at least tau. Random segments, deletes, and
+ * documents hidden as document-level security hides them.
  */
 public class ShardBandBucketsTests extends OpenSearchTestCase {
 
@@ -49,6 +56,7 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
         int[][] signatures = new int[n][];
         boolean[] stored = new boolean[n];
         boolean[] deleted = new boolean[n];
+        boolean withDeletes = randomBoolean();
         try (Directory directory = newDirectory()) {
             try (RandomIndexWriter writer = new RandomIndexWriter(random, directory)) {
                 for (int i = 0; i < n; i++) {
@@ -78,14 +86,21 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                                 new BytesRef(ShingleSetCodec.payload(ShingleSetCodec.of(sets[i], sets[i].length)))));
                     }
                     writer.addDocument(doc);
-                    if (i > 0 && random.nextInt(15) == 0) {
+                    // Without any delete, the whole reader reports no deletions while its segments hide documents.
+                    if (withDeletes && i > 0 && random.nextInt(15) == 0) {
                         int victim = random.nextInt(i);
                         deleted[victim] = true;
                         writer.deleteDocuments(new Term("id", Integer.toString(victim)));
                     }
                 }
             }
-            try (IndexReader reader = DirectoryReader.open(directory)) {
+            boolean[] hidden = new boolean[n];
+            for (int i = 0; i < n; i++) {
+                hidden[i] = random.nextInt(5) == 0;
+            }
+            // As the Security plugin's document-level security: each segment's live docs hide documents, its numDocs
+            // (and so the whole reader's deletions) does not say so.
+            try (IndexReader reader = new HidingReader(DirectoryReader.open(directory), hidden)) {
                 int[] idOf = new int[reader.maxDoc()];
                 Arrays.fill(idOf, -1);
                 var storedFields = reader.storedFields();
@@ -97,7 +112,11 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                         Map<Long, Double> expected = new HashMap<>();
                         for (int a = 0; a < n; a++) {
                             for (int b = a + 1; b < n; b++) {
-                                if (deleted[a] || deleted[b] || shared(signatures[a], signatures[b], banding) < m) {
+                                if (deleted[a]
+                                        || deleted[b]
+                                        || hidden[a]
+                                        || hidden[b]
+                                        || shared(signatures[a], signatures[b], banding) < m) {
                                     continue;
                                 }
                                 double similarity = stored[a] && stored[b]
@@ -118,7 +137,7 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                                 Integer.MAX_VALUE,
                                 1,
                                 false,
-                                new ShardJaccard(reader, FIELD),
+                                new ShardJaccard(reader, FIELD, true),
                                 (x, y, similarity) -> {
                                     int a = Math.min(idOf[x], idOf[y]);
                                     int b = Math.max(idOf[x], idOf[y]);
@@ -136,6 +155,62 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                     }
                 }
             }
+        }
+    }
+
+    /** Hides the documents whose {@code id} is marked in each segment's live docs only. */
+    private static final class HidingReader extends FilterDirectoryReader {
+        private final boolean[] hidden;
+
+        HidingReader(DirectoryReader in, boolean[] hidden) throws IOException {
+            super(in, new SubReaderWrapper() {
+                @Override
+                public LeafReader wrap(LeafReader leaf) {
+                    FixedBitSet live = new FixedBitSet(leaf.maxDoc());
+                    try {
+                        var stored = leaf.storedFields();
+                        Bits deletes = leaf.getLiveDocs();
+                        for (int doc = 0; doc < leaf.maxDoc(); doc++) {
+                            if ((deletes == null || deletes.get(doc))
+                                    && hidden[
+                                                    Integer.parseInt(
+                                                            stored.document(doc).get("id"))]
+                                            == false) {
+                                live.set(doc);
+                            }
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                    return new FilterLeafReader(leaf) {
+                        @Override
+                        public Bits getLiveDocs() {
+                            return live;
+                        }
+
+                        @Override
+                        public CacheHelper getCoreCacheHelper() {
+                            return in.getCoreCacheHelper();
+                        }
+
+                        @Override
+                        public CacheHelper getReaderCacheHelper() {
+                            return null;
+                        }
+                    };
+                }
+            });
+            this.hidden = hidden;
+        }
+
+        @Override
+        protected DirectoryReader doWrapDirectoryReader(DirectoryReader in) throws IOException {
+            return new HidingReader(in, hidden);
+        }
+
+        @Override
+        public CacheHelper getReaderCacheHelper() {
+            return null;
         }
     }
 
