@@ -68,4 +68,14 @@ public final class ShingleTruth {
         }
         return set;
     }
+
+    /** How many of the bands of two signatures agree on all their rows: what makes them LSH candidates. */
+    public static int sharedBands(int[] a, int[] b, io.neardup.core.LshBanding banding) {
+        int shared = 0;
+        for (int band = 0; band < banding.bands(); band++) {
+            int from = band * banding.rows();
+            shared += java.util.Arrays.equals(a, from, from + banding.rows(), b, from, from + banding.rows()) ? 1 : 0;
+        }
+        return shared;
+    }
 }

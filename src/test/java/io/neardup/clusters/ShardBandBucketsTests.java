@@ -116,7 +116,7 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                                         || deleted[b]
                                         || hidden[a]
                                         || hidden[b]
-                                        || shared(signatures[a], signatures[b], banding) < m) {
+                                        || ShingleTruth.sharedBands(signatures[a], signatures[b], banding) < m) {
                                     continue;
                                 }
                                 double similarity = stored[a] && stored[b]
@@ -212,14 +212,5 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
         public CacheHelper getReaderCacheHelper() {
             return null;
         }
-    }
-
-    private static int shared(int[] a, int[] b, LshBanding banding) {
-        int shared = 0;
-        for (int band = 0; band < banding.bands(); band++) {
-            int from = band * banding.rows();
-            shared += Arrays.equals(a, from, from + banding.rows(), b, from, from + banding.rows()) ? 1 : 0;
-        }
-        return shared;
     }
 }

@@ -6,7 +6,6 @@ package io.neardup.core;
 
 import io.neardup.ShingleTruth;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,15 +57,6 @@ public class BandJoinTests extends OpenSearchTestCase {
             buffer.putInt(value);
         }
         return buffer.array();
-    }
-
-    private static int sharedBands(int[] a, int[] b, LshBanding banding) {
-        int shared = 0;
-        for (int band = 0; band < banding.bands(); band++) {
-            int from = band * banding.rows();
-            shared += Arrays.equals(a, from, from + banding.rows(), b, from, from + banding.rows()) ? 1 : 0;
-        }
-        return shared;
     }
 
     /** The join of in-memory band keys: what the tests feed, the buckets found by {@link BandJoin#ofKeys}. */
@@ -144,7 +134,7 @@ public class BandJoinTests extends OpenSearchTestCase {
         Map<Long, Double> expected = new HashMap<>();
         for (int a = 0; a < n; a++) {
             for (int b = a + 1; b < n; b++) {
-                if (sharedBands(signatures[a], signatures[b], banding) >= m) {
+                if (ShingleTruth.sharedBands(signatures[a], signatures[b], banding) >= m) {
                     double similarity = ShingleTruth.jaccard(truthSets.get(a), truthSets.get(b));
                     if (similarity >= tau) {
                         expected.put(((long) a << 32) | b, similarity);

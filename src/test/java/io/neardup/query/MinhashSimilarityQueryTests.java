@@ -11,7 +11,6 @@ import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -55,15 +54,6 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
             sets[i] = set;
         }
         return sets;
-    }
-
-    private static int equalBands(int[] a, int[] b, LshBanding banding) {
-        int equal = 0;
-        for (int band = 0; band < banding.bands(); band++) {
-            int from = band * banding.rows();
-            equal += Arrays.equals(a, from, from + banding.rows(), b, from, from + banding.rows()) ? 1 : 0;
-        }
-        return equal;
     }
 
     private static Document document(int id, int[] signature, long[] set, LshBanding banding) {
@@ -127,7 +117,7 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                                                 ShingleTruth.highHalves(sets[q]), ShingleTruth.highHalves(sets[i]))
                                         : MinHasher.jaccard(signatures[q], signatures[i]);
                                 if (deleted[i] == false
-                                        && equalBands(signatures[q], signatures[i], banding) >= m
+                                        && ShingleTruth.sharedBands(signatures[q], signatures[i], banding) >= m
                                         && similarity >= tau) {
                                     expected.put(i, similarity);
                                 }
@@ -188,7 +178,7 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                 for (double tau : new double[] {0.05, 0.2, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0}) {
                     Set<Integer> expected = new HashSet<>();
                     for (int i = 0; i < sets.length; i++) {
-                        if (equalBands(signatures[0], signatures[i], banding) >= 1
+                        if (ShingleTruth.sharedBands(signatures[0], signatures[i], banding) >= 1
                                 && ShingleTruth.jaccard(
                                                 ShingleTruth.highHalves(sets[0]), ShingleTruth.highHalves(sets[i]))
                                         >= tau) {
