@@ -6,7 +6,9 @@ package io.neardup.clusters;
 
 import io.neardup.core.BandJoin;
 import io.neardup.core.MemoryBudget;
+import io.neardup.mapper.FingerprintFields;
 import io.neardup.query.FieldExposure;
+import io.neardup.query.SegmentScheme;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -59,6 +61,7 @@ final class ShardBandBuckets implements BandJoin.Buckets {
         // the whole reader's (MultiBits) would not see them.
         Bits[] liveDocs = new Bits[leaves.size()];
         int[] docStarts = new int[leaves.size()];
+        String scheme = null;
         for (int i = 0; i < leaves.size(); i++) {
             LeafReaderContext leaf = leaves.get(i);
             liveDocs[i] = leaf.reader().getLiveDocs();
@@ -66,6 +69,10 @@ final class ShardBandBuckets implements BandJoin.Buckets {
             Terms terms =
                     FieldExposure.exposes(leaf.reader(), field) ? leaf.reader().terms(field) : null;
             if (terms != null) {
+                // The join compares no fingerprints of different schemes, as the query refuses to.
+                String segmentScheme = SegmentScheme.of(leaf.reader(), field, FingerprintFields.schemeField(field));
+                SegmentScheme.requireSame(field, scheme, segmentScheme);
+                scheme = scheme == null ? segmentScheme : scheme;
                 slices.add(new ReaderSlice(leaf.docBase, leaf.reader().maxDoc(), subs.size()));
                 subs.add(terms);
             }

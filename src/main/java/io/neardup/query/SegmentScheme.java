@@ -11,12 +11,12 @@ import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.SortedDocValues;
 
 /** The fingerprint scheme of a field in one segment, and the check that a query's fingerprint shares it. */
-final class SegmentScheme {
+public final class SegmentScheme {
 
     private SegmentScheme() {}
 
     /** The one scheme the segment's documents were fingerprinted with; null if none recorded one; fails on several. */
-    static String of(LeafReader reader, String field, String schemeField) throws IOException {
+    public static String of(LeafReader reader, String field, String schemeField) throws IOException {
         SortedDocValues schemes = reader.getSortedDocValues(schemeField);
         if (schemes == null || schemes.getValueCount() == 0) {
             return null;
@@ -32,7 +32,7 @@ final class SegmentScheme {
         return schemes.lookupOrd(0).utf8ToString();
     }
 
-    static void requireSame(String field, String queryScheme, String segmentScheme) {
+    public static void requireSame(String field, String queryScheme, String segmentScheme) {
         if (queryScheme != null && segmentScheme != null && queryScheme.equals(segmentScheme) == false) {
             throw mismatch(field, queryScheme, segmentScheme);
         }

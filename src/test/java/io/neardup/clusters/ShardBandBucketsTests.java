@@ -158,6 +158,42 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
         }
     }
 
+    /** Segments fingerprinted with different schemes are refused, as the query refuses them, naming both. */
+    public void testSegmentsOfDifferentSchemesAreRefused() throws IOException {
+        LshBanding banding = LshBanding.of(8, 4, K);
+        MinHasher hasher = MinHasher.of(K, 9L, MinHasher.Method.ONE_PERMUTATION);
+        try (Directory directory = newDirectory()) {
+            try (org.apache.lucene.index.IndexWriter writer = new org.apache.lucene.index.IndexWriter(
+                    directory, new org.apache.lucene.index.IndexWriterConfig())) {
+                for (String scheme : new String[] {"nd1-aaaaaaaa", "nd1-bbbbbbbb"}) {
+                    for (int i = 0; i < 2; i++) {
+                        byte[] bytes = MinhashFieldMapper.signatureBytes(hasher.signature(new long[] {1, 2, 3}, 3));
+                        Document doc = new Document();
+                        doc.add(new BinaryDocValuesField(FIELD, new BytesRef(bytes)));
+                        for (int band = 0; band < banding.bands(); band++) {
+                            doc.add(new Field(
+                                    FIELD,
+                                    MinhashFieldMapper.bandTerm(bytes, band, banding.rows()),
+                                    MinhashFieldMapper.BAND_FIELD_TYPE));
+                        }
+                        doc.add(new org.apache.lucene.document.SortedDocValuesField(
+                                FingerprintFields.schemeField(FIELD), new BytesRef(scheme)));
+                        writer.addDocument(doc);
+                    }
+                    writer.commit(); // one segment a scheme
+                }
+            }
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                assertEquals(2, reader.leaves().size());
+                IllegalArgumentException e = expectThrows(
+                        IllegalArgumentException.class,
+                        () -> new ShardBandBuckets(reader, FIELD, MemoryBudget.NONE).forEach((members, size) -> {}));
+                assertTrue(e.getMessage(), e.getMessage().contains("nd1-aaaaaaaa"));
+                assertTrue(e.getMessage(), e.getMessage().contains("nd1-bbbbbbbb"));
+            }
+        }
+    }
+
     /** Hides the documents whose {@code id} is marked in each segment's live docs only. */
     private static final class HidingReader extends FilterDirectoryReader {
         private final boolean[] hidden;
