@@ -21,7 +21,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.stream.IntStream;
 import org.opensearch.OpenSearchTimeoutException;
 import org.opensearch.action.bulk.BulkItemResponse;
 import org.opensearch.action.bulk.BulkRequest;
@@ -250,30 +249,25 @@ final class ClusterJob {
             forEachShard(this::joinShard);
             return;
         }
-        String[] includes = {request.spec().sourceToMatch(), request.targetField()};
         if (bandJoin()) {
-            forEachShard(shard -> bandJoinShard(shard, includes));
+            forEachShard(this::bandJoinShard);
             return;
         }
+        String[] includes = {request.spec().sourceToMatch(), request.targetField()};
         QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
-        int[] everyShard = IntStream.range(0, shards).toArray();
-        forEachShard(shard -> forEachPage(shard, documents, includes, hits -> scanPage(hits, everyShard, true)));
+        forEachShard(shard -> forEachPage(shard, documents, includes, this::scanPage));
     }
 
     /**
-     * A {@code minhash} shard's pairs: those within the shard from its band self-join on its node
-     * ({@link TransportShardJoinAction}), those with the shards {@link #shardsProbedBy} it from its
-     * pages sent there, so that each pair of documents is found once.
+     * A {@code minhash} shard's pairs, found on its node ({@link TransportShardJoinAction}): those
+     * within the shard by its band self-join, those with the shards {@link #shardsProbedBy} it by
+     * looking its documents' bands up there, so that each pair of documents is found once.
      */
-    private void bandJoinShard(int shard, String[] includes) {
-        ShardJoinResponse joined = client.execute(
-                        ShardJoinAction.INSTANCE, ShardJoinRequest.bands(index, shard, request.spec()))
-                .actionGet(STEP_TIMEOUT);
-        addJoined(joined);
-        int[] probed = shardsProbedBy(shard, shards);
-        if (probed.length > 0) {
-            forEachPage(shard, QueryBuilders.matchAllQuery(), includes, hits -> scanPage(hits, probed, false));
-        }
+    private void bandJoinShard(int shard) {
+        addJoined(client.execute(
+                        ShardJoinAction.INSTANCE,
+                        ShardJoinRequest.bands(index, shard, request.spec(), shardsProbedBy(shard, shards)))
+                .actionGet(STEP_TIMEOUT));
     }
 
     /** Shards scanned at once, and bulks written at once. */
@@ -413,11 +407,7 @@ final class ClusterJob {
         }
     }
 
-    /**
-     * Matches a page of documents against the shards {@code targets}; {@code count}: the page counts
-     * as scanned (not when a band join already counted its shard).
-     */
-    private void scanPage(SearchHit[] hits, int[] targets, boolean count) {
+    private void scanPage(SearchHit[] hits) {
         List<String> batchIds = new ArrayList<>(hits.length);
         List<Map<String, Object>> batchSources = new ArrayList<>(hits.length);
         long[] batchSeqNos = new long[hits.length];
@@ -425,9 +415,7 @@ final class ClusterJob {
             Map<String, Object> hitSource = hit.getSourceAsMap();
             if (hitSource == null
                     || XContentMapValues.extractValue(request.spec().field(), hitSource) == null) {
-                if (count) {
-                    task.noFingerprint.incrementAndGet();
-                }
+                task.noFingerprint.incrementAndGet();
             } else {
                 batchSeqNos[batchIds.size()] = hit.getSeqNo();
                 batchIds.add(hit.getId());
@@ -442,20 +430,17 @@ final class ClusterJob {
                 }
             }
         }
-        match(batchIds, batchSources, batchSeqNos, targets);
-        if (count) {
-            task.scanned.addAndGet(hits.length);
-        }
+        match(batchIds, batchSources, batchSeqNos);
+        task.scanned.addAndGet(hits.length);
     }
 
-    /** Sends a page to the shards {@code targets}, then adds what they found to the graph. */
-    private void match(
-            List<String> batchIds, List<Map<String, Object>> batchSources, long[] batchSeqNos, int[] targets) {
+    /** Sends a page to every shard, then adds what they found to the graph. */
+    private void match(List<String> batchIds, List<Map<String, Object>> batchSources, long[] batchSeqNos) {
         if (batchIds.isEmpty()) {
             return;
         }
-        List<ActionFuture<ShardMatchResponse>> responses = new ArrayList<>(targets.length);
-        for (int shard : targets) {
+        List<ActionFuture<ShardMatchResponse>> responses = new ArrayList<>(shards);
+        for (int shard = 0; shard < shards; shard++) {
             responses.add(client.execute(
                     ShardMatchAction.INSTANCE,
                     new ShardMatchRequest(

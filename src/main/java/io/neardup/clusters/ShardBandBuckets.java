@@ -53,7 +53,17 @@ final class ShardBandBuckets implements BandJoin.Buckets {
         }
     }
 
-    private void read(BandJoin.Bucket bucket) throws IOException {
+    /** The band terms of the segments the caller may see, merged, with each segment's own live docs and the scheme. */
+    record BandTerms(TermsEnum terms, Bits[] liveDocs, int[] docStarts, String scheme) {
+        /** Whether the reader's document {@code doc} is live for the caller. */
+        boolean live(int doc) {
+            int leaf = ReaderUtil.subIndex(doc, docStarts);
+            return liveDocs[leaf] == null || liveDocs[leaf].get(doc - docStarts[leaf]);
+        }
+    }
+
+    /** The band terms {@link #forEach} reads, or null if no segment shows the field; fails on segments of different schemes. */
+    BandTerms open() throws IOException {
         List<LeafReaderContext> leaves = reader.leaves();
         List<Terms> subs = new ArrayList<>();
         List<ReaderSlice> slices = new ArrayList<>();
@@ -78,9 +88,18 @@ final class ShardBandBuckets implements BandJoin.Buckets {
             }
         }
         if (subs.isEmpty()) {
-            return;
+            return null;
         }
         TermsEnum terms = new MultiTerms(subs.toArray(new Terms[0]), slices.toArray(new ReaderSlice[0])).iterator();
+        return new BandTerms(terms, liveDocs, docStarts, scheme);
+    }
+
+    private void read(BandJoin.Bucket bucket) throws IOException {
+        BandTerms bandTerms = open();
+        if (bandTerms == null) {
+            return;
+        }
+        TermsEnum terms = bandTerms.terms();
         PostingsEnum postings = null;
         int[] members = new int[0];
         try {
@@ -91,8 +110,7 @@ final class ShardBandBuckets implements BandJoin.Buckets {
                 postings = terms.postings(postings, PostingsEnum.NONE);
                 int size = 0;
                 for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
-                    int leaf = ReaderUtil.subIndex(doc, docStarts);
-                    if (liveDocs[leaf] != null && liveDocs[leaf].get(doc - docStarts[leaf]) == false) {
+                    if (bandTerms.live(doc) == false) {
                         continue;
                     }
                     if (size == members.length) {

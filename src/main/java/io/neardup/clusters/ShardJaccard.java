@@ -62,6 +62,30 @@ final class ShardJaccard implements BandJoin.Verifier {
         }
     }
 
+    /**
+     * The similarity of a document given by its values (a signature in the stored layout, its shingle
+     * set or null) to the reader's document {@code doc}; 0 if {@code doc} has no signature.
+     */
+    double similarity(byte[] signature, byte[] shingleSet, int doc) {
+        try {
+            if (right.seek(doc) == false) {
+                return 0;
+            }
+            if (exact && shingleSet != null && right.shingles != null) {
+                BytesRef y = right.shingles;
+                return ShingleSetCodec.jaccard(shingleSet, 0, shingleSet.length, y.bytes, y.offset, y.length);
+            }
+            BytesRef y = right.signature;
+            if (signature.length != y.length) {
+                throw new IllegalArgumentException("[" + field + "] holds signatures of " + signature.length / 4
+                        + " and " + y.length / 4 + " values; fingerprints of different schemes are not comparable");
+            }
+            return MinHasher.jaccard(signature, 0, y.bytes, y.offset, signature.length);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading [" + field + "]", e);
+        }
+    }
+
     /** One side's position: a segment's signature and shingle-set iterators, and the current document's values. */
     private final class Cursor {
         private int leaf = -1;

@@ -40,9 +40,12 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         this.bands = bands;
     }
 
-    /** The band self-join of the whole shard on a {@code minhash} field: every pair of its documents, once. */
-    public static ShardJoinRequest bands(String index, int shard, MatchSpec spec) {
-        return new ShardJoinRequest(index, shard, spec, 0, Long.MAX_VALUE, new int[0], true);
+    /**
+     * The band self-join of the whole shard on a {@code minhash} field, and its look-ups by band in
+     * {@code otherShards}: every pair of its documents once, and every pair with those shards' once.
+     */
+    public static ShardJoinRequest bands(String index, int shard, MatchSpec spec, int[] otherShards) {
+        return new ShardJoinRequest(index, shard, spec, 0, Long.MAX_VALUE, otherShards, true);
     }
 
     public ShardJoinRequest(StreamInput in) throws IOException {

@@ -18,12 +18,20 @@ import org.opensearch.core.common.io.stream.StreamOutput;
  */
 public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> {
 
+    private static final byte DOCUMENTS = 0;
+    private static final byte SIMHASHES = 1;
+    private static final byte SIGNATURES = 2;
+
     private final MatchSpec spec;
     private final List<String> ids;
     private final List<Map<String, Object>> sources;
     /** Instead of ids and sources: simhash values, all of {@link #scheme} (null: not recorded). */
     private final long[] simhashes;
 
+    /** Instead of ids and sources: MinHash signatures in their stored layout, with their shingle sets (null: none). */
+    private final byte[][] signatures;
+
+    private final byte[][] shingleSets;
     private final String scheme;
     private final int maxMatches;
     private final String clusterField;
@@ -50,6 +58,8 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         this.ids = ids;
         this.sources = sources;
         this.simhashes = null;
+        this.signatures = null;
+        this.shingleSets = null;
         this.scheme = null;
         this.maxMatches = maxMatches;
         this.clusterField = clusterField;
@@ -62,6 +72,36 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         this.ids = null;
         this.sources = null;
         this.simhashes = simhashes;
+        this.signatures = null;
+        this.shingleSets = null;
+        this.scheme = scheme;
+        this.maxMatches = maxMatches;
+        this.clusterField = null;
+    }
+
+    /**
+     * MinHash signatures (stored layout) and their shingle sets (null where a document has none) to
+     * match by band (for a {@code minhash} field), all of {@code scheme}; no match is excluded as "itself".
+     */
+    public ShardMatchRequest(
+            String index,
+            int shard,
+            MatchSpec spec,
+            byte[][] signatures,
+            byte[][] shingleSets,
+            String scheme,
+            int maxMatches) {
+        super(index, shard);
+        if (signatures.length != shingleSets.length) {
+            throw new IllegalArgumentException("one shingle set (or null) per signature: " + signatures.length
+                    + " signatures, " + shingleSets.length + " sets");
+        }
+        this.spec = spec;
+        this.ids = null;
+        this.sources = null;
+        this.simhashes = null;
+        this.signatures = signatures;
+        this.shingleSets = shingleSets;
         this.scheme = scheme;
         this.maxMatches = maxMatches;
         this.clusterField = null;
@@ -70,13 +110,25 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     public ShardMatchRequest(StreamInput in) throws IOException {
         super(in);
         spec = new MatchSpec(in);
-        if (in.readBoolean()) {
+        byte kind = in.readByte();
+        if (kind == SIMHASHES) {
             simhashes = in.readLongArray();
+            signatures = null;
+            shingleSets = null;
+            scheme = in.readOptionalString();
+            ids = null;
+            sources = null;
+        } else if (kind == SIGNATURES) {
+            simhashes = null;
+            signatures = in.readArray(StreamInput::readByteArray, byte[][]::new);
+            shingleSets = in.readArray(input -> input.readBoolean() ? input.readByteArray() : null, byte[][]::new);
             scheme = in.readOptionalString();
             ids = null;
             sources = null;
         } else {
             simhashes = null;
+            signatures = null;
+            shingleSets = null;
             scheme = null;
             ids = in.readStringList();
             sources = in.readList(StreamInput::readMap);
@@ -89,11 +141,24 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     public void writeTo(StreamOutput out) throws IOException {
         super.writeTo(out);
         spec.writeTo(out);
-        out.writeBoolean(simhashes != null);
         if (simhashes != null) {
+            out.writeByte(SIMHASHES);
             out.writeLongArray(simhashes);
             out.writeOptionalString(scheme);
+        } else if (signatures != null) {
+            out.writeByte(SIGNATURES);
+            out.writeArray(StreamOutput::writeByteArray, signatures);
+            out.writeArray(
+                    (output, set) -> {
+                        output.writeBoolean(set != null);
+                        if (set != null) {
+                            output.writeByteArray(set);
+                        }
+                    },
+                    shingleSets);
+            out.writeOptionalString(scheme);
         } else {
+            out.writeByte(DOCUMENTS);
             out.writeStringCollection(ids);
             out.writeCollection(sources, StreamOutput::writeMap);
         }
@@ -120,6 +185,16 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     /** The simhash values to match, or null if the request carries documents. */
     public long[] simhashes() {
         return simhashes;
+    }
+
+    /** The MinHash signatures to match (stored layout), or null. */
+    public byte[][] signatures() {
+        return signatures;
+    }
+
+    /** The signatures' shingle sets, null where a document has none. */
+    public byte[][] shingleSets() {
+        return shingleSets;
     }
 
     public String scheme() {

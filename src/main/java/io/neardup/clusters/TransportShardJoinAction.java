@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.core.BandJoin;
 import io.neardup.core.MemoryBudget;
+import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import io.neardup.query.BreakerBudget;
@@ -31,6 +32,7 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
@@ -107,7 +109,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
             if (request.bands()) {
-                return bandJoin(context, searcher, spec, breaker, shardId);
+                return bandJoin(request, context, searcher, breaker, shardId);
             }
             SimhashBatchMatcher blocks =
                     SimhashBatchMatcher.forField(context, searcher, spec.field(), maxDistance, services);
@@ -139,12 +141,13 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
      * field's exposure); its memory is charged to the breaker before it is taken.
      */
     private ShardJoinResponse bandJoin(
+            ShardJoinRequest request,
             QueryShardContext context,
             Engine.Searcher searcher,
-            MatchSpec spec,
             CircuitBreaker breaker,
             ShardId shardId)
             throws IOException {
+        MatchSpec spec = request.spec();
         if (context.fieldMapper(spec.field()) instanceof MinhashFieldMapper.MinhashFieldType == false) {
             throw new IllegalArgumentException("[field] [" + spec.field() + "] is not a [minhash] field in " + shardId);
         }
@@ -181,6 +184,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                     },
                     budget);
             pairs.addTo(matches, docs, queries::of);
+            probeOtherShards(request, reader, queries, matches);
             int[] queryDocs = Arrays.copyOf(queries.windowOf, queries.count);
             long[] querySeqNos = new long[queries.count];
             for (int q = 0; q < queries.count; q++) {
@@ -194,6 +198,93 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                     matches.toResponse());
         } finally {
             budget.release(8L * reader.maxDoc());
+        }
+    }
+
+    /** Documents a band look-up request carries to another shard: bounds its size (~1.5 KB a document). */
+    static final int PROBE_BATCH = 1_000;
+
+    /**
+     * The pairs across shards: every live document of this shard with a signature, in batches of
+     * {@link #PROBE_BATCH}, looked up by band in the shards {@code request.otherShards()} name (each
+     * pair of shards is named once), as the caller and with its reader there.
+     */
+    private void probeOtherShards(ShardJoinRequest request, IndexReader reader, Queries queries, MatchList matches)
+            throws IOException {
+        if (request.otherShards().length == 0) {
+            return;
+        }
+        String field = request.spec().field();
+        ShardBandBuckets.BandTerms own = new ShardBandBuckets(reader, field, MemoryBudget.NONE).open();
+        if (own == null) {
+            return;
+        }
+        byte[][] signatures = new byte[PROBE_BATCH][];
+        byte[][] shingleSets = new byte[PROBE_BATCH][];
+        int[] batchDocs = new int[PROBE_BATCH];
+        int size = 0;
+        for (LeafReaderContext leaf : reader.leaves()) {
+            if (FieldExposure.exposes(leaf.reader(), field) == false) {
+                continue;
+            }
+            BinaryDocValues values = leaf.reader().getBinaryDocValues(field);
+            BinaryDocValues sets = leaf.reader().getBinaryDocValues(FingerprintFields.shinglesField(field));
+            Bits live = leaf.reader().getLiveDocs();
+            for (int doc = values == null ? DocIdSetIterator.NO_MORE_DOCS : values.nextDoc();
+                    doc != DocIdSetIterator.NO_MORE_DOCS;
+                    doc = values.nextDoc()) {
+                if (live != null && live.get(doc) == false) {
+                    continue;
+                }
+                signatures[size] = BytesRef.deepCopyOf(values.binaryValue()).bytes;
+                shingleSets[size] =
+                        sets != null && sets.advanceExact(doc) ? BytesRef.deepCopyOf(sets.binaryValue()).bytes : null;
+                batchDocs[size++] = leaf.docBase + doc;
+                if (size == PROBE_BATCH) {
+                    probe(request, own.scheme(), signatures, shingleSets, batchDocs, size, queries, matches);
+                    size = 0;
+                }
+            }
+        }
+        if (size > 0) {
+            probe(request, own.scheme(), signatures, shingleSets, batchDocs, size, queries, matches);
+        }
+    }
+
+    private void probe(
+            ShardJoinRequest request,
+            String scheme,
+            byte[][] signatures,
+            byte[][] shingleSets,
+            int[] batchDocs,
+            int size,
+            Queries queries,
+            MatchList matches) {
+        byte[][] batchSignatures = Arrays.copyOf(signatures, size);
+        byte[][] batchSets = Arrays.copyOf(shingleSets, size);
+        List<ActionFuture<ShardMatchResponse>> responses = new ArrayList<>();
+        for (int other : request.otherShards()) {
+            ShardMatchRequest probe = new ShardMatchRequest(
+                    request.index(),
+                    other,
+                    request.spec(),
+                    batchSignatures,
+                    batchSets,
+                    scheme,
+                    TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT);
+            probe.setParentTask(request.getParentTask());
+            responses.add(client.execute(ShardMatchAction.INSTANCE, probe));
+        }
+        for (ActionFuture<ShardMatchResponse> response : responses) {
+            ShardMatchResponse found = response.actionGet(ClusterJob.STEP_TIMEOUT);
+            for (int m = 0; m < found.size(); m++) {
+                matches.add(
+                        queries.of(batchDocs[found.query(m)]),
+                        found.target(m),
+                        found.targetSeqNo(m),
+                        found.similarity(m),
+                        null);
+            }
         }
     }
 

@@ -5,13 +5,20 @@
 package io.neardup.clusters;
 
 import io.neardup.core.FingerprintObject;
+import io.neardup.core.LshBanding;
+import io.neardup.core.MemoryBudget;
 import io.neardup.core.SimhashCodec;
+import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.query.Like;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
+import io.neardup.query.SegmentScheme;
 import io.neardup.query.SimhashBatchMatcher;
 import java.io.IOException;
 import java.util.List;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
@@ -20,6 +27,7 @@ import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
 import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.index.IndexService;
 import org.opensearch.index.engine.Engine;
@@ -109,6 +117,79 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
         }
     }
 
+    /**
+     * The band self-join's look-up from another shard: each signature's band terms are looked up in
+     * this shard's band terms (the segments the caller may see, its live documents), documents
+     * sharing at least the query's {@code min_band_matches} bands are verified as the query verifies
+     * them, and at most {@code maxMatches} a signature are kept. The counters are charged first.
+     */
+    private void matchSignatures(
+            ShardMatchRequest request,
+            QueryShardContext context,
+            IndexReader reader,
+            ShardDocs docs,
+            MatchList matches,
+            ShardId shardId)
+            throws IOException {
+        MatchSpec spec = request.spec();
+        if (context.fieldMapper(spec.field()) instanceof MinhashFieldMapper.MinhashFieldType == false) {
+            throw new IllegalArgumentException("[field] [" + spec.field() + "] is not a [minhash] field in " + shardId);
+        }
+        LshBanding banding = ((MinhashFieldMapper.MinhashFieldType) context.fieldMapper(spec.field())).banding();
+        double tau =
+                spec.minSimilarity() == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : spec.minSimilarity();
+        int minBandMatches = banding.minBandMatchesFor(tau);
+        ShardBandBuckets.BandTerms bandTerms = new ShardBandBuckets(reader, spec.field(), MemoryBudget.NONE).open();
+        if (bandTerms == null) {
+            return;
+        }
+        SegmentScheme.requireSame(spec.field(), request.scheme(), bandTerms.scheme());
+        ShardJaccard verifier = new ShardJaccard(
+                reader, spec.field(), spec.verification() != NearDuplicateQueryBuilder.Verification.ESTIMATE);
+        CircuitBreaker breaker = services.cache().breaker();
+        long counterBytes = 8L * reader.maxDoc();
+        breaker.addEstimateBytesAndMaybeBreak(counterBytes, "near_dup_clusters band look-up");
+        try {
+            int[] counts = new int[reader.maxDoc()];
+            int[] touched = new int[reader.maxDoc()];
+            DocMatches found = new DocMatches();
+            PostingsEnum postings = null;
+            byte[][] signatures = request.signatures();
+            for (int q = 0; q < signatures.length; q++) {
+                int touchedCount = 0;
+                int kept = 0;
+                for (int band = 0; band < banding.bands() && kept < request.maxMatches(); band++) {
+                    if (bandTerms.terms().seekExact(MinhashFieldMapper.bandTerm(signatures[q], band, banding.rows()))
+                            == false) {
+                        continue;
+                    }
+                    postings = bandTerms.terms().postings(postings, PostingsEnum.NONE);
+                    for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
+                        if (bandTerms.live(doc) == false) {
+                            continue;
+                        }
+                        if (counts[doc]++ == 0) {
+                            touched[touchedCount++] = doc;
+                        }
+                        if (counts[doc] == minBandMatches && kept < request.maxMatches()) {
+                            double similarity = verifier.similarity(signatures[q], request.shingleSets()[q], doc);
+                            if (similarity >= tau) {
+                                found.add(q, doc, docs.seqNo(doc), (float) similarity);
+                                kept++;
+                            }
+                        }
+                    }
+                }
+                for (int t = 0; t < touchedCount; t++) {
+                    counts[touched[t]] = 0;
+                }
+            }
+            found.addTo(matches, docs, q -> q);
+        } finally {
+            breaker.addWithoutBreaking(-counterBytes);
+        }
+    }
+
     @Override
     protected ShardMatchResponse shardOperation(ShardMatchRequest request, ShardId shardId) throws IOException {
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
@@ -128,6 +209,10 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                             services)
                     : null;
             ShardDocs docs = new ShardDocs(searcher, request.clusterField());
+            if (request.signatures() != null) {
+                matchSignatures(request, context, searcher.getIndexReader(), docs, matches, shardId);
+                return matches.toResponse();
+            }
             if (request.simhashes() != null) {
                 if (blocks == null) {
                     throw new IllegalArgumentException(
