@@ -4,6 +4,8 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.core.LshBanding;
+import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.query.Like;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
@@ -12,8 +14,10 @@ import java.util.Locale;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.common.io.stream.Writeable;
+import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.core.xcontent.ToXContentFragment;
 import org.opensearch.core.xcontent.XContentBuilder;
+import org.opensearch.index.query.QueryShardContext;
 
 /**
  * When two documents of a {@code _near_dup_clusters} run are near-duplicates: the fingerprint
@@ -144,5 +148,22 @@ public record MatchSpec(
     @Override
     public String toString() {
         return String.format(Locale.ROOT, "field [%s]", field);
+    }
+
+    /** How a {@code minhash} spec matches by band: the field's banding, τ, the query's automatic {@code min_band_matches}, and whether shingle sets verify. */
+    record BandMatching(LshBanding banding, double minSimilarity, int minBandMatches, boolean exact) {}
+
+    /** This spec's {@link BandMatching} on a shard whose mapping is {@code context}'s; a 400 if the field is not a {@code minhash} field there. */
+    BandMatching bandMatching(QueryShardContext context, ShardId shardId) {
+        if (context.fieldMapper(field) instanceof MinhashFieldMapper.MinhashFieldType == false) {
+            throw new IllegalArgumentException("[field] [" + field + "] is not a [minhash] field in " + shardId);
+        }
+        LshBanding banding = ((MinhashFieldMapper.MinhashFieldType) context.fieldMapper(field)).banding();
+        double tau = minSimilarity == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : minSimilarity;
+        return new BandMatching(
+                banding,
+                tau,
+                banding.minBandMatchesFor(tau),
+                verification != NearDuplicateQueryBuilder.Verification.ESTIMATE);
     }
 }

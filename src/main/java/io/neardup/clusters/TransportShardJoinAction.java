@@ -7,7 +7,6 @@ package io.neardup.clusters;
 import io.neardup.core.BandJoin;
 import io.neardup.core.MemoryBudget;
 import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import io.neardup.query.BreakerBudget;
 import io.neardup.query.FieldExposure;
@@ -148,13 +147,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             ShardId shardId)
             throws IOException {
         MatchSpec spec = request.spec();
-        if (context.fieldMapper(spec.field()) instanceof MinhashFieldMapper.MinhashFieldType == false) {
-            throw new IllegalArgumentException("[field] [" + spec.field() + "] is not a [minhash] field in " + shardId);
-        }
-        MinhashFieldMapper.MinhashFieldType minhash =
-                (MinhashFieldMapper.MinhashFieldType) context.fieldMapper(spec.field());
-        double tau =
-                spec.minSimilarity() == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : spec.minSimilarity();
+        MatchSpec.BandMatching matching = spec.bandMatching(context, shardId);
         IndexReader reader = searcher.getIndexReader();
         MemoryBudget budget = BreakerBudget.of(breaker, "near_dup_clusters band join of [" + spec.field() + "]");
         long[] counts = countFingerprints(reader, spec.field());
@@ -166,15 +159,12 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             BandJoin.join(
                     new ShardBandBuckets(reader, spec.field(), budget),
                     reader.maxDoc(),
-                    minhash.banding().minBandMatchesFor(tau),
-                    tau,
+                    matching.minBandMatches(),
+                    matching.minSimilarity(),
                     MAX_BUCKET,
                     MAX_LEADERS,
                     true,
-                    new ShardJaccard(
-                            reader,
-                            spec.field(),
-                            spec.verification() != NearDuplicateQueryBuilder.Verification.ESTIMATE),
+                    new ShardJaccard(reader, spec.field(), matching.exact()),
                     (a, b, similarity) -> {
                         try {
                             pairs.add(a, b, docs.seqNo(b), (float) similarity);

@@ -132,20 +132,16 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             ShardId shardId)
             throws IOException {
         MatchSpec spec = request.spec();
-        if (context.fieldMapper(spec.field()) instanceof MinhashFieldMapper.MinhashFieldType == false) {
-            throw new IllegalArgumentException("[field] [" + spec.field() + "] is not a [minhash] field in " + shardId);
-        }
-        LshBanding banding = ((MinhashFieldMapper.MinhashFieldType) context.fieldMapper(spec.field())).banding();
-        double tau =
-                spec.minSimilarity() == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : spec.minSimilarity();
-        int minBandMatches = banding.minBandMatchesFor(tau);
+        MatchSpec.BandMatching matching = spec.bandMatching(context, shardId);
+        LshBanding banding = matching.banding();
+        double tau = matching.minSimilarity();
+        int minBandMatches = matching.minBandMatches();
         ShardBandBuckets.BandTerms bandTerms = new ShardBandBuckets(reader, spec.field(), MemoryBudget.NONE).open();
         if (bandTerms == null) {
             return;
         }
         SegmentScheme.requireSame(spec.field(), request.scheme(), bandTerms.scheme());
-        ShardJaccard verifier = new ShardJaccard(
-                reader, spec.field(), spec.verification() != NearDuplicateQueryBuilder.Verification.ESTIMATE);
+        ShardJaccard verifier = new ShardJaccard(reader, spec.field(), matching.exact());
         CircuitBreaker breaker = services.cache().breaker();
         long counterBytes = 8L * reader.maxDoc();
         breaker.addEstimateBytesAndMaybeBreak(counterBytes, "near_dup_clusters band look-up");
