@@ -4,11 +4,11 @@
  */
 package io.neardup.bench;
 
+import io.neardup.MinhashDocuments;
 import io.neardup.core.LshBanding;
 import io.neardup.core.Margins;
 import io.neardup.core.MinHasher;
 import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import io.neardup.query.MinhashSimilarityQuery;
 import io.neardup.query.SegmentFingerprintCache;
@@ -16,9 +16,7 @@ import io.neardup.query.SimhashNeighborQuery;
 import java.io.IOException;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
-import org.apache.lucene.document.Field;
 import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.document.SortedNumericDocValuesField;
 import org.apache.lucene.index.DirectoryReader;
@@ -134,18 +132,10 @@ public class FieldExposureBenchmark {
                 if (i < QUERIES) {
                     signatures[i] = signature;
                 }
-                byte[] bytes = MinhashFieldMapper.signatureBytes(signature);
                 Document doc = new Document();
                 doc.add(new SortedNumericDocValuesField(SIMHASH, SimhashFieldMapper.encode(simhashes[i])));
                 doc.add(new SortedDocValuesField(FingerprintFields.schemeField(SIMHASH), new BytesRef("nd1-bench")));
-                doc.add(new BinaryDocValuesField(MINHASH, new BytesRef(bytes)));
-                for (int band = 0; band < BANDING.bands(); band++) {
-                    doc.add(new Field(
-                            MINHASH,
-                            MinhashFieldMapper.bandTerm(bytes, band, BANDING.rows()),
-                            MinhashFieldMapper.BAND_FIELD_TYPE));
-                }
-                doc.add(new SortedDocValuesField(FingerprintFields.schemeField(MINHASH), new BytesRef("nd1-bench")));
+                MinhashDocuments.add(doc, MINHASH, signature, null, "nd1-bench", BANDING);
                 writer.addDocument(doc);
             }
             writer.forceMerge(1);

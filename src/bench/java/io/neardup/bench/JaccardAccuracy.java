@@ -4,6 +4,7 @@
  */
 package io.neardup.bench;
 
+import io.neardup.MinhashDocuments;
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
@@ -13,7 +14,6 @@ import io.neardup.core.Matches;
 import io.neardup.core.PsmSearch;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SortedFingerprintTable;
-import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.query.MinhashSimilarityQuery;
 import io.neardup.query.SimhashNeighborQuery;
@@ -30,10 +30,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.lucene.analysis.Analyzer;
-import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
-import org.apache.lucene.document.Field;
-import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -47,7 +44,6 @@ import org.apache.lucene.search.Scorable;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.util.BytesRef;
 
 /**
  * Accuracy of the {@code near_duplicate} query on a {@code minhash} field against the exact Jaccard
@@ -386,19 +382,13 @@ public final class JaccardAccuracy {
             int[] shingleSet,
             LshBanding banding,
             FingerprintScheme scheme) {
-        byte[] bytes = MinhashFieldMapper.signatureBytes(signature);
-        doc.add(new BinaryDocValuesField(field, new BytesRef(bytes)));
-        for (int band = 0; band < banding.bands(); band++) {
-            doc.add(new Field(
-                    field,
-                    MinhashFieldMapper.bandTerm(bytes, band, banding.rows()),
-                    MinhashFieldMapper.BAND_FIELD_TYPE));
-        }
-        if (shingleSet != null) {
-            doc.add(new BinaryDocValuesField(
-                    FingerprintFields.shinglesField(field), new BytesRef(ShingleSetCodec.payload(shingleSet))));
-        }
-        doc.add(new SortedDocValuesField(FingerprintFields.schemeField(field), new BytesRef(scheme.id())));
+        MinhashDocuments.add(
+                doc,
+                field,
+                signature,
+                shingleSet == null ? null : ShingleSetCodec.payload(shingleSet),
+                scheme.id(),
+                banding);
     }
 
     private static long indexSize(

@@ -4,21 +4,19 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.MinhashDocuments;
 import io.neardup.ShingleTruth;
 import io.neardup.core.BandJoin;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.MinhashFieldMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
-import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StringField;
@@ -31,7 +29,6 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.tests.index.RandomIndexWriter;
 import org.apache.lucene.util.Bits;
-import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.FixedBitSet;
 import org.opensearch.test.OpenSearchTestCase;
 
@@ -70,21 +67,15 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                     }
                     signatures[i] = hasher.signature(sets[i], sets[i].length);
                     stored[i] = random.nextInt(4) > 0;
-                    byte[] bytes = MinhashFieldMapper.signatureBytes(signatures[i]);
                     Document doc = new Document();
                     doc.add(new StringField("id", Integer.toString(i), Field.Store.YES));
-                    doc.add(new BinaryDocValuesField(FIELD, new BytesRef(bytes)));
-                    for (int band = 0; band < banding.bands(); band++) {
-                        doc.add(new Field(
-                                FIELD,
-                                MinhashFieldMapper.bandTerm(bytes, band, banding.rows()),
-                                MinhashFieldMapper.BAND_FIELD_TYPE));
-                    }
-                    if (stored[i]) {
-                        doc.add(new BinaryDocValuesField(
-                                FingerprintFields.shinglesField(FIELD),
-                                new BytesRef(ShingleSetCodec.payload(ShingleSetCodec.of(sets[i], sets[i].length)))));
-                    }
+                    MinhashDocuments.add(
+                            doc,
+                            FIELD,
+                            signatures[i],
+                            stored[i] ? ShingleSetCodec.payload(ShingleSetCodec.of(sets[i], sets[i].length)) : null,
+                            null,
+                            banding);
                     writer.addDocument(doc);
                     // Without any delete, the whole reader reports no deletions while its segments hide documents.
                     if (withDeletes && i > 0 && random.nextInt(15) == 0) {
@@ -167,17 +158,9 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                     directory, new org.apache.lucene.index.IndexWriterConfig())) {
                 for (String scheme : new String[] {"nd1-aaaaaaaa", "nd1-bbbbbbbb"}) {
                     for (int i = 0; i < 2; i++) {
-                        byte[] bytes = MinhashFieldMapper.signatureBytes(hasher.signature(new long[] {1, 2, 3}, 3));
                         Document doc = new Document();
-                        doc.add(new BinaryDocValuesField(FIELD, new BytesRef(bytes)));
-                        for (int band = 0; band < banding.bands(); band++) {
-                            doc.add(new Field(
-                                    FIELD,
-                                    MinhashFieldMapper.bandTerm(bytes, band, banding.rows()),
-                                    MinhashFieldMapper.BAND_FIELD_TYPE));
-                        }
-                        doc.add(new org.apache.lucene.document.SortedDocValuesField(
-                                FingerprintFields.schemeField(FIELD), new BytesRef(scheme)));
+                        MinhashDocuments.add(
+                                doc, FIELD, hasher.signature(new long[] {1, 2, 3}, 3), null, scheme, banding);
                         writer.addDocument(doc);
                     }
                     writer.commit(); // one segment a scheme

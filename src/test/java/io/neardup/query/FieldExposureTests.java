@@ -4,17 +4,16 @@
  */
 package io.neardup.query;
 
+import io.neardup.MinhashDocuments;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.LongPoint;
@@ -206,16 +205,7 @@ public class FieldExposureTests extends OpenSearchTestCase {
                 doc.add(new SortedNumericDocValuesField(SIMHASH, SimhashFieldMapper.encode(0x5eedL)));
                 doc.add(new LongPoint(SIMHASH, SimhashFieldMapper.encode(0x5eedL)));
                 doc.add(new SortedDocValuesField(FingerprintFields.schemeField(SIMHASH), new BytesRef("nd1-test")));
-                byte[] bytes = MinhashFieldMapper.signatureBytes(signature(7));
-                doc.add(new BinaryDocValuesField(MINHASH, new BytesRef(bytes)));
-                for (int band = 0; band < BANDING.bands(); band++) {
-                    doc.add(new Field(
-                            MINHASH,
-                            MinhashFieldMapper.bandTerm(bytes, band, BANDING.rows()),
-                            MinhashFieldMapper.BAND_FIELD_TYPE));
-                }
-                doc.add(new BinaryDocValuesField(FingerprintFields.shinglesField(MINHASH), new BytesRef(shingles(7))));
-                doc.add(new SortedDocValuesField(FingerprintFields.schemeField(MINHASH), new BytesRef("nd1-test")));
+                MinhashDocuments.add(doc, MINHASH, signature(7), shingles(7), "nd1-test", BANDING);
                 writer.addDocument(doc);
             }
         }

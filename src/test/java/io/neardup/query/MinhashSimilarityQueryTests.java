@@ -4,12 +4,12 @@
  */
 package io.neardup.query;
 
+import io.neardup.MinhashDocuments;
 import io.neardup.ShingleTruth;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,7 +19,6 @@ import java.util.Set;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
-import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexReader;
@@ -59,20 +58,13 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
     private static Document document(int id, int[] signature, long[] set, LshBanding banding) {
         Document doc = new Document();
         doc.add(new StringField("id", Integer.toString(id), Field.Store.YES));
-        byte[] bytes = MinhashFieldMapper.signatureBytes(signature);
-        doc.add(new BinaryDocValuesField(FIELD, new BytesRef(bytes)));
-        for (int band = 0; band < banding.bands(); band++) {
-            doc.add(new Field(
-                    FIELD,
-                    MinhashFieldMapper.bandTerm(bytes, band, banding.rows()),
-                    MinhashFieldMapper.BAND_FIELD_TYPE));
-        }
-        if (set != null) {
-            doc.add(new BinaryDocValuesField(
-                    FingerprintFields.shinglesField(FIELD),
-                    new BytesRef(ShingleSetCodec.payload(ShingleSetCodec.of(set, set.length)))));
-        }
-        doc.add(new SortedDocValuesField(FingerprintFields.schemeField(FIELD), new BytesRef("nd1-2586f90f")));
+        MinhashDocuments.add(
+                doc,
+                FIELD,
+                signature,
+                set == null ? null : ShingleSetCodec.payload(ShingleSetCodec.of(set, set.length)),
+                "nd1-2586f90f",
+                banding);
         return doc;
     }
 
