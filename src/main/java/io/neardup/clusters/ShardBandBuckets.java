@@ -5,15 +5,19 @@
 package io.neardup.clusters;
 
 import io.neardup.core.BandJoin;
+import io.neardup.core.BandKeyFilter;
 import io.neardup.core.MemoryBudget;
 import io.neardup.mapper.FingerprintFields;
+import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.query.FieldExposure;
 import io.neardup.query.SegmentScheme;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.MultiTerms;
 import org.apache.lucene.index.PostingsEnum;
@@ -53,6 +57,22 @@ final class ShardBandBuckets implements BandJoin.Buckets {
         }
     }
 
+    /** The field's band terms in a segment whose reader shows the field to the caller ({@link FieldExposure}), or null. */
+    static Terms exposedTerms(LeafReader leaf, String field) throws IOException {
+        return FieldExposure.exposes(leaf, field) ? leaf.terms(field) : null;
+    }
+
+    /**
+     * The scheme of the segments read so far ({@code seen}, null if none recorded one) and this
+     * one's; fails if they differ: the join compares no fingerprints of different schemes, as the
+     * query refuses to.
+     */
+    static String sameScheme(String field, String seen, LeafReader leaf) throws IOException {
+        String segmentScheme = SegmentScheme.of(leaf, field, FingerprintFields.schemeField(field));
+        SegmentScheme.requireSame(field, seen, segmentScheme);
+        return seen == null ? segmentScheme : seen;
+    }
+
     /** The band terms of the segments the caller may see, merged, with each segment's own live docs and the scheme. */
     record BandTerms(TermsEnum terms, Bits[] liveDocs, int[] docStarts, String scheme) {
         /** Whether the reader's document {@code doc} is live for the caller. */
@@ -76,13 +96,9 @@ final class ShardBandBuckets implements BandJoin.Buckets {
             LeafReaderContext leaf = leaves.get(i);
             liveDocs[i] = leaf.reader().getLiveDocs();
             docStarts[i] = leaf.docBase;
-            Terms terms =
-                    FieldExposure.exposes(leaf.reader(), field) ? leaf.reader().terms(field) : null;
+            Terms terms = exposedTerms(leaf.reader(), field);
             if (terms != null) {
-                // The join compares no fingerprints of different schemes, as the query refuses to.
-                String segmentScheme = SegmentScheme.of(leaf.reader(), field, FingerprintFields.schemeField(field));
-                SegmentScheme.requireSame(field, scheme, segmentScheme);
-                scheme = scheme == null ? segmentScheme : scheme;
+                scheme = sameScheme(field, scheme, leaf.reader());
                 slices.add(new ReaderSlice(leaf.docBase, leaf.reader().maxDoc(), subs.size()));
                 subs.add(terms);
             }
@@ -92,6 +108,85 @@ final class ShardBandBuckets implements BandJoin.Buckets {
         }
         TermsEnum terms = new MultiTerms(subs.toArray(new Terms[0]), slices.toArray(new ReaderSlice[0])).iterator();
         return new BandTerms(terms, liveDocs, docStarts, scheme);
+    }
+
+    /**
+     * The band keys of this shard for another shard's look-ups: those of at most {@code maxBucket}
+     * documents of a segment in a {@link BandKeyFilter}, those of more (boilerplate, joined by
+     * leaders, not counted) listed exactly, and the segments' scheme. Every term of the segments the
+     * caller may see is in one or the other (deleted or hidden documents may add keys: the filter only
+     * decides what is looked up). The filter's memory is reserved from the budget and stays reserved
+     * for the caller to release ({@link BandKeyFilter#bytesFor} of its {@code keys}).
+     */
+    record KeyFilter(BandKeyFilter filter, long keys, long[] oversizedKeys, String scheme) {
+        /** Whether a band key of the other shard may be in a bucket of normal size here. */
+        boolean mightShare(long filterKey) {
+            return filter.mightContain(filterKey);
+        }
+
+        boolean oversized(long filterKey) {
+            return Arrays.binarySearch(oversizedKeys, filterKey) >= 0;
+        }
+
+        /**
+         * The bands of another shard's document (its {@link BandKeyFilter#keyOf} keys, band by band)
+         * worth looking up here, written to {@code bands}: their number, or 0 if fewer than
+         * {@code minBandMatches} pass the filter and none is an oversized bucket here (then no
+         * document here can be its candidate).
+         */
+        int bandsToLookUp(long[] keys, int minBandMatches, int[] bands) {
+            int shared = 0;
+            int count = 0;
+            boolean oversized = false;
+            for (int band = 0; band < keys.length; band++) {
+                boolean inBucket = mightShare(keys[band]);
+                boolean inOversized = oversizedKeys.length > 0 && oversized(keys[band]);
+                shared += inBucket ? 1 : 0;
+                oversized |= inOversized;
+                if (inBucket || inOversized) {
+                    bands[count++] = band;
+                }
+            }
+            return shared >= minBandMatches || oversized ? count : 0;
+        }
+    }
+
+    KeyFilter keyFilter(int maxBucket) throws IOException {
+        long keys = 0;
+        String scheme = null;
+        for (LeafReaderContext leaf : reader.leaves()) {
+            Terms terms = exposedTerms(leaf.reader(), field);
+            if (terms != null) {
+                scheme = sameScheme(field, scheme, leaf.reader());
+                keys += terms.size() >= 0 ? terms.size() : terms.getSumDocFreq();
+            }
+        }
+        budget.reserve(BandKeyFilter.bytesFor(keys));
+        BandKeyFilter filter = BandKeyFilter.forKeys(keys);
+        long[] oversized = new long[0];
+        int oversizedCount = 0;
+        for (LeafReaderContext leaf : reader.leaves()) {
+            Terms terms = exposedTerms(leaf.reader(), field);
+            if (terms == null) {
+                continue;
+            }
+            TermsEnum termsEnum = terms.iterator();
+            for (BytesRef term = termsEnum.next(); term != null; term = termsEnum.next()) {
+                long key = BandKeyFilter.keyOf(MinhashFieldMapper.bandOf(term), MinhashFieldMapper.keyOf(term));
+                if (termsEnum.docFreq() <= maxBucket) {
+                    filter.add(key);
+                    continue;
+                }
+                if (oversizedCount == oversized.length) {
+                    // Few: a bucket of more than maxBucket documents needs maxBucket of the segment's documents.
+                    oversized = Arrays.copyOf(oversized, Math.max(16, 2 * oversizedCount));
+                }
+                oversized[oversizedCount++] = key;
+            }
+        }
+        long[] sorted = Arrays.copyOf(oversized, oversizedCount);
+        Arrays.sort(sorted);
+        return new KeyFilter(filter, keys, sorted, scheme);
     }
 
     private void read(BandJoin.Bucket bucket) throws IOException {

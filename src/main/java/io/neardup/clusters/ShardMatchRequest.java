@@ -21,6 +21,7 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     private static final byte DOCUMENTS = 0;
     private static final byte SIMHASHES = 1;
     private static final byte SIGNATURES = 2;
+    private static final byte BAND_FILTER = 3;
 
     private final MatchSpec spec;
     private final List<String> ids;
@@ -32,6 +33,12 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     private final byte[][] signatures;
 
     private final byte[][] shingleSets;
+    /** With signatures: the bands of each to look up (those the shard's {@link ShardBandBuckets.KeyFilter} passed). */
+    private final int[][] bands;
+
+    /** Instead of documents: asks for the shard's band key filter. */
+    private final boolean bandFilter;
+
     private final String scheme;
     private final int maxMatches;
     private final String clusterField;
@@ -60,6 +67,8 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         this.simhashes = null;
         this.signatures = null;
         this.shingleSets = null;
+        this.bands = null;
+        this.bandFilter = false;
         this.scheme = null;
         this.maxMatches = maxMatches;
         this.clusterField = clusterField;
@@ -74,14 +83,17 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         this.simhashes = simhashes;
         this.signatures = null;
         this.shingleSets = null;
+        this.bands = null;
+        this.bandFilter = false;
         this.scheme = scheme;
         this.maxMatches = maxMatches;
         this.clusterField = null;
     }
 
     /**
-     * MinHash signatures (stored layout) and their shingle sets (null where a document has none) to
-     * match by band (for a {@code minhash} field), all of {@code scheme}; no match is excluded as "itself".
+     * MinHash signatures (stored layout), their shingle sets (null where a document has none) and the
+     * bands of each to look up, to match by band (for a {@code minhash} field), all of {@code scheme};
+     * no match is excluded as "itself".
      */
     public ShardMatchRequest(
             String index,
@@ -89,12 +101,14 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
             MatchSpec spec,
             byte[][] signatures,
             byte[][] shingleSets,
+            int[][] bands,
             String scheme,
             int maxMatches) {
         super(index, shard);
-        if (signatures.length != shingleSets.length) {
-            throw new IllegalArgumentException("one shingle set (or null) per signature: " + signatures.length
-                    + " signatures, " + shingleSets.length + " sets");
+        if (signatures.length != shingleSets.length || signatures.length != bands.length) {
+            throw new IllegalArgumentException("one shingle set (or null) and one band list per signature: "
+                    + signatures.length + " signatures, " + shingleSets.length + " sets, " + bands.length
+                    + " band lists");
         }
         this.spec = spec;
         this.ids = null;
@@ -102,8 +116,30 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         this.simhashes = null;
         this.signatures = signatures;
         this.shingleSets = shingleSets;
+        this.bands = bands;
+        this.bandFilter = false;
         this.scheme = scheme;
         this.maxMatches = maxMatches;
+        this.clusterField = null;
+    }
+
+    /** Asks the shard for its band key filter (a {@code minhash} field's band join, {@link ShardBandBuckets#keyFilter}). */
+    static ShardMatchRequest bandFilter(String index, int shard, MatchSpec spec) {
+        return new ShardMatchRequest(index, shard, spec);
+    }
+
+    private ShardMatchRequest(String index, int shard, MatchSpec spec) {
+        super(index, shard);
+        this.spec = spec;
+        this.ids = null;
+        this.sources = null;
+        this.simhashes = null;
+        this.signatures = null;
+        this.shingleSets = null;
+        this.bands = null;
+        this.bandFilter = true;
+        this.scheme = null;
+        this.maxMatches = 1;
         this.clusterField = null;
     }
 
@@ -111,10 +147,12 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         super(in);
         spec = new MatchSpec(in);
         byte kind = in.readByte();
+        bandFilter = kind == BAND_FILTER;
         if (kind == SIMHASHES) {
             simhashes = in.readLongArray();
             signatures = null;
             shingleSets = null;
+            bands = null;
             scheme = in.readOptionalString();
             ids = null;
             sources = null;
@@ -122,13 +160,23 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
             simhashes = null;
             signatures = in.readArray(StreamInput::readByteArray, byte[][]::new);
             shingleSets = in.readArray(input -> input.readBoolean() ? input.readByteArray() : null, byte[][]::new);
+            bands = in.readArray(StreamInput::readVIntArray, int[][]::new);
             scheme = in.readOptionalString();
+            ids = null;
+            sources = null;
+        } else if (kind == BAND_FILTER) {
+            simhashes = null;
+            signatures = null;
+            shingleSets = null;
+            bands = null;
+            scheme = null;
             ids = null;
             sources = null;
         } else {
             simhashes = null;
             signatures = null;
             shingleSets = null;
+            bands = null;
             scheme = null;
             ids = in.readStringList();
             sources = in.readList(StreamInput::readMap);
@@ -156,7 +204,10 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
                         }
                     },
                     shingleSets);
+            out.writeArray(StreamOutput::writeVIntArray, bands);
             out.writeOptionalString(scheme);
+        } else if (bandFilter) {
+            out.writeByte(BAND_FILTER);
         } else {
             out.writeByte(DOCUMENTS);
             out.writeStringCollection(ids);
@@ -195,6 +246,16 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     /** The signatures' shingle sets, null where a document has none. */
     public byte[][] shingleSets() {
         return shingleSets;
+    }
+
+    /** With {@link #signatures}: the bands of each to look up. */
+    public int[][] bands() {
+        return bands;
+    }
+
+    /** Whether the request asks for the shard's band key filter instead of matches. */
+    public boolean bandFilter() {
+        return bandFilter;
     }
 
     public String scheme() {

@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.core.BandKeyFilter;
 import java.io.IOException;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
@@ -12,7 +13,8 @@ import org.opensearch.core.common.io.stream.StreamOutput;
 /**
  * The near-duplicates one shard holds of a batch: match {@code i} pairs the batch's document
  * {@code query[i]} with the shard's document {@code target[i]} (read at sequence number
- * {@code targetSeqNo[i]}) at {@code similarity[i]}, as the {@code near_duplicate} query scores it.
+ * {@code targetSeqNo[i]}) at {@code similarity[i]}, as the {@code near_duplicate} query scores it;
+ * or, asked for it, the shard's band key filter ({@link ShardBandBuckets.KeyFilter}).
  */
 public final class ShardMatchResponse extends ActionResponse {
 
@@ -22,6 +24,8 @@ public final class ShardMatchResponse extends ActionResponse {
     private final float[] similarity;
     /** The requested field of each target, null where it has none or none was asked for. */
     private final String[] targetCluster;
+    /** Instead of matches: the shard's band key filter. */
+    private final ShardBandBuckets.KeyFilter keyFilter;
 
     public ShardMatchResponse(
             int[] query, String[] target, long[] targetSeqNo, float[] similarity, String[] targetCluster) {
@@ -30,6 +34,16 @@ public final class ShardMatchResponse extends ActionResponse {
         this.targetSeqNo = targetSeqNo;
         this.similarity = similarity;
         this.targetCluster = targetCluster;
+        this.keyFilter = null;
+    }
+
+    ShardMatchResponse(ShardBandBuckets.KeyFilter keyFilter) {
+        this.query = new int[0];
+        this.target = new String[0];
+        this.targetSeqNo = new long[0];
+        this.similarity = new float[0];
+        this.targetCluster = new String[0];
+        this.keyFilter = keyFilter;
     }
 
     public ShardMatchResponse(StreamInput in) throws IOException {
@@ -42,6 +56,13 @@ public final class ShardMatchResponse extends ActionResponse {
         for (int i = 0; i < targetCluster.length; i++) {
             targetCluster[i] = in.readOptionalString();
         }
+        keyFilter = in.readBoolean()
+                ? new ShardBandBuckets.KeyFilter(
+                        BandKeyFilter.ofWords(in.readLongArray()),
+                        in.readVLong(),
+                        in.readLongArray(),
+                        in.readOptionalString())
+                : null;
     }
 
     @Override
@@ -53,6 +74,18 @@ public final class ShardMatchResponse extends ActionResponse {
         for (String cluster : targetCluster) {
             out.writeOptionalString(cluster);
         }
+        out.writeBoolean(keyFilter != null);
+        if (keyFilter != null) {
+            out.writeLongArray(keyFilter.filter().words());
+            out.writeVLong(keyFilter.keys());
+            out.writeLongArray(keyFilter.oversizedKeys());
+            out.writeOptionalString(keyFilter.scheme());
+        }
+    }
+
+    /** The shard's band key filter, if the request asked for it (else null). */
+    ShardBandBuckets.KeyFilter keyFilter() {
+        return keyFilter;
     }
 
     public int size() {

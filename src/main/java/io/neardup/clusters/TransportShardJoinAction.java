@@ -5,6 +5,8 @@
 package io.neardup.clusters;
 
 import io.neardup.core.BandJoin;
+import io.neardup.core.BandKeyFilter;
+import io.neardup.core.LshBanding;
 import io.neardup.core.MemoryBudget;
 import io.neardup.mapper.FingerprintFields;
 import io.neardup.mapper.SimhashFieldMapper;
@@ -12,9 +14,11 @@ import io.neardup.query.BreakerBudget;
 import io.neardup.query.FieldExposure;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
+import io.neardup.query.SegmentScheme;
 import io.neardup.query.SimhashBatchMatcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -174,7 +178,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                     },
                     budget);
             pairs.addTo(matches, docs, queries::of);
-            probeOtherShards(request, reader, queries, matches);
+            probeOtherShards(request, matching, reader, breaker, queries, matches);
             int[] queryDocs = Arrays.copyOf(queries.windowOf, queries.count);
             long[] querySeqNos = new long[queries.count];
             for (int q = 0; q < queries.count; q++) {
@@ -193,15 +197,27 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
 
     /** Documents a band look-up request carries to another shard: bounds its size (~1.5 KB a document). */
     static final int PROBE_BATCH = 1_000;
+    /** Look-up requests to one other shard awaiting their answer while the next batch is read. */
+    static final int PROBES_IN_FLIGHT = 2;
 
     /**
-     * The pairs across shards: every live document of this shard with a signature, in batches of
-     * {@link #PROBE_BATCH}, looked up by band in the shards {@code request.otherShards()} name (each
-     * pair of shards is named once), as the caller and with its reader there.
+     * The pairs across shards: every live document of this shard with a signature that can share a
+     * bucket with a document of a shard {@code request.otherShards()} names (each pair of shards is
+     * named once), judged by that shard's {@link ShardBandBuckets.KeyFilter}: at least
+     * {@code min_band_matches} of its band keys pass the filter, or one is an oversized bucket there.
+     * Those are looked up there by the bands that passed, in batches of {@link #PROBE_BATCH}, as the
+     * caller and with its reader there. The filters' memory is charged as each arrives.
      */
-    private void probeOtherShards(ShardJoinRequest request, IndexReader reader, Queries queries, MatchList matches)
+    private void probeOtherShards(
+            ShardJoinRequest request,
+            MatchSpec.BandMatching matching,
+            IndexReader reader,
+            CircuitBreaker breaker,
+            Queries queries,
+            MatchList matches)
             throws IOException {
-        if (request.otherShards().length == 0) {
+        int[] others = request.otherShards();
+        if (others.length == 0) {
             return;
         }
         String field = request.spec().field();
@@ -209,67 +225,136 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         if (own == null) {
             return;
         }
-        byte[][] signatures = new byte[PROBE_BATCH][];
-        byte[][] shingleSets = new byte[PROBE_BATCH][];
-        int[] batchDocs = new int[PROBE_BATCH];
-        int size = 0;
-        for (LeafReaderContext leaf : reader.leaves()) {
-            if (FieldExposure.exposes(leaf.reader(), field) == false) {
-                continue;
+        List<ActionFuture<ShardMatchResponse>> asked = new ArrayList<>();
+        for (int other : others) {
+            ShardMatchRequest ask = ShardMatchRequest.bandFilter(request.index(), other, request.spec());
+            ask.setParentTask(request.getParentTask());
+            asked.add(client.execute(ShardMatchAction.INSTANCE, ask));
+        }
+        long held = 0;
+        try {
+            Probes[] probes = new Probes[others.length];
+            for (int o = 0; o < others.length; o++) {
+                ShardBandBuckets.KeyFilter filter =
+                        asked.get(o).actionGet(ClusterJob.STEP_TIMEOUT).keyFilter();
+                long bytes = BandKeyFilter.bytesFor(filter.keys());
+                breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters band key filter");
+                held += bytes;
+                SegmentScheme.requireSame(field, own.scheme(), filter.scheme());
+                probes[o] = new Probes(others[o], filter);
             }
-            BinaryDocValues values = leaf.reader().getBinaryDocValues(field);
-            BinaryDocValues sets = leaf.reader().getBinaryDocValues(FingerprintFields.shinglesField(field));
-            Bits live = leaf.reader().getLiveDocs();
-            for (int doc = values == null ? DocIdSetIterator.NO_MORE_DOCS : values.nextDoc();
-                    doc != DocIdSetIterator.NO_MORE_DOCS;
-                    doc = values.nextDoc()) {
-                if (live != null && live.get(doc) == false) {
+            int bands = matching.banding().bands();
+            int rows = matching.banding().rows();
+            long[] keys = new long[bands];
+            int[] passed = new int[bands];
+            for (LeafReaderContext leaf : reader.leaves()) {
+                if (FieldExposure.exposes(leaf.reader(), field) == false) {
                     continue;
                 }
-                signatures[size] = BytesRef.deepCopyOf(values.binaryValue()).bytes;
-                shingleSets[size] =
-                        sets != null && sets.advanceExact(doc) ? BytesRef.deepCopyOf(sets.binaryValue()).bytes : null;
-                batchDocs[size++] = leaf.docBase + doc;
-                if (size == PROBE_BATCH) {
-                    probe(request, own.scheme(), signatures, shingleSets, batchDocs, size, queries, matches);
-                    size = 0;
+                BinaryDocValues values = leaf.reader().getBinaryDocValues(field);
+                BinaryDocValues sets = leaf.reader().getBinaryDocValues(FingerprintFields.shinglesField(field));
+                Bits live = leaf.reader().getLiveDocs();
+                for (int doc = values == null ? DocIdSetIterator.NO_MORE_DOCS : values.nextDoc();
+                        doc != DocIdSetIterator.NO_MORE_DOCS;
+                        doc = values.nextDoc()) {
+                    if (live != null && live.get(doc) == false) {
+                        continue;
+                    }
+                    BytesRef signature = values.binaryValue();
+                    for (int band = 0; band < bands; band++) {
+                        keys[band] = BandKeyFilter.keyOf(
+                                band, LshBanding.bandKey(signature.bytes, signature.offset, band, rows));
+                    }
+                    byte[] signatureCopy = null;
+                    byte[] set = null;
+                    for (Probes probe : probes) {
+                        int count = probe.filter.bandsToLookUp(keys, matching.minBandMatches(), passed);
+                        if (count == 0) {
+                            continue;
+                        }
+                        if (signatureCopy == null) {
+                            signatureCopy = BytesRef.deepCopyOf(signature).bytes;
+                            set = sets != null && sets.advanceExact(doc)
+                                    ? BytesRef.deepCopyOf(sets.binaryValue()).bytes
+                                    : null;
+                        }
+                        probe.add(leaf.docBase + doc, signatureCopy, set, Arrays.copyOf(passed, count));
+                        if (probe.size == PROBE_BATCH) {
+                            probe.send(request, own.scheme(), queries, matches);
+                        }
+                    }
                 }
             }
-        }
-        if (size > 0) {
-            probe(request, own.scheme(), signatures, shingleSets, batchDocs, size, queries, matches);
+            for (Probes probe : probes) {
+                probe.send(request, own.scheme(), queries, matches);
+                probe.awaitAll(queries, matches);
+            }
+        } finally {
+            breaker.addWithoutBreaking(-held);
         }
     }
 
-    private void probe(
-            ShardJoinRequest request,
-            String scheme,
-            byte[][] signatures,
-            byte[][] shingleSets,
-            int[] batchDocs,
-            int size,
-            Queries queries,
-            MatchList matches) {
-        byte[][] batchSignatures = Arrays.copyOf(signatures, size);
-        byte[][] batchSets = Arrays.copyOf(shingleSets, size);
-        List<ActionFuture<ShardMatchResponse>> responses = new ArrayList<>();
-        for (int other : request.otherShards()) {
+    /** The look-ups of one other shard: the batch being filled and those sent, in order. */
+    private final class Probes {
+        private final int shard;
+        private final ShardBandBuckets.KeyFilter filter;
+        private final byte[][] signatures = new byte[PROBE_BATCH][];
+        private final byte[][] shingleSets = new byte[PROBE_BATCH][];
+        private final int[][] bands = new int[PROBE_BATCH][];
+        private final int[] docs = new int[PROBE_BATCH];
+        private int size;
+        private final ArrayDeque<Sent> sent = new ArrayDeque<>();
+
+        /** A batch sent: its documents (reader doc ids) and the answer to come. */
+        private record Sent(int[] docs, ActionFuture<ShardMatchResponse> response) {}
+
+        Probes(int shard, ShardBandBuckets.KeyFilter filter) {
+            this.shard = shard;
+            this.filter = filter;
+        }
+
+        void add(int doc, byte[] signature, byte[] shingleSet, int[] passedBands) {
+            signatures[size] = signature;
+            shingleSets[size] = shingleSet;
+            bands[size] = passedBands;
+            docs[size++] = doc;
+        }
+
+        void send(ShardJoinRequest request, String scheme, Queries queries, MatchList matches) {
+            if (size == 0) {
+                return;
+            }
+            if (sent.size() == PROBES_IN_FLIGHT) {
+                await(sent.removeFirst(), queries, matches);
+            }
             ShardMatchRequest probe = new ShardMatchRequest(
                     request.index(),
-                    other,
+                    shard,
                     request.spec(),
-                    batchSignatures,
-                    batchSets,
+                    Arrays.copyOf(signatures, size),
+                    Arrays.copyOf(shingleSets, size),
+                    Arrays.copyOf(bands, size),
                     scheme,
                     TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT);
             probe.setParentTask(request.getParentTask());
-            responses.add(client.execute(ShardMatchAction.INSTANCE, probe));
+            sent.addLast(new Sent(Arrays.copyOf(docs, size), client.execute(ShardMatchAction.INSTANCE, probe)));
+            Arrays.fill(signatures, null);
+            Arrays.fill(shingleSets, null);
+            Arrays.fill(bands, null);
+            size = 0;
         }
-        for (ActionFuture<ShardMatchResponse> response : responses) {
-            ShardMatchResponse found = response.actionGet(ClusterJob.STEP_TIMEOUT);
+
+        void awaitAll(Queries queries, MatchList matches) {
+            while (sent.isEmpty() == false) {
+                await(sent.removeFirst(), queries, matches);
+            }
+        }
+
+        private void await(Sent batch, Queries queries, MatchList matches) {
+            ShardMatchResponse found = batch.response().actionGet(ClusterJob.STEP_TIMEOUT);
             for (int m = 0; m < found.size(); m++) {
                 matches.add(
-                        queries.of(batchDocs[found.query(m)]),
+                        queries.of(batch.docs()[found.query(m)]),
                         found.target(m),
                         found.targetSeqNo(m),
                         found.similarity(m),

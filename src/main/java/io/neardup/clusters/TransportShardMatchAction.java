@@ -4,21 +4,18 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.core.BandKeyFilter;
 import io.neardup.core.FingerprintObject;
-import io.neardup.core.LshBanding;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.SimhashCodec;
-import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.query.BreakerBudget;
 import io.neardup.query.Like;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
-import io.neardup.query.SegmentScheme;
 import io.neardup.query.SimhashBatchMatcher;
 import java.io.IOException;
 import java.util.List;
 import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.PostingsEnum;
-import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
@@ -27,7 +24,6 @@ import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
 import org.opensearch.common.xcontent.support.XContentMapValues;
-import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.index.IndexService;
 import org.opensearch.index.engine.Engine;
@@ -118,10 +114,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
     }
 
     /**
-     * The band self-join's look-up from another shard: each signature's band terms are looked up in
-     * this shard's band terms (the segments the caller may see, its live documents), documents
-     * sharing at least the query's {@code min_band_matches} bands are verified as the query verifies
-     * them, and at most {@code maxMatches} a signature are kept. The counters are charged first.
+     * The band self-join's look-up from another shard ({@link ShardBandLookup}): the caller's
+     * segments and live documents only, oversized buckets joined by leaders, memory charged first.
      */
     private void matchSignatures(
             ShardMatchRequest request,
@@ -132,58 +126,34 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             ShardId shardId)
             throws IOException {
         MatchSpec spec = request.spec();
-        MatchSpec.BandMatching matching = spec.bandMatching(context, shardId);
-        LshBanding banding = matching.banding();
-        double tau = matching.minSimilarity();
-        int minBandMatches = matching.minBandMatches();
-        ShardBandBuckets.BandTerms bandTerms = new ShardBandBuckets(reader, spec.field(), MemoryBudget.NONE).open();
-        if (bandTerms == null) {
-            return;
-        }
-        SegmentScheme.requireSame(spec.field(), request.scheme(), bandTerms.scheme());
-        ShardJaccard verifier = new ShardJaccard(reader, spec.field(), matching.exact());
-        CircuitBreaker breaker = services.cache().breaker();
-        long counterBytes = 8L * reader.maxDoc();
-        breaker.addEstimateBytesAndMaybeBreak(counterBytes, "near_dup_clusters band look-up");
-        try {
-            int[] counts = new int[reader.maxDoc()];
-            int[] touched = new int[reader.maxDoc()];
-            DocMatches found = new DocMatches();
-            PostingsEnum postings = null;
-            byte[][] signatures = request.signatures();
-            for (int q = 0; q < signatures.length; q++) {
-                int touchedCount = 0;
-                int kept = 0;
-                for (int band = 0; band < banding.bands() && kept < request.maxMatches(); band++) {
-                    if (bandTerms.terms().seekExact(MinhashFieldMapper.bandTerm(signatures[q], band, banding.rows()))
-                            == false) {
-                        continue;
-                    }
-                    postings = bandTerms.terms().postings(postings, PostingsEnum.NONE);
-                    for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
-                        if (bandTerms.live(doc) == false) {
-                            continue;
-                        }
-                        if (counts[doc]++ == 0) {
-                            touched[touchedCount++] = doc;
-                        }
-                        if (counts[doc] == minBandMatches && kept < request.maxMatches()) {
-                            double similarity = verifier.similarity(signatures[q], request.shingleSets()[q], doc);
-                            if (similarity >= tau) {
-                                found.add(q, doc, docs.seqNo(doc), (float) similarity);
-                                kept++;
-                            }
-                        }
-                    }
-                }
-                for (int t = 0; t < touchedCount; t++) {
-                    counts[touched[t]] = 0;
-                }
-            }
-            found.addTo(matches, docs, q -> q);
-        } finally {
-            breaker.addWithoutBreaking(-counterBytes);
-        }
+        DocMatches found = new DocMatches();
+        ShardBandLookup.lookUp(
+                reader,
+                spec.field(),
+                spec.bandMatching(context, shardId),
+                request.scheme(),
+                request.signatures(),
+                request.shingleSets(),
+                request.bands(),
+                request.maxMatches(),
+                TransportShardJoinAction.MAX_BUCKET,
+                TransportShardJoinAction.MAX_LEADERS,
+                BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band look-up"),
+                (q, doc, similarity) -> found.add(q, doc, docs.seqNo(doc), (float) similarity));
+        found.addTo(matches, docs, q -> q);
+    }
+
+    /** The shard's band key filter for another shard's band look-ups; its memory is held while it is built. */
+    private ShardMatchResponse keyFilter(
+            ShardMatchRequest request, QueryShardContext context, IndexReader reader, ShardId shardId)
+            throws IOException {
+        String field = request.spec().field();
+        request.spec().bandMatching(context, shardId); // a minhash field, or a clear error
+        MemoryBudget budget = BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band key filter");
+        ShardBandBuckets.KeyFilter filter =
+                new ShardBandBuckets(reader, field, budget).keyFilter(TransportShardJoinAction.MAX_BUCKET);
+        budget.release(BandKeyFilter.bytesFor(filter.keys()));
+        return new ShardMatchResponse(filter);
     }
 
     @Override
@@ -204,6 +174,9 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                                     : request.spec().maxDistance(),
                             services)
                     : null;
+            if (request.bandFilter()) {
+                return keyFilter(request, context, searcher.getIndexReader(), shardId);
+            }
             ShardDocs docs = new ShardDocs(searcher, request.clusterField());
             if (request.signatures() != null) {
                 matchSignatures(request, context, searcher.getIndexReader(), docs, matches, shardId);

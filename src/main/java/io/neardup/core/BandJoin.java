@@ -347,13 +347,20 @@ public final class BandJoin {
                         if (counts[other]++ == 0) {
                             touched[touchedCount++] = other;
                         }
-                        if (counts[other] == minBandMatches) {
-                            consider(d, other);
-                        }
                     }
                 }
+                int candidateCount = 0;
                 for (int t = 0; t < touchedCount; t++) {
-                    counts[touched[t]] = 0;
+                    int other = touched[t];
+                    if (counts[other] >= minBandMatches) {
+                        touched[candidateCount++] = other;
+                    }
+                    counts[other] = 0;
+                }
+                // In increasing order, so that the verifier reads the documents' values forwards.
+                Arrays.sort(touched, 0, candidateCount);
+                for (int c = 0; c < candidateCount; c++) {
+                    consider(d, touched[c]);
                 }
             }
             release(bytes);

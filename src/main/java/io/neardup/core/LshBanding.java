@@ -259,6 +259,11 @@ public record LshBanding(int bands, int rows) {
      * key: the {@code minhash} field's band terms carry it, and the band self-join groups by it.
      */
     public static long bandKey(byte[] signatureBytes, int band, int rows) {
-        return Murmur3.hash64(signatureBytes, band * rows * 4, rows * 4, 0L);
+        return bandKey(signatureBytes, 0, band, rows);
+    }
+
+    /** {@link #bandKey(byte[], int, int)} of the signature at {@code offset} of {@code bytes}. */
+    public static long bandKey(byte[] bytes, int offset, int band, int rows) {
+        return Murmur3.hash64(bytes, offset + band * rows * 4, rows * 4, 0L);
     }
 }

@@ -108,12 +108,45 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         return buf.array();
     }
 
+    /** The length of a band term: the band index (2 bytes) and the band key (8 bytes). */
+    public static final int BAND_TERM_BYTES = 10;
+
     /** The term of band {@code band} of a signature in {@link #signatureBytes} layout. */
     public static BytesRef bandTerm(byte[] signatureBytes, int band, int rows) {
-        return new BytesRef(ByteBuffer.allocate(10)
-                .putShort((short) band)
-                .putLong(LshBanding.bandKey(signatureBytes, band, rows))
-                .array());
+        BytesRef term = new BytesRef(new byte[BAND_TERM_BYTES]);
+        bandTerm(signatureBytes, band, rows, term);
+        return term;
+    }
+
+    /** {@link #bandTerm(byte[], int, int)} written into {@code term}, whose bytes hold at least {@link #BAND_TERM_BYTES}. */
+    public static void bandTerm(byte[] signatureBytes, int band, int rows, BytesRef term) {
+        bandTerm(band, LshBanding.bandKey(signatureBytes, band, rows), term);
+    }
+
+    /** The band index of a band term. */
+    public static int bandOf(BytesRef term) {
+        return ((term.bytes[term.offset] & 0xFF) << 8) | (term.bytes[term.offset + 1] & 0xFF);
+    }
+
+    /** The band key of a band term ({@link LshBanding#bandKey}). */
+    public static long keyOf(BytesRef term) {
+        long key = 0;
+        for (int i = 0; i < 8; i++) {
+            key = (key << 8) | (term.bytes[term.offset + 2 + i] & 0xFF);
+        }
+        return key;
+    }
+
+    /** The term of band {@code band} with key {@code key} ({@link LshBanding#bandKey}), written into {@code term}. */
+    public static void bandTerm(int band, long key, BytesRef term) {
+        byte[] bytes = term.bytes;
+        int at = term.offset;
+        bytes[at] = (byte) (band >>> 8);
+        bytes[at + 1] = (byte) band;
+        for (int i = 0; i < 8; i++) {
+            bytes[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
+        }
+        term.length = BAND_TERM_BYTES;
     }
 
     private static Parameter<Integer> nullableInt(

@@ -256,7 +256,13 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         }
     }
 
+    /** One shard (the band join within it) and several on two nodes, with replicas (the look-ups across shards). */
     public void testMinhashClustersEqualComponentsOfExactJaccard() throws Exception {
+        minhashClustersEqualComponentsOfExactJaccard(1, 0);
+        minhashClustersEqualComponentsOfExactJaccard(between(2, 4), between(0, 1));
+    }
+
+    private void minhashClustersEqualComponentsOfExactJaccard(int shards, int replicas) throws Exception {
         client().admin()
                 .cluster()
                 .preparePutPipeline(
@@ -265,11 +271,12 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                                 + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}"),
                         XContentType.JSON)
                 .get();
+        String index = "texts-" + shards;
         assertAcked(
-                prepareCreate("texts")
+                prepareCreate(index)
                         .setSettings(Settings.builder()
-                                .put("index.number_of_shards", between(1, 4))
-                                .put("index.number_of_replicas", 0)
+                                .put("index.number_of_shards", shards)
+                                .put("index.number_of_replicas", replicas)
                                 .put("index.default_pipeline", "fp"))
                         .setMapping(
                                 "{\"properties\": {\"fp\": "
@@ -290,22 +297,20 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                 }
                 String id = "t" + texts.size();
                 texts.put(id, text);
-                bulk.add(client().prepareIndex("texts")
-                        .setId(id)
-                        .setSource(Map.of("text", text, "rank", between(0, 5))));
+                bulk.add(client().prepareIndex(index).setId(id).setSource(Map.of("text", text, "rank", between(0, 5))));
             }
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
         double tau = randomFrom(0.7, 0.8, 0.9);
         run(
-                "texts",
+                index,
                 "{\"field\": \"fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"dup\", "
                         + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}");
         Map<String, Set<String>> shingles = new HashMap<>();
         texts.forEach((id, text) -> shingles.put(id, ShingleTruth.shingles(text, 3)));
         Map<String, Set<String>> expected =
                 components(new ArrayList<>(texts.keySet()), (a, b) -> jaccard(shingles.get(a), shingles.get(b)) >= tau);
-        assertWritten(expected, assignments("texts", "dup"), ranks("texts"));
+        assertWritten(expected, assignments(index, "dup"), ranks(index));
     }
 
     private static double jaccard(Set<String> a, Set<String> b) {

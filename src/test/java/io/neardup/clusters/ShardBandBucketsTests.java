@@ -12,7 +12,6 @@ import io.neardup.core.MemoryBudget;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,15 +20,10 @@ import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.FilterDirectoryReader;
-import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.tests.index.RandomIndexWriter;
-import org.apache.lucene.util.Bits;
-import org.apache.lucene.util.FixedBitSet;
 import org.opensearch.test.OpenSearchTestCase;
 
 /**
@@ -174,62 +168,6 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                 assertTrue(e.getMessage(), e.getMessage().contains("nd1-aaaaaaaa"));
                 assertTrue(e.getMessage(), e.getMessage().contains("nd1-bbbbbbbb"));
             }
-        }
-    }
-
-    /** Hides the documents whose {@code id} is marked in each segment's live docs only. */
-    private static final class HidingReader extends FilterDirectoryReader {
-        private final boolean[] hidden;
-
-        HidingReader(DirectoryReader in, boolean[] hidden) throws IOException {
-            super(in, new SubReaderWrapper() {
-                @Override
-                public LeafReader wrap(LeafReader leaf) {
-                    FixedBitSet live = new FixedBitSet(leaf.maxDoc());
-                    try {
-                        var stored = leaf.storedFields();
-                        Bits deletes = leaf.getLiveDocs();
-                        for (int doc = 0; doc < leaf.maxDoc(); doc++) {
-                            if ((deletes == null || deletes.get(doc))
-                                    && hidden[
-                                                    Integer.parseInt(
-                                                            stored.document(doc).get("id"))]
-                                            == false) {
-                                live.set(doc);
-                            }
-                        }
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                    return new FilterLeafReader(leaf) {
-                        @Override
-                        public Bits getLiveDocs() {
-                            return live;
-                        }
-
-                        @Override
-                        public CacheHelper getCoreCacheHelper() {
-                            return in.getCoreCacheHelper();
-                        }
-
-                        @Override
-                        public CacheHelper getReaderCacheHelper() {
-                            return null;
-                        }
-                    };
-                }
-            });
-            this.hidden = hidden;
-        }
-
-        @Override
-        protected DirectoryReader doWrapDirectoryReader(DirectoryReader in) throws IOException {
-            return new HidingReader(in, hidden);
-        }
-
-        @Override
-        public CacheHelper getReaderCacheHelper() {
-            return null;
         }
     }
 }
