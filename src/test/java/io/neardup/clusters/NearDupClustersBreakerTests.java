@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import java.util.Collection;
 import java.util.List;
@@ -98,6 +99,38 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
         long held = breakerUsed();
         assertTrue(
                 "the shard gave back what its matches took; left: the segment structures: " + held, held < 100 * 1024);
+    }
+
+    /**
+     * The band join of a {@code minhash} run reserves its buckets and counters before it takes them:
+     * 1,000 copies in one shard (42 buckets of 1,000) need more than the limit; a 429 naming the
+     * join, nothing written, nothing left held.
+     */
+    public void testBandJoinPastTheBreakerFailsBeforeAnyWrite() throws Exception {
+        assertAcked(prepareCreate("copies-mh")
+                .setSettings(Settings.builder().put("index.number_of_shards", 1).put("index.number_of_replicas", 0))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"minhash\": {\"type\": \"minhash\"}}}}}"));
+        String signature = SignatureCodec.encode(random().ints(128).toArray(), 0x5eed);
+        BulkRequestBuilder bulk = client().prepareBulk();
+        for (int i = 0; i < 1_000; i++) {
+            bulk.add(client().prepareIndex("copies-mh")
+                    .setId("c" + i)
+                    .setSource(Map.of("fp", Map.of("minhash", Map.of("value", signature)))));
+        }
+        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        long before = breakerUsed();
+        NearDupClustersRequest request =
+                ClusterRequests.fullRun("copies-mh", new MatchSpec("fp.minhash", null, null, null, 0.8, null));
+        Exception e = expectThrows(
+                Exception.class,
+                () -> client().execute(NearDupClustersAction.INSTANCE, request).actionGet());
+        CircuitBreakingException tripped =
+                (CircuitBreakingException) org.opensearch.ExceptionsHelper.unwrap(e, CircuitBreakingException.class);
+        assertNotNull("a breaker tripped: " + e, tripped);
+        assertEquals(RestStatus.TOO_MANY_REQUESTS, tripped.status());
+        assertTrue(tripped.getMessage(), tripped.getMessage().contains("band join of [fp.minhash]"));
+        assertNothingWritten("copies-mh");
+        assertEquals("the join gave back everything it reserved", before, breakerUsed());
     }
 
     private static void assertNothingWritten(String index) {

@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import java.util.Collection;
 import java.util.List;
@@ -99,29 +100,41 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                 written <= response.counts().updated());
     }
 
-    /** A shard without a copy while pairs are found: the run fails with a reason (not a 500) and writes nothing. */
+    /**
+     * A shard without a copy while pairs are found (the simhash self-join, or the minhash band join
+     * and its look-ups across shards): the run fails with a reason (not a 500) and writes nothing.
+     */
     public void testAShardWithoutACopyFailsTheRunBeforeAnyWrite() throws Exception {
+        boolean minhash = randomBoolean();
+        String kind = minhash ? "minhash" : "simhash";
         assertAcked(prepareCreate("red")
                 .setSettings(Settings.builder()
                         .put("index.number_of_shards", 6)
                         .put("index.number_of_replicas", 0)
                         .put("index.unassigned.node_left.delayed_timeout", "0"))
-                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"" + kind + "\": {\"type\": \"" + kind
+                        + "\"}}}}}"));
         ensureGreen("red");
         BulkRequestBuilder bulk = client().prepareBulk();
         for (int i = 0; i < 60; i++) {
-            bulk.add(client().prepareIndex("red")
-                    .setId("d" + i)
-                    .setSource(Map.of(
-                            "fp", Map.of("simhash", SimhashCodec.toHex((long) (i / 2) * 0x9E3779B97F4A7C15L)))));
+            Object fingerprint = minhash
+                    ? Map.of(
+                            "value",
+                            SignatureCodec.encode(
+                                    new java.util.Random(i / 2).ints(128).toArray(), 0x5eed))
+                    : SimhashCodec.toHex((long) (i / 2) * 0x9E3779B97F4A7C15L);
+            bulk.add(client().prepareIndex("red").setId("d" + i).setSource(Map.of("fp", Map.of(kind, fingerprint))));
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
         String coordinator = internalCluster().getNodeNames()[0];
         internalCluster()
                 .stopRandomNode(settings ->
                         DiscoveryNode.isDataNode(settings) && coordinator.equals(settings.get("node.name")) == false);
-        NearDupClustersRequest request =
-                ClusterRequests.fullRun("red", new MatchSpec("fp.simhash", 0, null, null, null, null));
+        NearDupClustersRequest request = ClusterRequests.fullRun(
+                "red",
+                minhash
+                        ? new MatchSpec("fp.minhash", null, null, null, 0.8, null)
+                        : new MatchSpec("fp.simhash", 0, null, null, null, null));
         Exception e = expectThrows(
                 Exception.class,
                 () -> internalCluster()
