@@ -160,7 +160,14 @@ final class ClusterJob {
 
     NearDupClustersResponse run() throws Exception {
         try {
-            scan();
+            try {
+                scan();
+            } catch (Exception e) {
+                // Cancelling the run cancels its requests to the shards, which then fail: cancelled, not failed.
+                if (task.isCancelled() == false) {
+                    throw e;
+                }
+            }
             if (task.isCancelled()) {
                 return response(null, new long[0], List.of());
             }

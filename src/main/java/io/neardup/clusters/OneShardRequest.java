@@ -5,14 +5,25 @@
 package io.neardup.clusters;
 
 import java.io.IOException;
+import java.util.Map;
 import org.opensearch.action.support.single.shard.SingleShardRequest;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.tasks.TaskCancelledException;
+import org.opensearch.core.tasks.TaskId;
+import org.opensearch.tasks.CancellableTask;
+import org.opensearch.tasks.Task;
 
-/** A request for one shard of an index, named by number, run by a {@link OneShardAction} on a node holding a copy of it. */
+/**
+ * A request for one shard of an index, named by number, run by a {@link OneShardAction} on a node
+ * holding a copy of it. It runs as a cancellable task, so that cancelling the run that sent it
+ * (its parent) cancels it too, and long work on the shard stops at its next {@link #ensureNotCancelled}.
+ */
 public abstract class OneShardRequest<R extends OneShardRequest<R>> extends SingleShardRequest<R> {
 
     private final int shard;
+    /** The task this request last ran as on this node (the shard's, where it runs). */
+    private volatile CancellableTask task;
 
     protected OneShardRequest(String index, int shard) {
         super(index);
@@ -32,5 +43,25 @@ public abstract class OneShardRequest<R extends OneShardRequest<R>> extends Sing
 
     public int shard() {
         return shard;
+    }
+
+    @Override
+    public Task createTask(long id, String type, String action, TaskId parentTaskId, Map<String, String> headers) {
+        CancellableTask created = new CancellableTask(id, type, action, getDescription(), parentTaskId, headers) {
+            @Override
+            public boolean shouldCancelChildrenOnCancellation() {
+                return false;
+            }
+        };
+        task = created;
+        return created;
+    }
+
+    /** Throws if the run that sent this request was cancelled: checked between steps of long work on the shard. */
+    public void ensureNotCancelled() {
+        CancellableTask running = task;
+        if (running != null && running.isCancelled()) {
+            throw new TaskCancelledException("cancelled: " + running.getReasonCancelled());
+        }
     }
 }

@@ -42,10 +42,20 @@ final class ShardBandBuckets implements BandJoin.Buckets {
     private final String field;
     private final MemoryBudget budget;
 
+    /** Called every {@link #CHECK_EVERY} terms read: it throws to stop (a cancelled task). */
+    private final Runnable checkpoint;
+
+    static final int CHECK_EVERY = 4096;
+
     ShardBandBuckets(IndexReader reader, String field, MemoryBudget budget) {
+        this(reader, field, budget, () -> {});
+    }
+
+    ShardBandBuckets(IndexReader reader, String field, MemoryBudget budget, Runnable checkpoint) {
         this.reader = reader;
         this.field = field;
         this.budget = budget;
+        this.checkpoint = checkpoint;
     }
 
     @Override
@@ -198,7 +208,11 @@ final class ShardBandBuckets implements BandJoin.Buckets {
         PostingsEnum postings = null;
         int[] members = new int[0];
         try {
+            long read = 0;
             for (BytesRef term = terms.next(); term != null; term = terms.next()) {
+                if (++read % CHECK_EVERY == 0) {
+                    checkpoint.run();
+                }
                 if (terms.docFreq() < 2) {
                     continue;
                 }

@@ -29,7 +29,8 @@ import org.apache.lucene.util.BytesRef;
  * counted: the document is verified against the first {@code maxLeaders} live documents of its
  * postings instead, as {@link io.neardup.core.BandJoin} joins an oversized bucket by leaders within a
  * shard; at most {@code maxLeaders} verifications a document and term. The counters are charged to
- * the budget first.
+ * the budget first; the checkpoint is called every {@link #CHECK_EVERY} documents (a cancelled task
+ * throws there).
  */
 final class ShardBandLookup {
 
@@ -53,6 +54,7 @@ final class ShardBandLookup {
             int maxBucket,
             int maxLeaders,
             MemoryBudget budget,
+            Runnable checkpoint,
             Found found)
             throws IOException {
         LshBanding banding = matching.banding();
@@ -78,6 +80,9 @@ final class ShardBandLookup {
                 TermsEnum termsEnum = terms.iterator();
                 Bits live = leaf.reader().getLiveDocs();
                 for (int q = 0; q < n; q++) {
+                    if ((q + 1) % CHECK_EVERY == 0) {
+                        checkpoint.run();
+                    }
                     int touchedCount = 0;
                     for (int i = 0; i < bands[q].length && candidatesOf[q] < candidateCap; i++) {
                         int band = bands[q][i];
@@ -144,6 +149,9 @@ final class ShardBandLookup {
             budget.release(bytes);
         }
     }
+
+    /** Documents looked up between two calls of the checkpoint (a cancelled task throws there). */
+    static final int CHECK_EVERY = 64;
 
     /** Candidates verified a document at most, per match kept: room for those that fail verification. */
     static final int CANDIDATES_PER_MATCH = 2;

@@ -161,7 +161,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         try (MatchList matches = new MatchList(breaker)) {
             Queries queries = new Queries(reader.maxDoc());
             BandJoin.join(
-                    new ShardBandBuckets(reader, spec.field(), budget),
+                    new ShardBandBuckets(reader, spec.field(), budget, request::ensureNotCancelled),
                     reader.maxDoc(),
                     matching.minBandMatches(),
                     matching.minSimilarity(),
@@ -247,6 +247,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             int rows = matching.banding().rows();
             long[] keys = new long[bands];
             int[] passed = new int[bands];
+            long read = 0;
             for (LeafReaderContext leaf : reader.leaves()) {
                 if (FieldExposure.exposes(leaf.reader(), field) == false) {
                     continue;
@@ -259,6 +260,9 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                         doc = values.nextDoc()) {
                     if (live != null && live.get(doc) == false) {
                         continue;
+                    }
+                    if (++read % ShardBandBuckets.CHECK_EVERY == 0) {
+                        request.ensureNotCancelled();
                     }
                     BytesRef signature = values.binaryValue();
                     for (int band = 0; band < bands; band++) {
@@ -440,6 +444,9 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         DocMatches pairs = new DocMatches();
         BlockNeighbours neighbours = new BlockNeighbours();
         for (int i = 0; i < window.size(); i++) {
+            if ((i + 1) % ShardBandBuckets.CHECK_EVERY == 0) {
+                request.ensureNotCancelled();
+            }
             int found = neighbours.find(blocks, window.simhashes()[i], blocks.scheme(window.leaves()[i]));
             int considered = 0;
             for (int h = 0; h < found && considered < maxMatches; h++) {

@@ -139,6 +139,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                 TransportShardJoinAction.MAX_BUCKET,
                 TransportShardJoinAction.MAX_LEADERS,
                 BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band look-up"),
+                request::ensureNotCancelled,
                 (q, doc, similarity) -> found.add(q, doc, docs.seqNo(doc), (float) similarity));
         found.addTo(matches, docs, q -> q);
     }

@@ -151,6 +151,65 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
         }
     }
 
+    /** A cancelled run stops the look-up at its next checkpoint, with everything it reserved given back. */
+    public void testCheckpointStopsTheLookUpAndReleasesItsMemory() throws IOException {
+        LshBanding banding = LshBanding.of(16, 2, K);
+        MinHasher hasher = MinHasher.of(K, 9L, MinHasher.Method.ONE_PERMUTATION);
+        Shard shard = randomShard(random(), hasher, 100, null);
+        Shard probes = randomShard(random(), hasher, 3 * ShardBandLookup.CHECK_EVERY, shard.sets());
+        try (Directory directory = newDirectory()) {
+            index(random(), directory, shard, banding, false, false);
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                int n = probes.sets().length;
+                byte[][] signatures = new byte[n][];
+                int[][] bands = new int[n][];
+                for (int q = 0; q < n; q++) {
+                    signatures[q] = MinhashFieldMapper.signatureBytes(probes.signatures()[q]);
+                    bands[q] =
+                            java.util.stream.IntStream.range(0, banding.bands()).toArray();
+                }
+                AtomicLong reserved = new AtomicLong();
+                int[] checks = new int[1];
+                RuntimeException cancelled = expectThrows(
+                        RuntimeException.class,
+                        () -> ShardBandLookup.lookUp(
+                                reader,
+                                FIELD,
+                                new MatchSpec.BandMatching(banding, 0.5, 1, true),
+                                null,
+                                signatures,
+                                new byte[n][],
+                                bands,
+                                1_000,
+                                Integer.MAX_VALUE,
+                                1,
+                                counting(reserved),
+                                () -> {
+                                    if (++checks[0] == 2) {
+                                        throw new RuntimeException("cancelled");
+                                    }
+                                },
+                                (q, doc, similarity) -> assertTrue(q < 2 * ShardBandLookup.CHECK_EVERY)));
+                assertEquals("cancelled", cancelled.getMessage());
+                assertEquals(0, reserved.get());
+            }
+        }
+    }
+
+    private static MemoryBudget counting(AtomicLong reserved) {
+        return new MemoryBudget() {
+            @Override
+            public void reserve(long bytes) {
+                reserved.addAndGet(bytes);
+            }
+
+            @Override
+            public void release(long bytes) {
+                reserved.addAndGet(-bytes);
+            }
+        };
+    }
+
     private static Shard randomShard(Random random, MinHasher hasher, int n, long[][] copiedFrom) {
         Shard shard = new Shard(new long[n][], new int[n][], new boolean[n], new boolean[n]);
         for (int i = 0; i < n; i++) {
@@ -255,17 +314,7 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
         }
         Map<Long, Double> found = new HashMap<>();
         AtomicLong reserved = new AtomicLong();
-        MemoryBudget budget = new MemoryBudget() {
-            @Override
-            public void reserve(long bytes) {
-                reserved.addAndGet(bytes);
-            }
-
-            @Override
-            public void release(long bytes) {
-                reserved.addAndGet(-bytes);
-            }
-        };
+        MemoryBudget budget = counting(reserved);
         ShardBandLookup.lookUp(
                 reader,
                 FIELD,
@@ -278,6 +327,7 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
                 maxBucket,
                 maxLeaders,
                 budget,
+                () -> {},
                 (q, doc, similarity) -> assertNull(found.put(((long) q << 32) | idOf[doc], similarity)));
         assertEquals("everything reserved is released", 0, reserved.get());
         return found;
