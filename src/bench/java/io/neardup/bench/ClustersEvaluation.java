@@ -49,8 +49,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * hits) without and with stock {@code collapse} on {@code <target>.cluster}: hits, distinct corpus groups
  * on the page, copies folded into {@code inner_hits}, and {@code cardinality} of the cluster field.
  *
- * <p>Configs: {@code minhash:<tau>} or {@code simhash:<h>[:exact|:psm]}, each optionally {@code :leader} and URL
- * parameters of the run such as {@code :slices=auto}; the target field is {@code dup_<kind>_<threshold>[_exact][_leader][_slicesauto]}. Writes {@code report.md},
+ * <p>Configs: {@code minhash:<tau>} or {@code simhash:<h>[:exact|:psm]}, each optionally {@code :leader},
+ * {@code :pages} (a {@code match_all} query: the same run through the pages, one query a document, instead of the
+ * shards' join) and URL
+ * parameters of the run such as {@code :slices=auto}; the target field is {@code dup_<kind>_<threshold>[_exact][_leader][_pages][_slicesauto]}. Writes {@code report.md},
  * {@code summary.md} and {@code clusters.csv} to the report folder. The usual entry point is
  * {@code src/scripts/evaluate.sh} with {@code EVAL_CLASS=io.neardup.bench.ClustersEvaluation}:
  *
@@ -115,14 +117,24 @@ public final class ClustersEvaluation {
     }
 
     /** One clustering setting. */
-    record Config(String spec, String field, String options, String target, boolean simhash, String urlParams) {
+    record Config(
+            String spec,
+            String field,
+            String options,
+            String target,
+            boolean simhash,
+            String urlParams,
+            boolean pages) {
         static Config parse(String spec) {
             String[] p = spec.trim().split(":");
             boolean leader = Arrays.asList(p).contains("leader");
             boolean exact = Arrays.asList(p).contains("exact");
+            // A match_all query: the same documents, through the pages (one query a document) instead of the join.
+            boolean pages = Arrays.asList(p).contains("pages");
             String linkage = ", \"linkage\": \"" + (leader ? "leader" : "single") + "\"";
             StringBuilder params = new StringBuilder();
-            StringBuilder suffix = new StringBuilder((exact ? "_exact" : "") + (leader ? "_leader" : ""));
+            StringBuilder suffix =
+                    new StringBuilder((exact ? "_exact" : "") + (leader ? "_leader" : "") + (pages ? "_pages" : ""));
             for (String token : p) {
                 if (token.contains("=")) { // a URL parameter of the run, e.g. slices=auto
                     params.append('&').append(token);
@@ -137,7 +149,8 @@ public final class ClustersEvaluation {
                             "\"min_similarity\": " + p[1] + linkage,
                             "dup_mh_" + p[1].replace(".", "") + suffix,
                             false,
-                            params.toString());
+                            params.toString(),
+                            pages);
                 case "simhash" ->
                     new Config(
                             spec,
@@ -145,7 +158,8 @@ public final class ClustersEvaluation {
                             "\"max_distance\": " + p[1] + ", \"mode\": \"" + (exact ? "exact" : "psm") + "\"" + linkage,
                             "dup_sh_" + p[1] + suffix,
                             true,
-                            params.toString());
+                            params.toString(),
+                            pages);
                 default ->
                     throw new IllegalArgumentException(
                             "config must be minhash:<tau> or simhash:<h>[:exact], got " + spec);
@@ -154,6 +168,7 @@ public final class ClustersEvaluation {
 
         String body(String target, boolean singletons) {
             return "{\"field\": \"" + field + "\", \"target_field\": \"" + target + "\", " + options
+                    + (pages ? ", \"query\": {\"match_all\": {}}" : "")
                     + (singletons ? ", \"singletons\": true" : "") + "}";
         }
 
@@ -243,6 +258,18 @@ public final class ClustersEvaluation {
             responses.put(c, r.response);
             int[] clusterOf = readClusters(n, c.target());
             clusterings.put(c, clusterOf);
+            if (c.pages()) {
+                // The same run through the join, if it came earlier: both partitions should be one.
+                String joined = c.spec().replace(":pages", "");
+                clusterings.forEach((other, otherClusters) -> {
+                    if (other.spec().equals(joined)) {
+                        double[] same = quality(clusterOf, otherClusters);
+                        summary.put(
+                                "`" + c.spec() + "` against `" + joined + "`: pairwise F1, ARI",
+                                String.format(Locale.ROOT, "%.4f, %.4f", same[3], same[0]));
+                    }
+                });
+            }
             double[] q = quality(clusterOf, truth);
             Map<String, Object> resp = r.response;
             String load = loadAverage();

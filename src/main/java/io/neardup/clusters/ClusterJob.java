@@ -241,14 +241,12 @@ final class ClusterJob {
     }
 
     /**
-     * Whether a {@code minhash} run goes through the shards' band self-join: a full run with single
-     * linkage. Leader linkage needs every pair's similarity, which the join does not verify once the
-     * two are connected; a {@code query} run matches only some documents: both stay on the pages.
+     * Whether a {@code minhash} run goes through the shards' band self-join: a full run (with leader
+     * linkage the join reports every verified pair). A {@code query} run matches only some documents:
+     * it stays on the pages.
      */
     private boolean bandJoin() {
-        return simhashField == false
-                && request.query() == null
-                && request.linkage() == NearDupClustersRequest.Linkage.SINGLE;
+        return simhashField == false && request.query() == null;
     }
 
     private void scan() throws Exception {
@@ -260,6 +258,8 @@ final class ClusterJob {
             forEachShard(this::bandJoinShard);
             return;
         }
+        // The pages, one near_duplicate query a document on every shard, stay only where no join serves: a query run
+        // (only some documents are matched) and min_similarity on a simhash field (verified from the sources).
         String[] includes = {request.spec().sourceToMatch(), request.targetField()};
         QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
         forEachShard(shard -> forEachPage(shard, documents, includes, this::scanPage));
@@ -273,7 +273,12 @@ final class ClusterJob {
     private void bandJoinShard(int shard) {
         addJoined(client.execute(
                         ShardJoinAction.INSTANCE,
-                        ShardJoinRequest.bands(index, shard, request.spec(), shardsProbedBy(shard, shards)))
+                        ShardJoinRequest.bands(
+                                index,
+                                shard,
+                                request.spec(),
+                                shardsProbedBy(shard, shards),
+                                request.linkage() == NearDupClustersRequest.Linkage.LEADER))
                 .actionGet(STEP_TIMEOUT));
     }
 

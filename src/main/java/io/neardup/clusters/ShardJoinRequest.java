@@ -25,27 +25,39 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     private final long toSeqNo;
     private final int[] otherShards;
     private final boolean bands;
+    /** With {@link #bands}: every verified pair (leader linkage), not only those that connect new documents. */
+    private final boolean allPairs;
 
     public ShardJoinRequest(String index, int shard, MatchSpec spec, long fromSeqNo, long toSeqNo, int[] otherShards) {
-        this(index, shard, spec, fromSeqNo, toSeqNo, otherShards, false);
+        this(index, shard, spec, fromSeqNo, toSeqNo, otherShards, false, false);
     }
 
     private ShardJoinRequest(
-            String index, int shard, MatchSpec spec, long fromSeqNo, long toSeqNo, int[] otherShards, boolean bands) {
+            String index,
+            int shard,
+            MatchSpec spec,
+            long fromSeqNo,
+            long toSeqNo,
+            int[] otherShards,
+            boolean bands,
+            boolean allPairs) {
         super(index, shard);
         this.spec = spec;
         this.fromSeqNo = fromSeqNo;
         this.toSeqNo = toSeqNo;
         this.otherShards = otherShards;
         this.bands = bands;
+        this.allPairs = allPairs;
     }
 
     /**
      * The band self-join of the whole shard on a {@code minhash} field, and its look-ups by band in
      * {@code otherShards}: every pair of its documents once, and every pair with those shards' once.
+     * Without {@code allPairs} (single linkage) a pair within the shard whose documents are already
+     * connected is not verified nor reported.
      */
-    public static ShardJoinRequest bands(String index, int shard, MatchSpec spec, int[] otherShards) {
-        return new ShardJoinRequest(index, shard, spec, 0, Long.MAX_VALUE, otherShards, true);
+    public static ShardJoinRequest bands(String index, int shard, MatchSpec spec, int[] otherShards, boolean allPairs) {
+        return new ShardJoinRequest(index, shard, spec, 0, Long.MAX_VALUE, otherShards, true, allPairs);
     }
 
     public ShardJoinRequest(StreamInput in) throws IOException {
@@ -55,6 +67,7 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         toSeqNo = in.readZLong();
         otherShards = in.readVIntArray();
         bands = in.readBoolean();
+        allPairs = in.readBoolean();
     }
 
     @Override
@@ -65,6 +78,7 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         out.writeZLong(toSeqNo);
         out.writeVIntArray(otherShards);
         out.writeBoolean(bands);
+        out.writeBoolean(allPairs);
     }
 
     @Override
@@ -105,5 +119,9 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     /** Whether this is the band self-join of the whole shard (a {@code minhash} field) rather than a window. */
     public boolean bands() {
         return bands;
+    }
+
+    public boolean allPairs() {
+        return allPairs;
     }
 }

@@ -167,7 +167,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                     matching.minSimilarity(),
                     MAX_BUCKET,
                     MAX_LEADERS,
-                    true,
+                    request.allPairs() == false,
                     new ShardJaccard(reader, spec.field(), matching.exact()),
                     (a, b, similarity) -> {
                         try {

@@ -262,7 +262,8 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         minhashClustersEqualComponentsOfExactJaccard(between(2, 4), between(0, 1));
     }
 
-    private void minhashClustersEqualComponentsOfExactJaccard(int shards, int replicas) throws Exception {
+    /** Groups of near-copies of random texts (0–4 word edits each) in a new index through the fingerprint pipeline: id → text. */
+    private Map<String, String> indexMinhashTexts(String index, int shards, int replicas) throws Exception {
         client().admin()
                 .cluster()
                 .preparePutPipeline(
@@ -271,7 +272,6 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                                 + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}"),
                         XContentType.JSON)
                 .get();
-        String index = "texts-" + shards;
         assertAcked(
                 prepareCreate(index)
                         .setSettings(Settings.builder()
@@ -301,6 +301,12 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
             }
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        return texts;
+    }
+
+    private void minhashClustersEqualComponentsOfExactJaccard(int shards, int replicas) throws Exception {
+        String index = "texts-" + shards;
+        Map<String, String> texts = indexMinhashTexts(index, shards, replicas);
         double tau = randomFrom(0.7, 0.8, 0.9);
         run(
                 index,
@@ -311,6 +317,26 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         Map<String, Set<String>> expected =
                 components(new ArrayList<>(texts.keySet()), (a, b) -> jaccard(shingles.get(a), shingles.get(b)) >= tau);
         assertWritten(expected, assignments(index, "dup"), ranks(index));
+    }
+
+    /**
+     * Leader linkage on a {@code minhash} field through the shards' band join equals the same run
+     * through the pages (a {@code match_all} query: one {@code near_duplicate} query a document),
+     * document by document: cluster, size and representative.
+     */
+    public void testMinhashLeaderLinkageThroughTheJoinEqualsThePages() throws Exception {
+        // One shard: the join within it (where single linkage would skip connected pairs); several: across shards.
+        for (int shards : new int[] {1, between(2, 4)}) {
+            String index = "leader-mh-" + shards;
+            indexMinhashTexts(index, shards, between(0, 1));
+            String body = "{\"field\": \"fp.minhash\", \"min_similarity\": " + randomFrom(0.5, 0.7, 0.9)
+                    + ", \"linkage\": \"leader\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
+            run(index, body + ", \"target_field\": \"joined\"}");
+            run(index, body + ", \"target_field\": \"paged\", \"query\": {\"match_all\": {}}}");
+            Map<String, Map<String, Object>> joined = assignments(index, "joined");
+            assertFalse("near-copies were clustered", joined.isEmpty());
+            assertEquals("shards: " + shards, assignments(index, "paged"), joined);
+        }
     }
 
     private static double jaccard(Set<String> a, Set<String> b) {

@@ -15,7 +15,7 @@ public class OneShardRequestTests extends OpenSearchTestCase {
 
     public void testCancelledTaskStopsTheShardWork() {
         ShardJoinRequest request = ShardJoinRequest.bands(
-                "index", 0, new MatchSpec("fp.minhash", null, null, null, 0.8, null), new int[0]);
+                "index", 0, new MatchSpec("fp.minhash", null, null, null, 0.8, null), new int[0], false);
         request.ensureNotCancelled(); // not run as a task yet: nothing to cancel
         CancellableTask task = (CancellableTask)
                 request.createTask(1, "transport", ShardJoinAction.NAME, new TaskId("node", 7), Map.of());
