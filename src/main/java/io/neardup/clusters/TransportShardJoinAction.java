@@ -206,7 +206,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
      * named once), judged by that shard's {@link ShardBandBuckets.KeyFilter}: at least
      * {@code min_band_matches} of its band keys pass the filter, or one is an oversized bucket there.
      * Those are looked up there by the bands that passed, in batches of {@link #PROBE_BATCH}, as the
-     * caller and with its reader there. The filters' memory is charged as each arrives.
+     * caller and with its reader there. One other shard at a time; its filter is charged to the
+     * breaker when it arrives and released when its look-ups are answered.
      */
     private void probeOtherShards(
             ShardJoinRequest request,
@@ -225,77 +226,83 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         if (own == null) {
             return;
         }
-        List<ActionFuture<ShardMatchResponse>> asked = new ArrayList<>();
-        for (int other : others) {
-            ShardMatchRequest ask = ShardMatchRequest.bandFilter(request.index(), other, request.spec());
-            ask.setParentTask(request.getParentTask());
-            asked.add(client.execute(ShardMatchAction.INSTANCE, ask));
-        }
-        long held = 0;
-        try {
-            Probes[] probes = new Probes[others.length];
-            for (int o = 0; o < others.length; o++) {
-                ShardBandBuckets.KeyFilter filter =
-                        asked.get(o).actionGet(ClusterJob.STEP_TIMEOUT).keyFilter();
-                long bytes = BandKeyFilter.bytesFor(filter.keys());
-                breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters band key filter");
-                held += bytes;
+        // One other shard at a time: a filter takes ~63 bytes a document of its shard (42 bands), so holding all of
+        // them
+        // at once would grow with the number of shards.
+        ActionFuture<ShardMatchResponse> next = askFilter(request, others[0]);
+        for (int o = 0; o < others.length; o++) {
+            ShardMatchResponse answer = next.actionGet(ClusterJob.STEP_TIMEOUT);
+            // The next shard's filter is built there while this one's are looked up.
+            next = o + 1 < others.length ? askFilter(request, others[o + 1]) : null;
+            ShardBandBuckets.KeyFilter filter = answer.keyFilter();
+            long bytes = BandKeyFilter.bytesFor(filter.keys());
+            breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters band key filter");
+            try {
                 SegmentScheme.requireSame(field, own.scheme(), filter.scheme());
-                probes[o] = new Probes(others[o], filter);
+                probe(request, matching, reader, own.scheme(), new Probes(others[o], filter), queries, matches);
+            } finally {
+                breaker.addWithoutBreaking(-bytes);
             }
-            int bands = matching.banding().bands();
-            int rows = matching.banding().rows();
-            long[] keys = new long[bands];
-            int[] passed = new int[bands];
-            long read = 0;
-            for (LeafReaderContext leaf : reader.leaves()) {
-                if (FieldExposure.exposes(leaf.reader(), field) == false) {
+        }
+    }
+
+    private ActionFuture<ShardMatchResponse> askFilter(ShardJoinRequest request, int shard) {
+        ShardMatchRequest ask = ShardMatchRequest.bandFilter(request.index(), shard, request.spec());
+        ask.setParentTask(request.getParentTask());
+        return client.execute(ShardMatchAction.INSTANCE, ask);
+    }
+
+    /** This shard's documents that can be a candidate in {@code probe}'s shard, looked up there. */
+    private void probe(
+            ShardJoinRequest request,
+            MatchSpec.BandMatching matching,
+            IndexReader reader,
+            String scheme,
+            Probes probe,
+            Queries queries,
+            MatchList matches)
+            throws IOException {
+        String field = request.spec().field();
+        int bands = matching.banding().bands();
+        int rows = matching.banding().rows();
+        long[] keys = new long[bands];
+        int[] passed = new int[bands];
+        long read = 0;
+        for (LeafReaderContext leaf : reader.leaves()) {
+            if (FieldExposure.exposes(leaf.reader(), field) == false) {
+                continue;
+            }
+            BinaryDocValues values = leaf.reader().getBinaryDocValues(field);
+            BinaryDocValues sets = leaf.reader().getBinaryDocValues(FingerprintFields.shinglesField(field));
+            Bits live = leaf.reader().getLiveDocs();
+            for (int doc = values == null ? DocIdSetIterator.NO_MORE_DOCS : values.nextDoc();
+                    doc != DocIdSetIterator.NO_MORE_DOCS;
+                    doc = values.nextDoc()) {
+                if (live != null && live.get(doc) == false) {
                     continue;
                 }
-                BinaryDocValues values = leaf.reader().getBinaryDocValues(field);
-                BinaryDocValues sets = leaf.reader().getBinaryDocValues(FingerprintFields.shinglesField(field));
-                Bits live = leaf.reader().getLiveDocs();
-                for (int doc = values == null ? DocIdSetIterator.NO_MORE_DOCS : values.nextDoc();
-                        doc != DocIdSetIterator.NO_MORE_DOCS;
-                        doc = values.nextDoc()) {
-                    if (live != null && live.get(doc) == false) {
-                        continue;
-                    }
-                    if (++read % ShardBandBuckets.CHECK_EVERY == 0) {
-                        request.ensureNotCancelled();
-                    }
-                    BytesRef signature = values.binaryValue();
-                    for (int band = 0; band < bands; band++) {
-                        keys[band] = BandKeyFilter.keyOf(
-                                band, LshBanding.bandKey(signature.bytes, signature.offset, band, rows));
-                    }
-                    byte[] signatureCopy = null;
-                    byte[] set = null;
-                    for (Probes probe : probes) {
-                        int count = probe.filter.bandsToLookUp(keys, matching.minBandMatches(), passed);
-                        if (count == 0) {
-                            continue;
-                        }
-                        if (signatureCopy == null) {
-                            signatureCopy = BytesRef.deepCopyOf(signature).bytes;
-                            set = sets != null && sets.advanceExact(doc)
-                                    ? BytesRef.deepCopyOf(sets.binaryValue()).bytes
-                                    : null;
-                        }
-                        probe.add(leaf.docBase + doc, signatureCopy, set, Arrays.copyOf(passed, count));
-                        if (probe.size == PROBE_BATCH) {
-                            probe.send(request, own.scheme(), queries, matches);
-                        }
-                    }
+                if (++read % ShardBandBuckets.CHECK_EVERY == 0) {
+                    request.ensureNotCancelled();
+                }
+                BytesRef signature = values.binaryValue();
+                for (int band = 0; band < bands; band++) {
+                    keys[band] = BandKeyFilter.keyOf(
+                            band, LshBanding.bandKey(signature.bytes, signature.offset, band, rows));
+                }
+                int count = probe.filter.bandsToLookUp(keys, matching.minBandMatches(), passed);
+                if (count == 0) {
+                    continue;
+                }
+                byte[] set =
+                        sets != null && sets.advanceExact(doc) ? BytesRef.deepCopyOf(sets.binaryValue()).bytes : null;
+                probe.add(leaf.docBase + doc, BytesRef.deepCopyOf(signature).bytes, set, Arrays.copyOf(passed, count));
+                if (probe.size == PROBE_BATCH) {
+                    probe.send(request, scheme, queries, matches);
                 }
             }
-            for (Probes probe : probes) {
-                probe.send(request, own.scheme(), queries, matches);
-                probe.awaitAll(queries, matches);
-            }
-        } finally {
-            breaker.addWithoutBreaking(-held);
         }
+        probe.send(request, scheme, queries, matches);
+        probe.awaitAll(queries, matches);
     }
 
     /** The look-ups of one other shard: the batch being filled and those sent, in order. */
