@@ -226,8 +226,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         if (own == null) {
             return;
         }
-        // One other shard at a time: a filter takes ~63 bytes a document of its shard (42 bands), so holding all of
-        // them
+        // One other shard at a time: a filter takes ~63 bytes a document of its shard (42 bands); holding them all
         // at once would grow with the number of shards.
         ActionFuture<ShardMatchResponse> next = askFilter(request, others[0]);
         for (int o = 0; o < others.length; o++) {
