@@ -235,9 +235,12 @@ final class ClusterJob {
 
     // ---- scan ----------------------------------------------------------------------------------
 
-    /** Whether matching goes through the shards' self-join: a full run on a {@code simhash} field without {@code min_similarity}. */
+    /**
+     * Whether matching goes through the shards' self-join: a full run on a {@code simhash} field (with
+     * {@code min_similarity}, its neighbours verified on the sibling {@code minhash} field there).
+     */
     private boolean selfJoin() {
-        return simhashField && request.query() == null && request.spec().minSimilarity() == null;
+        return simhashField && request.query() == null;
     }
 
     /**
@@ -259,7 +262,7 @@ final class ClusterJob {
             return;
         }
         // The pages, one near_duplicate query a document on every shard, stay only where no join serves: a query run
-        // (only some documents are matched) and min_similarity on a simhash field (verified from the sources).
+        // (only some documents are matched).
         String[] includes = {request.spec().sourceToMatch(), request.targetField()};
         QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
         forEachShard(shard -> forEachPage(shard, documents, includes, this::scanPage));

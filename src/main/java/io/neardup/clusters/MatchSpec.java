@@ -166,4 +166,27 @@ public record MatchSpec(
                 banding.minBandMatchesFor(tau),
                 verification != NearDuplicateQueryBuilder.Verification.ESTIMATE);
     }
+
+    /** How a {@code simhash} spec with {@code min_similarity} verifies its neighbours: on the sibling {@code minhash} field. */
+    record SiblingVerification(String minhashField, double minSimilarity, boolean exact) {}
+
+    /**
+     * This spec's {@link SiblingVerification}, or null without {@code min_similarity}; a 400 if the
+     * {@code minhash} field beside the {@code simhash} one ({@code body_fp.simhash} →
+     * {@code body_fp.minhash}) is not mapped as {@code minhash}, as the query says.
+     */
+    SiblingVerification siblingVerification(QueryShardContext context, ShardId shardId) {
+        if (minSimilarity == null) {
+            return null;
+        }
+        int dot = field.lastIndexOf('.');
+        String sibling = (dot < 0 ? "" : field.substring(0, dot + 1)) + "minhash";
+        if (context.fieldMapper(sibling) instanceof MinhashFieldMapper.MinhashFieldType == false) {
+            throw new IllegalArgumentException("[min_similarity] on [simhash] field [" + field + "] verifies candidates"
+                    + " on the [minhash] field [" + sibling + "] of the same fingerprint object, which is not mapped"
+                    + " as [minhash] in " + shardId);
+        }
+        return new SiblingVerification(
+                sibling, minSimilarity, verification != NearDuplicateQueryBuilder.Verification.ESTIMATE);
+    }
 }

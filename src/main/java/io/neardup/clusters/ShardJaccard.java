@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.BandJoin;
+import io.neardup.core.MemoryBudget;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.mapper.FingerprintFields;
@@ -45,7 +46,7 @@ final class ShardJaccard implements BandJoin.Verifier {
             if (left.seek(a) == false || right.seek(b) == false) {
                 return 0;
             }
-            if (left.shingles != null && right.shingles != null) {
+            if (exact && left.shingles != null && right.shingles != null) {
                 BytesRef x = left.shingles;
                 BytesRef y = right.shingles;
                 return ShingleSetCodec.jaccard(x.bytes, x.offset, x.length, y.bytes, y.offset, y.length);
@@ -81,6 +82,27 @@ final class ShardJaccard implements BandJoin.Verifier {
                         + " and " + y.length / 4 + " values; fingerprints of different schemes are not comparable");
             }
             return MinHasher.jaccard(signature, 0, y.bytes, y.offset, signature.length);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading [" + field + "]", e);
+        }
+    }
+
+    /**
+     * The reader's document {@code doc}'s signature (stored layout) and shingle set (null where it has
+     * none), copied, for verifying it on another shard; null if it has no signature. The copies'
+     * bytes are reserved from {@code budget} before they are taken (the caller releases them).
+     * Documents are read fastest in increasing order.
+     */
+    byte[][] valuesOf(int doc, MemoryBudget budget) {
+        try {
+            if (left.seek(doc) == false) {
+                return null;
+            }
+            BytesRef shingles = exact ? left.shingles : null;
+            budget.reserve(left.signature.length + (shingles == null ? 0 : shingles.length));
+            return new byte[][] {
+                BytesRef.deepCopyOf(left.signature).bytes, shingles == null ? null : BytesRef.deepCopyOf(shingles).bytes
+            };
         } catch (IOException e) {
             throw new UncheckedIOException("reading [" + field + "]", e);
         }

@@ -93,10 +93,6 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
                             + "later and span at most " + MAX_WINDOW + " sequence numbers",
                     e);
         }
-        if (spec.minSimilarity() != null) {
-            e = ValidateActions.addValidationError(
-                    "a join matches bare simhash values: [min_similarity] needs the documents' sources", e);
-        }
         return e;
     }
 

@@ -74,15 +74,32 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         this.clusterField = clusterField;
     }
 
-    /** Bare simhash values to match (for a {@code simhash} field without {@code min_similarity}); no match is excluded as "itself". */
-    public ShardMatchRequest(String index, int shard, MatchSpec spec, long[] simhashes, String scheme, int maxMatches) {
+    /**
+     * Bare simhash values to match (for a {@code simhash} field); with {@code min_similarity}, each
+     * with the signature and shingle set (null where none) of its sibling {@code minhash} field to
+     * verify on, else {@code signatures} and {@code shingleSets} are null. No match is excluded as "itself".
+     */
+    public ShardMatchRequest(
+            String index,
+            int shard,
+            MatchSpec spec,
+            long[] simhashes,
+            byte[][] signatures,
+            byte[][] shingleSets,
+            String scheme,
+            int maxMatches) {
         super(index, shard);
+        if (signatures != null && (signatures.length != simhashes.length || shingleSets.length != simhashes.length)) {
+            throw new IllegalArgumentException(
+                    "one signature and shingle set (or null) per simhash: " + simhashes.length + " simhashes, "
+                            + signatures.length + " signatures, " + shingleSets.length + " sets");
+        }
         this.spec = spec;
         this.ids = null;
         this.sources = null;
         this.simhashes = simhashes;
-        this.signatures = null;
-        this.shingleSets = null;
+        this.signatures = signatures;
+        this.shingleSets = shingleSets;
         this.bands = null;
         this.bandFilter = false;
         this.scheme = scheme;
@@ -150,8 +167,9 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         bandFilter = kind == BAND_FILTER;
         if (kind == SIMHASHES) {
             simhashes = in.readLongArray();
-            signatures = null;
-            shingleSets = null;
+            boolean verified = in.readBoolean();
+            signatures = verified ? in.readArray(ShardMatchRequest::readOptionalBytes, byte[][]::new) : null;
+            shingleSets = verified ? in.readArray(ShardMatchRequest::readOptionalBytes, byte[][]::new) : null;
             bands = null;
             scheme = in.readOptionalString();
             ids = null;
@@ -159,7 +177,7 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         } else if (kind == SIGNATURES) {
             simhashes = null;
             signatures = in.readArray(StreamInput::readByteArray, byte[][]::new);
-            shingleSets = in.readArray(input -> input.readBoolean() ? input.readByteArray() : null, byte[][]::new);
+            shingleSets = in.readArray(ShardMatchRequest::readOptionalBytes, byte[][]::new);
             bands = in.readArray(StreamInput::readVIntArray, int[][]::new);
             scheme = in.readOptionalString();
             ids = null;
@@ -192,18 +210,16 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         if (simhashes != null) {
             out.writeByte(SIMHASHES);
             out.writeLongArray(simhashes);
+            out.writeBoolean(signatures != null);
+            if (signatures != null) {
+                out.writeArray(ShardMatchRequest::writeOptionalBytes, signatures);
+                out.writeArray(ShardMatchRequest::writeOptionalBytes, shingleSets);
+            }
             out.writeOptionalString(scheme);
         } else if (signatures != null) {
             out.writeByte(SIGNATURES);
             out.writeArray(StreamOutput::writeByteArray, signatures);
-            out.writeArray(
-                    (output, set) -> {
-                        output.writeBoolean(set != null);
-                        if (set != null) {
-                            output.writeByteArray(set);
-                        }
-                    },
-                    shingleSets);
+            out.writeArray(ShardMatchRequest::writeOptionalBytes, shingleSets);
             out.writeArray(StreamOutput::writeVIntArray, bands);
             out.writeOptionalString(scheme);
         } else if (bandFilter) {
@@ -215,6 +231,17 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         }
         out.writeVInt(maxMatches);
         out.writeOptionalString(clusterField);
+    }
+
+    private static byte[] readOptionalBytes(StreamInput in) throws IOException {
+        return in.readBoolean() ? in.readByteArray() : null;
+    }
+
+    private static void writeOptionalBytes(StreamOutput out, byte[] bytes) throws IOException {
+        out.writeBoolean(bytes != null);
+        if (bytes != null) {
+            out.writeByteArray(bytes);
+        }
     }
 
     @Override
@@ -238,7 +265,7 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         return simhashes;
     }
 
-    /** The MinHash signatures to match (stored layout), or null. */
+    /** The MinHash signatures to match (stored layout), or with {@link #simhashes} those to verify on; else null. */
     public byte[][] signatures() {
         return signatures;
     }

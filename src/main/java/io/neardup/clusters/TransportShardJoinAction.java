@@ -127,8 +127,20 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             breaker.addEstimateBytesAndMaybeBreak(charge, "near_dup_clusters window");
             try {
                 Window window = readWindow(context, searcher.getIndexReader().leaves(), request, (int) capacity);
+                MatchSpec.SiblingVerification verification = spec.siblingVerification(context, shardId);
+                Verifier verifier = verification == null
+                        ? null
+                        : new Verifier(
+                                verification,
+                                new ShardJaccard(
+                                        searcher.getIndexReader(), verification.minhashField(), verification.exact()),
+                                BreakerBudget.of(breaker, "near_dup_clusters window signatures"));
                 try (MatchList matches = new MatchList(breaker)) {
-                    return join(request, blocks, new ShardDocs(searcher, null), window, matches);
+                    return join(request, blocks, new ShardDocs(searcher, null), window, verifier, matches);
+                } finally {
+                    if (verifier != null) {
+                        verifier.budget.release(verifier.held);
+                    }
                 }
             } finally {
                 breaker.addWithoutBreaking(-charge);
@@ -441,11 +453,42 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         return new Window(size, docs, simhashes, seqNos, leafOf, scanned);
     }
 
+    /**
+     * With {@code min_similarity}: the neighbours are verified as the query verifies them, on the
+     * sibling {@code minhash} field; the window's values sent to other shards are charged to {@code budget}.
+     */
+    private static final class Verifier {
+        private final MatchSpec.SiblingVerification verification;
+        private final ShardJaccard jaccard;
+        private final MemoryBudget budget;
+        private long held;
+
+        Verifier(MatchSpec.SiblingVerification verification, ShardJaccard jaccard, MemoryBudget budget) {
+            this.verification = verification;
+            this.jaccard = jaccard;
+            this.budget = budget;
+        }
+
+        /** The window document's values to send, charged while the join holds them; null where it has no signature. */
+        byte[][] valuesOf(int doc) {
+            byte[][] values = jaccard.valuesOf(doc, budget);
+            if (values != null) {
+                held += values[0].length + (values[1] == null ? 0 : values[1].length);
+            }
+            return values;
+        }
+    }
+
     private ShardJoinResponse join(
-            ShardJoinRequest request, SimhashBatchMatcher blocks, ShardDocs docs, Window window, MatchList matches)
+            ShardJoinRequest request,
+            SimhashBatchMatcher blocks,
+            ShardDocs docs,
+            Window window,
+            Verifier verifier,
+            MatchList matches)
             throws IOException {
         int maxMatches = TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT;
-        List<ProbeBatch> probes = sendProbes(request, blocks, window, maxMatches);
+        List<ProbeBatch> probes = sendProbes(request, blocks, window, verifier, maxMatches);
         // Pairs within the shard, as doc ids: their _ids are read at the end, in doc id order.
         DocMatches pairs = new DocMatches();
         BlockNeighbours neighbours = new BlockNeighbours();
@@ -467,7 +510,14 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                 if (seqNo < request.fromSeqNo() || (inWindow && doc < window.docs()[i])) {
                     continue;
                 }
-                pairs.add(i, doc, seqNo, SimhashBatchMatcher.similarity(neighbours.distance(h)));
+                if (verifier == null) {
+                    pairs.add(i, doc, seqNo, SimhashBatchMatcher.similarity(neighbours.distance(h)));
+                    continue;
+                }
+                double similarity = verifier.jaccard.similarity(window.docs()[i], doc);
+                if (similarity >= verifier.verification.minSimilarity()) {
+                    pairs.add(i, doc, seqNo, (float) similarity);
+                }
             }
         }
         Queries queries = new Queries(window.size());
@@ -519,7 +569,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
 
     /** Sends the window to the other shards first, so that they search while this shard joins the window with itself. */
     private List<ProbeBatch> sendProbes(
-            ShardJoinRequest request, SimhashBatchMatcher blocks, Window window, int maxMatches) {
+            ShardJoinRequest request, SimhashBatchMatcher blocks, Window window, Verifier verifier, int maxMatches) {
         List<ProbeBatch> probes = new ArrayList<>();
         if (request.otherShards().length == 0 || window.size() == 0) {
             return probes;
@@ -542,12 +592,19 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             }
             int[] windowIndexes = Arrays.copyOf(indexes, n);
             long[] simhashes = new long[n];
+            byte[][] signatures = verifier == null ? null : new byte[n][];
+            byte[][] shingleSets = verifier == null ? null : new byte[n][];
             for (int k = 0; k < n; k++) {
                 simhashes[k] = window.simhashes()[windowIndexes[k]];
+                if (verifier != null) {
+                    byte[][] values = verifier.valuesOf(window.docs()[windowIndexes[k]]);
+                    signatures[k] = values == null ? null : values[0];
+                    shingleSets[k] = values == null ? null : values[1];
+                }
             }
             for (int other : request.otherShards()) {
-                ShardMatchRequest probe =
-                        new ShardMatchRequest(request.index(), other, request.spec(), simhashes, scheme, maxMatches);
+                ShardMatchRequest probe = new ShardMatchRequest(
+                        request.index(), other, request.spec(), simhashes, signatures, shingleSets, scheme, maxMatches);
                 probe.setParentTask(request.getParentTask());
                 probes.add(new ProbeBatch(windowIndexes, client.execute(ShardMatchAction.INSTANCE, probe)));
             }

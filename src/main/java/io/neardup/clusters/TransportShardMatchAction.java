@@ -165,7 +165,9 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                 MatchList matches = new MatchList(services.cache().breaker())) {
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
-            SimhashBatchMatcher blocks = request.spec().minSimilarity() == null
+            // Bare simhash values are matched in the block tables (with min_similarity, then verified); documents, with
+            // min_similarity, by their near_duplicate query.
+            SimhashBatchMatcher blocks = request.spec().minSimilarity() == null || request.simhashes() != null
                     ? SimhashBatchMatcher.forField(
                             context,
                             searcher,
@@ -179,7 +181,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                 return keyFilter(request, context, searcher.getIndexReader(), shardId);
             }
             ShardDocs docs = new ShardDocs(searcher, request.clusterField());
-            if (request.signatures() != null) {
+            if (request.signatures() != null && request.simhashes() == null) {
                 matchSignatures(request, context, searcher.getIndexReader(), docs, matches, shardId);
                 return matches.toResponse();
             }
@@ -192,12 +194,27 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                 BlockNeighbours neighbours = new BlockNeighbours();
                 long[] simhashes = request.simhashes();
                 DocMatches found = new DocMatches();
+                MatchSpec.SiblingVerification verification = request.spec().siblingVerification(context, shardId);
+                ShardJaccard jaccard = verification == null
+                        ? null
+                        : new ShardJaccard(
+                                searcher.getIndexReader(), verification.minhashField(), verification.exact());
                 for (int i = 0; i < simhashes.length; i++) {
+                    if (jaccard != null && (request.signatures() == null || request.signatures()[i] == null)) {
+                        continue; // nothing to verify with: no match, as the query finds none
+                    }
                     int closest =
                             Math.min(neighbours.find(blocks, simhashes[i], request.scheme()), request.maxMatches());
                     for (int h = 0; h < closest; h++) {
                         int doc = neighbours.doc(h);
-                        found.add(i, doc, docs.seqNo(doc), SimhashBatchMatcher.similarity(neighbours.distance(h)));
+                        if (jaccard == null) {
+                            found.add(i, doc, docs.seqNo(doc), SimhashBatchMatcher.similarity(neighbours.distance(h)));
+                            continue;
+                        }
+                        double similarity = jaccard.similarity(request.signatures()[i], request.shingleSets()[i], doc);
+                        if (similarity >= verification.minSimilarity()) {
+                            found.add(i, doc, docs.seqNo(doc), (float) similarity);
+                        }
                     }
                 }
                 found.addTo(matches, docs, query -> query);

@@ -272,15 +272,13 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                                 + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}"),
                         XContentType.JSON)
                 .get();
-        assertAcked(
-                prepareCreate(index)
-                        .setSettings(Settings.builder()
-                                .put("index.number_of_shards", shards)
-                                .put("index.number_of_replicas", replicas)
-                                .put("index.default_pipeline", "fp"))
-                        .setMapping(
-                                "{\"properties\": {\"fp\": "
-                                        + "{\"properties\": {\"minhash\": {\"type\": \"minhash\"}}}, \"rank\": {\"type\": \"integer\"}}}"));
+        assertAcked(prepareCreate(index)
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", shards)
+                        .put("index.number_of_replicas", replicas)
+                        .put("index.default_pipeline", "fp"))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"minhash\": {\"type\": \"minhash\"}, "
+                        + "\"simhash\": {\"type\": \"simhash\"}}}, \"rank\": {\"type\": \"integer\"}}}"));
         Random random = random();
         Map<String, String> texts = new HashMap<>();
         BulkRequestBuilder bulk = client().prepareBulk();
@@ -335,6 +333,26 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
             run(index, body + ", \"target_field\": \"paged\", \"query\": {\"match_all\": {}}}");
             Map<String, Map<String, Object>> joined = assignments(index, "joined");
             assertFalse("near-copies were clustered", joined.isEmpty());
+            assertEquals("shards: " + shards, assignments(index, "paged"), joined);
+        }
+    }
+
+    /**
+     * {@code min_similarity} on a {@code simhash} field goes through the shards' block join, each
+     * neighbour verified on the sibling {@code minhash} field: the same clusters as the pages (a
+     * {@code match_all} query; {@code mode: exact}, so both gather every neighbour within the distance).
+     */
+    public void testSimhashVerifiedOnMinhashThroughTheJoinEqualsThePages() throws Exception {
+        for (int shards : new int[] {1, between(2, 4)}) {
+            String index = "verified-sh-" + shards;
+            indexMinhashTexts(index, shards, between(0, 1));
+            // Far enough for edited copies to be neighbours, and a threshold that rejects some of them.
+            String body = "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 8, \"min_similarity\": "
+                    + randomFrom(0.85, 0.9, 0.95)
+                    + ", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
+            run(index, body + ", \"target_field\": \"joined\"}");
+            run(index, body + ", \"target_field\": \"paged\", \"query\": {\"match_all\": {}}}");
+            Map<String, Map<String, Object>> joined = assignments(index, "joined");
             assertEquals("shards: " + shards, assignments(index, "paged"), joined);
         }
     }
