@@ -60,12 +60,16 @@ final class ShardBandLookup {
         LshBanding banding = matching.banding();
         int n = signatures.length;
         ShardJaccard verifier = new ShardJaccard(reader, field, matching.exact());
-        long bytes = 8L * reader.maxDoc() + 8L * n;
+        // A document's shared bands, counted in a short (at most MinHasher.MAX_HASHES = 1,024 bands); the documents
+        // touched by one
+        // looked-up document in one segment: at most its bands' postings, each of at most maxBucket documents.
+        int touchedCapacity = (int) Math.min(reader.maxDoc(), (long) banding.bands() * maxBucket);
+        long bytes = 2L * reader.maxDoc() + 4L * touchedCapacity + 8L * n;
         budget.reserve(bytes);
         Candidates candidates = new Candidates(budget);
         try {
-            int[] counts = new int[reader.maxDoc()];
-            int[] touched = new int[reader.maxDoc()];
+            short[] counts = new short[reader.maxDoc()];
+            int[] touched = new int[touchedCapacity];
             int[] candidatesOf = new int[n];
             int[] kept = new int[n];
             int candidateCap = CANDIDATES_PER_MATCH * maxMatches;
