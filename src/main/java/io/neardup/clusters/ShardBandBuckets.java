@@ -47,6 +47,9 @@ final class ShardBandBuckets implements BandJoin.Buckets {
 
     static final int CHECK_EVERY = 4096;
 
+    /** Keys buffered before they are added to a {@link BandKeyFilter}. */
+    private static final int ADD_BATCH = 1024;
+
     ShardBandBuckets(IndexReader reader, String field, MemoryBudget budget) {
         this(reader, field, budget, () -> {});
     }
@@ -175,6 +178,10 @@ final class ShardBandBuckets implements BandJoin.Buckets {
         BandKeyFilter filter = BandKeyFilter.forKeys(keys);
         long[] oversized = new long[0];
         int oversizedCount = 0;
+        // Keys are added a buffer at a time: each add misses the cache (a random block of a filter far larger than
+        // it), and a tight loop of independent adds lets those misses overlap, where one add after each term would not.
+        long[] pending = new long[ADD_BATCH];
+        int pendingCount = 0;
         for (LeafReaderContext leaf : reader.leaves()) {
             Terms terms = exposedTerms(leaf.reader(), field);
             if (terms == null) {
@@ -184,7 +191,11 @@ final class ShardBandBuckets implements BandJoin.Buckets {
             for (BytesRef term = termsEnum.next(); term != null; term = termsEnum.next()) {
                 long key = BandKeyFilter.keyOf(MinhashFieldMapper.bandOf(term), MinhashFieldMapper.keyOf(term));
                 if (termsEnum.docFreq() <= maxBucket) {
-                    filter.add(key);
+                    pending[pendingCount++] = key;
+                    if (pendingCount == ADD_BATCH) {
+                        filter.addAll(pending, pendingCount);
+                        pendingCount = 0;
+                    }
                     continue;
                 }
                 if (oversizedCount == oversized.length) {
@@ -194,6 +205,7 @@ final class ShardBandBuckets implements BandJoin.Buckets {
                 oversized[oversizedCount++] = key;
             }
         }
+        filter.addAll(pending, pendingCount);
         long[] sorted = Arrays.copyOf(oversized, oversizedCount);
         Arrays.sort(sorted);
         return new KeyFilter(filter, keys, sorted, scheme);

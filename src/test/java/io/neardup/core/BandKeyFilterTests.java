@@ -24,6 +24,20 @@ public class BandKeyFilterTests extends OpenSearchTestCase {
         }
     }
 
+    /** Adding a batch sets the same bits as adding its keys one by one. */
+    public void testAddAllEqualsAddingEach() {
+        long[] keys = random().longs(between(0, 3_000)).toArray();
+        BandKeyFilter each = BandKeyFilter.forKeys(keys.length);
+        BandKeyFilter batch = BandKeyFilter.forKeys(keys.length);
+        for (long key : keys) {
+            each.add(key);
+        }
+        int from = between(0, keys.length);
+        batch.addAll(keys, from);
+        batch.addAll(java.util.Arrays.copyOfRange(keys, from, keys.length), keys.length - from);
+        assertArrayEquals(each.words(), batch.words());
+    }
+
     /**
      * About 0.5% of absent keys pass at 12 bits a key (a split block Bloom filter with 8 bits a key
      * set: the Putze et al. estimate for 512-bit blocks is ~0.4–0.6%). Tolerance: over 400,000
