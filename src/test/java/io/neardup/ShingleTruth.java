@@ -69,6 +69,19 @@ public final class ShingleTruth {
         return set;
     }
 
+    /** The exact Jaccard of two documents' 64-bit shingle hashes as the plugin stores them (their high halves). */
+    public static double storedJaccard(long[] a, long[] b) {
+        return jaccard(highHalves(a), highHalves(b));
+    }
+
+    /**
+     * The similarity a verification reports: the exact Jaccard of the stored shingle sets when
+     * {@code exact} (both documents have one and verification is exact), else the signature estimate.
+     */
+    public static double verifiedSimilarity(boolean exact, long[] a, long[] b, int[] aSignature, int[] bSignature) {
+        return exact ? storedJaccard(a, b) : io.neardup.core.MinHasher.jaccard(aSignature, bSignature);
+    }
+
     /** How many of the bands of two signatures agree on all their rows: what makes them LSH candidates. */
     public static int sharedBands(int[] a, int[] b, io.neardup.core.LshBanding banding) {
         int shared = 0;

@@ -43,6 +43,34 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     private final int maxMatches;
     private final String clusterField;
 
+    private ShardMatchRequest(
+            String index,
+            int shard,
+            MatchSpec spec,
+            List<String> ids,
+            List<Map<String, Object>> sources,
+            long[] simhashes,
+            byte[][] signatures,
+            byte[][] shingleSets,
+            int[][] bands,
+            boolean bandFilter,
+            String scheme,
+            int maxMatches,
+            String clusterField) {
+        super(index, shard);
+        this.spec = spec;
+        this.ids = ids;
+        this.sources = sources;
+        this.simhashes = simhashes;
+        this.signatures = signatures;
+        this.shingleSets = shingleSets;
+        this.bands = bands;
+        this.bandFilter = bandFilter;
+        this.scheme = scheme;
+        this.maxMatches = maxMatches;
+        this.clusterField = clusterField;
+    }
+
     /**
      * @param ids          the documents' {@code _id}s, each excluded from its own matches; "" for a document without one
      * @param maxMatches   the most similar matches kept per document
@@ -56,22 +84,11 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
             List<Map<String, Object>> sources,
             int maxMatches,
             String clusterField) {
-        super(index, shard);
+        this(index, shard, spec, ids, sources, null, null, null, null, false, null, maxMatches, clusterField);
         if (ids.size() != sources.size()) {
             throw new IllegalArgumentException(
                     "one source per id: " + ids.size() + " ids, " + sources.size() + " sources");
         }
-        this.spec = spec;
-        this.ids = ids;
-        this.sources = sources;
-        this.simhashes = null;
-        this.signatures = null;
-        this.shingleSets = null;
-        this.bands = null;
-        this.bandFilter = false;
-        this.scheme = null;
-        this.maxMatches = maxMatches;
-        this.clusterField = clusterField;
     }
 
     /**
@@ -88,23 +105,12 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
             byte[][] shingleSets,
             String scheme,
             int maxMatches) {
-        super(index, shard);
+        this(index, shard, spec, null, null, simhashes, signatures, shingleSets, null, false, scheme, maxMatches, null);
         if (signatures != null && (signatures.length != simhashes.length || shingleSets.length != simhashes.length)) {
             throw new IllegalArgumentException(
                     "one signature and shingle set (or null) per simhash: " + simhashes.length + " simhashes, "
                             + signatures.length + " signatures, " + shingleSets.length + " sets");
         }
-        this.spec = spec;
-        this.ids = null;
-        this.sources = null;
-        this.simhashes = simhashes;
-        this.signatures = signatures;
-        this.shingleSets = shingleSets;
-        this.bands = null;
-        this.bandFilter = false;
-        this.scheme = scheme;
-        this.maxMatches = maxMatches;
-        this.clusterField = null;
     }
 
     /**
@@ -121,43 +127,17 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
             int[][] bands,
             String scheme,
             int maxMatches) {
-        super(index, shard);
+        this(index, shard, spec, null, null, null, signatures, shingleSets, bands, false, scheme, maxMatches, null);
         if (signatures.length != shingleSets.length || signatures.length != bands.length) {
             throw new IllegalArgumentException("one shingle set (or null) and one band list per signature: "
                     + signatures.length + " signatures, " + shingleSets.length + " sets, " + bands.length
                     + " band lists");
         }
-        this.spec = spec;
-        this.ids = null;
-        this.sources = null;
-        this.simhashes = null;
-        this.signatures = signatures;
-        this.shingleSets = shingleSets;
-        this.bands = bands;
-        this.bandFilter = false;
-        this.scheme = scheme;
-        this.maxMatches = maxMatches;
-        this.clusterField = null;
     }
 
     /** Asks the shard for its band key filter (a {@code minhash} field's band join, {@link ShardBandBuckets#keyFilter}). */
     static ShardMatchRequest bandFilter(String index, int shard, MatchSpec spec) {
-        return new ShardMatchRequest(index, shard, spec);
-    }
-
-    private ShardMatchRequest(String index, int shard, MatchSpec spec) {
-        super(index, shard);
-        this.spec = spec;
-        this.ids = null;
-        this.sources = null;
-        this.simhashes = null;
-        this.signatures = null;
-        this.shingleSets = null;
-        this.bands = null;
-        this.bandFilter = true;
-        this.scheme = null;
-        this.maxMatches = 1;
-        this.clusterField = null;
+        return new ShardMatchRequest(index, shard, spec, null, null, null, null, null, null, true, null, 1, null);
     }
 
     public ShardMatchRequest(StreamInput in) throws IOException {

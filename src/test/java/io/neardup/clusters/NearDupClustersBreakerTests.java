@@ -88,12 +88,7 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
         NearDupClustersRequest request = ClusterRequests.fullRun(
                         "copies", new MatchSpec("fp.simhash", 0, null, null, null, null))
                 .scrollSize(1_000);
-        Exception e = expectThrows(
-                Exception.class,
-                () -> client().execute(NearDupClustersAction.INSTANCE, request).actionGet());
-        CircuitBreakingException tripped =
-                (CircuitBreakingException) org.opensearch.ExceptionsHelper.unwrap(e, CircuitBreakingException.class);
-        assertNotNull("a breaker tripped: " + e, tripped);
+        CircuitBreakingException tripped = tripped(request);
         assertTrue(tripped.getMessage(), tripped.getMessage().contains("[near_dup_clusters matches]"));
         assertNothingWritten("copies");
         long held = breakerUsed();
@@ -121,16 +116,22 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
         long before = breakerUsed();
         NearDupClustersRequest request =
                 ClusterRequests.fullRun("copies-mh", new MatchSpec("fp.minhash", null, null, null, 0.8, null));
+        CircuitBreakingException tripped = tripped(request);
+        assertEquals(RestStatus.TOO_MANY_REQUESTS, tripped.status());
+        assertTrue(tripped.getMessage(), tripped.getMessage().contains("band join of [fp.minhash]"));
+        assertNothingWritten("copies-mh");
+        assertEquals("the join gave back everything it reserved", before, breakerUsed());
+    }
+
+    /** The breaker exception that failed {@code request}'s run, wherever in the causes it is. */
+    private static CircuitBreakingException tripped(NearDupClustersRequest request) {
         Exception e = expectThrows(
                 Exception.class,
                 () -> client().execute(NearDupClustersAction.INSTANCE, request).actionGet());
         CircuitBreakingException tripped =
                 (CircuitBreakingException) org.opensearch.ExceptionsHelper.unwrap(e, CircuitBreakingException.class);
         assertNotNull("a breaker tripped: " + e, tripped);
-        assertEquals(RestStatus.TOO_MANY_REQUESTS, tripped.status());
-        assertTrue(tripped.getMessage(), tripped.getMessage().contains("band join of [fp.minhash]"));
-        assertNothingWritten("copies-mh");
-        assertEquals("the join gave back everything it reserved", before, breakerUsed());
+        return tripped;
     }
 
     private static void assertNothingWritten(String index) {

@@ -104,10 +104,8 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                                         || ShingleTruth.sharedBands(signatures[a], signatures[b], banding) < m) {
                                     continue;
                                 }
-                                double similarity = stored[a] && stored[b]
-                                        ? ShingleTruth.jaccard(
-                                                ShingleTruth.highHalves(sets[a]), ShingleTruth.highHalves(sets[b]))
-                                        : MinHasher.jaccard(signatures[a], signatures[b]);
+                                double similarity = ShingleTruth.verifiedSimilarity(
+                                        stored[a] && stored[b], sets[a], sets[b], signatures[a], signatures[b]);
                                 if (similarity >= tau) {
                                     expected.put(((long) a << 32) | b, similarity);
                                 }

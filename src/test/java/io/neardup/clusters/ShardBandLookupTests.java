@@ -274,10 +274,12 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
                         || ShingleTruth.sharedBands(probes.signatures()[q], shard.signatures()[d], banding) < m) {
                     continue;
                 }
-                double similarity = probes.stored()[q] && shard.stored()[d]
-                        ? ShingleTruth.jaccard(
-                                ShingleTruth.highHalves(probes.sets()[q]), ShingleTruth.highHalves(shard.sets()[d]))
-                        : MinHasher.jaccard(probes.signatures()[q], shard.signatures()[d]);
+                double similarity = ShingleTruth.verifiedSimilarity(
+                        probes.stored()[q] && shard.stored()[d],
+                        probes.sets()[q],
+                        shard.sets()[d],
+                        probes.signatures()[q],
+                        shard.signatures()[d]);
                 if (similarity >= tau) {
                     expected.put(((long) q << 32) | d, similarity);
                 }

@@ -279,40 +279,26 @@ public class BandJoinTests extends OpenSearchTestCase {
     }
 
     public void testBadArgumentsNameTheProblem() {
-        long[] keys = new long[8];
-        assertEquals(
-                "minBandMatches must be in [1, 1024], got 0",
-                expectThrows(
-                                IllegalArgumentException.class,
-                                () -> join(
-                                        keys,
-                                        2,
-                                        4,
-                                        0,
-                                        0.5,
-                                        10,
-                                        1,
-                                        true,
-                                        (a, b) -> 1,
-                                        (a, b, s) -> {},
-                                        MemoryBudget.NONE))
-                        .getMessage());
-        assertEquals(
-                "keys must hold n * bands = 12 values, got 8",
-                expectThrows(
-                                IllegalArgumentException.class,
-                                () -> join(
-                                        keys,
-                                        3,
-                                        4,
-                                        1,
-                                        0.5,
-                                        10,
-                                        1,
-                                        true,
-                                        (a, b) -> 1,
-                                        (a, b, s) -> {},
-                                        MemoryBudget.NONE))
-                        .getMessage());
+        assertEquals("minBandMatches must be in [1, 1024], got 0", joinError(2, 0));
+        assertEquals("keys must hold n * bands = 12 values, got 8", joinError(3, 1));
+    }
+
+    /** The message of a join of {@code n} documents' 8 keys (4 bands each) that fails. */
+    private static String joinError(int n, int minBandMatches) {
+        return expectThrows(
+                        IllegalArgumentException.class,
+                        () -> join(
+                                new long[8],
+                                n,
+                                4,
+                                minBandMatches,
+                                0.5,
+                                10,
+                                1,
+                                true,
+                                (a, b) -> 1,
+                                (a, b, s) -> {},
+                                MemoryBudget.NONE))
+                .getMessage();
     }
 }

@@ -58,7 +58,7 @@ public class ShingleSetCodecTests {
                     setA,
                     ShingleSetCodec.values(
                             ShingleSetCodec.decodePayload(ShingleSetCodec.encode(setA, 42), 42), 0, pa.length));
-            double truth = ShingleTruth.jaccard(ShingleTruth.highHalves(a), ShingleTruth.highHalves(b));
+            double truth = ShingleTruth.storedJaccard(a, b);
             assertEquals(message, truth, ShingleSetCodec.jaccard(pa, 0, pa.length, pb, 0, pb.length), 1e-12);
             // Payloads inside larger arrays are read at their offsets.
             byte[] padded = new byte[pb.length + 7];

@@ -81,10 +81,8 @@ public class JaccardVerifiedQueryTests extends OpenSearchTestCase {
                 for (double tau : new double[] {0.2, 0.5, 0.8, 1.0}) {
                     Map<Integer, Double> expected = new HashMap<>();
                     for (int i = 0; i < n; i++) {
-                        double similarity = stored[i]
-                                ? ShingleTruth.jaccard(
-                                        ShingleTruth.highHalves(sets[q]), ShingleTruth.highHalves(sets[i]))
-                                : MinHasher.jaccard(signatures[q], signatures[i]);
+                        double similarity = ShingleTruth.verifiedSimilarity(
+                                stored[i], sets[q], sets[i], signatures[q], signatures[i]);
                         if (candidate[i] && similarity >= tau) {
                             expected.put(i, similarity);
                         }

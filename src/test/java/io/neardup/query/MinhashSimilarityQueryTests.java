@@ -104,10 +104,8 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                         for (double tau : new double[] {0.3, 0.6, 0.9}) {
                             Map<Integer, Double> expected = new HashMap<>();
                             for (int i = 0; i < sets.length; i++) {
-                                double similarity = exact && stored[i]
-                                        ? ShingleTruth.jaccard(
-                                                ShingleTruth.highHalves(sets[q]), ShingleTruth.highHalves(sets[i]))
-                                        : MinHasher.jaccard(signatures[q], signatures[i]);
+                                double similarity = ShingleTruth.verifiedSimilarity(
+                                        exact && stored[i], sets[q], sets[i], signatures[q], signatures[i]);
                                 if (deleted[i] == false
                                         && ShingleTruth.sharedBands(signatures[q], signatures[i], banding) >= m
                                         && similarity >= tau) {
@@ -171,9 +169,7 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                     Set<Integer> expected = new HashSet<>();
                     for (int i = 0; i < sets.length; i++) {
                         if (ShingleTruth.sharedBands(signatures[0], signatures[i], banding) >= 1
-                                && ShingleTruth.jaccard(
-                                                ShingleTruth.highHalves(sets[0]), ShingleTruth.highHalves(sets[i]))
-                                        >= tau) {
+                                && ShingleTruth.storedJaccard(sets[0], sets[i]) >= tau) {
                             expected.add(i);
                         }
                     }
