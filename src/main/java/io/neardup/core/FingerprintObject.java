@@ -63,6 +63,29 @@ public final class FingerprintObject {
     }
 
     /**
+     * The stored form of {@code parts} as the processor writes it: the bare value, or an object with the
+     * parts that are present in the order of {@link #ANY_KEYS}. The inverse of {@link #read} for what it
+     * returns, for rebuilding a value from the fields it was indexed into.
+     */
+    public static Object write(Parts parts, boolean asObject) {
+        if (asObject == false) {
+            return parts.value();
+        }
+        Map<String, Object> object = new LinkedHashMap<>();
+        object.put(VALUE, parts.value());
+        if (parts.margins() != null) {
+            object.put(MARGINS, parts.margins());
+        }
+        if (parts.shingles() != null) {
+            object.put(SHINGLES, parts.shingles());
+        }
+        if (parts.scheme() != null) {
+            object.put(SCHEME, parts.scheme());
+        }
+        return object;
+    }
+
+    /**
      * Reads a stored value: null (returns null), a bare string (the value alone), or an object whose
      * keys are among {@code keys}, each a string. A malformed one fails with an
      * {@link IllegalArgumentException} saying what is wrong, for the caller to prefix with where.

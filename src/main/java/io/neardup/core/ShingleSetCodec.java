@@ -75,13 +75,25 @@ public final class ShingleSetCodec {
     public static String encode(int[] sortedValues, int schemeHash) {
         // Header and payload written into one array: no payload copy on the way to base64.
         byte[] out = new byte[HEADER_BYTES + maxPayloadBytes(sortedValues)];
+        putHeader(out, schemeHash);
+        int end = putPayload(sortedValues, out, HEADER_BYTES);
+        return ENCODER.encodeToString(end == out.length ? out : Arrays.copyOf(out, end));
+    }
+
+    /** The {@code _source} form of a payload ({@link #payload}, or as {@link #decodePayload} returned it). */
+    public static String encodePayload(byte[] payload, int offset, int length, int schemeHash) {
+        byte[] out = new byte[HEADER_BYTES + length];
+        putHeader(out, schemeHash);
+        System.arraycopy(payload, offset, out, HEADER_BYTES, length);
+        return ENCODER.encodeToString(out);
+    }
+
+    private static void putHeader(byte[] out, int schemeHash) {
         out[0] = FORMAT_VERSION;
         out[1] = (byte) (schemeHash >>> 24);
         out[2] = (byte) (schemeHash >>> 16);
         out[3] = (byte) (schemeHash >>> 8);
         out[4] = (byte) schemeHash;
-        int end = putPayload(sortedValues, out, HEADER_BYTES);
-        return ENCODER.encodeToString(end == out.length ? out : Arrays.copyOf(out, end));
     }
 
     private static int maxPayloadBytes(int[] sortedValues) {

@@ -20,9 +20,12 @@ import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.FieldType;
 import org.apache.lucene.index.IndexOptions;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.core.xcontent.XContentBuilder;
+import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.index.fielddata.IndexFieldData;
 import org.opensearch.index.mapper.FieldMapper;
 import org.opensearch.index.mapper.MappedFieldType;
@@ -354,6 +357,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     @Override
     protected void parseCreateField(ParseContext context) throws IOException {
         String field = fieldType().name();
+        boolean object = context.parser().currentToken() == XContentParser.Token.START_OBJECT;
         FingerprintObject.Parts raw =
                 FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.MINHASH_KEYS);
         if (raw == null) {
@@ -361,8 +365,9 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         }
         int[] signature;
         byte[] shingleSet = null;
+        int headerHash;
         try {
-            int headerHash = SignatureCodec.schemeHashOf(raw.value());
+            headerHash = SignatureCodec.schemeHashOf(raw.value());
             if (raw.scheme() != null) {
                 Integer schemeHash = FingerprintScheme.schemeHashOfId(raw.scheme());
                 if (schemeHash != null && schemeHash != headerHash) {
@@ -392,6 +397,23 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
                     .add(new BinaryDocValuesField(FingerprintFields.shinglesField(field), new BytesRef(shingleSet)));
         }
         FingerprintFields.addScheme(context, field, raw.scheme());
+        if (DerivedFingerprintSource.enabled(context)) {
+            DerivedFingerprintSource.addMinhash(context, field, object, headerHash);
+        }
+    }
+
+    /** Doc values hold the signature and the shingle set, so an index with derived source can rebuild them. */
+    @Override
+    public void canDeriveSource() {
+        if (copyTo() != null && copyTo().copyToFields().isEmpty() == false) {
+            throw new UnsupportedOperationException("Unable to derive source for fields with copy_to parameter set");
+        }
+    }
+
+    @Override
+    public void deriveSource(XContentBuilder builder, LeafReader leafReader, int docId) throws IOException {
+        DerivedFingerprintSource.writeMinhash(
+                builder, leafReader, docId, fieldType().name(), simpleName());
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.SortedNumericDocValuesField;
 import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.search.IndexOrDocValuesQuery;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.MultiTermQuery;
@@ -22,6 +23,8 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.common.geo.ShapeRelation;
 import org.opensearch.common.time.DateMathParser;
+import org.opensearch.core.xcontent.XContentBuilder;
+import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.index.fielddata.IndexFieldData;
 import org.opensearch.index.fielddata.IndexNumericFieldData.NumericType;
 import org.opensearch.index.fielddata.plain.SortedNumericIndexFieldData;
@@ -245,6 +248,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
     @Override
     protected void parseCreateField(ParseContext context) throws IOException {
         String field = fieldType().name();
+        boolean object = context.parser().currentToken() == XContentParser.Token.START_OBJECT;
         FingerprintObject.Parts raw =
                 FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.SIMHASH_KEYS);
         if (raw == null) {
@@ -282,6 +286,27 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
             createFieldNamesField(context);
         }
         FingerprintFields.addScheme(context, field, raw.scheme());
+        if (DerivedFingerprintSource.enabled(context)) {
+            DerivedFingerprintSource.addSimhash(context, field, object, raw.margins());
+        }
+    }
+
+    /** Doc values hold the fingerprint, so an index with derived source can rebuild it. */
+    @Override
+    public void canDeriveSource() {
+        if (copyTo() != null && copyTo().copyToFields().isEmpty() == false) {
+            throw new UnsupportedOperationException("Unable to derive source for fields with copy_to parameter set");
+        }
+        if (hasDocValues == false) {
+            throw new UnsupportedOperationException(
+                    "Unable to derive source for [" + name() + "] with doc values disabled");
+        }
+    }
+
+    @Override
+    public void deriveSource(XContentBuilder builder, LeafReader leafReader, int docId) throws IOException {
+        DerivedFingerprintSource.writeSimhash(
+                builder, leafReader, docId, fieldType().name(), simpleName());
     }
 
     @Override

@@ -47,6 +47,23 @@ public class FingerprintObjectTests {
     }
 
     @Test
+    public void testWriteIsTheInverseOfRead() {
+        Map<String, Object> simhash =
+                FingerprintObject.simhash(0x00ff00ff00ff00ffL, Margins.of(new double[64], 64), SCHEME.id());
+        FingerprintObject.Parts parts = FingerprintObject.read(simhash, FingerprintObject.SIMHASH_KEYS);
+        Object written = FingerprintObject.write(parts, true);
+        assertEquals(simhash, written);
+        assertEquals(List.copyOf(simhash.keySet()), List.copyOf(((Map<?, ?>) written).keySet()));
+        Map<String, Object> minhash = FingerprintObject.minhash(new int[] {1, 2}, new int[] {7}, 42, SCHEME.id());
+        written = FingerprintObject.write(FingerprintObject.read(minhash, FingerprintObject.MINHASH_KEYS), true);
+        assertEquals(List.copyOf(minhash.keySet()), List.copyOf(((Map<?, ?>) written).keySet()));
+        assertEquals(minhash, written);
+        FingerprintObject.Parts valueOnly = new FingerprintObject.Parts("0123456789abcdef", null, null, null);
+        assertEquals("0123456789abcdef", FingerprintObject.write(valueOnly, false));
+        assertEquals(Map.of("value", "0123456789abcdef"), FingerprintObject.write(valueOnly, true));
+    }
+
+    @Test
     public void testBareValuesAndNull() {
         assertEquals(
                 new FingerprintObject.Parts("0123456789abcdef", null, null, null),

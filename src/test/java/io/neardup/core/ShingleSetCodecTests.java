@@ -44,6 +44,17 @@ public class ShingleSetCodecTests {
     }
 
     @Test
+    public void testAPayloadEncodesAsItsSet() {
+        int[] set = {1, 128, 256, 0xFFFFFFFF};
+        byte[] payload = ShingleSetCodec.payload(set);
+        byte[] padded = new byte[payload.length + 3];
+        System.arraycopy(payload, 0, padded, 2, payload.length);
+        assertEquals(
+                ShingleSetCodec.encode(set, 0x01020304),
+                ShingleSetCodec.encodePayload(padded, 2, payload.length, 0x01020304));
+    }
+
+    @Test
     public void testRoundTripAndJaccardAgainstHashSets() {
         SplittableRandom random = new SplittableRandom(SEED);
         for (int round = 0; round < 200; round++) {

@@ -7,10 +7,16 @@ package io.neardup.mapper;
 import static org.hamcrest.Matchers.containsString;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.core.FeatureWeighting;
+import io.neardup.core.FingerprintObject;
+import io.neardup.core.FingerprintScheme;
+import io.neardup.core.Margins;
+import io.neardup.core.MinHasher;
 import io.neardup.core.SignatureCodec;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import org.opensearch.action.admin.indices.segments.IndicesSegmentResponse;
 import org.opensearch.action.search.SearchPhaseExecutionException;
 import org.opensearch.action.search.SearchResponse;
@@ -283,5 +289,112 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
         assertThat(
                 sort.shardFailures()[0].reason(),
                 containsString("[minhash] fields do not support sorting: field [fp.minhash]"));
+    }
+
+    /**
+     * An index with derived source stores no {@code _source}: every fingerprint comes back from doc values as
+     * it was sent (bare or object, with or without margins, shingles and scheme), through GET, search and a
+     * partial update, and the update re-indexes the same doc values (a term query on the value still finds it).
+     */
+    @SuppressWarnings("unchecked")
+    public void testDerivedSourceRebuildsEveryFingerprintAsSent() {
+        client().admin()
+                .indices()
+                .prepareCreate("derived")
+                .setSettings(
+                        Settings.builder().put("index.number_of_shards", 2).put("index.derived_source.enabled", true))
+                .setMapping("""
+                    {"properties": {"title": {"type": "keyword"}, "fp": {"properties": {
+                      "simhash": {"type": "simhash"},
+                      "minhash": {"type": "minhash", "num_hashes": 8, "bands": 4, "rows": 2}}}}}""")
+                .get();
+        FingerprintScheme scheme = new FingerprintScheme(
+                1, "standard", 1, FeatureWeighting.LOG_TF, "none", 3, 8, MinHasher.Method.ONE_PERMUTATION, 0);
+        double[] weights = new double[64];
+        for (int i = 0; i < 64; i++) {
+            weights[i] = i % 7 - 3;
+        }
+        Map<String, Object> full = Map.of(
+                "simhash", FingerprintObject.simhash(0xfedcba9876543210L, Margins.of(weights, 64), scheme.id()),
+                "minhash",
+                        FingerprintObject.minhash(
+                                new int[] {1, 2, 3, 4, 5, 6, 7, -8},
+                                new int[] {3, 9, 0x80000000},
+                                scheme.schemeHash(),
+                                scheme.id()));
+        Map<String, Object> bare = Map.of(
+                "simhash",
+                "0123456789abcdef",
+                "minhash",
+                SignatureCodec.encode(new int[] {8, 7, 6, 5, 4, 3, 2, 1}, 42));
+        Map<String, Object> valuesOnly = Map.of(
+                "simhash", Map.of("value", "00000000000000ff"),
+                "minhash",
+                        Map.of(
+                                "value",
+                                SignatureCodec.encode(new int[] {1, 1, 1, 1, 1, 1, 1, 1}, scheme.schemeHash()),
+                                "scheme",
+                                scheme.id()));
+        Map<String, Map<String, Object>> sent = Map.of(
+                "full",
+                full,
+                "bare",
+                bare,
+                "values-only",
+                valuesOnly,
+                "simhash-only",
+                Map.of("simhash", "ff00ff00ff00ff00"));
+        sent.forEach((id, fp) -> client().prepareIndex("derived")
+                .setId(id)
+                .setSource(Map.of("fp", fp, "title", id))
+                .get());
+        client().admin().indices().prepareRefresh("derived").get();
+
+        sent.forEach((id, fp) -> assertEquals(
+                id,
+                fp,
+                client().prepareGet("derived", id).get().getSourceAsMap().get("fp")));
+        for (SearchHit hit :
+                client().prepareSearch("derived").setSize(10).get().getHits().getHits()) {
+            assertEquals(
+                    hit.getId(), sent.get(hit.getId()), hit.getSourceAsMap().get("fp"));
+        }
+        List<String> keys = List.copyOf(((Map<String, Object>) client().prepareGet("derived", "full")
+                        .get()
+                        .getSourceAsMap()
+                        .get("fp"))
+                .keySet());
+        assertTrue(keys.toString(), keys.containsAll(List.of("simhash", "minhash")));
+
+        client().prepareUpdate("derived", "full")
+                .setDoc(Map.of("title", "updated"))
+                .get();
+        client().admin().indices().prepareRefresh("derived").get();
+        Map<String, Object> updated =
+                client().prepareGet("derived", "full").get().getSourceAsMap();
+        assertEquals("updated", updated.get("title"));
+        assertEquals(full, updated.get("fp"));
+        assertEquals(
+                List.of("full"),
+                Arrays.stream(client().prepareSearch("derived")
+                                .setQuery(QueryBuilders.termQuery("fp.simhash", "fedcba9876543210"))
+                                .get()
+                                .getHits()
+                                .getHits())
+                        .map(SearchHit::getId)
+                        .toList());
+    }
+
+    /** Derived source needs the doc values: a simhash field without them is refused when the index is created. */
+    public void testDerivedSourceRefusesASimhashFieldWithoutDocValues() {
+        Exception refused = expectThrows(
+                Exception.class,
+                () -> client().admin()
+                        .indices()
+                        .prepareCreate("no-doc-values")
+                        .setSettings(Settings.builder().put("index.derived_source.enabled", true))
+                        .setMapping("{\"properties\": {\"sh\": {\"type\": \"simhash\", \"doc_values\": false}}}")
+                        .get());
+        assertThat(refused.getMessage(), containsString("Unable to derive source for [sh] with doc values disabled"));
     }
 }
