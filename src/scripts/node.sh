@@ -19,7 +19,8 @@
 #
 # <state-dir> holds the pid file, the node's output and a link to its home. OpenSearch refuses to
 # run as root, so when invoked as root the node runs as `nobody` from a home under /tmp (the
-# checkout may sit below a directory that `nobody` cannot enter).
+# checkout may sit below a directory that `nobody` cannot enter). `path.repo` is the home's `snapshots`
+# folder, so that an `fs` repository with a relative location can be registered.
 set -euo pipefail
 
 die() { echo "node.sh: $*" >&2; exit 1; }
@@ -110,6 +111,7 @@ launch() {
     shift 6
     local -a components=("$@")
     local -a run_as=()
+    mkdir -p "$home/snapshots"
     if [ "$(id -u)" = 0 ]; then
         chown -R nobody:nogroup "$home"
         chmod 755 "$home"
@@ -128,6 +130,7 @@ launch() {
         -Etransport.port="$transport_port" \
         -Ediscovery.type=single-node \
         -Ecluster.routing.allocation.disk.threshold_enabled=false \
+        -Epath.repo="$home/snapshots" \
         > "$state/stdout.log" 2>&1 || { cat "$state/stdout.log" >&2; die "OpenSearch did not start"; }
 
     local pid=""

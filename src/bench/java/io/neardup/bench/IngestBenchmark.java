@@ -58,7 +58,13 @@ import java.util.Locale;
  *     {@code mapped} followed by {@code near_dup_lookup} on the minhash field at 0.8 (refresh is off during the
  *     load, so each lookup's search runs in full but finds nothing; copies are found among the recent
  *     fingerprints).</li>
+ * <li>{@code mapped_simhash_content_hash}: {@code outputs: [content_hash, simhash]}, indexed.</li>
+ * <li>Any variant with the suffix {@code _derived} ({@code plain_derived}, {@code mapped_derived}): the same in an
+ *     index with derived source ({@code index.derived_source.enabled}: no {@code _source} stored, the fields
+ *     rebuild it).</li>
  * </ul>
+ * After each run the index is force-merged to one segment (untimed) and its store measured, in all and by
+ * Lucene file extension ({@code include_segment_file_sizes}): the medians' table gives bytes a document.
  */
 public final class IngestBenchmark {
     private static final String INDEX = "h3-ingest-bench";
@@ -148,6 +154,13 @@ public final class IngestBenchmark {
                     fingerprintVariant(
                             "\"content_hash\"", "{\"properties\":{" + CONTENT_HASH_MAPPING + "}}", "\"content_hash\"")),
             java.util.Map.entry(
+                    "mapped_simhash_content_hash",
+                    fingerprintVariant(
+                            "\"content_hash\",\"simhash\"",
+                            "{\"properties\":{" + SIMHASH_MAPPING + "," + CONTENT_HASH_MAPPING + "}}",
+                            "\"simhash\"",
+                            "\"content_hash\"")),
+            java.util.Map.entry(
                     "mapped_no_shingles",
                     fingerprintVariant(
                             "\"simhash\",\"minhash\",\"content_hash\"", ALL_MAPPED, "\"simhash\"", "\"minhash\"")),
@@ -172,8 +185,11 @@ public final class IngestBenchmark {
                             "\"simhash\"",
                             "\"minhash\"")));
 
+    private static final String DERIVED_SUFFIX = "_derived";
+
     private static HttpClient http;
     private static long lastStoreBytes;
+    private static String lastFileSizes;
     private static String base;
 
     public static void main(String[] args) throws Exception {
@@ -189,24 +205,28 @@ public final class IngestBenchmark {
 
         List<Corpus.Doc> docs = Corpus.read(corpus, Integer.MAX_VALUE);
         System.out.printf(Locale.ROOT, "corpus %s%n", corpus);
-        double[] medians = measure(base, docs, batch, runs, true, variants);
+        long[] storePerDoc = new long[variants.length];
+        double[] medians = measure(base, docs, batch, runs, true, variants, storePerDoc);
         long textBytes = textBytes(docs);
         int plainIndex = Arrays.asList(variants).indexOf("plain");
         double plain = plainIndex < 0 ? Double.NaN : medians[plainIndex];
         System.out.println();
-        System.out.println("| variant | median time (s) | docs/s | MB/s | ratio to plain | overhead vs plain |");
-        System.out.println("|---|---|---|---|---|---|");
+        long plainStore = plainIndex < 0 ? -1 : storePerDoc[plainIndex];
+        System.out.println(
+                "| variant | median time (s) | docs/s | MB/s | ratio to plain | store a doc (merged) | store ratio |");
+        System.out.println("|---|---|---|---|---|---|---|");
         for (int v = 0; v < variants.length; v++) {
             double m = medians[v];
             System.out.printf(
                     Locale.ROOT,
-                    "| %s | %.2f | %.0f | %.2f | %.2f | %+.1f%% |%n",
+                    "| %s | %.2f | %.0f | %.2f | %.2f | %,d | %.2f |%n",
                     variants[v],
                     m,
                     docs.size() / m,
                     textBytes / 1e6 / m,
                     m / plain,
-                    100 * (m / plain - 1));
+                    storePerDoc[v],
+                    (double) storePerDoc[v] / plainStore);
         }
     }
 
@@ -225,6 +245,19 @@ public final class IngestBenchmark {
      */
     static double[] measure(String url, List<Corpus.Doc> docs, int batch, int runs, boolean warmup, String[] variants)
             throws Exception {
+        return measure(url, docs, batch, runs, warmup, variants, new long[variants.length]);
+    }
+
+    /** As {@link #measure}, also filling {@code storePerDoc} with each variant's last merged store, bytes a document. */
+    static double[] measure(
+            String url,
+            List<Corpus.Doc> docs,
+            int batch,
+            int runs,
+            boolean warmup,
+            String[] variants,
+            long[] storePerDoc)
+            throws Exception {
         base = url.replaceAll("/$", "");
         if (http == null) {
             http = HttpClient.newBuilder()
@@ -242,7 +275,7 @@ public final class IngestBenchmark {
                 batch);
 
         for (String v : variants) {
-            Variant variant = VARIANTS.get(v);
+            Variant variant = variant(v);
             if (variant == null) {
                 throw new IllegalArgumentException("unknown variant " + v + ", expected one of " + VARIANTS.keySet());
             }
@@ -258,17 +291,19 @@ public final class IngestBenchmark {
         double[][] seconds = new double[variants.length][runs];
         for (int r = warmup ? -1 : 0; r < runs; r++) {
             for (int v = 0; v < variants.length; v++) {
-                Variant variant = VARIANTS.get(variants[v]);
-                double s = run(bodies, docs.size(), variants[v], variant);
+                Variant variant = variant(variants[v]);
+                double s = run(bodies, docs.size(), variants[v], variant, variants[v].endsWith(DERIVED_SUFFIX));
+                storePerDoc[v] = lastStoreBytes / docs.size();
                 System.out.printf(
                         Locale.ROOT,
-                        "%s %-23s %6.2f s  %7.0f docs/s  %6.2f MB/s  store %,d bytes/doc (refreshed, not merged)%n",
+                        "%s %-23s %6.2f s  %7.0f docs/s  %6.2f MB/s  store %,d bytes/doc (one segment) %s%n",
                         r < 0 ? "warm-up" : "run " + (r + 1),
                         variants[v],
                         s,
                         docs.size() / s,
                         textBytes / 1e6 / s,
-                        lastStoreBytes / docs.size());
+                        storePerDoc[v],
+                        lastFileSizes);
                 if (r >= 0) {
                     seconds[v][r] = s;
                 }
@@ -277,7 +312,7 @@ public final class IngestBenchmark {
         System.out.printf(Locale.ROOT, "load average after: %s%n", loadAverage());
         sendAllowing404("DELETE", "/" + INDEX);
         for (String v : variants) {
-            if (VARIANTS.get(v).processors() != null) {
+            if (variant(v).processors() != null) {
                 send("DELETE", "/_ingest/pipeline/" + PIPELINE + "-" + v, null);
             }
         }
@@ -288,7 +323,14 @@ public final class IngestBenchmark {
         return medians;
     }
 
-    private static double run(List<byte[]> bodies, int expected, String name, Variant variant) throws Exception {
+    /** A variant by name; {@code <name>_derived} is {@code <name>} in an index with derived source. */
+    private static Variant variant(String name) {
+        return VARIANTS.get(
+                name.endsWith(DERIVED_SUFFIX) ? name.substring(0, name.length() - DERIVED_SUFFIX.length()) : name);
+    }
+
+    private static double run(List<byte[]> bodies, int expected, String name, Variant variant, boolean derived)
+            throws Exception {
         sendAllowing404("DELETE", "/" + INDEX);
         String pipeline = variant.processors() == null ? null : PIPELINE + "-" + name;
         String target = variant.targetMapping() == null ? "" : ",\"text_fp\":" + variant.targetMapping();
@@ -297,6 +339,7 @@ public final class IngestBenchmark {
                 "PUT",
                 "/" + INDEX,
                 "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"" + analysis
+                        + (derived ? ",\"index.derived_source.enabled\":true" : "")
                         + "},\"mappings\":{\"properties\":{\"id\":{\"type\":\"keyword\"},\"group\":{\"type\":\"keyword\"},"
                         + "\"text\":" + variant.textMapping() + target + "}}}");
         String path = "/" + INDEX + "/_bulk" + (pipeline != null ? "?pipeline=" + pipeline : "");
@@ -318,7 +361,10 @@ public final class IngestBenchmark {
         }
         double s = (System.nanoTime() - t0) / 1e9;
         send("POST", "/" + INDEX + "/_refresh", null);
+        send("POST", "/" + INDEX + "/_forcemerge?max_num_segments=1", null);
         lastStoreBytes = storeBytes(send("GET", "/" + INDEX + "/_stats/store", null));
+        lastFileSizes = fileSizesPerDoc(
+                send("GET", "/" + INDEX + "/_stats/segments?include_segment_file_sizes=true", null), expected);
         String count = send("GET", "/" + INDEX + "/_count", null);
         if (!count.contains("\"count\":" + expected + ",")) {
             throw new IllegalStateException("expected " + expected + " docs, got " + count);
@@ -385,6 +431,25 @@ public final class IngestBenchmark {
         java.util.regex.Matcher m =
                 java.util.regex.Pattern.compile("\"size_in_bytes\":(\\d+)").matcher(stats);
         return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    /** Bytes a document by Lucene file extension, largest first: {@code dvd 1,234 fdt 567 ...}. */
+    private static String fileSizesPerDoc(String stats, int docs) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "\"(\\w+)\":\\{\"size_in_bytes\":(\\d+),\"description\"")
+                .matcher(stats);
+        java.util.Map<String, Long> sizes = new java.util.TreeMap<>();
+        while (m.find()) {
+            sizes.merge(m.group(1), Long.parseLong(m.group(2)), Math::max);
+        }
+        StringBuilder out = new StringBuilder();
+        sizes.entrySet().stream()
+                .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+                .filter(e -> e.getValue() / docs > 0)
+                .forEach(e -> out.append(e.getKey())
+                        .append(' ')
+                        .append(String.format(Locale.ROOT, "%,d ", e.getValue() / docs)));
+        return out.toString().trim();
     }
 
     /** The 1-minute load average (Linux), or "n/a". */

@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import io.neardup.mapper.MinhashFieldMapper;
 import io.neardup.mapper.SimhashFieldMapper;
 import io.neardup.query.SegmentFingerprintCache;
+import java.util.HashMap;
 import java.util.Map;
 import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
 import org.opensearch.action.search.SearchRequest;
@@ -131,7 +132,7 @@ public class TransportNearDupClustersAction
                             .indices()
                             .putMapping(new PutMappingRequest(
                                             indexMetadata.getIndex().getName())
-                                    .source(targetMapping(request.targetField())))
+                                    .source(targetMapping(request.targetField(), mappingOf(indexMetadata))))
                             .actionGet();
                 }
                 ClusterJob job = new ClusterJob(
@@ -196,10 +197,19 @@ public class TransportNearDupClustersAction
         }
     }
 
-    /** {@link ClusterAssignment#mapping()} at {@code targetField}, each level an object with {@code properties}. */
-    static Map<String, Object> targetMapping(String targetField) {
+    /**
+     * {@link ClusterAssignment#mapping()} at {@code targetField}, each level an object with {@code properties}. A
+     * subfield mapped already keeps its type (one {@link ClusterAssignment#ACCEPTED_TYPES} accepts: checked before),
+     * e.g. {@code size} mapped {@code long} by dynamic mapping in an index reindexed from a clustered one.
+     */
+    static Map<String, Object> targetMapping(String targetField, Map<String, Object> properties) {
         String[] path = targetField.split("\\.");
-        Map<String, Object> mapping = ClusterAssignment.mapping();
+        Map<String, Object> subfields = new HashMap<>();
+        ((Map<?, ?>) ClusterAssignment.mapping().get("properties")).forEach((subfield, wanted) -> {
+            Map<?, ?> mapped = MappingPaths.find(properties, targetField + "." + subfield);
+            subfields.put((String) subfield, mapped == null ? wanted : Map.of("type", mapped.get("type")));
+        });
+        Map<String, Object> mapping = Map.of("properties", subfields);
         for (int i = path.length - 1; i >= 0; i--) {
             mapping = Map.of("properties", Map.of(path[i], mapping));
         }
