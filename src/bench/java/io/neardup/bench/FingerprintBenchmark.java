@@ -7,6 +7,8 @@ package io.neardup.bench;
 import io.neardup.core.ContentHash;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
+import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.ShingleSetCodecTests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -41,7 +43,11 @@ import org.openjdk.jmh.infra.Blackhole;
  *   <li>{@code fingerprint}: the {@link Fingerprinter} only (default scheme: simhash with margins
  *       + 128-value MinHash), fed tokens pre-extracted into char arrays;</li>
  *   <li>{@code analysisAndFingerprint}: both, as the ingest processor runs them;</li>
- *   <li>{@code contentHash}: {@link ContentHash#of}, the {@code content_hash} output.</li>
+ *   <li>{@code contentHash}: {@link ContentHash#of}, the {@code content_hash} output;</li>
+ *   <li>{@code shingleSetPayload}: {@link ShingleSetCodec#payload} of each document's shingle set (Rice codes);
+ *       {@code jaccardRice} and {@code jaccardFirstLayout}: {@link ShingleSetCodec#jaccard} of each document
+ *       with the next, on payloads of the current layout and of the first one (varint gaps), which verification
+ *       decodes in indices written before it.</li>
  * </ul>
  * One operation is one pass over the whole sample. The {@code bytes} secondary result is the UTF-8
  * size of the sample's texts per second (JMH aux counter): divide by 10^6 for MB/s per core.
@@ -71,6 +77,9 @@ public class FingerprintBenchmark {
     private Corpus.Tokens[] tokens;
     private long sampleBytes;
     private Fingerprinter fingerprinter;
+    private int[][] shingleSets;
+    private byte[][] ricePayloads;
+    private byte[][] firstLayoutPayloads;
 
     @AuxCounters(AuxCounters.Type.OPERATIONS)
     @State(Scope.Thread)
@@ -103,6 +112,18 @@ public class FingerprintBenchmark {
             tokenCount += tokens[i].size();
         }
         fingerprinter = new Fingerprinter(FingerprintScheme.defaults("standard"), null);
+        shingleSets = new int[texts.length][];
+        ricePayloads = new byte[texts.length][];
+        firstLayoutPayloads = new byte[texts.length][];
+        for (int i = 0; i < texts.length; i++) {
+            fingerprinter.reset();
+            for (int k = 0; k < tokens[i].size(); k++) {
+                fingerprinter.token(tokens[i].chars(), tokens[i].start(k), tokens[i].length(k));
+            }
+            shingleSets[i] = fingerprinter.finish(true).shingleSet();
+            ricePayloads[i] = ShingleSetCodec.payload(shingleSets[i]);
+            firstLayoutPayloads[i] = ShingleSetCodecTests.firstLayout(shingleSets[i]);
+        }
         System.err.printf(
                 Locale.ROOT,
                 "%nsample: %s, %d docs, %d UTF-8 bytes, %d tokens, scheme %s%n",
@@ -138,6 +159,32 @@ public class FingerprintBenchmark {
             bh.consume(ContentHash.of(text));
         }
         counter.bytes += sampleBytes;
+    }
+
+    @Benchmark
+    public void shingleSetPayload(Blackhole bh) {
+        for (int[] set : shingleSets) {
+            bh.consume(ShingleSetCodec.payload(set));
+        }
+    }
+
+    @Benchmark
+    public double jaccardRice() {
+        return jaccardOfNeighbours(ricePayloads);
+    }
+
+    @Benchmark
+    public double jaccardFirstLayout() {
+        return jaccardOfNeighbours(firstLayoutPayloads);
+    }
+
+    private static double jaccardOfNeighbours(byte[][] payloads) {
+        double sum = 0;
+        for (int i = 1; i < payloads.length; i++) {
+            byte[] a = payloads[i - 1], b = payloads[i];
+            sum += ShingleSetCodec.jaccard(a, 0, a.length, b, 0, b.length);
+        }
+        return sum;
     }
 
     @Benchmark

@@ -33,14 +33,43 @@ public class ShingleSetCodecTests {
 
     @Test
     public void testKnownEncoding() {
-        // version 1, scheme 0x01020304, then count 3, first value 1, gaps 127 and 128: 03 01 7f 80 01.
+        // Marker 80 00, count 3, k = 5 (mean distance 257 / 3 - 1 = 84.7, times ln 2 = 58.7, 2^5 <= 58.7 < 2^6), then
+        // distances minus one 1, 126, 127: 0|00001, 1110|11110, 1110|11111 = 00000111 10111101 11011111.
         byte[] bytes = Base64.getUrlDecoder().decode(ShingleSetCodec.encode(new int[] {1, 128, 256}, 0x01020304));
-        assertArrayEquals(new byte[] {1, 1, 2, 3, 4, 3, 1, 0x7f, (byte) 0x80, 1}, bytes);
-        assertArrayEquals(new byte[] {3, 1, 0x7f, (byte) 0x80, 1}, ShingleSetCodec.payload(new int[] {1, 128, 256}));
-        // The largest value and the largest gap take five bytes.
+        assertArrayEquals(new byte[] {1, 1, 2, 3, 4, (byte) 0x80, 0, 3, 5, 0x07, (byte) 0xbd, (byte) 0xdf}, bytes);
+        // The largest value: k = 30 (mean distance 2^31 - 1). 0 is 0|30 zero-bits, 0xFFFFFFFF - 0 - 1 = 2^32 - 2 is
+        // 1110|29 one-bits and a zero-bit: 65 bits.
         assertArrayEquals(
-                new byte[] {2, 0, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f},
+                new byte[] {(byte) 0x80, 0, 2, 30, 0, 0, 0, 1, (byte) 0xdf, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0},
                 ShingleSetCodec.payload(new int[] {0, 0xFFFFFFFF}));
+        // The first layout, which indices written before the second keep: count 3, first value 1, gaps 127, 128.
+        byte[] firstLayout = {3, 1, 0x7f, (byte) 0x80, 1};
+        assertArrayEquals(new int[] {1, 128, 256}, ShingleSetCodec.values(firstLayout, 0, firstLayout.length));
+        assertArrayEquals(
+                new int[] {0, 0xFFFFFFFF},
+                ShingleSetCodec.values(
+                        new byte[] {2, 0, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f}, 0, 7));
+    }
+
+    /** The first layout (varint count, first value and gaps), written here independently of the codec. */
+    public static byte[] firstLayout(int[] sortedValues) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        long previous = -1;
+        putVarint(out, sortedValues.length);
+        for (int value : sortedValues) {
+            long unsigned = Integer.toUnsignedLong(value);
+            putVarint(out, previous < 0 ? unsigned : unsigned - previous);
+            previous = unsigned;
+        }
+        return out.toByteArray();
+    }
+
+    private static void putVarint(java.io.ByteArrayOutputStream out, long value) {
+        while (value >= 0x80) {
+            out.write((int) (value & 0x7F) | 0x80);
+            value >>>= 7;
+        }
+        out.write((int) value);
     }
 
     @Test
@@ -71,6 +100,11 @@ public class ShingleSetCodecTests {
                             ShingleSetCodec.decodePayload(ShingleSetCodec.encode(setA, 42), 42), 0, pa.length));
             double truth = ShingleTruth.storedJaccard(a, b);
             assertEquals(message, truth, ShingleSetCodec.jaccard(pa, 0, pa.length, pb, 0, pb.length), 1e-12);
+            // Payloads of both layouts read alike, and mix.
+            byte[] oldA = firstLayout(setA), oldB = firstLayout(setB);
+            assertArrayEquals(message, setA, ShingleSetCodec.values(oldA, 0, oldA.length));
+            assertEquals(message, truth, ShingleSetCodec.jaccard(oldA, 0, oldA.length, pb, 0, pb.length), 1e-12);
+            assertEquals(message, truth, ShingleSetCodec.jaccard(pa, 0, pa.length, oldB, 0, oldB.length), 1e-12);
             // Payloads inside larger arrays are read at their offsets.
             byte[] padded = new byte[pb.length + 7];
             System.arraycopy(pb, 0, padded, 3, pb.length);
@@ -99,9 +133,13 @@ public class ShingleSetCodecTests {
     public void testCompactForRealisticSets() {
         SplittableRandom random = new SplittableRandom(SEED);
         long[] hashes = random.longs(1_000).toArray();
-        byte[] payload = ShingleSetCodec.payload(ShingleSetCodec.of(hashes, hashes.length));
-        // Gaps of about 2^32 / 1000 = 2^22 take 4 bytes in LEB128 (at most 3.3% of them 3 bytes or 5).
-        assertTrue("seed " + SEED + ": " + payload.length, payload.length > 3_500 && payload.length < 4_100);
+        int[] set = ShingleSetCodec.of(hashes, hashes.length);
+        byte[] payload = ShingleSetCodec.payload(set);
+        // Distances of mean 2^32 / 1000 are about geometric, of entropy log2(e 2^32 / 1000) = 23.5 bits: 2,935 bytes
+        // for 1,000; Rice codes take 23.6 bits on average (k = 21: 22 bits and a quotient of mean 1.55), with a
+        // standard deviation of about 8 bytes over 1,000. The first layout took 4 bytes for most distances.
+        assertTrue("seed " + SEED + ": " + payload.length, payload.length > 2_935 && payload.length < 3_000);
+        assertTrue(firstLayout(set).length > 3_500);
     }
 
     @Test
@@ -131,6 +169,24 @@ public class ShingleSetCodecTests {
                 assertThrows(
                                 IllegalArgumentException.class,
                                 () -> ShingleSetCodec.size(past32Bits, 0, past32Bits.length))
+                        .getMessage());
+        byte[] padded = ShingleSetCodec.payload(new int[] {5, 9, 300});
+        padded[padded.length - 1] |= 1;
+        assertEquals(
+                "shingle set is corrupt: its last byte ends in one-bits",
+                assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.size(padded, 0, padded.length))
+                        .getMessage());
+        byte[] riceParameter = {(byte) 0x80, 0, 1, 40, 0};
+        assertEquals(
+                "shingle set is corrupt: Rice parameter 40 is not in [0, 31]",
+                assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.size(riceParameter, 0, 5))
+                        .getMessage());
+        byte[] last = ShingleSetCodec.payload(new int[] {0xFFFFFFFF});
+        byte[] beyond = Arrays.copyOf(last, last.length + 5);
+        beyond[2] = 2; // a second value after the largest
+        assertEquals(
+                "shingle set is corrupt: a value after 4294967295 is not within 32 bits",
+                assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.size(beyond, 0, beyond.length))
                         .getMessage());
         byte[] hugeCount = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f};
         assertEquals(
