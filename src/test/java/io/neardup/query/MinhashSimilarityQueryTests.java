@@ -9,6 +9,7 @@ import io.neardup.ShingleTruth;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.ShingleSetCodecTests;
 import io.neardup.mapper.FingerprintFields;
 import java.io.IOException;
 import java.util.HashMap;
@@ -55,6 +56,11 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
         return sets;
     }
 
+    /** A shingle set in either stored layout: segments written before the current one hold the first. */
+    private static byte[] storedSet(int[] set) {
+        return random().nextBoolean() ? ShingleSetCodecTests.firstLayout(set) : ShingleSetCodec.payload(set);
+    }
+
     private static Document document(int id, int[] signature, long[] set, LshBanding banding) {
         Document doc = new Document();
         doc.add(new StringField("id", Integer.toString(id), Field.Store.YES));
@@ -62,7 +68,7 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                 doc,
                 FIELD,
                 signature,
-                set == null ? null : ShingleSetCodec.payload(ShingleSetCodec.of(set, set.length)),
+                set == null ? null : storedSet(ShingleSetCodec.of(set, set.length)),
                 "nd1-2586f90f",
                 banding);
         return doc;
@@ -72,7 +78,8 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
      * Duel against a brute-force reference over a random index with deletes: a document is returned
      * iff it shares at least m bands and its similarity is at least tau, where the similarity is the
      * exact Jaccard (from Java sets) for documents that stored a set and the estimate for the rest;
-     * without a query set, the estimate everywhere. Scores are those similarities.
+     * without a query set, the estimate everywhere. Scores are those similarities. Stored sets are in either
+     * layout ({@link #storedSet}), as in an index written partly before the current one.
      */
     public void testResultIsExactlyTheVerifiedCandidates() throws IOException {
         Random random = random();
