@@ -4,6 +4,7 @@
  */
 package io.neardup.mapper;
 
+import io.neardup.core.FingerprintObject;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -51,6 +52,12 @@ public final class FingerprintSearchChecks implements ActionFilter {
 
     /** The one format a {@code simhash} field renders: its default, 16 lowercase hex digits. */
     public static final String HEX = "hex";
+    /**
+     * The {@code fields} format that returns the stored object as {@code _source} has it (with margins or the
+     * shingle set, and the scheme): what {@code near_dup_collapse} needs to verify by exact Jaccard when
+     * {@code _source} is left out of the response. Not for {@code docvalue_fields}, whose doc values hold a part.
+     */
+    public static final String OBJECT = "object";
     /** What OpenSearch 7.x used to ask for the default format; the fetch phase still takes it. */
     private static final String USE_FIELD_MAPPING = "use_field_mapping";
 
@@ -103,8 +110,8 @@ public final class FingerprintSearchChecks implements ActionFilter {
         if (typeByField.isEmpty()) {
             return;
         }
-        checkFormats(typeByField, source.docValueFields());
-        checkFormats(typeByField, source.fetchFields());
+        checkFormats(typeByField, source.docValueFields(), false);
+        checkFormats(typeByField, source.fetchFields(), true);
         if (source.aggregations() != null) {
             checkAggregations(typeByField, source.aggregations().getAggregatorFactories());
         }
@@ -196,12 +203,13 @@ public final class FingerprintSearchChecks implements ActionFilter {
         collect(definition.get("fields"), path + ".", fields, aliases);
     }
 
-    private static void checkFormats(Map<String, String> typeByField, List<FieldAndFormat> requested) {
+    private static void checkFormats(
+            Map<String, String> typeByField, List<FieldAndFormat> requested, boolean fromSource) {
         if (requested == null) {
             return;
         }
         for (FieldAndFormat field : requested) {
-            if (field.format == null) {
+            if (field.format == null || (fromSource && OBJECT.equals(field.format))) {
                 continue;
             }
             typeByField.forEach((name, type) -> {
@@ -219,15 +227,30 @@ public final class FingerprintSearchChecks implements ActionFilter {
     static void requireHex(String type, String field, String format) {
         if (format != null && HEX.equals(format) == false && USE_FIELD_MAPPING.equals(format) == false) {
             throw new IllegalArgumentException("[format] [" + format + "] is not supported on [" + type + "] field ["
-                    + field + "]: its values are 16 hex characters; leave [format] out or set it to [" + HEX + "]");
+                    + field + "]: its values are 16 hex characters; leave [format] out or set it to [" + HEX + "]"
+                    + OBJECT_HINT);
         }
     }
 
     static void requireDefault(String type, String field, String format) {
         if (format != null && USE_FIELD_MAPPING.equals(format) == false) {
             throw new IllegalArgumentException("[format] [" + format + "] is not supported on [" + type + "] field ["
-                    + field + "]: its values are signature strings; leave [format] out");
+                    + field + "]: its values are signature strings; leave [format] out" + OBJECT_HINT);
         }
+    }
+
+    private static final String OBJECT_HINT = " ([fields] also take [" + OBJECT + "]: the stored object)";
+
+    /**
+     * The {@code fields} value of a fingerprint field: the stored object as the processor wrote it for {@link #OBJECT},
+     * else {@code rendered} of its value.
+     */
+    static Object fetched(Object stored, String format, java.util.function.Function<Object, Object> rendered) {
+        if (OBJECT.equals(format)) {
+            return stored;
+        }
+        Object value = FingerprintObject.valueOf(stored);
+        return value == null ? null : rendered.apply(value);
     }
 
     private static void checkAggregations(

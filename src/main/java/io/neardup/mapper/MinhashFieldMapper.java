@@ -294,11 +294,13 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-            FingerprintSearchChecks.requireDefault(typeName(), name(), format);
+            if (FingerprintSearchChecks.OBJECT.equals(format) == false) {
+                FingerprintSearchChecks.requireDefault(typeName(), name(), format);
+            }
             return new SourceValueFetcher(name(), context) {
                 @Override
                 protected Object parseSourceValue(Object value) {
-                    return FingerprintObject.valueOf(value);
+                    return FingerprintSearchChecks.fetched(value, format, signature -> signature);
                 }
             };
         }

@@ -117,12 +117,14 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-            FingerprintSearchChecks.requireHex(typeName(), name(), format);
+            if (FingerprintSearchChecks.OBJECT.equals(format) == false) {
+                FingerprintSearchChecks.requireHex(typeName(), name(), format);
+            }
             return new SourceValueFetcher(name(), context) {
                 @Override
                 protected Object parseSourceValue(Object value) {
-                    Object hex = FingerprintObject.valueOf(value);
-                    return hex == null ? null : SimhashCodec.toHex(SimhashCodec.parseHex(hex.toString()));
+                    return FingerprintSearchChecks.fetched(
+                            value, format, hex -> SimhashCodec.toHex(SimhashCodec.parseHex(hex.toString())));
                 }
             };
         }

@@ -232,6 +232,21 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
         Map<String, Object> ext =
                 ext(search("dedup-minhash", body("{\"match\": {\"text\": \"file directory\"}}", 0, 20)));
         assertEquals("the hits' _source carries their shingle sets", "exact", ext.get("verification"));
+
+        // Without _source in the response: `fields` renders the signature alone (the estimate), its format
+        // [object] the stored object with the shingle set (exact Jaccard, the same page as from _source).
+        String query = "{\"match\": {\"text\": \"file directory\"}}";
+        String withoutSource = "{\"size\": 20, \"_source\": false, \"query\": " + query + ", \"fields\": [";
+        Map<String, Object> signatures = search("dedup-minhash", withoutSource + "\"text_fp.minhash\"]}");
+        assertEquals("estimate", ext(signatures).get("verification"));
+        Map<String, Object> objects =
+                search("dedup-minhash", withoutSource + "{\"field\": \"text_fp.minhash\", \"format\": \"object\"}]}");
+        assertEquals("exact", ext(objects).get("verification"));
+        List<Object> fromSource = new ArrayList<>();
+        hits(search("dedup-minhash", body(query, 0, 20))).forEach(hit -> fromSource.add(hit.get("_id")));
+        List<Object> fromFields = new ArrayList<>();
+        hits(objects).forEach(hit -> fromFields.add(hit.get("_id")));
+        assertEquals(fromSource, fromFields);
     }
 
     /** With index.search.default_pipeline every search of the index is collapsed; search_pipeline=_none turns it off. */

@@ -366,6 +366,30 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
                 .keySet());
         assertTrue(keys.toString(), keys.containsAll(List.of("simhash", "minhash")));
 
+        // `fields` in format [object] returns the stored object (here rebuilt from doc values); doc values hold a part.
+        for (SearchHit hit : client().prepareSearch("derived")
+                .setFetchSource(false)
+                .addFetchField("fp.simhash", "object")
+                .addFetchField("fp.minhash", "object")
+                .setSize(10)
+                .get()
+                .getHits()
+                .getHits()) {
+            Map<String, Object> fp = sent.get(hit.getId());
+            for (String kind : List.of("simhash", "minhash")) {
+                Object fetched = hit.field("fp." + kind) == null
+                        ? null
+                        : hit.field("fp." + kind).getValue();
+                assertEquals(hit.getId() + " " + kind, fp.get(kind), fetched);
+            }
+        }
+        IllegalArgumentException docValues = expectThrows(
+                IllegalArgumentException.class,
+                () -> client().prepareSearch("derived")
+                        .addDocValueField("fp.minhash", "object")
+                        .get());
+        assertThat(docValues.getMessage(), containsString("([fields] also take [object]: the stored object)"));
+
         client().prepareUpdate("derived", "full")
                 .setDoc(Map.of("title", "updated"))
                 .get();
