@@ -9,6 +9,7 @@ import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.query.FieldExposure;
 import java.io.IOException;
 import java.util.Base64;
 import org.apache.lucene.document.BinaryDocValuesField;
@@ -33,7 +34,9 @@ import org.opensearch.index.mapper.ParseContext;
  * simhash: byte[] the quantized margins, when the object had them (1 to 64 bytes)
  * minhash: int32  the scheme hash of the signature's header, big-endian
  * </pre>
- * The scheme string is {@code f._scheme}. What is rebuilt is canonical: keys in the processor's order,
+ * The scheme string is {@code f._scheme}. OpenSearch derives the source through the reader the Security plugin
+ * gives the caller, so a field it hides or masks ({@link FieldExposure}) is left out, as the queries treat it,
+ * and so is a value whose doc values are not in the form written here. What is rebuilt is canonical: keys in the processor's order,
  * lowercase hex, base64url without padding; a value sent in another spelling of the same bytes comes back
  * in this one (as a {@code keyword} normalizer would).
  */
@@ -75,9 +78,16 @@ final class DerivedFingerprintSource {
 
     static void writeSimhash(XContentBuilder builder, LeafReader reader, int docId, String field, String name)
             throws IOException {
+        if (FieldExposure.exposes(reader, field) == false) {
+            return;
+        }
         SortedNumericDocValues values = reader.getSortedNumericDocValues(field);
         BytesRef form = binary(reader, formField(field), docId);
-        if (values == null || values.advanceExact(docId) == false || form == null) {
+        if (values == null
+                || values.advanceExact(docId) == false
+                || form == null
+                || form.length < 1
+                || form.length > 1 + Margins.BITS) {
             return;
         }
         String hex = SimhashCodec.toHex(SimhashFieldMapper.decode(values.nextValue()));
@@ -93,9 +103,16 @@ final class DerivedFingerprintSource {
 
     static void writeMinhash(XContentBuilder builder, LeafReader reader, int docId, String field, String name)
             throws IOException {
+        if (FieldExposure.exposes(reader, field) == false) {
+            return;
+        }
         BytesRef signatureBytes = binary(reader, field, docId);
         BytesRef form = binary(reader, formField(field), docId);
-        if (signatureBytes == null || form == null) {
+        if (signatureBytes == null
+                || signatureBytes.length < 4
+                || signatureBytes.length % 4 != 0
+                || form == null
+                || form.length != 5) {
             return;
         }
         int schemeHash = (form.bytes[form.offset + 1] & 0xFF) << 24

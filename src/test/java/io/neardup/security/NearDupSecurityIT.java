@@ -197,6 +197,66 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
                         .size());
     }
 
+    /**
+     * In an index with derived source, OpenSearch rebuilds {@code _source} through the reader the Security plugin gives
+     * the user: a fingerprint hidden by field-level security or masked comes back to no one who may not read it, and
+     * masking is no server error (the masked doc values are not rebuilt into a fingerprint).
+     */
+    @SuppressWarnings("unchecked")
+    public void testDerivedSourceShowsNoHiddenOrMaskedFingerprint() throws IOException {
+        send(
+                client(),
+                "PUT",
+                "/_ingest/pipeline/sec-fp",
+                "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\", \"target_field\": \"text_fp\"}}]}");
+        String index = "sec-derived";
+        send(
+                client(),
+                "PUT",
+                "/" + index,
+                MAPPING.replace(
+                        "\"number_of_replicas\": 0,",
+                        "\"number_of_replicas\": 0, \"index.derived_source.enabled\": true,"));
+        String[] doc = corpus().get("g1c0");
+        send(
+                client(),
+                "PUT",
+                "/" + index + "/_doc/one?refresh=true",
+                "{\"team\": \"" + doc[0] + "\", \"text\": \"" + doc[1] + "\"}");
+        putRole("sec_derived_fls", role().index(index).allow("read").fls("~text_fp"));
+        putRole("sec_derived_mask", role().index(index).allow("read").masked("text_fp.simhash", "text_fp.minhash"));
+        putUser("sec_derived_fls_user", "sec_derived_fls");
+        putUser("sec_derived_mask_user", "sec_derived_mask");
+
+        Map<String, Object> admin = (Map<String, Object>) ((Map<String, Object>)
+                        send(client(), "GET", "/" + index + "/_doc/one", null).get("_source"))
+                .get("text_fp");
+        assertTrue(admin.toString(), admin.get("simhash") instanceof Map && admin.get("minhash") instanceof Map);
+        for (String user : List.of("sec_derived_fls_user", "sec_derived_mask_user")) {
+            Map<String, Object> source =
+                    (Map<String, Object>) send(userClient(user), "GET", "/" + index + "/_doc/one", null)
+                            .get("_source");
+            Map<String, Object> fp = (Map<String, Object>) source.get("text_fp");
+            assertTrue(
+                    user + " " + source,
+                    fp == null || (fp.containsKey("simhash") == false && fp.containsKey("minhash") == false));
+            Map<String, Object> searched = send(
+                    userClient(user),
+                    "POST",
+                    "/" + index + "/_search",
+                    "{\"fields\": [{\"field\": \"text_fp.simhash\", \"format\": \"object\"}, "
+                            + "{\"field\": \"text_fp.minhash\", \"format\": \"object\"}]}");
+            assertEquals(user + " " + searched, 0, ((Map<?, ?>) searched.get("_shards")).get("failed"));
+            Map<String, Object> hit = hits(searched).get(0);
+            assertFalse(user + " " + hit, String.valueOf(hit).contains(String.valueOf(admin.get("minhash"))));
+        }
+        Map<String, Object> masked = (Map<String, Object>)
+                ((Map<String, Object>) send(userClient("sec_derived_mask_user"), "GET", "/" + index + "/_doc/one", null)
+                                .get("_source"))
+                        .get("text_fp");
+        assertEquals("what is not masked is shown", admin.get("content_hash"), masked.get("content_hash"));
+    }
+
     private static Map<String, Object> clusters(RestClient client, String index, String field, boolean dryRun)
             throws IOException {
         String body = field.endsWith("simhash")
