@@ -216,8 +216,11 @@ public class SimhashFieldMapperTests extends MapperTestCase {
                 () -> org.opensearch.index.mapper.FieldTypeTestCase.fetchSourceValue(ft, HEX, "yyyy"));
         assertEquals(
                 "[format] [yyyy] is not supported on [simhash] field [field]: its values are 16 hex characters; "
-                        + "leave [format] out or set it to [hex]",
+                        + "leave [format] out or set it to [hex] ([fields] also take [object]: the stored object)",
                 e.getMessage());
+        Map<String, Object> object = Map.of("value", HEX, "scheme", "s");
+        assertEquals(
+                List.of(object), org.opensearch.index.mapper.FieldTypeTestCase.fetchSourceValue(ft, object, "object"));
     }
 
     /** With the index-level ignore_malformed, a bad value is skipped and the parser stays in step. */
