@@ -248,7 +248,7 @@ public final class IngestBenchmark {
         return measure(url, docs, batch, runs, warmup, variants, new long[variants.length]);
     }
 
-    /** As {@link #measure}, also filling {@code storePerDoc} with each variant's last merged store, bytes a document. */
+    /** As {@link #measure}, also filling {@code storePerDoc} with each variant's last store (merged), bytes a doc. */
     static double[] measure(
             String url,
             List<Corpus.Doc> docs,

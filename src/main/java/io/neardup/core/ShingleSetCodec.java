@@ -153,7 +153,7 @@ public final class ShingleSetCodec {
         return scaled < 1 ? 0 : Math.min(31, 63 - Long.numberOfLeadingZeros(scaled));
     }
 
-    /** Writes the payload of {@code sortedValues} (checked by {@link #maxPayloadBytes}) at {@code pos}; returns the end. */
+    /** The payload of {@code sortedValues} (checked by {@link #maxPayloadBytes}) at {@code pos}; returns its end. */
     private static int putPayload(int[] sortedValues, byte[] out, int pos) {
         int n = sortedValues.length;
         if (n == 0) {

@@ -36,9 +36,9 @@ import org.opensearch.index.mapper.ParseContext;
  * </pre>
  * The scheme string is {@code f._scheme}. OpenSearch derives the source through the reader the Security plugin
  * gives the caller, so a field it hides or masks ({@link FieldExposure}) is left out, as the queries treat it,
- * and so is a value whose doc values are not in the form written here. What is rebuilt is canonical: keys in the processor's order,
- * lowercase hex, base64url without padding; a value sent in another spelling of the same bytes comes back
- * in this one (as a {@code keyword} normalizer would).
+ * and so is a value whose doc values are not in the form written here. What is rebuilt is canonical: keys
+ * in the processor's order, lowercase hex, base64url without padding; a value sent in another spelling of
+ * the same bytes comes back in this one (as a {@code keyword} normalizer would).
  */
 final class DerivedFingerprintSource {
     static final String FORM_SUFFIX = "._form";
