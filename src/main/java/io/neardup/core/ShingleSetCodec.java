@@ -85,17 +85,18 @@ public final class ShingleSetCodec {
 
     /** The stored bytes of a set given as distinct values in ascending unsigned order. */
     public static byte[] payload(int[] sortedValues) {
-        byte[] out = new byte[maxPayloadBytes(sortedValues)];
-        return Arrays.copyOf(out, putPayload(sortedValues, out, 0));
+        byte[] out = new byte[payloadBytes(sortedValues)];
+        putPayload(sortedValues, out, 0);
+        return out;
     }
 
     /** The {@code _source} form: header (format version, scheme hash) and payload, URL-safe base64. */
     public static String encode(int[] sortedValues, int schemeHash) {
         // Header and payload written into one array: no payload copy on the way to base64.
-        byte[] out = new byte[HEADER_BYTES + maxPayloadBytes(sortedValues)];
+        byte[] out = new byte[HEADER_BYTES + payloadBytes(sortedValues)];
         putHeader(out, schemeHash);
-        int end = putPayload(sortedValues, out, HEADER_BYTES);
-        return ENCODER.encodeToString(end == out.length ? out : Arrays.copyOf(out, end));
+        putPayload(sortedValues, out, HEADER_BYTES);
+        return ENCODER.encodeToString(out);
     }
 
     /** The {@code _source} form of a payload ({@link #payload}, or as {@link #decodePayload} returned it). */
@@ -115,7 +116,7 @@ public final class ShingleSetCodec {
     }
 
     /** The exact payload size, after checking that the values are distinct and ascending. */
-    private static int maxPayloadBytes(int[] sortedValues) {
+    private static int payloadBytes(int[] sortedValues) {
         int n = sortedValues.length;
         if (n > MAX_VALUES) {
             throw new IllegalArgumentException("a shingle set holds at most " + MAX_VALUES + " values, got " + n);
@@ -153,7 +154,7 @@ public final class ShingleSetCodec {
         return scaled < 1 ? 0 : Math.min(31, 63 - Long.numberOfLeadingZeros(scaled));
     }
 
-    /** The payload of {@code sortedValues} (checked by {@link #maxPayloadBytes}) at {@code pos}; returns its end. */
+    /** The payload of {@code sortedValues} (checked by {@link #payloadBytes}) at {@code pos}; returns its end. */
     private static int putPayload(int[] sortedValues, byte[] out, int pos) {
         int n = sortedValues.length;
         if (n == 0) {
@@ -406,13 +407,7 @@ public final class ShingleSetCodec {
                 // The whole code is in the window: the common case, one refill a value.
                 long remainder = k == 0 ? 0 : (window << (leadingOnes + 1)) >>> (64 - k);
                 consume(leadingOnes + 1 + k);
-                long value = previous + 1 + (((long) leadingOnes << k) | remainder);
-                if (value > 0xFFFFFFFFL) {
-                    throw new IllegalArgumentException(String.format(
-                            Locale.ROOT, "shingle set is corrupt: a value after %d is not within 32 bits", previous));
-                }
-                previous = value;
-                return value;
+                return accept(leadingOnes, remainder);
             }
             long quotient = 0;
             while (true) {
@@ -441,6 +436,11 @@ public final class ShingleSetCodec {
                 remainder = window >>> (64 - k);
                 consume(k);
             }
+            return accept(quotient, remainder);
+        }
+
+        /** The value after {@code previous} at the distance a Rice code gives, checked to fit in 32 bits. */
+        private long accept(long quotient, long remainder) {
             long value = previous + 1 + ((quotient << k) | remainder);
             if (quotient > 0xFFFFFFFFL || value > 0xFFFFFFFFL) {
                 throw new IllegalArgumentException(String.format(

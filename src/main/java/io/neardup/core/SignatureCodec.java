@@ -27,16 +27,35 @@ public final class SignatureCodec {
     private SignatureCodec() {}
 
     public static String encode(int[] signature, int schemeHash) {
-        if (signature.length < 1 || signature.length > MinHasher.MAX_HASHES) {
-            throw new IllegalArgumentException(
-                    "minhash signature must have 1 to " + MinHasher.MAX_HASHES + " values, got " + signature.length);
-        }
+        requireValues(signature.length);
         ByteBuffer buf = ByteBuffer.allocate(HEADER_BYTES + 4 * signature.length);
         buf.put((byte) FORMAT_VERSION).putInt(schemeHash);
         for (int v : signature) {
             buf.putInt(v);
         }
         return ENCODER.encodeToString(buf.array());
+    }
+
+    /**
+     * {@link #encode(int[], int)} of the signature given as its values' big-endian bytes (a {@code minhash}
+     * field's doc value), without decoding them.
+     */
+    public static String encode(byte[] values, int offset, int length, int schemeHash) {
+        if (length % 4 != 0) {
+            throw new IllegalArgumentException(
+                    "minhash signature has " + length + " bytes, not a whole number of 4-byte values");
+        }
+        requireValues(length / 4);
+        ByteBuffer buf = ByteBuffer.allocate(HEADER_BYTES + length);
+        buf.put((byte) FORMAT_VERSION).putInt(schemeHash).put(values, offset, length);
+        return ENCODER.encodeToString(buf.array());
+    }
+
+    private static void requireValues(int values) {
+        if (values < 1 || values > MinHasher.MAX_HASHES) {
+            throw new IllegalArgumentException(
+                    "minhash signature must have 1 to " + MinHasher.MAX_HASHES + " values, got " + values);
+        }
     }
 
     /**

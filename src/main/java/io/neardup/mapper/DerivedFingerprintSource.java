@@ -11,7 +11,6 @@ import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import io.neardup.query.FieldExposure;
 import java.io.IOException;
-import java.util.Base64;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.LeafReader;
@@ -19,6 +18,7 @@ import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.core.xcontent.XContentBuilder;
+import org.opensearch.index.mapper.FieldMapper;
 import org.opensearch.index.mapper.ParseContext;
 
 /**
@@ -44,9 +44,14 @@ final class DerivedFingerprintSource {
     static final String FORM_SUFFIX = "._form";
     static final int OBJECT = 1;
 
-    private static final Base64.Decoder MARGINS_DECODER = Base64.getUrlDecoder();
-
     private DerivedFingerprintSource() {}
+
+    /** OpenSearch's own refusal of {@code copy_to}, which a mapper deriving its source itself must repeat. */
+    static void requireNoCopyTo(FieldMapper mapper) {
+        if (mapper.copyTo() != null && mapper.copyTo().copyToFields().isEmpty() == false) {
+            throw new UnsupportedOperationException("Unable to derive source for fields with copy_to parameter set");
+        }
+    }
 
     static boolean enabled(ParseContext context) {
         return context.indexSettings().isDerivedSourceEnabled();
@@ -56,12 +61,13 @@ final class DerivedFingerprintSource {
         return field + FORM_SUFFIX;
     }
 
-    /** The form of a simhash value; {@code margins} as stored (checked by the caller), or null. */
-    static void addSimhash(ParseContext context, String field, boolean object, String margins) {
-        byte[] quantized = margins == null ? new byte[0] : MARGINS_DECODER.decode(margins);
-        byte[] form = new byte[1 + quantized.length];
+    /** The form of a simhash value with its margins, or null. */
+    static void addSimhash(ParseContext context, String field, boolean object, Margins margins) {
+        byte[] form = new byte[1 + (margins == null ? 0 : margins.length())];
         form[0] = (byte) (object ? OBJECT : 0);
-        System.arraycopy(quantized, 0, form, 1, quantized.length);
+        for (int i = 1; i < form.length; i++) {
+            form[i] = (byte) margins.quantized(i - 1);
+        }
         context.doc().add(new BinaryDocValuesField(formField(field), new BytesRef(form)));
     }
 
@@ -119,15 +125,9 @@ final class DerivedFingerprintSource {
                 | (form.bytes[form.offset + 2] & 0xFF) << 16
                 | (form.bytes[form.offset + 3] & 0xFF) << 8
                 | (form.bytes[form.offset + 4] & 0xFF);
-        int[] signature = new int[signatureBytes.length / 4];
-        for (int i = 0, at = signatureBytes.offset; i < signature.length; i++, at += 4) {
-            byte[] b = signatureBytes.bytes;
-            signature[i] =
-                    (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
-        }
         BytesRef shingles = binary(reader, FingerprintFields.shinglesField(field), docId);
         FingerprintObject.Parts parts = new FingerprintObject.Parts(
-                SignatureCodec.encode(signature, schemeHash),
+                SignatureCodec.encode(signatureBytes.bytes, signatureBytes.offset, signatureBytes.length, schemeHash),
                 null,
                 shingles == null
                         ? null

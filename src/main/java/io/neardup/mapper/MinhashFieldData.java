@@ -8,7 +8,6 @@ import io.neardup.core.FingerprintScheme;
 import io.neardup.core.SignatureCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
@@ -172,12 +171,8 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
         @Override
         public BytesRef nextValue() throws IOException {
             BytesRef raw = signatures.binaryValue();
-            ByteBuffer buf = ByteBuffer.wrap(raw.bytes, raw.offset, raw.length);
-            int[] signature = new int[raw.length / Integer.BYTES];
-            for (int i = 0; i < signature.length; i++) {
-                signature[i] = buf.getInt();
-            }
-            return new BytesRef(SignatureCodec.encode(signature, schemeHash).getBytes(StandardCharsets.UTF_8));
+            return new BytesRef(SignatureCodec.encode(raw.bytes, raw.offset, raw.length, schemeHash)
+                    .getBytes(StandardCharsets.UTF_8));
         }
 
         private int schemeHashOf(int doc) throws IOException {

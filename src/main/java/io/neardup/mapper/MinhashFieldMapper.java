@@ -407,9 +407,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     /** Doc values hold the signature and the shingle set, so an index with derived source can rebuild them. */
     @Override
     public void canDeriveSource() {
-        if (copyTo() != null && copyTo().copyToFields().isEmpty() == false) {
-            throw new UnsupportedOperationException("Unable to derive source for fields with copy_to parameter set");
-        }
+        DerivedFingerprintSource.requireNoCopyTo(this);
     }
 
     @Override

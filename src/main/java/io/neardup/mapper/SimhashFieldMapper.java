@@ -257,10 +257,11 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
             return;
         }
         long fingerprint;
+        Margins margins = null;
         try {
             fingerprint = SimhashCodec.parseHex(raw.value());
             if (raw.margins() != null) {
-                Margins.decode(raw.margins()); // checked here, read from _source by the queries
+                margins = Margins.decode(raw.margins()); // checked here, read from _source by the queries
             }
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + e.getMessage(), e);
@@ -289,16 +290,14 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         }
         FingerprintFields.addScheme(context, field, raw.scheme());
         if (DerivedFingerprintSource.enabled(context)) {
-            DerivedFingerprintSource.addSimhash(context, field, object, raw.margins());
+            DerivedFingerprintSource.addSimhash(context, field, object, margins);
         }
     }
 
     /** Doc values hold the fingerprint, so an index with derived source can rebuild it. */
     @Override
     public void canDeriveSource() {
-        if (copyTo() != null && copyTo().copyToFields().isEmpty() == false) {
-            throw new UnsupportedOperationException("Unable to derive source for fields with copy_to parameter set");
-        }
+        DerivedFingerprintSource.requireNoCopyTo(this);
         if (hasDocValues == false) {
             throw new UnsupportedOperationException(
                     "Unable to derive source for [" + name() + "] with doc values disabled");

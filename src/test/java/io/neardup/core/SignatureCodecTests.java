@@ -35,6 +35,27 @@ public class SignatureCodecTests extends OpenSearchTestCase {
     }
 
     @Test
+    public void testValueBytesEncodeAsTheirValues() {
+        SplittableRandom random = new SplittableRandom(randomLong());
+        for (int n : new int[] {1, 7, 128, 1024}) {
+            int[] sig = random.ints(n).toArray();
+            ByteBuffer bytes = ByteBuffer.allocate(3 + 4 * n).position(3);
+            for (int v : sig) {
+                bytes.putInt(v);
+            }
+            assertEquals(SignatureCodec.encode(sig, 77), SignatureCodec.encode(bytes.array(), 3, 4 * n, 77));
+        }
+        assertEquals(
+                "minhash signature has 6 bytes, not a whole number of 4-byte values",
+                assertThrows(IllegalArgumentException.class, () -> SignatureCodec.encode(new byte[6], 0, 6, 1))
+                        .getMessage());
+        assertEquals(
+                "minhash signature must have 1 to 1024 values, got 0",
+                assertThrows(IllegalArgumentException.class, () -> SignatureCodec.encode(new byte[0], 0, 0, 1))
+                        .getMessage());
+    }
+
+    @Test
     public void testKnownEncoding() {
         // version 1, scheme hash 0x01020304, values 0 and -1, big-endian: 01 01020304 00000000 ffffffff.
         assertEquals("AQECAwQAAAAA_____w", SignatureCodec.encode(new int[] {0, -1}, 0x01020304));
