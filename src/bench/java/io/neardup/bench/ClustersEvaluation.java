@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.lucene.analysis.Analyzer;
 
 /**
  * Evidence for {@code POST /<index>/_near_dup_clusters} (issue #11) against a real node: the corpus is
@@ -106,6 +107,7 @@ public final class ClustersEvaluation {
                                     "max-docs",
                                     "seed",
                                     "command",
+                                    "exact-truth",
                                     "keep-index")
                             .contains(k)
                     == false) {
@@ -350,6 +352,10 @@ public final class ClustersEvaluation {
                 structuresAfter[1],
                 structuresAfter[1] / (double) n));
 
+        if (Boolean.parseBoolean(opt.getOrDefault("exact-truth", "false"))) {
+            exactTruth(docs, clusterings);
+        }
+
         section("Cluster sizes");
         report.append(
                         "Clusters of two or more by size: as read back from the documents, and as the task's response reports them.\n\n"
@@ -541,6 +547,107 @@ public final class ClustersEvaluation {
         double p = sameCluster == 0 ? 1 : both / sameCluster;
         double r = sameGroup == 0 ? 1 : both / sameGroup;
         return new double[] {ari, p, r, p + r == 0 ? 0 : 2 * p * r / (p + r)};
+    }
+
+    /**
+     * Each {@code minhash} setting's written clusters against the connected components of exact Jaccard
+     * >= τ over every pair of documents, computed from the texts without the plugin's code: StandardAnalyzer
+     * words, 3-shingles hashed with FNV-1a 64 ({@link Corpus#truthShingles}), every pair by an inverted
+     * index ({@link Corpus#exactPairs}). The plugin verifies on 32-bit shingle values, so a pair within
+     * one shingle collision of τ may fall on the other side; a pair of J >= τ that the run leaves in two
+     * clusters is a candidate the bands missed (single linkage) or the price of {@code leader} linkage.
+     */
+    private void exactTruth(List<Corpus.Doc> docs, Map<Config, int[]> clusterings) {
+        List<Config> minhash =
+                clusterings.keySet().stream().filter(c -> c.simhash() == false).toList();
+        if (minhash.isEmpty()) {
+            return;
+        }
+        int n = docs.size();
+        double floor =
+                minhash.stream().mapToDouble(ClustersEvaluation::tau).min().getAsDouble();
+        long started = System.nanoTime();
+        Analyzer analyzer = Corpus.analyzer();
+        long[][] sets = new long[n][];
+        for (int i = 0; i < n; i++) {
+            sets[i] = Corpus.truthShingles(Corpus.tokenize(analyzer, docs.get(i).text()), 3);
+        }
+        Map<Long, Double> pairs = Corpus.exactPairs(sets, floor);
+        section("Clusters against the components of exact Jaccard");
+        report.append(String.format(
+                Locale.ROOT,
+                "Every unordered pair's exact Jaccard of word 3-shingles computed from the texts, independent of the "
+                        + "plugin (StandardAnalyzer words, FNV-1a 64 shingle hashes, an inverted index): %,d pairs with J "
+                        + ">= %.2f, in %.1f s. Truth at τ: the connected components of the pairs with J >= τ. \"split\": "
+                        + "pairs with J >= τ whose documents the run left in two clusters.%n%n"
+                        + "| setting | pairs J >= τ | components ≥ 2 (docs) | split | ARI | P | R | F1 |%n|---|---|---|---|---|---|---|---|%n",
+                pairs.size(),
+                floor,
+                (System.nanoTime() - started) / 1e9));
+        StringBuilder splits = new StringBuilder();
+        for (Config c : minhash) {
+            double tau = tau(c);
+            int[] parent = new int[n];
+            for (int i = 0; i < n; i++) {
+                parent[i] = i;
+            }
+            long above = 0;
+            for (Map.Entry<Long, Double> pair : pairs.entrySet()) {
+                if (pair.getValue() >= tau) {
+                    above++;
+                    int a = root(parent, (int) (pair.getKey() >>> 32)), b = root(parent, (int) (long) pair.getKey());
+                    parent[Math.max(a, b)] = Math.min(a, b);
+                }
+            }
+            int[] exact = new int[n];
+            for (int i = 0; i < n; i++) {
+                exact[i] = root(parent, i);
+            }
+            int[] clusterOf = clusterings.get(c);
+            long split = 0;
+            StringBuilder splitPairs = new StringBuilder();
+            for (Map.Entry<Long, Double> pair : pairs.entrySet()) {
+                int i = (int) (pair.getKey() >>> 32), j = (int) (long) pair.getKey();
+                if (pair.getValue() >= tau && clusterOf[i] != clusterOf[j] && split++ < 10) {
+                    splitPairs.append(String.format(Locale.ROOT, " %d–%d (J %.4f)", i, j, pair.getValue()));
+                }
+            }
+            if (split > 0) {
+                splits.append(
+                        String.format(Locale.ROOT, "* `%s` splits (`_id`s, first 10):%s%n", c.spec(), splitPairs));
+            }
+            long[] components = pairCounts(exact);
+            double[] q = quality(clusterOf, exact);
+            report.append(String.format(
+                    Locale.ROOT,
+                    "| `%s` | %,d | %,d (%,d) | %,d | %.4f | %.4f | %.4f | %.4f |%n",
+                    c.spec(),
+                    above,
+                    components[1],
+                    components[2],
+                    split,
+                    q[0],
+                    q[1],
+                    q[2],
+                    q[3]));
+            summary.put(
+                    "`" + c.spec() + "` against exact-Jaccard components: ARI, P / R / F1; pairs of J >= τ split",
+                    String.format(
+                            Locale.ROOT, "%.4f, %.4f / %.4f / %.4f; %,d of %,d", q[0], q[1], q[2], q[3], split, above));
+        }
+        report.append('\n').append(splits).append('\n');
+    }
+
+    private static double tau(Config c) {
+        return Double.parseDouble(c.spec().split(":")[1]);
+    }
+
+    private static int root(int[] parent, int i) {
+        while (parent[i] != i) {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        return i;
     }
 
     static String histogram(int[] clusterOf) {

@@ -16,7 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.GZIPInputStream;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
@@ -159,6 +161,44 @@ final class Corpus {
             set[s] = h;
         }
         return sortedDistinct(set);
+    }
+
+    /**
+     * Every unordered pair of {@code sets} (each sorted and distinct) with exact Jaccard >= {@code floor},
+     * keyed {@code i << 32 | j} with i < j, by counting intersections over an inverted index.
+     */
+    static Map<Long, Double> exactPairs(long[][] sets, double floor) {
+        int n = sets.length;
+        Postings index = Postings.of(sets);
+        int[][] ids = index.ids();
+        int[] start = index.start();
+        int[] postings = index.postings();
+        Map<Long, Double> pairs = new HashMap<>();
+        int[] common = new int[n];
+        int[] touched = new int[n];
+        for (int i = 0; i < n; i++) {
+            int touchedCount = 0;
+            for (int id : ids[i]) {
+                // Only later documents: each unordered pair once. Postings are ascending, so skip to j > i.
+                int from = Arrays.binarySearch(postings, start[id], start[id + 1], i + 1);
+                from = from < 0 ? -from - 1 : from;
+                for (int p = from; p < start[id + 1]; p++) {
+                    int j = postings[p];
+                    if (common[j]++ == 0) {
+                        touched[touchedCount++] = j;
+                    }
+                }
+            }
+            for (int t = 0; t < touchedCount; t++) {
+                int j = touched[t];
+                double jaccard = (double) common[j] / (sets[i].length + sets[j].length - common[j]);
+                if (jaccard >= floor) {
+                    pairs.put((long) i << 32 | j, jaccard);
+                }
+                common[j] = 0;
+            }
+        }
+        return pairs;
     }
 
     /** The distinct values, ascending (sorts {@code values} in place). */

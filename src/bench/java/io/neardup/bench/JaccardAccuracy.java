@@ -25,7 +25,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -129,7 +128,7 @@ public final class JaccardAccuracy {
         System.err.printf(Locale.ROOT, "fingerprinted %d documents in %.1f s%n", n, seconds(started));
 
         long truthStarted = System.nanoTime();
-        Map<Long, Double> truth = truthPairs(truthSets);
+        Map<Long, Double> truth = Corpus.exactPairs(truthSets, TRUTH_FLOOR);
         long[] truthPositives = new long[TAUS.length];
         for (double j : truth.values()) {
             for (int t = 0; t < TAUS.length; t++) {
@@ -410,41 +409,6 @@ public final class JaccardAccuracy {
             }
             return size;
         }
-    }
-
-    /** Every unordered pair with Jaccard >= {@link #TRUTH_FLOOR}, keyed by {@link #key}, by counting intersections over postings. */
-    private static Map<Long, Double> truthPairs(long[][] sets) {
-        int n = sets.length;
-        Corpus.Postings index = Corpus.Postings.of(sets);
-        int[][] ids = index.ids();
-        int[] start = index.start();
-        int[] postings = index.postings();
-        Map<Long, Double> pairs = new HashMap<>();
-        int[] common = new int[n];
-        int[] touched = new int[n];
-        for (int i = 0; i < n; i++) {
-            int touchedCount = 0;
-            for (int id : ids[i]) {
-                // Only later documents: each unordered pair once. Postings are ascending, so skip to j > i.
-                int from = Arrays.binarySearch(postings, start[id], start[id + 1], i + 1);
-                from = from < 0 ? -from - 1 : from;
-                for (int p = from; p < start[id + 1]; p++) {
-                    int j = postings[p];
-                    if (common[j]++ == 0) {
-                        touched[touchedCount++] = j;
-                    }
-                }
-            }
-            for (int t = 0; t < touchedCount; t++) {
-                int j = touched[t];
-                double jaccard = (double) common[j] / (sets[i].length + sets[j].length - common[j]);
-                if (jaccard >= TRUTH_FLOOR) {
-                    pairs.put(key(i, j), jaccard);
-                }
-                common[j] = 0;
-            }
-        }
-        return pairs;
     }
 
     private static long key(int a, int b) {
