@@ -12,8 +12,10 @@ import io.neardup.core.MemoryBudget;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.lucene.document.Document;
@@ -137,6 +139,51 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                                 (pair, similarity) -> assertEquals(setting, similarity, found.get(pair), 1e-9));
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * A reader whose one segment with band terms comes after segments without any: its buckets are read from that
+     * segment's own terms, and their documents numbered in the reader, past the segments before it.
+     */
+    public void testOneSegmentWithTheFieldAfterOthersNumbersItsDocumentsInTheReader() throws IOException {
+        LshBanding banding = LshBanding.of(8, 4, K);
+        MinHasher hasher = MinHasher.of(K, 9L, MinHasher.Method.ONE_PERMUTATION);
+        int before = between(1, 5);
+        try (Directory directory = newDirectory()) {
+            try (org.apache.lucene.index.IndexWriter writer = new org.apache.lucene.index.IndexWriter(
+                    directory,
+                    new org.apache.lucene.index.IndexWriterConfig()
+                            .setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE))) {
+                for (int i = 0; i < before; i++) {
+                    Document doc = new Document();
+                    doc.add(new StringField("id", "without" + i, Field.Store.YES));
+                    writer.addDocument(doc);
+                }
+                writer.commit();
+                long[][] sets = {{1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12}};
+                for (int i = 0; i < sets.length; i++) {
+                    Document doc = new Document();
+                    doc.add(new StringField("id", "with" + i, Field.Store.YES));
+                    MinhashDocuments.add(doc, FIELD, hasher.signature(sets[i], sets[i].length), null, null, banding);
+                    writer.addDocument(doc);
+                }
+            }
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                assertEquals(2, reader.leaves().size());
+                List<Integer> members = new ArrayList<>();
+                new ShardBandBuckets(reader, FIELD, MemoryBudget.NONE).forEach((docs, size) -> {
+                    for (int i = 0; i < size; i++) {
+                        members.add(docs[i]);
+                    }
+                });
+                Map<String, Integer> buckets = new HashMap<>();
+                for (int doc : members) {
+                    buckets.merge(reader.storedFields().document(doc).get("id"), 1, Integer::sum);
+                }
+                // The two copies share all 8 bands; the third document no bucket.
+                assertEquals(Map.of("with0", 8, "with1", 8), buckets);
             }
         }
     }

@@ -1,0 +1,54 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import java.io.IOException;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.tests.index.RandomIndexWriter;
+import org.opensearch.index.mapper.IdFieldMapper;
+import org.opensearch.index.mapper.Uid;
+import org.opensearch.test.OpenSearchTestCase;
+
+/** {@link ShardDocs#ids}: each document's own {@code _id}, for any order and repeats, over calls that share documents. */
+public class ShardDocsTests extends OpenSearchTestCase {
+
+    public void testIdsOverCallsThatShareDocuments() throws IOException {
+        int n = between(1, 300);
+        try (Directory directory = newDirectory()) {
+            try (RandomIndexWriter writer = new RandomIndexWriter(random(), directory)) {
+                for (int i = 0; i < n; i++) {
+                    Document doc = new Document();
+                    doc.add(new StoredField(IdFieldMapper.NAME, Uid.encodeId("doc-" + i)));
+                    writer.addDocument(doc);
+                }
+            }
+            try (DirectoryReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = new IndexSearcher(reader);
+                String[] expected = new String[n];
+                for (int doc = 0; doc < n; doc++) {
+                    expected[doc] =
+                            Uid.decodeId(reader.storedFields().document(doc).getBinaryValue(IdFieldMapper.NAME).bytes);
+                }
+                ShardDocs docs = new ShardDocs(searcher, null);
+                for (int call = 0; call < 5; call++) {
+                    int count = between(0, 2 * n);
+                    int[] asked = new int[count + between(0, 3)]; // only the first count are asked for
+                    for (int i = 0; i < asked.length; i++) {
+                        asked[i] = randomIntBetween(0, n - 1);
+                    }
+                    String[] ids = docs.ids(asked, count);
+                    assertEquals(count, ids.length);
+                    for (int i = 0; i < count; i++) {
+                        assertEquals(expected[asked[i]], ids[i]);
+                    }
+                }
+            }
+        }
+    }
+}
