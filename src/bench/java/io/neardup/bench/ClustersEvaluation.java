@@ -61,9 +61,13 @@ import org.apache.lucene.analysis.Analyzer;
  * EVAL_CLASS=io.neardup.bench.ClustersEvaluation bash src/scripts/evaluate.sh ../shared/corpus/manpages.jsonl.gz /tmp/clusters-manpages \
  *     [--configs minhash:0.5,minhash:0.8,simhash:3,simhash:6] [--shards 1] [--baseline all|N] [--msearch 100] [--dry-run true]
  *     [--collapse-config minhash:0.8|none] [--collapse-query "file descriptor"] [--page 20] [--batch 500] [--max-docs N] [--seed 42]
+ *     [--exact-truth false] [--minhash-floor F]
  *     [--keep-index false]
  * </pre>
  * {@code --keep-index true} leaves the index and pipeline on the node (with {@code --url}, for runs by hand afterwards).
+ * {@code --exact-truth true} compares each {@code minhash} setting with the components of exact Jaccard (see
+ * {@code exactTruth}); {@code --minhash-floor F} maps {@code fp.minhash} with {@code min_similarity_floor} F (its
+ * banding) instead of the default.
  */
 public final class ClustersEvaluation {
     static final String INDEX = Evaluate.INDEX;
@@ -108,6 +112,7 @@ public final class ClustersEvaluation {
                                     "seed",
                                     "command",
                                     "exact-truth",
+                                    "minhash-floor",
                                     "keep-index")
                             .contains(k)
                     == false) {
@@ -225,7 +230,9 @@ public final class ClustersEvaluation {
                 new TreeMap<>(opt),
                 loadAverage()));
 
-        double[] ingest = node.indexCorpus(docs, batch, shards);
+        String floor = opt.get("minhash-floor");
+        double[] ingest = node.indexCorpus(
+                docs, batch, shards, floor == null ? "" : ", \"min_similarity_floor\": " + Double.parseDouble(floor));
         report.append(String.format(
                 Locale.ROOT,
                 "Indexed through the `near_dup_fingerprint` pipeline in %.1f s (%,.0f docs/s), force-merged "

@@ -765,8 +765,16 @@ public final class Evaluate {
         return indexCorpus(docs, batch, 1);
     }
 
-    /** The evaluation index in {@code shards} primary shards (sorted by {@code fp.simhash} within each), the corpus bulk-indexed through the pipeline. */
     double[] indexCorpus(List<Corpus.Doc> docs, int batch, int shards) throws Exception {
+        return indexCorpus(docs, batch, shards, "");
+    }
+
+    /**
+     * The evaluation index in {@code shards} primary shards (sorted by {@code fp.simhash} within each), the corpus
+     * bulk-indexed through the pipeline; {@code minhashParams} (e.g. {@code , "min_similarity_floor": 0.8}) are added
+     * to the {@code fp.minhash} mapping.
+     */
+    double[] indexCorpus(List<Corpus.Doc> docs, int batch, int shards, String minhashParams) throws Exception {
         call("DELETE", "/" + INDEX, null);
         ok(
                 "PUT",
@@ -781,7 +789,8 @@ public final class Evaluate {
                         + "\"index.default_pipeline\": \"" + PIPELINE
                         + "\", \"index.sort.field\": \"fp.simhash\"}, \"mappings\": {\"properties\": {"
                         + "\"text\": {\"type\": \"text\"}, \"group\": {\"type\": \"keyword\"}, \"fp\": {\"properties\": {"
-                        + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"}, "
+                        + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"" + minhashParams
+                        + "}, "
                         + "\"content_hash\": {\"type\": \"keyword\"}}}}}}");
         return bulk(INDEX, docs, batch);
     }
