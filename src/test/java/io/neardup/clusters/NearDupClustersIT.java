@@ -6,10 +6,12 @@ package io.neardup.clusters;
 
 import io.neardup.DemoCorpus;
 import io.neardup.NearDupRestTestCase;
+import io.neardup.ShingleTruth;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.opensearch.client.Request;
 import org.opensearch.client.ResponseException;
 
@@ -30,11 +32,15 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         return post("/" + index + "/_search", body);
     }
 
-    @SuppressWarnings("unchecked")
     private static Map<String, Map<String, Object>> assignments(String index) throws IOException {
+        return assignments(index, "text_dup");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, Object>> assignments(String index, String target) throws IOException {
         Map<String, Map<String, Object>> result = new HashMap<>();
-        for (Map<String, Object> hit : hits(search(index, "{\"size\": 1000, \"_source\": [\"text_dup\"]}"))) {
-            Object value = ((Map<String, Object>) hit.get("_source")).get("text_dup");
+        for (Map<String, Object> hit : hits(search(index, "{\"size\": 1000, \"_source\": [\"" + target + "\"]}"))) {
+            Object value = ((Map<String, Object>) hit.get("_source")).get(target);
             if (value != null) {
                 result.put((String) hit.get("_id"), (Map<String, Object>) value);
             }
@@ -258,6 +264,65 @@ public class NearDupClustersIT extends NearDupRestTestCase {
                 boolean writtenTogether =
                         first != null && second != null && first.get("cluster").equals(second.get("cluster"));
                 assertEquals(ids.get(a) + " and " + ids.get(b), together, writtenTogether);
+            }
+        }
+    }
+
+    /**
+     * A {@code minhash} run (the band join within and across 2 shards) against the connected components of
+     * every pair of documents with exact Jaccard at least τ, computed here from the texts ({@link ShingleTruth}:
+     * the standard analyzer's words, 3-shingles as strings), not from anything the plugin stored. The banding
+     * can miss a pair just above τ by design; the demo corpus and the hash seeds are fixed, so a miss would
+     * fail here every time, naming the pair and its Jaccard, and none does at these τ.
+     */
+    @SuppressWarnings("unchecked")
+    public void testMinhashRunEqualsTheComponentsOfExactJaccard() throws Exception {
+        String index = "clusters-exact";
+        int documents = DemoCorpus.load(client(), index);
+        List<String> ids = new java.util.ArrayList<>();
+        List<Set<String>> shingles = new java.util.ArrayList<>();
+        for (Map<String, Object> hit : hits(search(index, "{\"size\": 1000, \"_source\": [\"text\"]}"))) {
+            ids.add((String) hit.get("_id"));
+            shingles.add(ShingleTruth.shingles((String) ((Map<String, Object>) hit.get("_source")).get("text"), 3));
+        }
+        assertEquals(documents, ids.size());
+        for (double tau : new double[] {0.5, 0.8}) {
+            String target = "exact_" + Math.round(tau * 10);
+            Map<String, Object> response = post(
+                    "/" + index + "/_near_dup_clusters?refresh=true",
+                    "{\"field\": \"text_fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"" + target
+                            + "\"}");
+            assertEquals(documents, response.get("scanned"));
+            int[] parent = new int[ids.size()];
+            for (int i = 0; i < parent.length; i++) {
+                parent[i] = i;
+            }
+            double[][] similarity = new double[ids.size()][ids.size()];
+            long pairs = 0;
+            for (int a = 0; a < ids.size(); a++) {
+                for (int b = a + 1; b < ids.size(); b++) {
+                    similarity[a][b] = ShingleTruth.jaccard(shingles.get(a), shingles.get(b));
+                    if (similarity[a][b] >= tau) {
+                        pairs++;
+                        parent[root(parent, a)] = root(parent, b);
+                    }
+                }
+            }
+            assertTrue("the demo's releases of one page are alike: " + pairs + " pairs at " + tau, pairs > 50);
+            Map<String, Map<String, Object>> written = assignments(index, target);
+            assertFalse(written.isEmpty());
+            for (int a = 0; a < ids.size(); a++) {
+                for (int b = a + 1; b < ids.size(); b++) {
+                    Map<String, Object> first = written.get(ids.get(a));
+                    Map<String, Object> second = written.get(ids.get(b));
+                    boolean writtenTogether = first != null
+                            && second != null
+                            && first.get("cluster").equals(second.get("cluster"));
+                    assertEquals(
+                            ids.get(a) + " and " + ids.get(b) + " (Jaccard " + similarity[a][b] + ") at " + tau,
+                            root(parent, a) == root(parent, b),
+                            writtenTogether);
+                }
             }
         }
     }
