@@ -4,24 +4,49 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.core.MemoryBudget;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.function.IntUnaryOperator;
 
 /**
- * Matches found in a shard's block tables, held by doc id until {@link #addTo} reads their
- * {@code _id}s all at once, in doc id order ({@link ShardDocs#ids}).
+ * Matches found in a shard's block tables or band buckets, held by doc id until {@link #addTo} reads
+ * their {@code _id}s all at once, in doc id order ({@link ShardDocs#ids}). They grow with the pairs
+ * (with {@code leader} linkage every verified pair of a bucket), so each growth is reserved first.
  */
-final class DocMatches {
+final class DocMatches implements AutoCloseable {
 
-    private int[] query = new int[16];
-    private int[] doc = new int[16];
-    private long[] seqNo = new long[16];
-    private float[] similarity = new float[16];
+    /** A slot of the four arrays. */
+    static final long BYTES_PER_MATCH = 4 + 4 + 8 + 4;
+
+    private static final int INITIAL_CAPACITY = 16;
+
+    private final MemoryBudget budget;
+    private long reserved;
+    private int[] query;
+    private int[] doc;
+    private long[] seqNo;
+    private float[] similarity;
     private int size;
+
+    DocMatches(MemoryBudget budget) {
+        this.budget = budget;
+        reserve(INITIAL_CAPACITY);
+        query = new int[INITIAL_CAPACITY];
+        doc = new int[INITIAL_CAPACITY];
+        seqNo = new long[INITIAL_CAPACITY];
+        similarity = new float[INITIAL_CAPACITY];
+    }
+
+    private void reserve(int slots) {
+        long bytes = slots * BYTES_PER_MATCH;
+        budget.reserve(bytes);
+        reserved += bytes;
+    }
 
     void add(int queryIndex, int targetDoc, long targetSeqNo, float score) {
         if (size == doc.length) {
+            reserve(size); // the doubled arrays; the old ones are let go as they are copied
             query = Arrays.copyOf(query, size * 2);
             doc = Arrays.copyOf(doc, size * 2);
             seqNo = Arrays.copyOf(seqNo, size * 2);
@@ -39,5 +64,11 @@ final class DocMatches {
         for (int i = 0; i < size; i++) {
             matches.add(queryNumber.applyAsInt(query[i]), ids[i], seqNo[i], similarity[i], null);
         }
+    }
+
+    @Override
+    public void close() {
+        budget.release(reserved);
+        reserved = 0;
     }
 }

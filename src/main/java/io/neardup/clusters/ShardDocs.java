@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.core.MemoryBudget;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -19,20 +20,30 @@ import org.opensearch.index.fieldvisitor.FieldsVisitor;
 import org.opensearch.index.mapper.SeqNoFieldMapper;
 import org.opensearch.index.seqno.SequenceNumbers;
 
-/** What a match reports of a shard's document, read by doc id from one searcher: its {@code _id}, sequence number and cluster. */
-final class ShardDocs {
+/**
+ * What a match reports of a shard's document, read by doc id from one searcher: its {@code _id}, sequence number and
+ * cluster. The {@code _id}s read are kept until {@link #close}, reserved first.
+ */
+final class ShardDocs implements AutoCloseable {
+
+    /** A document's slots in the two arrays of {@code _id}s read, and its {@code _id} string (short ids assumed). */
+    static final long BYTES_PER_ID = 4 + 4 + 64;
 
     private final List<LeafReaderContext> leaves;
     private final StoredFields storedFields;
     /** A field of the documents' {@code _source} to report (their current cluster), or null. */
     private final String clusterField;
 
+    private final MemoryBudget budget;
+    private long reserved;
+
     private FieldsVisitor visitor;
 
-    ShardDocs(IndexSearcher searcher, String clusterField) throws IOException {
+    ShardDocs(IndexSearcher searcher, String clusterField, MemoryBudget budget) throws IOException {
         this.leaves = searcher.getIndexReader().leaves();
         this.storedFields = searcher.storedFields();
         this.clusterField = clusterField;
+        this.budget = budget;
     }
 
     /** Reads the stored fields of {@code doc}, for {@link #id()} and {@link #cluster()}. */
@@ -65,6 +76,9 @@ final class ShardDocs {
                 distinct[unique++] = distinct[i];
             }
         }
+        long bytes = unique * BYTES_PER_ID; // at most unique more kept; those read before are given back by remember
+        budget.reserve(bytes);
+        reserved += bytes;
         String[] idOfDistinct = new String[unique];
         for (int i = 0; i < unique; i++) {
             int known = Arrays.binarySearch(idsReadFor, distinct[i]);
@@ -96,8 +110,17 @@ final class ShardDocs {
             mergedDocs[size] = fromRead ? idsReadFor[a] : docs[b];
             mergedIds[size++] = fromRead ? idsRead[a++] : ids[b++];
         }
+        long unused = (idsReadFor.length + count - size) * BYTES_PER_ID;
         idsReadFor = Arrays.copyOf(mergedDocs, size);
         idsRead = Arrays.copyOf(mergedIds, size);
+        budget.release(unused);
+        reserved -= unused;
+    }
+
+    @Override
+    public void close() {
+        budget.release(reserved);
+        reserved = 0;
     }
 
     String cluster() {

@@ -135,8 +135,11 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                                 new ShardJaccard(
                                         searcher.getIndexReader(), verification.minhashField(), verification.exact()),
                                 BreakerBudget.of(breaker, "near_dup_clusters window signatures"));
-                try (MatchList matches = new MatchList(breaker)) {
-                    return join(request, blocks, new ShardDocs(searcher, null), window, verifier, matches);
+                // Pairs within the shard, as doc ids: their _ids are read at the end, in doc id order.
+                try (MatchList matches = new MatchList(breaker);
+                        DocMatches pairs = new DocMatches(matchedBudget(breaker));
+                        ShardDocs docs = new ShardDocs(searcher, null, matchedBudget(breaker))) {
+                    return join(request, blocks, docs, window, verifier, matches, pairs);
                 } finally {
                     if (verifier != null) {
                         verifier.budget.release(verifier.held);
@@ -167,10 +170,10 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         IndexReader reader = searcher.getIndexReader();
         MemoryBudget budget = BreakerBudget.of(breaker, "near_dup_clusters band join of [" + spec.field() + "]");
         long[] counts = countFingerprints(reader, spec.field());
-        DocMatches pairs = new DocMatches();
-        ShardDocs docs = new ShardDocs(searcher, null);
         budget.reserve(8L * reader.maxDoc()); // the query numbering
-        try (MatchList matches = new MatchList(breaker)) {
+        try (MatchList matches = new MatchList(breaker);
+                DocMatches pairs = new DocMatches(matchedBudget(breaker));
+                ShardDocs docs = new ShardDocs(searcher, null, matchedBudget(breaker))) {
             Queries queries = new Queries(reader.maxDoc());
             BandJoin.join(
                     new ShardBandBuckets(reader, spec.field(), budget, request::ensureNotCancelled),
@@ -205,6 +208,11 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         } finally {
             budget.release(8L * reader.maxDoc());
         }
+    }
+
+    /** What a shard request holds of its matches by doc id and of the {@code _id}s it has read. */
+    static MemoryBudget matchedBudget(CircuitBreaker breaker) {
+        return BreakerBudget.of(breaker, "near_dup_clusters matched documents");
     }
 
     /** Documents a band look-up request carries to another shard: bounds its size (~1.5 KB a document). */
@@ -485,12 +493,11 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             ShardDocs docs,
             Window window,
             Verifier verifier,
-            MatchList matches)
+            MatchList matches,
+            DocMatches pairs)
             throws IOException {
         int maxMatches = TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT;
         List<ProbeBatch> probes = sendProbes(request, blocks, window, verifier, maxMatches);
-        // Pairs within the shard, as doc ids: their _ids are read at the end, in doc id order.
-        DocMatches pairs = new DocMatches();
         BlockNeighbours neighbours = new BlockNeighbours();
         for (int i = 0; i < window.size(); i++) {
             if ((i + 1) % ShardBandBuckets.CHECK_EVERY == 0) {

@@ -126,22 +126,24 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             ShardId shardId)
             throws IOException {
         MatchSpec spec = request.spec();
-        DocMatches found = new DocMatches();
-        ShardBandLookup.lookUp(
-                reader,
-                spec.field(),
-                spec.bandMatching(context, shardId),
-                request.scheme(),
-                request.signatures(),
-                request.shingleSets(),
-                request.bands(),
-                request.maxMatches(),
-                TransportShardJoinAction.MAX_BUCKET,
-                TransportShardJoinAction.MAX_LEADERS,
-                BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band look-up"),
-                request::ensureNotCancelled,
-                (q, doc, similarity) -> found.add(q, doc, docs.seqNo(doc), (float) similarity));
-        found.addTo(matches, docs, q -> q);
+        try (DocMatches found = new DocMatches(
+                TransportShardJoinAction.matchedBudget(services.cache().breaker()))) {
+            ShardBandLookup.lookUp(
+                    reader,
+                    spec.field(),
+                    spec.bandMatching(context, shardId),
+                    request.scheme(),
+                    request.signatures(),
+                    request.shingleSets(),
+                    request.bands(),
+                    request.maxMatches(),
+                    TransportShardJoinAction.MAX_BUCKET,
+                    TransportShardJoinAction.MAX_LEADERS,
+                    BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band look-up"),
+                    request::ensureNotCancelled,
+                    (q, doc, similarity) -> found.add(q, doc, docs.seqNo(doc), (float) similarity));
+            found.addTo(matches, docs, q -> q);
+        }
     }
 
     /** The shard's band key filter for another shard's band look-ups; its memory is held while it is built. */
@@ -180,78 +182,90 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             if (request.bandFilter()) {
                 return keyFilter(request, context, searcher.getIndexReader(), shardId);
             }
-            ShardDocs docs = new ShardDocs(searcher, request.clusterField());
-            if (request.signatures() != null && request.simhashes() == null) {
-                matchSignatures(request, context, searcher.getIndexReader(), docs, matches, shardId);
+            try (ShardDocs docs = new ShardDocs(
+                    searcher,
+                    request.clusterField(),
+                    TransportShardJoinAction.matchedBudget(services.cache().breaker()))) {
+                if (request.signatures() != null && request.simhashes() == null) {
+                    matchSignatures(request, context, searcher.getIndexReader(), docs, matches, shardId);
+                    return matches.toResponse();
+                }
+                if (request.simhashes() != null) {
+                    if (blocks == null) {
+                        throw new IllegalArgumentException(
+                                "[" + request.spec().field() + "] is not a [simhash] field with doc values in "
+                                        + shardId + ": it cannot be matched by value");
+                    }
+                    BlockNeighbours neighbours = new BlockNeighbours();
+                    long[] simhashes = request.simhashes();
+                    try (DocMatches found = new DocMatches(TransportShardJoinAction.matchedBudget(
+                            services.cache().breaker()))) {
+                        MatchSpec.SiblingVerification verification =
+                                request.spec().siblingVerification(context, shardId);
+                        ShardJaccard jaccard = verification == null
+                                ? null
+                                : new ShardJaccard(
+                                        searcher.getIndexReader(), verification.minhashField(), verification.exact());
+                        for (int i = 0; i < simhashes.length; i++) {
+                            if (jaccard != null && (request.signatures() == null || request.signatures()[i] == null)) {
+                                continue; // nothing to verify with: no match, as the query finds none
+                            }
+                            int closest = Math.min(
+                                    neighbours.find(blocks, simhashes[i], request.scheme()), request.maxMatches());
+                            for (int h = 0; h < closest; h++) {
+                                int doc = neighbours.doc(h);
+                                if (jaccard == null) {
+                                    found.add(
+                                            i,
+                                            doc,
+                                            docs.seqNo(doc),
+                                            SimhashBatchMatcher.similarity(neighbours.distance(h)));
+                                    continue;
+                                }
+                                double similarity =
+                                        jaccard.similarity(request.signatures()[i], request.shingleSets()[i], doc);
+                                if (similarity >= verification.minSimilarity()) {
+                                    found.add(i, doc, docs.seqNo(doc), (float) similarity);
+                                }
+                            }
+                        }
+                        found.addTo(matches, docs, query -> query);
+                    }
+                    return matches.toResponse();
+                }
+                List<String> ids = request.ids();
+                String index = shardId.getIndexName();
+                BlockNeighbours neighbours = blocks == null ? null : new BlockNeighbours();
+                for (int i = 0; i < ids.size(); i++) {
+                    String id = ids.get(i);
+                    if (blocks != null) {
+                        FingerprintObject.Parts parts = simhashOf(request, i);
+                        if (parts != null) {
+                            addClosest(
+                                    neighbours,
+                                    blocks,
+                                    SimhashCodec.parseHex(parts.value()),
+                                    parts.scheme(),
+                                    id,
+                                    request.maxMatches(),
+                                    i,
+                                    docs,
+                                    matches);
+                        }
+                        continue;
+                    }
+                    Like like = id.isEmpty()
+                            ? Like.source(null, index, request.sources().get(i))
+                            : Like.fetched(id, index, request.sources().get(i));
+                    Query lucene = request.spec().query(like, services).toQuery(context);
+                    TopDocs top = searcher.search(lucene, request.maxMatches());
+                    for (ScoreDoc hit : top.scoreDocs) {
+                        docs.read(hit.doc);
+                        matches.add(i, docs.id(), docs.seqNo(hit.doc), hit.score, docs.cluster());
+                    }
+                }
                 return matches.toResponse();
             }
-            if (request.simhashes() != null) {
-                if (blocks == null) {
-                    throw new IllegalArgumentException(
-                            "[" + request.spec().field() + "] is not a [simhash] field with doc values in " + shardId
-                                    + ": it cannot be matched by value");
-                }
-                BlockNeighbours neighbours = new BlockNeighbours();
-                long[] simhashes = request.simhashes();
-                DocMatches found = new DocMatches();
-                MatchSpec.SiblingVerification verification = request.spec().siblingVerification(context, shardId);
-                ShardJaccard jaccard = verification == null
-                        ? null
-                        : new ShardJaccard(
-                                searcher.getIndexReader(), verification.minhashField(), verification.exact());
-                for (int i = 0; i < simhashes.length; i++) {
-                    if (jaccard != null && (request.signatures() == null || request.signatures()[i] == null)) {
-                        continue; // nothing to verify with: no match, as the query finds none
-                    }
-                    int closest =
-                            Math.min(neighbours.find(blocks, simhashes[i], request.scheme()), request.maxMatches());
-                    for (int h = 0; h < closest; h++) {
-                        int doc = neighbours.doc(h);
-                        if (jaccard == null) {
-                            found.add(i, doc, docs.seqNo(doc), SimhashBatchMatcher.similarity(neighbours.distance(h)));
-                            continue;
-                        }
-                        double similarity = jaccard.similarity(request.signatures()[i], request.shingleSets()[i], doc);
-                        if (similarity >= verification.minSimilarity()) {
-                            found.add(i, doc, docs.seqNo(doc), (float) similarity);
-                        }
-                    }
-                }
-                found.addTo(matches, docs, query -> query);
-                return matches.toResponse();
-            }
-            List<String> ids = request.ids();
-            String index = shardId.getIndexName();
-            BlockNeighbours neighbours = blocks == null ? null : new BlockNeighbours();
-            for (int i = 0; i < ids.size(); i++) {
-                String id = ids.get(i);
-                if (blocks != null) {
-                    FingerprintObject.Parts parts = simhashOf(request, i);
-                    if (parts != null) {
-                        addClosest(
-                                neighbours,
-                                blocks,
-                                SimhashCodec.parseHex(parts.value()),
-                                parts.scheme(),
-                                id,
-                                request.maxMatches(),
-                                i,
-                                docs,
-                                matches);
-                    }
-                    continue;
-                }
-                Like like = id.isEmpty()
-                        ? Like.source(null, index, request.sources().get(i))
-                        : Like.fetched(id, index, request.sources().get(i));
-                Query lucene = request.spec().query(like, services).toQuery(context);
-                TopDocs top = searcher.search(lucene, request.maxMatches());
-                for (ScoreDoc hit : top.scoreDocs) {
-                    docs.read(hit.doc);
-                    matches.add(i, docs.id(), docs.seqNo(hit.doc), hit.score, docs.cluster());
-                }
-            }
-            return matches.toResponse();
         }
     }
 
