@@ -171,10 +171,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
      */
     public void testHiddenOrMaskedFingerprintsAnswerNothingAfterAnotherUserBuiltTheStructures() throws IOException {
         setUpCorpus(false);
-        putRole("sec_fls", role().index(INDEX).allow("read").fls("~text_fp"));
-        putRole("sec_mask", role().index(INDEX).allow("read").masked("text_fp.simhash", "text_fp.minhash"));
-        putUser("sec_fls_user", "sec_fls");
-        putUser("sec_mask_user", "sec_mask");
+        putHiddenAndMaskedFingerprintUsers();
         String text = corpus().get("g0c0")[1];
         for (String template : List.of(SIMHASH_QUERY, MINHASH_QUERY)) {
             String query = String.format(java.util.Locale.ROOT, template, quoted(text));
@@ -279,6 +276,37 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
             Map<String, Object> admin = clusters(client(), INDEX, field, true);
             assertEquals(field, visibleAlone, restricted);
             assertNotEquals(field + ": the hidden documents cluster too", admin, restricted);
+        }
+    }
+
+    /** Users {@code sec_fls_user}, whose role hides {@code text_fp} ({@code ~text_fp}), and {@code sec_mask_user}, whose role masks its fingerprints. */
+    private void putHiddenAndMaskedFingerprintUsers() throws IOException {
+        putRole("sec_fls", role().index(INDEX).allow("read").fls("~text_fp"));
+        putRole("sec_mask", role().index(INDEX).allow("read").masked("text_fp.simhash", "text_fp.minhash"));
+        putUser("sec_fls_user", "sec_fls");
+        putUser("sec_mask_user", "sec_mask");
+    }
+
+    /**
+     * A user whose role hides ({@code ~text_fp}) or masks the fingerprint fields clusters nothing: the
+     * joins read the band terms, simhash values, signatures and shingle sets through that user's reader,
+     * after the admin's runs built the segments' shared structures; no match to tell that hidden
+     * fingerprints are alike, no server error.
+     */
+    public void testClustersOfHiddenOrMaskedFingerprintsFindNothing() throws IOException {
+        setUpCorpus(false);
+        putHiddenAndMaskedFingerprintUsers();
+        for (String field : List.of("text_fp.simhash", "text_fp.minhash")) {
+            Map<String, Object> admin = clusters(client(), INDEX, field, true);
+            assertTrue(field + ": the admin finds the copies " + admin, (Integer) admin.get("clusters") > 0);
+            for (String user : List.of("sec_fls_user", "sec_mask_user")) {
+                Map<String, Object> restricted = clusters(userClient(user), INDEX, field, true);
+                String what = field + " for " + user + ": " + restricted;
+                assertEquals(what, 0, restricted.get("matches"));
+                assertEquals(what, 0, restricted.get("clusters"));
+                assertEquals(what, 0, restricted.get("clustered_documents"));
+                assertEquals(what, List.of(), restricted.get("failures"));
+            }
         }
     }
 
