@@ -271,18 +271,24 @@ final class ClusterJob {
     /**
      * A {@code minhash} shard's pairs, found on its node ({@link TransportShardJoinAction}): those
      * within the shard by its band self-join, those with the shards {@link #shardsProbedBy} it by
-     * looking its documents' bands up there, so that each pair of documents is found once.
+     * looking its documents' bands up there, so that each pair of documents is found once. Each is a
+     * step of its own, one other shard at a time, so that none outlasts {@link #STEP_TIMEOUT} on a
+     * large shard (at 5M documents a shard, ~1 min a step: docs/clusters.md section 4) and the run's
+     * progress and memory move step by step.
      */
     private void bandJoinShard(int shard) {
+        boolean allPairs = request.linkage() == NearDupClustersRequest.Linkage.LEADER;
         addJoined(client.execute(
-                        ShardJoinAction.INSTANCE,
-                        ShardJoinRequest.bands(
-                                index,
-                                shard,
-                                request.spec(),
-                                shardsProbedBy(shard, shards),
-                                request.linkage() == NearDupClustersRequest.Linkage.LEADER))
+                        ShardJoinAction.INSTANCE, ShardJoinRequest.bandsWithin(index, shard, request.spec(), allPairs))
                 .actionGet(STEP_TIMEOUT));
+        for (int other : shardsProbedBy(shard, shards)) {
+            if (task.isCancelled() || sliceFailed) {
+                return;
+            }
+            addJoined(client.execute(
+                            ShardJoinAction.INSTANCE, ShardJoinRequest.bandsAcross(index, shard, request.spec(), other))
+                    .actionGet(STEP_TIMEOUT));
+        }
     }
 
     /** Shards scanned at once, and bulks written at once. */

@@ -13,7 +13,8 @@ import org.opensearch.core.common.io.stream.StreamOutput;
 /**
  * Join the documents of one shard whose {@code _seq_no} is in {@code [fromSeqNo, toSeqNo)} with
  * every document of that shard and of the shards {@code otherShards}, on a {@code simhash} field;
- * or ({@link #bands}) the band self-join of a whole shard on a {@code minhash} field.
+ * or ({@link #bands}) on a {@code minhash} field, one step of a whole shard's band join: its band
+ * self-join ({@link #bandsWithin}), or its look-ups in one other shard ({@link #bandsAcross}).
  */
 public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
 
@@ -51,13 +52,20 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     }
 
     /**
-     * The band self-join of the whole shard on a {@code minhash} field, and its look-ups by band in
-     * {@code otherShards}: every pair of its documents once, and every pair with those shards' once.
-     * Without {@code allPairs} (single linkage) a pair within the shard whose documents are already
-     * connected is not verified nor reported.
+     * The band self-join of the whole shard on a {@code minhash} field: every pair of its documents
+     * once. Without {@code allPairs} (single linkage) a pair whose documents are already connected
+     * is not verified nor reported. The step that counts the shard's documents.
      */
-    public static ShardJoinRequest bands(String index, int shard, MatchSpec spec, int[] otherShards, boolean allPairs) {
-        return new ShardJoinRequest(index, shard, spec, 0, Long.MAX_VALUE, otherShards, true, allPairs);
+    public static ShardJoinRequest bandsWithin(String index, int shard, MatchSpec spec, boolean allPairs) {
+        return new ShardJoinRequest(index, shard, spec, 0, Long.MAX_VALUE, new int[0], true, allPairs);
+    }
+
+    /**
+     * The look-ups by band of the whole shard's documents in {@code otherShard}: every pair with that
+     * shard's documents once (each pair of shards is named once, {@link ClusterJob#shardsProbedBy}).
+     */
+    public static ShardJoinRequest bandsAcross(String index, int shard, MatchSpec spec, int otherShard) {
+        return new ShardJoinRequest(index, shard, spec, 0, Long.MAX_VALUE, new int[] {otherShard}, true, false);
     }
 
     public ShardJoinRequest(StreamInput in) throws IOException {
@@ -85,7 +93,9 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     public ActionRequestValidationException validate() {
         ActionRequestValidationException e = validateNonNullIndex();
         if (bands) {
-            return e;
+            return otherShards.length > 1
+                    ? ValidateActions.addValidationError("a band join step looks up at most one other shard", e)
+                    : e;
         }
         if (fromSeqNo < 0 || toSeqNo <= fromSeqNo || toSeqNo - fromSeqNo > MAX_WINDOW) {
             e = ValidateActions.addValidationError(
@@ -112,9 +122,14 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         return otherShards;
     }
 
-    /** Whether this is the band self-join of the whole shard (a {@code minhash} field) rather than a window. */
+    /** Whether this is a step of a whole shard's band join (a {@code minhash} field) rather than a window. */
     public boolean bands() {
         return bands;
+    }
+
+    /** Whether this is the band self-join of the shard ({@link #bandsWithin}), not its look-ups in another. */
+    public boolean bandsWithin() {
+        return bands && otherShards.length == 0;
     }
 
     public boolean allPairs() {

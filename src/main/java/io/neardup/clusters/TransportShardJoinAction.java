@@ -152,11 +152,12 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
     }
 
     /**
-     * The band self-join of the whole shard on a {@code minhash} field ({@link BandJoin} over the band
-     * terms, {@link ShardBandBuckets}, verified as the query verifies, {@link ShardJaccard}), for
-     * single linkage: a pair whose documents are already connected is not verified, so at most one
-     * pair a document comes back. Reads only what the caller's reader shows (DLS live docs, the
-     * field's exposure); its memory is charged to the breaker before it is taken.
+     * A step of a whole shard's band join on a {@code minhash} field: its band self-join
+     * ({@link BandJoin} over the band terms, {@link ShardBandBuckets}, verified as the query verifies,
+     * {@link ShardJaccard}; for single linkage a pair whose documents are already connected is not
+     * verified), or its look-ups in one other shard ({@link #probeOtherShard}). Reads only what the
+     * caller's reader shows (DLS live docs, the field's exposure); its memory is charged to the
+     * breaker before it is taken.
      */
     private ShardJoinResponse bandJoin(
             ShardJoinRequest request,
@@ -169,31 +170,35 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         MatchSpec.BandMatching matching = spec.bandMatching(context, shardId);
         IndexReader reader = searcher.getIndexReader();
         MemoryBudget budget = BreakerBudget.of(breaker, "near_dup_clusters band join of [" + spec.field() + "]");
-        long[] counts = countFingerprints(reader, spec.field());
+        // The self-join counts the shard's documents; the steps across shards read the same ones again.
+        long[] counts = request.bandsWithin() ? countFingerprints(reader, spec.field()) : new long[2];
         budget.reserve(8L * reader.maxDoc()); // the query numbering
         try (MatchList matches = new MatchList(breaker);
                 DocMatches pairs = new DocMatches(matchedBudget(breaker));
                 ShardDocs docs = new ShardDocs(searcher, null, matchedBudget(breaker))) {
             Queries queries = new Queries(reader.maxDoc());
-            BandJoin.join(
-                    new ShardBandBuckets(reader, spec.field(), budget, request::ensureNotCancelled),
-                    reader.maxDoc(),
-                    matching.minBandMatches(),
-                    matching.minSimilarity(),
-                    MAX_BUCKET,
-                    MAX_LEADERS,
-                    request.allPairs() == false,
-                    new ShardJaccard(reader, spec.field(), matching.exact()),
-                    (a, b, similarity) -> {
-                        try {
-                            pairs.add(a, b, docs.seqNo(b), (float) similarity);
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    },
-                    budget);
-            pairs.addTo(matches, docs, queries::of);
-            probeOtherShards(request, matching, reader, breaker, queries, matches);
+            if (request.bandsWithin()) {
+                BandJoin.join(
+                        new ShardBandBuckets(reader, spec.field(), budget, request::ensureNotCancelled),
+                        reader.maxDoc(),
+                        matching.minBandMatches(),
+                        matching.minSimilarity(),
+                        MAX_BUCKET,
+                        MAX_LEADERS,
+                        request.allPairs() == false,
+                        new ShardJaccard(reader, spec.field(), matching.exact()),
+                        (a, b, similarity) -> {
+                            try {
+                                pairs.add(a, b, docs.seqNo(b), (float) similarity);
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        },
+                        budget);
+                pairs.addTo(matches, docs, queries::of);
+            } else {
+                probeOtherShard(request, matching, reader, breaker, queries, matches);
+            }
             int[] queryDocs = Arrays.copyOf(queries.windowOf, queries.count);
             long[] querySeqNos = new long[queries.count];
             for (int q = 0; q < queries.count; q++) {
@@ -222,14 +227,14 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
 
     /**
      * The pairs across shards: every live document of this shard with a signature that can share a
-     * bucket with a document of a shard {@code request.otherShards()} names (each pair of shards is
+     * bucket with a document of the shard {@code request.otherShards()} names (each pair of shards is
      * named once), judged by that shard's {@link ShardBandBuckets.KeyFilter}: at least
      * {@code min_band_matches} of its band keys pass the filter, or one is an oversized bucket there.
      * Those are looked up there by the bands that passed, in batches of {@link #PROBE_BATCH}, as the
-     * caller and with its reader there. One other shard at a time; its filter is charged to the
-     * breaker when it arrives and released when its look-ups are answered.
+     * caller and with its reader there. The filter is charged to the breaker when it arrives and
+     * released when its look-ups are answered.
      */
-    private void probeOtherShards(
+    private void probeOtherShard(
             ShardJoinRequest request,
             MatchSpec.BandMatching matching,
             IndexReader reader,
@@ -237,31 +242,21 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             Queries queries,
             MatchList matches)
             throws IOException {
-        int[] others = request.otherShards();
-        if (others.length == 0) {
-            return;
-        }
         String field = request.spec().field();
         ShardBandBuckets.BandTerms own = new ShardBandBuckets(reader, field, MemoryBudget.NONE).open();
         if (own == null) {
             return;
         }
-        // One other shard at a time: a filter takes ~63 bytes a document of its shard (42 bands); holding them all
-        // at once would grow with the number of shards.
-        ActionFuture<ShardMatchResponse> next = askFilter(request, others[0]);
-        for (int o = 0; o < others.length; o++) {
-            ShardMatchResponse answer = next.actionGet(ClusterJob.STEP_TIMEOUT);
-            // The next shard's filter is built there while this one's are looked up.
-            next = o + 1 < others.length ? askFilter(request, others[o + 1]) : null;
-            ShardBandBuckets.KeyFilter filter = answer.keyFilter();
-            long bytes = BandKeyFilter.bytesFor(filter.keys());
-            breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters band key filter");
-            try {
-                SegmentScheme.requireSame(field, own.scheme(), filter.scheme());
-                probe(request, matching, reader, own.scheme(), new Probes(others[o], filter), queries, matches);
-            } finally {
-                breaker.addWithoutBreaking(-bytes);
-            }
+        int other = request.otherShards()[0];
+        ShardMatchResponse answer = askFilter(request, other).actionGet(ClusterJob.STEP_TIMEOUT);
+        ShardBandBuckets.KeyFilter filter = answer.keyFilter();
+        long bytes = BandKeyFilter.bytesFor(filter.keys());
+        breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters band key filter");
+        try {
+            SegmentScheme.requireSame(field, own.scheme(), filter.scheme());
+            probe(request, matching, reader, own.scheme(), new Probes(other, filter), queries, matches);
+        } finally {
+            breaker.addWithoutBreaking(-bytes);
         }
     }
 
