@@ -5,15 +5,17 @@
 package io.neardup.core;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * The fingerprints of one document, as produced by {@link Fingerprinter#finish()}.
  *
- * @param simhash  the 64-bit simhash
- * @param margins  its per-bit margins, MSB first
- * @param minhash  the MinHash signature (owned by this record: fresh per document, do not mutate)
+ * @param simhash  the 64-bit simhash (0 when the {@link Fingerprinter} computed no simhash)
+ * @param margins  its per-bit margins, MSB first, or null without a simhash
+ * @param minhash  the MinHash signature (owned by this record: fresh per document, do not mutate), or null when
+ *                 the {@link Fingerprinter} computed none
  * @param tokens   the number of tokens seen
- * @param features the number of distinct simhash features
+ * @param features the number of distinct simhash features (0 without a simhash)
  * @param shingleSet the distinct MinHash shingles ({@link ShingleSetCodec#of}), or null when not asked for
  */
 public record Fingerprint(long simhash, Margins margins, int[] minhash, long tokens, int features, int[] shingleSet) {
@@ -26,7 +28,7 @@ public record Fingerprint(long simhash, Margins margins, int[] minhash, long tok
     public boolean equals(Object o) {
         return o instanceof Fingerprint f
                 && simhash == f.simhash
-                && margins.equals(f.margins)
+                && Objects.equals(margins, f.margins)
                 && Arrays.equals(minhash, f.minhash)
                 && tokens == f.tokens
                 && features == f.features
@@ -40,7 +42,8 @@ public record Fingerprint(long simhash, Margins margins, int[] minhash, long tok
 
     @Override
     public String toString() {
-        return "Fingerprint[simhash=" + SimhashCodec.toHex(simhash) + ", margins=" + margins.encode()
+        return "Fingerprint[simhash=" + SimhashCodec.toHex(simhash) + ", margins="
+                + (margins == null ? null : margins.encode())
                 + ", minhash=" + Arrays.toString(minhash) + ", tokens=" + tokens + ", features=" + features
                 + (shingleSet == null ? "" : ", shingleSet=" + shingleSet.length + " values") + "]";
     }

@@ -282,7 +282,8 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
     public Fingerprint fingerprint(String text, boolean withShingleSet) {
         String analyzed = withoutLoneSurrogates(text);
         return scratchPool.withScratch(scratch -> {
-            Fingerprinter fingerprinter = new Fingerprinter(scheme, idfTable, scratch);
+            Fingerprinter fingerprinter = new Fingerprinter(
+                    scheme, idfTable, scratch, outputs.contains(Output.SIMHASH), outputs.contains(Output.MINHASH));
             try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, analyzed)) {
                 CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
                 tokens.reset();

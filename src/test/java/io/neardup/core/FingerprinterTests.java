@@ -163,19 +163,55 @@ public class FingerprinterTests extends OpenSearchTestCase {
             long seed = random.nextLong();
             boolean withIdf = random.nextBoolean();
             IdfTable idf = withIdf ? idfTable(vocab, seed) : null;
-            FingerprintScheme s = scheme(
-                    1 + random.nextInt(4),
-                    FeatureWeighting.values()[random.nextInt(3)],
-                    withIdf ? idf.identity() : FingerprintScheme.NO_IDF,
-                    1 + random.nextInt(5),
-                    1 + random.nextInt(256),
-                    MinHasher.Method.values()[random.nextInt(2)],
-                    seed);
+            FingerprintScheme s = randomScheme(random, withIdf ? idf.identity() : FingerprintScheme.NO_IDF, seed);
             List<String> doc = document(vocab, random.nextInt(400), random);
             Fingerprint got = new Fingerprinter(s, idf).fingerprint(doc);
             assertEquals(
                     "iteration " + iter + " " + s.describe() + " tokens " + doc.size(), reference(s, idf, doc), got);
         }
+    }
+
+    private static FingerprintScheme randomScheme(SplittableRandom random, String idf, long seed) {
+        return scheme(
+                1 + random.nextInt(4),
+                FeatureWeighting.values()[random.nextInt(3)],
+                idf,
+                1 + random.nextInt(5),
+                1 + random.nextInt(256),
+                MinHasher.Method.values()[random.nextInt(2)],
+                seed);
+    }
+
+    @Test
+    public void testOneSideAloneComputesWhatBothSidesDo() {
+        SplittableRandom random = new SplittableRandom(randomLong());
+        List<String> vocab = vocabulary(500, randomLong());
+        for (int iter = 0; iter < 30; iter++) {
+            long seed = random.nextLong();
+            FingerprintScheme s = randomScheme(random, FingerprintScheme.NO_IDF, seed);
+            List<String> doc = document(vocab, random.nextInt(400), random);
+            Fingerprinter both = new Fingerprinter(s, null);
+            both.reset();
+            Fingerprinter simhashOnly =
+                    new Fingerprinter(s, null, new FingerprintScratch(MemoryBudget.NONE), true, false);
+            Fingerprinter minhashOnly =
+                    new Fingerprinter(s, null, new FingerprintScratch(MemoryBudget.NONE), false, true);
+            for (String t : doc) {
+                both.token(t);
+                simhashOnly.token(t);
+                minhashOnly.token(t);
+            }
+            Fingerprint all = both.finish(true);
+            Fingerprint simhash = simhashOnly.finish(false);
+            Fingerprint minhash = minhashOnly.finish(true);
+            String what = "iteration " + iter + " " + s.describe() + " tokens " + doc.size();
+            assertEquals(
+                    what, new Fingerprint(all.simhash(), all.margins(), null, all.tokens(), all.features()), simhash);
+            assertEquals(what, new Fingerprint(0, null, all.minhash(), all.tokens(), 0, all.shingleSet()), minhash);
+        }
+        Fingerprinter simhashOnly = new Fingerprinter(
+                FingerprintScheme.defaults("standard"), null, new FingerprintScratch(MemoryBudget.NONE), true, false);
+        expectThrows(IllegalStateException.class, () -> simhashOnly.finish(true));
     }
 
     @Test

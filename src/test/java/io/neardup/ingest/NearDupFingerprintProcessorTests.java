@@ -7,6 +7,7 @@ package io.neardup.ingest;
 import static org.hamcrest.Matchers.containsString;
 
 import io.neardup.CountingBreaker;
+import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.FingerprintScratch;
 import io.neardup.core.Hamming;
@@ -100,6 +101,33 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         assertTrue(fp.get("content_hash").toString().matches("[0-9a-f]{32}"));
         assertEquals(35L, ((Number) fp.get("tokens")).longValue());
         assertFalse(fp.containsKey("truncated"));
+    }
+
+    /** A processor writing some outputs writes each exactly as one writing them all (it computes only those). */
+    @SuppressWarnings("unchecked")
+    public void testEachOutputIsTheSameWhicheverOthersAreWritten() throws Exception {
+        List<Output[]> subsets = List.of(
+                new Output[] {Output.CONTENT_HASH, Output.SIMHASH},
+                new Output[] {Output.SIMHASH},
+                new Output[] {Output.MINHASH},
+                new Output[] {Output.MINHASH, Output.SHINGLES},
+                new Output[] {Output.CONTENT_HASH});
+        for (String text : List.of(TEXT, "one", distinctWords(between(1, 300)), "")) {
+            Map<String, Object> all = fingerprintOf(text);
+            for (Output[] outputs : subsets) {
+                IngestDocument document =
+                        processor(false, 1_000_000, false, outputs).execute(document(text));
+                Map<String, Object> some = document.getFieldValue("body_fp", Map.class);
+                for (String key : some.keySet()) {
+                    Object expected = all.get(key);
+                    if (key.equals("minhash") && List.of(outputs).contains(Output.SHINGLES) == false) {
+                        expected = new HashMap<>((Map<String, Object>) expected);
+                        ((Map<String, Object>) expected).remove(FingerprintObject.SHINGLES);
+                    }
+                    assertEquals(key + " of " + List.of(outputs) + " for [" + text + "]", expected, some.get(key));
+                }
+            }
+        }
     }
 
     /** The set written is the distinct 3-word shingles, checked against shingles built from the words themselves. */
