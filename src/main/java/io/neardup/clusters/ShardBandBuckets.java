@@ -108,7 +108,6 @@ final class ShardBandBuckets implements BandJoin.Buckets {
         Bits[] liveDocs = new Bits[leaves.size()];
         int[] docStarts = new int[leaves.size()];
         String scheme = null;
-        int firstBase = 0;
         for (int i = 0; i < leaves.size(); i++) {
             LeafReaderContext leaf = leaves.get(i);
             liveDocs[i] = leaf.reader().getLiveDocs();
@@ -116,7 +115,6 @@ final class ShardBandBuckets implements BandJoin.Buckets {
             Terms terms = exposedTerms(leaf.reader(), field);
             if (terms != null) {
                 scheme = sameScheme(field, scheme, leaf.reader());
-                firstBase = subs.isEmpty() ? leaf.docBase : firstBase;
                 slices.add(new ReaderSlice(leaf.docBase, leaf.reader().maxDoc(), subs.size()));
                 subs.add(terms);
             }
@@ -127,7 +125,7 @@ final class ShardBandBuckets implements BandJoin.Buckets {
         if (subs.size() == 1) {
             // One segment (a force-merged shard): its own terms, without MultiTermsEnum's queue and its sort of the
             // postings' segments at every term (a tenth of a join's time, JFR).
-            return new BandTerms(subs.get(0).iterator(), firstBase, liveDocs, docStarts, scheme);
+            return new BandTerms(subs.get(0).iterator(), slices.get(0).start(), liveDocs, docStarts, scheme);
         }
         TermsEnum terms = new MultiTerms(subs.toArray(new Terms[0]), slices.toArray(new ReaderSlice[0])).iterator();
         return new BandTerms(terms, 0, liveDocs, docStarts, scheme);

@@ -146,6 +146,49 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
         }
     }
 
+    /**
+     * Bare simhash values from another shard's window, matched in this shard's block tables; with
+     * {@code min_similarity} each neighbour is verified on the sibling {@code minhash} field, as the
+     * query verifies it. The matches are held by doc id, reserved first, until their {@code _id}s are read.
+     */
+    private void matchSimhashes(
+            ShardMatchRequest request,
+            QueryShardContext context,
+            IndexReader reader,
+            SimhashBatchMatcher blocks,
+            ShardDocs docs,
+            MatchList matches,
+            ShardId shardId)
+            throws IOException {
+        BlockNeighbours neighbours = new BlockNeighbours();
+        long[] simhashes = request.simhashes();
+        MatchSpec.SiblingVerification verification = request.spec().siblingVerification(context, shardId);
+        ShardJaccard jaccard = verification == null
+                ? null
+                : new ShardJaccard(reader, verification.minhashField(), verification.exact());
+        try (DocMatches found = new DocMatches(
+                TransportShardJoinAction.matchedBudget(services.cache().breaker()))) {
+            for (int i = 0; i < simhashes.length; i++) {
+                if (jaccard != null && (request.signatures() == null || request.signatures()[i] == null)) {
+                    continue; // nothing to verify with: no match, as the query finds none
+                }
+                int closest = Math.min(neighbours.find(blocks, simhashes[i], request.scheme()), request.maxMatches());
+                for (int h = 0; h < closest; h++) {
+                    int doc = neighbours.doc(h);
+                    if (jaccard == null) {
+                        found.add(i, doc, docs.seqNo(doc), SimhashBatchMatcher.similarity(neighbours.distance(h)));
+                        continue;
+                    }
+                    double similarity = jaccard.similarity(request.signatures()[i], request.shingleSets()[i], doc);
+                    if (similarity >= verification.minSimilarity()) {
+                        found.add(i, doc, docs.seqNo(doc), (float) similarity);
+                    }
+                }
+            }
+            found.addTo(matches, docs, query -> query);
+        }
+    }
+
     /** The shard's band key filter for another shard's band look-ups; its memory is held while it is built. */
     private ShardMatchResponse keyFilter(
             ShardMatchRequest request, QueryShardContext context, IndexReader reader, ShardId shardId)
@@ -196,41 +239,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                                 "[" + request.spec().field() + "] is not a [simhash] field with doc values in "
                                         + shardId + ": it cannot be matched by value");
                     }
-                    BlockNeighbours neighbours = new BlockNeighbours();
-                    long[] simhashes = request.simhashes();
-                    try (DocMatches found = new DocMatches(TransportShardJoinAction.matchedBudget(
-                            services.cache().breaker()))) {
-                        MatchSpec.SiblingVerification verification =
-                                request.spec().siblingVerification(context, shardId);
-                        ShardJaccard jaccard = verification == null
-                                ? null
-                                : new ShardJaccard(
-                                        searcher.getIndexReader(), verification.minhashField(), verification.exact());
-                        for (int i = 0; i < simhashes.length; i++) {
-                            if (jaccard != null && (request.signatures() == null || request.signatures()[i] == null)) {
-                                continue; // nothing to verify with: no match, as the query finds none
-                            }
-                            int closest = Math.min(
-                                    neighbours.find(blocks, simhashes[i], request.scheme()), request.maxMatches());
-                            for (int h = 0; h < closest; h++) {
-                                int doc = neighbours.doc(h);
-                                if (jaccard == null) {
-                                    found.add(
-                                            i,
-                                            doc,
-                                            docs.seqNo(doc),
-                                            SimhashBatchMatcher.similarity(neighbours.distance(h)));
-                                    continue;
-                                }
-                                double similarity =
-                                        jaccard.similarity(request.signatures()[i], request.shingleSets()[i], doc);
-                                if (similarity >= verification.minSimilarity()) {
-                                    found.add(i, doc, docs.seqNo(doc), (float) similarity);
-                                }
-                            }
-                        }
-                        found.addTo(matches, docs, query -> query);
-                    }
+                    matchSimhashes(request, context, searcher.getIndexReader(), blocks, docs, matches, shardId);
                     return matches.toResponse();
                 }
                 List<String> ids = request.ids();

@@ -36,7 +36,6 @@ public final class Fingerprinter {
     private final LongIndexMap shingles;
     private final boolean withSimhash;
     private final boolean withMinhash;
-    private long tokens;
     private boolean finished;
 
     /**
@@ -70,6 +69,9 @@ public final class Fingerprinter {
             boolean withMinhash) {
         if (scheme == null) {
             throw new IllegalArgumentException("scheme must not be null");
+        }
+        if (withSimhash == false && withMinhash == false) {
+            throw new IllegalArgumentException("a fingerprinter computes the simhash, the MinHash signature or both");
         }
         if (idfTable == null) {
             if (!scheme.idf().equals(FingerprintScheme.NO_IDF)) {
@@ -110,7 +112,6 @@ public final class Fingerprinter {
             throw new IllegalStateException("finish() was called: call reset() before adding tokens");
         }
         long h = tokenHasher.hash(buf, off, len);
-        tokens++;
         if (withSimhash) {
             float idf = idfTable == null ? 1f : idfTable.idf(h);
             if (simhashShingles.add(h, idf)) {
@@ -177,6 +178,8 @@ public final class Fingerprinter {
             minhash = minHasher.signature(shingles.keysArray(), shingles.size());
             shingleSet = withShingleSet ? ShingleSetCodec.of(shingles.keysArray(), shingles.size()) : null;
         }
+        // Each side's hasher counts every token it is given; a fingerprinter computes at least one side.
+        long tokens = withSimhash ? simhashShingles.tokens() : minhashShingles.tokens();
         return new Fingerprint(simhash, margins, minhash, tokens, features.size(), shingleSet);
     }
 
@@ -193,7 +196,6 @@ public final class Fingerprinter {
     public void reset() {
         simhashShingles.reset();
         minhashShingles.reset();
-        tokens = 0;
         scratch.clear();
         accumulator.reset();
         finished = false;

@@ -212,6 +212,14 @@ public class FingerprinterTests extends OpenSearchTestCase {
         Fingerprinter simhashOnly = new Fingerprinter(
                 FingerprintScheme.defaults("standard"), null, new FingerprintScratch(MemoryBudget.NONE), true, false);
         expectThrows(IllegalStateException.class, () -> simhashOnly.finish(true));
+        expectThrows(
+                IllegalArgumentException.class,
+                () -> new Fingerprinter(
+                        FingerprintScheme.defaults("standard"),
+                        null,
+                        new FingerprintScratch(MemoryBudget.NONE),
+                        false,
+                        false));
     }
 
     @Test
