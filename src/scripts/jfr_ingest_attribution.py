@@ -32,8 +32,8 @@ PROCESSOR_RULES = [
     ("processor: lone surrogates scan", ["withoutLoneSurrogates"]),
 ]
 MAPPER_RULES = [
-    ("mapping: minhash field (decode, band terms)", ["io.neardup.mapper.MinhashFieldMapper."]),
-    ("mapping: simhash field (decode)", ["io.neardup.mapper.SimhashFieldMapper."]),
+    ("mapping: minhash field (decode, band terms)", ["io.neardup.index.MinhashFieldMapper."]),
+    ("mapping: simhash field (decode)", ["io.neardup.index.SimhashFieldMapper."]),
     ("mapping: other fields and JSON parsing", ["org.opensearch.index.mapper."]),
 ]
 LUCENE_RULES = [

@@ -5,8 +5,8 @@
 package io.neardup;
 
 import io.neardup.core.LshBanding;
-import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.index.FingerprintFields;
+import io.neardup.index.MinhashFieldMapper;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;

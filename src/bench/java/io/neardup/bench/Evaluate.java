@@ -16,7 +16,7 @@ import io.neardup.core.Margins;
 import io.neardup.core.Murmur3;
 import io.neardup.core.ShingleHasher;
 import io.neardup.core.TokenHasher;
-import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.index.MinhashFieldMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.StringWriter;

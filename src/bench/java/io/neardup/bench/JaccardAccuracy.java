@@ -14,7 +14,7 @@ import io.neardup.core.Matches;
 import io.neardup.core.PsmSearch;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SortedFingerprintTable;
-import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.index.MinhashFieldMapper;
 import io.neardup.query.MinhashSimilarityQuery;
 import io.neardup.query.SimhashNeighborQuery;
 import java.io.IOException;

@@ -5,7 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.LshBanding;
-import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.index.MinhashFieldMapper;
 import io.neardup.query.Like;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;

@@ -6,7 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.core.LshBanding;
 import io.neardup.core.MemoryBudget;
-import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import org.apache.lucene.index.IndexReader;

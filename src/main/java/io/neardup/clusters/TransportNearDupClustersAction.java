@@ -4,8 +4,8 @@
  */
 package io.neardup.clusters;
 
-import io.neardup.mapper.MinhashFieldMapper;
-import io.neardup.mapper.SimhashFieldMapper;
+import io.neardup.index.MinhashFieldMapper;
+import io.neardup.index.SimhashFieldMapper;
 import io.neardup.query.SegmentFingerprintCache;
 import java.util.HashMap;
 import java.util.Map;

@@ -4,7 +4,8 @@
  */
 package io.neardup.query;
 
-import io.neardup.mapper.FingerprintFields;
+import io.neardup.index.FieldExposure;
+import io.neardup.index.FingerprintFields;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Objects;

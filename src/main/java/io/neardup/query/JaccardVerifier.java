@@ -6,8 +6,9 @@ package io.neardup.query;
 
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.index.FieldExposure;
+import io.neardup.index.FingerprintFields;
+import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;

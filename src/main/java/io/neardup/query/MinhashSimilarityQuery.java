@@ -5,8 +5,9 @@
 package io.neardup.query;
 
 import io.neardup.core.LshBanding;
-import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.index.FieldExposure;
+import io.neardup.index.FingerprintFields;
+import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Objects;

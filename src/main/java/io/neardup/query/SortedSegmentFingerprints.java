@@ -5,7 +5,7 @@
 package io.neardup.query;
 
 import io.neardup.core.SortedFingerprints;
-import io.neardup.mapper.SimhashFieldMapper;
+import io.neardup.index.SimhashFieldMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.lucene.index.DocValues;

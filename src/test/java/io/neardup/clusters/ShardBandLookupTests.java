@@ -11,7 +11,7 @@ import io.neardup.core.LshBanding;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.mapper.MinhashFieldMapper;
+import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -10,7 +10,7 @@ import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.ShingleSetCodecTests;
-import io.neardup.mapper.FingerprintFields;
+import io.neardup.index.FingerprintFields;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;

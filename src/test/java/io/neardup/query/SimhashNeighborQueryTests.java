@@ -6,8 +6,8 @@ package io.neardup.query;
 
 import io.neardup.CountingBreaker;
 import io.neardup.core.Margins;
-import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.SimhashFieldMapper;
+import io.neardup.index.FingerprintFields;
+import io.neardup.index.SimhashFieldMapper;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;

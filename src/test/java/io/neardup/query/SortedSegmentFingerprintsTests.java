@@ -5,8 +5,8 @@
 package io.neardup.query;
 
 import io.neardup.core.SortedFingerprints;
-import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.SimhashFieldMapper;
+import io.neardup.index.FingerprintFields;
+import io.neardup.index.SimhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Random;

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.mapper;
+package io.neardup.index;
 
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
@@ -294,13 +294,13 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-            if (FingerprintSearchChecks.OBJECT.equals(format) == false) {
-                FingerprintSearchChecks.requireDefault(typeName(), name(), format);
+            if (FingerprintFormats.OBJECT.equals(format) == false) {
+                FingerprintFormats.requireDefault(typeName(), name(), format);
             }
             return new SourceValueFetcher(name(), context) {
                 @Override
                 protected Object parseSourceValue(Object value) {
-                    return FingerprintSearchChecks.fetched(value, format, signature -> signature);
+                    return FingerprintFormats.fetched(value, format, signature -> signature);
                 }
             };
         }
@@ -315,7 +315,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public DocValueFormat docValueFormat(String format, ZoneId timeZone) {
-            FingerprintSearchChecks.requireDefault(typeName(), name(), format);
+            FingerprintFormats.requireDefault(typeName(), name(), format);
             return DocValueFormat.RAW;
         }
 

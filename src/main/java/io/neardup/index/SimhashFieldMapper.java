@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.mapper;
+package io.neardup.index;
 
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.Margins;
@@ -117,13 +117,13 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-            if (FingerprintSearchChecks.OBJECT.equals(format) == false) {
-                FingerprintSearchChecks.requireHex(typeName(), name(), format);
+            if (FingerprintFormats.OBJECT.equals(format) == false) {
+                FingerprintFormats.requireHex(typeName(), name(), format);
             }
             return new SourceValueFetcher(name(), context) {
                 @Override
                 protected Object parseSourceValue(Object value) {
-                    return FingerprintSearchChecks.fetched(
+                    return FingerprintFormats.fetched(
                             value, format, hex -> SimhashCodec.toHex(SimhashCodec.parseHex(hex.toString())));
                 }
             };
@@ -131,7 +131,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public DocValueFormat docValueFormat(String format, ZoneId timeZone) {
-            FingerprintSearchChecks.requireHex(typeName(), name(), format);
+            FingerprintFormats.requireHex(typeName(), name(), format);
             return SimhashDocValueFormat.INSTANCE;
         }
 

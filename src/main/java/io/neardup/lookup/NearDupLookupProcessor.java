@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.ingest;
+package io.neardup.lookup;
 
 import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
 

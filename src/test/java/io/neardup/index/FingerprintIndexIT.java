@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.mapper;
+package io.neardup.index;
 
 import io.neardup.DemoCorpus;
 import io.neardup.NearDupRestTestCase;

@@ -2,9 +2,12 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.mapper;
+package io.neardup.query;
 
-import io.neardup.core.FingerprintObject;
+import io.neardup.index.FingerprintFormats;
+import io.neardup.index.MinhashFieldMapper;
+import io.neardup.index.SimhashDocValueFormat;
+import io.neardup.index.SimhashFieldMapper;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -49,17 +52,6 @@ import org.opensearch.tasks.Task;
  * treat a fingerprint as the opaque value it is.
  */
 public final class FingerprintSearchChecks implements ActionFilter {
-
-    /** The one format a {@code simhash} field renders: its default, 16 lowercase hex digits. */
-    public static final String HEX = "hex";
-    /**
-     * The {@code fields} format that returns the stored object as {@code _source} has it (with margins or the
-     * shingle set, and the scheme): what {@code near_dup_collapse} needs to verify by exact Jaccard when
-     * {@code _source} is left out of the response. Not for {@code docvalue_fields}, whose doc values hold a part.
-     */
-    public static final String OBJECT = "object";
-    /** What OpenSearch 7.x used to ask for the default format; the fetch phase still takes it. */
-    private static final String USE_FIELD_MAPPING = "use_field_mapping";
 
     static final List<String> AGGREGATIONS_ON_SIMHASH = List.of("terms", "cardinality", "value_count", "missing");
 
@@ -209,48 +201,19 @@ public final class FingerprintSearchChecks implements ActionFilter {
             return;
         }
         for (FieldAndFormat field : requested) {
-            if (field.format == null || (fromSource && OBJECT.equals(field.format))) {
+            if (field.format == null || (fromSource && FingerprintFormats.OBJECT.equals(field.format))) {
                 continue;
             }
             typeByField.forEach((name, type) -> {
                 if (Regex.simpleMatch(field.field, name)) {
                     if (SimhashFieldMapper.CONTENT_TYPE.equals(type)) {
-                        requireHex(type, name, field.format);
+                        FingerprintFormats.requireHex(type, name, field.format);
                     } else {
-                        requireDefault(type, name, field.format);
+                        FingerprintFormats.requireDefault(type, name, field.format);
                     }
                 }
             });
         }
-    }
-
-    static void requireHex(String type, String field, String format) {
-        if (format != null && HEX.equals(format) == false && USE_FIELD_MAPPING.equals(format) == false) {
-            throw new IllegalArgumentException("[format] [" + format + "] is not supported on [" + type + "] field ["
-                    + field + "]: its values are 16 hex characters; leave [format] out or set it to [" + HEX + "]"
-                    + OBJECT_HINT);
-        }
-    }
-
-    static void requireDefault(String type, String field, String format) {
-        if (format != null && USE_FIELD_MAPPING.equals(format) == false) {
-            throw new IllegalArgumentException("[format] [" + format + "] is not supported on [" + type + "] field ["
-                    + field + "]: its values are signature strings; leave [format] out" + OBJECT_HINT);
-        }
-    }
-
-    private static final String OBJECT_HINT = " ([fields] also take [" + OBJECT + "]: the stored object)";
-
-    /**
-     * The {@code fields} value of a fingerprint field: the stored object as the processor wrote it for {@link #OBJECT},
-     * else {@code rendered} of its value.
-     */
-    static Object fetched(Object stored, String format, java.util.function.Function<Object, Object> rendered) {
-        if (OBJECT.equals(format)) {
-            return stored;
-        }
-        Object value = FingerprintObject.valueOf(stored);
-        return value == null ? null : rendered.apply(value);
     }
 
     private static void checkAggregations(

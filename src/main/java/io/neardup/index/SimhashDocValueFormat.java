@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.mapper;
+package io.neardup.index;
 
 import io.neardup.core.SimhashCodec;
 import java.util.function.LongSupplier;
@@ -60,7 +60,7 @@ public final class SimhashDocValueFormat implements DocValueFormat {
     }
 
     /** Why a fingerprint is not read as a number, and what to use instead. */
-    static final String NOT_NUMBERS =
+    public static final String NOT_NUMBERS =
             "[simhash] fields hold fingerprints, not numbers: numeric aggregations (avg, sum, min, max, "
                     + "stats, percentiles, histogram, range) do not apply; use terms, cardinality, value_count, missing, or sort by the field";
 

@@ -2,14 +2,16 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.MinhashDocuments;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.mapper.FingerprintFields;
-import io.neardup.mapper.SimhashFieldMapper;
+import io.neardup.query.JaccardVerifiedQuery;
+import io.neardup.query.MinhashSimilarityQuery;
+import io.neardup.query.SegmentFingerprintCache;
+import io.neardup.query.SimhashNeighborQuery;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

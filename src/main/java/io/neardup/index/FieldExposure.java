@@ -2,9 +2,8 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
-import io.neardup.mapper.FingerprintFields;
 import java.io.IOException;
 import java.util.Set;
 import org.apache.lucene.index.BinaryDocValues;

@@ -1,0 +1,75 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.ArchConfiguration;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
+import java.util.List;
+import org.opensearch.test.OpenSearchTestCase;
+
+/**
+ * The package order drawn in docs/architecture.md, checked on the compiled main classes: each
+ * package uses only the packages below it, so no change can bring a cycle back unnoticed.
+ */
+public class PackageLayersTests extends OpenSearchTestCase {
+
+    /** Bottom up; a package may use any package before it in this list, none after it. */
+    static final List<String> ORDER =
+            List.of("core", "index", "ingest", "query", "clusters", "lookup", "collapse", "stats", "plugin");
+
+    private static JavaClasses classes;
+
+    /** The main classes, imported once; classes outside the project are not followed (they are in no layer). */
+    private static synchronized JavaClasses mainClasses() {
+        if (classes == null) {
+            ArchConfiguration.get().setResolveMissingDependenciesFromClassPath(false);
+            classes = new ClassFileImporter()
+                    .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                    .importPackages("io.neardup");
+        }
+        return classes;
+    }
+
+    private static String packageOf(String layer) {
+        return layer.equals("plugin") ? "io.neardup" : "io.neardup." + layer + "..";
+    }
+
+    public void testEachPackageUsesOnlyThePackagesBelowIt() {
+        JavaClasses classes = mainClasses();
+        assertTrue("no classes imported: the check would pass vacuously", classes.size() > 100);
+        LayeredArchitecture layers = layeredArchitecture().consideringOnlyDependenciesInLayers();
+        for (String layer : ORDER) {
+            layers = layers.layer(layer).definedBy(packageOf(layer));
+        }
+        for (int i = 0; i < ORDER.size(); i++) {
+            String[] below = ORDER.subList(0, i).toArray(String[]::new);
+            layers = below.length == 0
+                    ? layers.whereLayer(ORDER.get(i)).mayNotAccessAnyLayer()
+                    : layers.whereLayer(ORDER.get(i)).mayOnlyAccessLayers(below);
+        }
+        layers.check(classes);
+    }
+
+    public void testPackagesFormNoCycle() {
+        slices().matching("io.neardup.(*)..").should().beFreeOfCycles().check(mainClasses());
+    }
+
+    public void testCoreIsPureJava() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.neardup.core..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.opensearch..", "org.apache.lucene..")
+                .check(mainClasses());
+    }
+}
