@@ -8,7 +8,6 @@ import io.neardup.core.FingerprintObject;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -89,18 +88,17 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         if (SimhashCodec.isHex(value)) {
             return new HitFingerprint(Kind.SIMHASH, SimhashCodec.parseHex(value), null, null, scheme);
         }
-        byte[] raw;
+        int[] signature;
         try {
-            raw = Base64.getUrlDecoder().decode(value);
+            signature = SignatureCodec.decode(value);
         } catch (IllegalArgumentException e) {
             throw notAFingerprint(hit, field, value);
         }
-        if (raw.length < 9 || (raw.length - 5) % 4 != 0 || raw[0] != SignatureCodec.FORMAT_VERSION) {
+        if (signature.length == 0) {
             throw notAFingerprint(hit, field, value);
         }
         int schemeHash = SignatureCodec.schemeHashOf(value);
-        int values = (raw.length - 5) / 4;
-        int[] signature = SignatureCodec.decode(value, values, schemeHash);
+        int values = signature.length;
         return new HitFingerprint(
                 Kind.MINHASH, 0, signature, null, String.format(Locale.ROOT, "%08x/%d", schemeHash, values));
     }

@@ -256,7 +256,8 @@ public record LshBanding(int bands, int rows) {
     /**
      * The key of band {@code band} of a signature in its stored layout (4 bytes a value, big-endian):
      * {@link Murmur3#hash64} (seed 0) over the band's {@code rows} values. The one definition of a band
-     * key: the {@code minhash} field's band terms carry it, and the band self-join groups by it.
+     * key: the {@code minhash} field's band terms carry it, the band self-join groups by it, and
+     * {@code near_dup_collapse} keys its own bands by it ({@link #bandKey(byte[], int, int, int, long)}).
      */
     public static long bandKey(byte[] signatureBytes, int band, int rows) {
         return bandKey(signatureBytes, 0, band, rows);
@@ -264,6 +265,14 @@ public record LshBanding(int bands, int rows) {
 
     /** {@link #bandKey(byte[], int, int)} of the signature at {@code offset} of {@code bytes}. */
     public static long bandKey(byte[] bytes, int offset, int band, int rows) {
-        return Murmur3.hash64(bytes, offset + band * rows * 4, rows * 4, 0L);
+        return bandKey(bytes, offset, band * rows, (band + 1) * rows, 0L);
+    }
+
+    /**
+     * The key of the values {@code [from, to)} of the signature at {@code offset} of {@code bytes} (its
+     * stored layout), under {@code seed}: bands of unequal widths, or keys that must differ by scheme.
+     */
+    public static long bandKey(byte[] bytes, int offset, int from, int to, long seed) {
+        return Murmur3.hash64(bytes, offset + from * 4, (to - from) * 4, seed);
     }
 }

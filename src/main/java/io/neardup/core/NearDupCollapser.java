@@ -4,6 +4,7 @@
  */
 package io.neardup.core;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -91,9 +92,15 @@ public final class NearDupCollapser {
             int k = sig.length;
             int bands = bandsFor(k, minSimilarity);
             long[] keys = new long[bands];
+            byte[] stored = storedLayout(sig);
             int best = Integer.MAX_VALUE;
             for (int b = 0; b < bands; b++) {
-                keys[b] = bandKey(sig, scheme, b, bands);
+                keys[b] = LshBanding.bandKey(
+                        stored,
+                        0,
+                        (int) ((long) b * k / bands),
+                        (int) ((long) (b + 1) * k / bands),
+                        ((long) scheme << 32) ^ ((long) b << 16) ^ k);
                 int[] bucket = buckets.get(keys[b]);
                 if (bucket == null) {
                     continue;
@@ -239,15 +246,13 @@ public final class NearDupCollapser {
         return Math.min(k, k - minEqual(k, s) + 1);
     }
 
-    private static long bandKey(int[] sig, int scheme, int band, int bands) {
-        int k = sig.length;
-        int from = (int) ((long) band * k / bands);
-        int to = (int) ((long) (band + 1) * k / bands);
-        long h = Murmur3.fmix64(((long) scheme << 32) ^ ((long) band << 16) ^ k);
-        for (int p = from; p < to; p++) {
-            h = Murmur3.fmix64(h ^ (sig[p] & 0xFFFFFFFFL) * 0x9E3779B97F4A7C15L);
+    /** A signature's values as a {@code minhash} field stores them (4 bytes each, big-endian), to key its bands by. */
+    private static byte[] storedLayout(int[] signature) {
+        ByteBuffer bytes = ByteBuffer.allocate(4 * signature.length);
+        for (int value : signature) {
+            bytes.putInt(value);
         }
-        return h;
+        return bytes.array();
     }
 
     private static void checkLengths(int values, int schemes) {

@@ -8,7 +8,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.Locale;
 
 /**
@@ -41,22 +40,20 @@ import java.util.Locale;
  * varint[] the first value, then n - 1 gaps to the next (each at least 1), unsigned LEB128
  * </pre>
  * It took about 4 bytes a shingle for a thousand shingles. An empty set is written in it (one byte).
- * In {@code _source} the payload is URL-safe base64 (no padding) after a header, format version (1
- * byte) and the scheme hash (int32, big-endian) as in {@link SignatureCodec}.
+ * In {@code _source} the payload follows a {@link PayloadHeader} (format version, scheme hash), all in
+ * URL-safe base64.
  *
  * <p>{@link #jaccard} merges two payloads while decoding them, allocation-free, and checks their
  * structure as it goes: a payload that ends early, overruns, or is not strictly increasing fails
  * with {@link IllegalArgumentException}. Stateless and thread-safe.
  */
 public final class ShingleSetCodec {
-    /** The version of the {@code _source} header; the payload after it says which layout it has. */
-    public static final int FORMAT_VERSION = 1;
+    /** The version of the {@code _source} header ({@link PayloadHeader}); the payload after it says which layout it has. */
+    public static final int FORMAT_VERSION = PayloadHeader.FORMAT_VERSION;
     /** Most values a set may hold: far above any text the ingest processor accepts (10M characters). */
     public static final int MAX_VALUES = 10_000_000;
 
-    private static final int HEADER_BYTES = 5;
-    private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
-    private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
+    private static final String WHAT = "shingle set";
 
     private ShingleSetCodec() {}
 
@@ -93,26 +90,16 @@ public final class ShingleSetCodec {
     /** The {@code _source} form: header (format version, scheme hash) and payload, URL-safe base64. */
     public static String encode(int[] sortedValues, int schemeHash) {
         // Header and payload written into one array: no payload copy on the way to base64.
-        byte[] out = new byte[HEADER_BYTES + payloadBytes(sortedValues)];
-        putHeader(out, schemeHash);
-        putPayload(sortedValues, out, HEADER_BYTES);
-        return ENCODER.encodeToString(out);
+        byte[] out = PayloadHeader.allocate(payloadBytes(sortedValues), schemeHash);
+        putPayload(sortedValues, out, PayloadHeader.BYTES);
+        return PayloadHeader.encode(out);
     }
 
     /** The {@code _source} form of a payload ({@link #payload}, or as {@link #decodePayload} returned it). */
     public static String encodePayload(byte[] payload, int offset, int length, int schemeHash) {
-        byte[] out = new byte[HEADER_BYTES + length];
-        putHeader(out, schemeHash);
-        System.arraycopy(payload, offset, out, HEADER_BYTES, length);
-        return ENCODER.encodeToString(out);
-    }
-
-    private static void putHeader(byte[] out, int schemeHash) {
-        out[0] = FORMAT_VERSION;
-        out[1] = (byte) (schemeHash >>> 24);
-        out[2] = (byte) (schemeHash >>> 16);
-        out[3] = (byte) (schemeHash >>> 8);
-        out[4] = (byte) schemeHash;
+        byte[] out = PayloadHeader.allocate(length, schemeHash);
+        System.arraycopy(payload, offset, out, PayloadHeader.BYTES, length);
+        return PayloadHeader.encode(out);
     }
 
     /** The exact payload size, after checking that the values are distinct and ascending. */
@@ -233,30 +220,9 @@ public final class ShingleSetCodec {
      * found and what was expected.
      */
     public static byte[] decodePayload(String encoded, int expectedSchemeHash) {
-        if (encoded == null) {
-            throw new IllegalArgumentException("shingle set must not be null");
-        }
-        byte[] bytes;
-        try {
-            bytes = DECODER.decode(encoded);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("shingle set is not valid URL-safe base64: " + e.getMessage(), e);
-        }
-        if (bytes.length < HEADER_BYTES + 1) {
-            throw new IllegalArgumentException("shingle set has " + bytes.length + " bytes, shorter than its "
-                    + HEADER_BYTES + "-byte header and a count");
-        }
-        int version = bytes[0] & 0xFF;
-        if (version != FORMAT_VERSION) {
-            throw new IllegalArgumentException(
-                    "shingle set has format version " + version + ", expected " + FORMAT_VERSION);
-        }
-        int schemeHash = (bytes[1] & 0xFF) << 24 | (bytes[2] & 0xFF) << 16 | (bytes[3] & 0xFF) << 8 | (bytes[4] & 0xFF);
-        if (schemeHash != expectedSchemeHash) {
-            throw new IllegalArgumentException("shingle set was made by another fingerprint scheme: scheme hash "
-                    + SignatureCodec.hex(schemeHash) + ", expected " + SignatureCodec.hex(expectedSchemeHash));
-        }
-        byte[] payload = Arrays.copyOfRange(bytes, HEADER_BYTES, bytes.length);
+        byte[] bytes = PayloadHeader.decode(encoded, WHAT, 1, " and a count");
+        PayloadHeader.check(bytes, WHAT, expectedSchemeHash);
+        byte[] payload = Arrays.copyOfRange(bytes, PayloadHeader.BYTES, bytes.length);
         size(payload, 0, payload.length);
         return payload;
     }
