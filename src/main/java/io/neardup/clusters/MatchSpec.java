@@ -6,11 +6,13 @@ package io.neardup.clusters;
 
 import io.neardup.core.LshBanding;
 import io.neardup.index.MinhashFieldMapper;
+import io.neardup.index.NearDupOptions;
 import io.neardup.query.Like;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
 import java.io.IOException;
 import java.util.Locale;
+import java.util.Objects;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.common.io.stream.Writeable;
@@ -21,92 +23,68 @@ import org.opensearch.index.query.QueryShardContext;
 
 /**
  * When two documents of a {@code _near_dup_clusters} run are near-duplicates: the fingerprint
- * {@code field} and the {@code near_duplicate} query options that apply to it. Each document is
- * matched by exactly the query a user would send for it, so the clusters and the query agree.
- * Null options take the query's defaults.
+ * {@code field} and the {@code near_duplicate} options that apply to it, the same validated
+ * {@link NearDupOptions} the query takes. Each document is matched by exactly the query a user
+ * would send for it, so the clusters and the query agree. Unset options take the query's defaults.
+ * A run takes {@code max_distance}, {@code mode}, {@code max_flips}, {@code min_similarity} and
+ * {@code verification}; on the wire, only those.
  */
-public record MatchSpec(
-        String field,
-        Integer maxDistance,
-        NearDuplicateQueryBuilder.Mode mode,
-        Integer maxFlips,
-        Double minSimilarity,
-        NearDuplicateQueryBuilder.Verification verification)
-        implements Writeable, ToXContentFragment {
+public record MatchSpec(String field, NearDupOptions options) implements Writeable, ToXContentFragment {
 
     public MatchSpec {
         if (field == null || field.isBlank()) {
             throw new IllegalArgumentException("[field] is required: the [simhash] or [minhash] field to cluster on");
         }
-        // The query's own setters check every range against its caps; fail here, before any work, not on a shard.
-        build(
-                field,
-                maxDistance,
-                mode,
-                maxFlips,
-                minSimilarity,
-                verification,
-                Like.simhash("0000000000000000", null, null),
-                null);
+        Objects.requireNonNull(options);
+        if (options.prefixBits() != null || options.firstMatch() != null || options.minBandMatches() != null) {
+            throw new IllegalArgumentException(
+                    "a run matches with [max_distance], [mode], [max_flips], [min_similarity] and [verification] only");
+        }
+    }
+
+    public MatchSpec(
+            String field,
+            Integer maxDistance,
+            NearDupOptions.Mode mode,
+            Integer maxFlips,
+            Double minSimilarity,
+            NearDupOptions.Verification verification) {
+        this(field, new NearDupOptions(maxDistance, mode, maxFlips, null, null, minSimilarity, null, verification));
     }
 
     public MatchSpec(StreamInput in) throws IOException {
         this(
                 in.readString(),
                 in.readOptionalVInt(),
-                in.readBoolean() ? in.readEnum(NearDuplicateQueryBuilder.Mode.class) : null,
+                in.readBoolean() ? in.readEnum(NearDupOptions.Mode.class) : null,
                 in.readOptionalVInt(),
                 in.readOptionalDouble(),
-                in.readBoolean() ? in.readEnum(NearDuplicateQueryBuilder.Verification.class) : null);
+                in.readBoolean() ? in.readEnum(NearDupOptions.Verification.class) : null);
     }
 
     @Override
     public void writeTo(StreamOutput out) throws IOException {
         out.writeString(field);
-        out.writeOptionalVInt(maxDistance);
-        out.writeBoolean(mode != null);
-        if (mode != null) {
-            out.writeEnum(mode);
+        out.writeOptionalVInt(options.maxDistance());
+        out.writeBoolean(options.mode() != null);
+        if (options.mode() != null) {
+            out.writeEnum(options.mode());
         }
-        out.writeOptionalVInt(maxFlips);
-        out.writeOptionalDouble(minSimilarity);
-        out.writeBoolean(verification != null);
-        if (verification != null) {
-            out.writeEnum(verification);
+        out.writeOptionalVInt(options.maxFlips());
+        out.writeOptionalDouble(options.minSimilarity());
+        out.writeBoolean(options.verification() != null);
+        if (options.verification() != null) {
+            out.writeEnum(options.verification());
         }
+    }
+
+    public Double minSimilarity() {
+        return options.minSimilarity();
     }
 
     /** The query that finds the near-duplicates of {@code like} (itself excluded). */
     public NearDuplicateQueryBuilder query(Like like, QueryServices services) {
-        return build(field, maxDistance, mode, maxFlips, minSimilarity, verification, like, services);
-    }
-
-    private static NearDuplicateQueryBuilder build(
-            String field,
-            Integer maxDistance,
-            NearDuplicateQueryBuilder.Mode mode,
-            Integer maxFlips,
-            Double minSimilarity,
-            NearDuplicateQueryBuilder.Verification verification,
-            Like like,
-            QueryServices services) {
-        NearDuplicateQueryBuilder query = new NearDuplicateQueryBuilder(field, like, services);
-        if (maxDistance != null) {
-            query.maxDistance(maxDistance);
-        }
-        if (mode != null) {
-            query.mode(mode);
-        }
-        if (maxFlips != null) {
-            query.maxFlips(maxFlips);
-        }
-        if (minSimilarity != null) {
-            query.minSimilarity(minSimilarity);
-        }
-        if (verification != null) {
-            query.verification(verification);
-        }
-        return query;
+        return new NearDuplicateQueryBuilder(field, like, services).options(options);
     }
 
     /** The object holding {@link #field} and its siblings, as the processor writes it ({@code body_fp} for {@code body_fp.simhash}). */
@@ -121,28 +99,13 @@ public record MatchSpec(
      * sibling minhash). A minhash object's shingle set is most of a document's fingerprints.
      */
     public String sourceToMatch() {
-        return minSimilarity == null ? field : fingerprintObject();
+        return options.minSimilarity() == null ? field : fingerprintObject();
     }
 
     @Override
     public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
         builder.field("field", field);
-        if (maxDistance != null) {
-            builder.field("max_distance", maxDistance);
-        }
-        if (mode != null) {
-            builder.field("mode", mode.paramName());
-        }
-        if (maxFlips != null) {
-            builder.field("max_flips", maxFlips);
-        }
-        if (minSimilarity != null) {
-            builder.field("min_similarity", minSimilarity);
-        }
-        if (verification != null) {
-            builder.field("verification", verification.paramName());
-        }
-        return builder;
+        return options.toXContent(builder, params);
     }
 
     @Override
@@ -159,12 +122,8 @@ public record MatchSpec(
             throw new IllegalArgumentException("[field] [" + field + "] is not a [minhash] field in " + shardId);
         }
         LshBanding banding = ((MinhashFieldMapper.MinhashFieldType) context.fieldMapper(field)).banding();
-        double tau = minSimilarity == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : minSimilarity;
-        return new BandMatching(
-                banding,
-                tau,
-                banding.minBandMatchesFor(tau),
-                verification != NearDuplicateQueryBuilder.Verification.ESTIMATE);
+        double tau = options.effectiveMinSimilarity();
+        return new BandMatching(banding, tau, banding.minBandMatchesFor(tau), options.exactVerification());
     }
 
     /** How a {@code simhash} spec with {@code min_similarity} verifies its neighbours: on the sibling {@code minhash} field. */
@@ -176,7 +135,7 @@ public record MatchSpec(
      * {@code body_fp.minhash}) is not mapped as {@code minhash}, as the query says.
      */
     SiblingVerification siblingVerification(QueryShardContext context, ShardId shardId) {
-        if (minSimilarity == null) {
+        if (options.minSimilarity() == null) {
             return null;
         }
         int dot = field.lastIndexOf('.');
@@ -186,7 +145,6 @@ public record MatchSpec(
                     + " on the [minhash] field [" + sibling + "] of the same fingerprint object, which is not mapped"
                     + " as [minhash] in " + shardId);
         }
-        return new SiblingVerification(
-                sibling, minSimilarity, verification != NearDuplicateQueryBuilder.Verification.ESTIMATE);
+        return new SiblingVerification(sibling, options.minSimilarity(), options.exactVerification());
     }
 }

@@ -6,7 +6,7 @@ package io.neardup.clusters;
 
 import static org.opensearch.action.ValidateActions.addValidationError;
 
-import io.neardup.query.NearDuplicateQueryBuilder;
+import io.neardup.index.NearDupOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -162,8 +162,8 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         Integer maxDistance = null;
         Integer maxFlips = null;
         Double minSimilarity = null;
-        NearDuplicateQueryBuilder.Mode mode = null;
-        NearDuplicateQueryBuilder.Verification verification = null;
+        NearDupOptions.Mode mode = null;
+        NearDupOptions.Verification verification = null;
         Linkage linkage = Linkage.SINGLE;
         List<SortBuilder<?>> sort = List.of();
         boolean keepExisting = true;
@@ -206,13 +206,12 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                     case "linkage" -> linkage = Linkage.parse(text(parser, token, name));
                     case "max_distance" -> maxDistance = intValue(parser, token, name);
                     case "max_flips" -> maxFlips = intValue(parser, token, name);
-                    case "mode" -> mode = NearDuplicateQueryBuilder.Mode.parse(text(parser, token, name));
+                    case "mode" -> mode = NearDupOptions.Mode.parse(text(parser, token, name));
                     case "min_similarity" -> {
                         expect(parser, token, XContentParser.Token.VALUE_NUMBER, name);
                         minSimilarity = parser.doubleValue();
                     }
-                    case "verification" ->
-                        verification = NearDuplicateQueryBuilder.Verification.parse(text(parser, token, name));
+                    case "verification" -> verification = NearDupOptions.Verification.parse(text(parser, token, name));
                     case "singletons" -> singletons = booleanValue(parser, token, name);
                     default -> throw new IllegalArgumentException("[_near_dup_clusters] unknown option [" + name + "]");
                 }

@@ -4,7 +4,7 @@
  */
 package io.neardup.clusters;
 
-import io.neardup.index.MinhashFieldMapper;
+import io.neardup.index.NearDupOptions;
 import io.neardup.index.SimhashFieldMapper;
 import io.neardup.query.SegmentFingerprintCache;
 import java.util.HashMap;
@@ -168,11 +168,12 @@ public class TransportNearDupClustersAction
             throw new IllegalArgumentException("[field] [" + field + "] is not mapped in index [" + names[0] + "]");
         }
         Object type = fieldMapping.get("type");
-        if (SimhashFieldMapper.CONTENT_TYPE.equals(type) == false
-                && MinhashFieldMapper.CONTENT_TYPE.equals(type) == false) {
+        NearDupOptions.FieldKind kind = NearDupOptions.FieldKind.ofType(type);
+        if (kind == null) {
             throw new IllegalArgumentException("[field] [" + field + "] is of type [" + (type == null ? "object" : type)
                     + "], expected [simhash] or [minhash]");
         }
+        request.spec().options().requireApplicableTo("_near_dup_clusters", kind, field);
         MappingPaths.checkAssignable(properties, request.targetField(), ClusterAssignment.ACCEPTED_TYPES);
         return metadata;
     }

@@ -12,7 +12,6 @@ import io.neardup.index.FieldExposure;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.SimhashFieldMapper;
 import io.neardup.query.BreakerBudget;
-import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
 import io.neardup.query.SegmentScheme;
 import io.neardup.query.SimhashBatchMatcher;
@@ -105,8 +104,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
         IndexShard shard = indexService.getShard(shardId.id());
         MatchSpec spec = request.spec();
-        int maxDistance =
-                spec.maxDistance() == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : spec.maxDistance();
+        int maxDistance = spec.options().effectiveMaxDistance();
         CircuitBreaker breaker = services.cache().breaker();
         try (Engine.Searcher searcher = shard.acquireSearcher("near_dup_clusters")) {
             QueryShardContext context =

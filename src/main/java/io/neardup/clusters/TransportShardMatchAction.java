@@ -10,7 +10,6 @@ import io.neardup.core.MemoryBudget;
 import io.neardup.core.SimhashCodec;
 import io.neardup.query.BreakerBudget;
 import io.neardup.query.Like;
-import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
 import io.neardup.query.SimhashBatchMatcher;
 import java.io.IOException;
@@ -217,9 +216,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                             context,
                             searcher,
                             request.spec().field(),
-                            request.spec().maxDistance() == null
-                                    ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE
-                                    : request.spec().maxDistance(),
+                            request.spec().options().effectiveMaxDistance(),
                             services)
                     : null;
             if (request.bandFilter()) {

@@ -18,7 +18,7 @@ import io.neardup.core.RecentFingerprints;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
-import io.neardup.query.NearDuplicateQueryBuilder;
+import io.neardup.index.NearDupOptions;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -171,7 +171,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
             if (simhash) {
                 long value = SimhashCodec.parseHex(parts.value());
-                int distance = maxDistance == null ? NearDuplicateQueryBuilder.DEFAULT_MAX_DISTANCE : maxDistance;
+                int distance = maxDistance == null ? NearDupOptions.DEFAULT_MAX_DISTANCE : maxDistance;
                 self = id == null ? null : recent.addSimhash(scope, id, scheme, value, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch =
@@ -181,7 +181,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 byte[] shingles = parts.shingles() == null
                         ? null
                         : ShingleSetCodec.decodePayload(parts.shingles(), SignatureCodec.schemeHashOf(parts.value()));
-                double tau = minSimilarity == null ? NearDuplicateQueryBuilder.DEFAULT_MIN_SIMILARITY : minSimilarity;
+                double tau = minSimilarity == null ? NearDupOptions.DEFAULT_MIN_SIMILARITY : minSimilarity;
                 self = id == null ? null : recent.addSignature(scope, id, scheme, signature, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch = () -> recent.mostSimilarSignature(
@@ -384,8 +384,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                         "target_field",
                         "must be a field path outside the metadata, got [" + targetField + "]");
             }
-            Integer maxDistance =
-                    readOptionalInt(tag, config, "max_distance", 0, NearDuplicateQueryBuilder.MAX_MAX_DISTANCE);
+            Integer maxDistance = readOptionalInt(tag, config, "max_distance", 0, NearDupOptions.MAX_MAX_DISTANCE);
             if (config.containsKey("mode") || config.containsKey("max_flips")) {
                 throw newConfigurationException(
                         TYPE,

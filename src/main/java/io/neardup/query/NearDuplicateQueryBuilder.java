@@ -4,10 +4,9 @@
  */
 package io.neardup.query;
 
-import io.neardup.core.FlipSetGenerator;
 import io.neardup.core.LshBanding;
-import io.neardup.core.SortedFingerprints;
 import io.neardup.index.MinhashFieldMapper;
+import io.neardup.index.NearDupOptions;
 import io.neardup.index.SimhashFieldMapper;
 import java.io.IOException;
 import java.util.Locale;
@@ -50,16 +49,6 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     public static final String NAME = "near_duplicate";
 
-    public static final int DEFAULT_MAX_DISTANCE = 3;
-    public static final int MAX_MAX_DISTANCE = FlipSetGenerator.MAX_DISTANCE;
-    public static final int DEFAULT_MAX_FLIPS = 64;
-    public static final int MAX_MAX_FLIPS = FlipSetGenerator.MAX_K;
-    public static final int MAX_PREFIX_BITS = SortedFingerprints.MAX_PREFIX_BITS;
-    public static final double DEFAULT_MIN_SIMILARITY = 0.8;
-    public static final int MAX_MIN_BAND_MATCHES = 1024;
-    /** {@code prefix_bits: "auto"}: about log2 of each segment's size. */
-    public static final int AUTO_PREFIX_BITS = 0;
-
     private static final ParseField FIELD = new ParseField("field");
     private static final ParseField LIKE = new ParseField("like");
     private static final ParseField MAX_DISTANCE = new ParseField("max_distance");
@@ -73,61 +62,9 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private static final ParseField INCLUDE_SELF = new ParseField("include_self");
     private static final ParseField IGNORE_UNMAPPED = new ParseField("ignore_unmapped");
 
-    /** How the neighbours are looked up. */
-    public enum Mode {
-        /** Probabilistic Simhash Matching: the {@code max_flips} most probable flip sets of the query's weak bits. */
-        PSM,
-        /** Every document within {@code max_distance}: recall 1 by construction. */
-        EXACT;
-
-        public String paramName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-
-        public static Mode parse(String value) {
-            for (Mode mode : values()) {
-                if (mode.paramName().equals(value)) {
-                    return mode;
-                }
-            }
-            throw new IllegalArgumentException(
-                    "[" + NAME + "] unknown mode [" + value + "], expected [psm] or [exact]");
-        }
-    }
-
-    /** How candidates are checked against {@code min_similarity} (on a {@code minhash} field, or a {@code simhash} one with it). */
-    public enum Verification {
-        /** The exact Jaccard of the shingle sets where the query and the document both have one, else the estimate. */
-        AUTO,
-        /** Always the MinHash estimate (fraction of equal signature values): cheaper, ±0.035 at J = 0.8 with 128 values. */
-        ESTIMATE;
-
-        public String paramName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-
-        public static Verification parse(String value) {
-            for (Verification verification : values()) {
-                if (verification.paramName().equals(value)) {
-                    return verification;
-                }
-            }
-            throw new IllegalArgumentException(
-                    "[" + NAME + "] unknown verification [" + value + "], expected [auto] or [estimate]");
-        }
-    }
-
     private final String field;
     private final Like like;
-    // Options of one field type are null unless set, so that setting them for the other type is an error.
-    private Integer maxDistance;
-    private Mode mode;
-    private Integer maxFlips;
-    private Integer prefixBits;
-    private Boolean firstMatch;
-    private Double minSimilarity;
-    private Integer minBandMatches;
-    private Verification verification;
+    private NearDupOptions options = NearDupOptions.DEFAULTS;
     private boolean includeSelf = false;
     private boolean ignoreUnmapped = false;
     private final QueryServices services;
@@ -151,14 +88,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         super(in);
         this.field = in.readString();
         this.like = new Like(in);
-        this.maxDistance = in.readOptionalVInt();
-        this.mode = in.readBoolean() ? in.readEnum(Mode.class) : null;
-        this.maxFlips = in.readOptionalVInt();
-        this.prefixBits = in.readOptionalVInt();
-        this.firstMatch = in.readOptionalBoolean();
-        this.minSimilarity = in.readOptionalDouble();
-        this.minBandMatches = in.readOptionalVInt();
-        this.verification = in.readBoolean() ? in.readEnum(Verification.class) : null;
+        this.options = new NearDupOptions(in);
         this.includeSelf = in.readBoolean();
         this.ignoreUnmapped = in.readBoolean();
         this.services = services;
@@ -172,20 +102,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         }
         out.writeString(field);
         like.writeTo(out);
-        out.writeOptionalVInt(maxDistance);
-        out.writeBoolean(mode != null);
-        if (mode != null) {
-            out.writeEnum(mode);
-        }
-        out.writeOptionalVInt(maxFlips);
-        out.writeOptionalVInt(prefixBits);
-        out.writeOptionalBoolean(firstMatch);
-        out.writeOptionalDouble(minSimilarity);
-        out.writeOptionalVInt(minBandMatches);
-        out.writeBoolean(verification != null);
-        if (verification != null) {
-            out.writeEnum(verification);
-        }
+        options.writeTo(out);
         out.writeBoolean(includeSelf);
         out.writeBoolean(ignoreUnmapped);
     }
@@ -198,65 +115,47 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         return like;
     }
 
-    public NearDuplicateQueryBuilder maxDistance(int maxDistance) {
-        if (maxDistance < 0 || maxDistance > MAX_MAX_DISTANCE) {
-            throw new IllegalArgumentException("[" + NAME + "] [max_distance] must be in [0, " + MAX_MAX_DISTANCE
-                    + "], got [" + maxDistance + "]");
-        }
-        this.maxDistance = maxDistance;
+    public NearDupOptions options() {
+        return options;
+    }
+
+    /** Sets every option at once: the record was validated when built. */
+    public NearDuplicateQueryBuilder options(NearDupOptions options) {
+        this.options = Objects.requireNonNull(options);
         return this;
     }
 
-    public NearDuplicateQueryBuilder mode(Mode mode) {
-        this.mode = Objects.requireNonNull(mode);
-        return this;
+    public NearDuplicateQueryBuilder maxDistance(int maxDistance) {
+        return options(options.withMaxDistance(maxDistance));
+    }
+
+    public NearDuplicateQueryBuilder mode(NearDupOptions.Mode mode) {
+        return options(options.withMode(Objects.requireNonNull(mode)));
     }
 
     public NearDuplicateQueryBuilder maxFlips(int maxFlips) {
-        if (maxFlips < 1 || maxFlips > MAX_MAX_FLIPS) {
-            throw new IllegalArgumentException(
-                    "[" + NAME + "] [max_flips] must be in [1, " + MAX_MAX_FLIPS + "], got [" + maxFlips + "]");
-        }
-        this.maxFlips = maxFlips;
-        return this;
+        return options(options.withMaxFlips(maxFlips));
     }
 
-    /** @param prefixBits {@link #AUTO_PREFIX_BITS} or 1 to {@value #MAX_PREFIX_BITS} */
+    /** @param prefixBits {@link NearDupOptions#AUTO_PREFIX_BITS} or 1 to {@value NearDupOptions#MAX_PREFIX_BITS} */
     public NearDuplicateQueryBuilder prefixBits(int prefixBits) {
-        if (prefixBits != AUTO_PREFIX_BITS && (prefixBits < 1 || prefixBits > MAX_PREFIX_BITS)) {
-            throw new IllegalArgumentException("[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, "
-                    + MAX_PREFIX_BITS + "], got [" + prefixBits + "]");
-        }
-        this.prefixBits = prefixBits;
-        return this;
+        return options(options.withPrefixBits(prefixBits));
     }
 
     public NearDuplicateQueryBuilder firstMatch(boolean firstMatch) {
-        this.firstMatch = firstMatch;
-        return this;
+        return options(options.withFirstMatch(firstMatch));
     }
 
     public NearDuplicateQueryBuilder minSimilarity(double minSimilarity) {
-        if ((minSimilarity > 0 && minSimilarity <= 1) == false) {
-            throw new IllegalArgumentException(
-                    "[" + NAME + "] [min_similarity] must be in (0, 1], got [" + minSimilarity + "]");
-        }
-        this.minSimilarity = minSimilarity;
-        return this;
+        return options(options.withMinSimilarity(minSimilarity));
     }
 
     public NearDuplicateQueryBuilder minBandMatches(int minBandMatches) {
-        if (minBandMatches < 1 || minBandMatches > MAX_MIN_BAND_MATCHES) {
-            throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] must be in [1, "
-                    + MAX_MIN_BAND_MATCHES + "], got [" + minBandMatches + "]");
-        }
-        this.minBandMatches = minBandMatches;
-        return this;
+        return options(options.withMinBandMatches(minBandMatches));
     }
 
-    public NearDuplicateQueryBuilder verification(Verification verification) {
-        this.verification = Objects.requireNonNull(verification);
-        return this;
+    public NearDuplicateQueryBuilder verification(NearDupOptions.Verification verification) {
+        return options(options.withVerification(Objects.requireNonNull(verification)));
     }
 
     public NearDuplicateQueryBuilder includeSelf(boolean includeSelf) {
@@ -274,30 +173,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         builder.startObject(NAME);
         builder.field(FIELD.getPreferredName(), field);
         builder.field(LIKE.getPreferredName(), like);
-        if (maxDistance != null) {
-            builder.field(MAX_DISTANCE.getPreferredName(), maxDistance);
-        }
-        if (mode != null) {
-            builder.field(MODE.getPreferredName(), mode.paramName());
-        }
-        if (maxFlips != null) {
-            builder.field(MAX_FLIPS.getPreferredName(), maxFlips);
-        }
-        if (prefixBits != null) {
-            builder.field(PREFIX_BITS.getPreferredName(), prefixBits == AUTO_PREFIX_BITS ? "auto" : prefixBits);
-        }
-        if (firstMatch != null) {
-            builder.field(FIRST_MATCH.getPreferredName(), firstMatch);
-        }
-        if (minSimilarity != null) {
-            builder.field(MIN_SIMILARITY.getPreferredName(), minSimilarity);
-        }
-        if (minBandMatches != null) {
-            builder.field(MIN_BAND_MATCHES.getPreferredName(), minBandMatches);
-        }
-        if (verification != null) {
-            builder.field(VERIFICATION.getPreferredName(), verification.paramName());
-        }
+        options.toXContent(builder, params);
         builder.field(INCLUDE_SELF.getPreferredName(), includeSelf);
         builder.field(IGNORE_UNMAPPED.getPreferredName(), ignoreUnmapped);
         printBoostAndQueryName(builder);
@@ -310,8 +186,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         Like like = null;
         Integer maxDistance = null, maxFlips = null, prefixBits = null, minBandMatches = null;
         Double minSimilarity = null;
-        Mode mode = null;
-        Verification verification = null;
+        NearDupOptions.Mode mode = null;
+        NearDupOptions.Verification verification = null;
         Boolean firstMatch = null, includeSelf = null, ignoreUnmapped = null;
         float boost = DEFAULT_BOOST;
         String queryName = null;
@@ -332,16 +208,17 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (MAX_DISTANCE.match(name, parser.getDeprecationHandler())) {
                     maxDistance = intValue(parser, name);
                 } else if (MODE.match(name, parser.getDeprecationHandler())) {
-                    mode = Mode.parse(parser.text());
+                    mode = NearDupOptions.Mode.parse(parser.text());
                 } else if (MAX_FLIPS.match(name, parser.getDeprecationHandler())) {
                     maxFlips = intValue(parser, name);
                 } else if (PREFIX_BITS.match(name, parser.getDeprecationHandler())) {
-                    prefixBits = "auto".equals(parser.text()) ? AUTO_PREFIX_BITS : intValue(parser, name);
-                    if (prefixBits == AUTO_PREFIX_BITS && "auto".equals(parser.text()) == false) {
+                    prefixBits =
+                            "auto".equals(parser.text()) ? NearDupOptions.AUTO_PREFIX_BITS : intValue(parser, name);
+                    if (prefixBits == NearDupOptions.AUTO_PREFIX_BITS && "auto".equals(parser.text()) == false) {
                         throw new ParsingException(
                                 parser.getTokenLocation(),
-                                "[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, " + MAX_PREFIX_BITS
-                                        + "], got [0]");
+                                "[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, "
+                                        + NearDupOptions.MAX_PREFIX_BITS + "], got [0]");
                     }
                 } else if (FIRST_MATCH.match(name, parser.getDeprecationHandler())) {
                     firstMatch = booleanValue(parser, name);
@@ -350,7 +227,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (MIN_BAND_MATCHES.match(name, parser.getDeprecationHandler())) {
                     minBandMatches = intValue(parser, name);
                 } else if (VERIFICATION.match(name, parser.getDeprecationHandler())) {
-                    verification = Verification.parse(parser.text());
+                    verification = NearDupOptions.Verification.parse(parser.text());
                 } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
                     includeSelf = booleanValue(parser, name);
                 } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
@@ -373,31 +250,16 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                         "[" + NAME + "] requires [like]: {\"_id\": …}, {\"text\": …}, "
                                 + "{\"simhash\": …} or {\"minhash\": …}");
             }
-            NearDuplicateQueryBuilder builder = new NearDuplicateQueryBuilder(field, like, services);
-            if (maxDistance != null) {
-                builder.maxDistance(maxDistance);
-            }
-            if (mode != null) {
-                builder.mode(mode);
-            }
-            if (maxFlips != null) {
-                builder.maxFlips(maxFlips);
-            }
-            if (prefixBits != null) {
-                builder.prefixBits(prefixBits);
-            }
-            if (firstMatch != null) {
-                builder.firstMatch(firstMatch);
-            }
-            if (minSimilarity != null) {
-                builder.minSimilarity(minSimilarity);
-            }
-            if (minBandMatches != null) {
-                builder.minBandMatches(minBandMatches);
-            }
-            if (verification != null) {
-                builder.verification(verification);
-            }
+            NearDuplicateQueryBuilder builder = new NearDuplicateQueryBuilder(field, like, services)
+                    .options(new NearDupOptions(
+                            maxDistance,
+                            mode,
+                            maxFlips,
+                            prefixBits,
+                            firstMatch,
+                            minSimilarity,
+                            minBandMatches,
+                            verification));
             if (includeSelf != null) {
                 builder.includeSelf(includeSelf);
             }
@@ -540,14 +402,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     private NearDuplicateQueryBuilder copyWith(Like other) {
         NearDuplicateQueryBuilder copy = new NearDuplicateQueryBuilder(field, other, services);
-        copy.maxDistance = maxDistance;
-        copy.mode = mode;
-        copy.maxFlips = maxFlips;
-        copy.prefixBits = prefixBits;
-        copy.firstMatch = firstMatch;
-        copy.minSimilarity = minSimilarity;
-        copy.minBandMatches = minBandMatches;
-        copy.verification = verification;
+        copy.options = options;
         copy.includeSelf = includeSelf;
         copy.ignoreUnmapped = ignoreUnmapped;
         return copy.boost(boost).queryName(queryName);
@@ -583,33 +438,16 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         String selfId;
         try {
             if (fieldType instanceof SimhashFieldMapper.SimhashFieldType) {
-                rejectOptions(context, "simhash", "minhash", minBandMatches, MIN_BAND_MATCHES);
-                if (minSimilarity == null && verification != null) {
-                    throw new IllegalArgumentException(
-                            "[" + NAME + "] [verification] on a [simhash] field goes with [min_similarity]");
-                }
+                options.requireApplicableTo(NAME, NearDupOptions.FieldKind.SIMHASH, field);
                 LikeResolver.Resolved target = services.resolver().resolveSimhash(like, field, context);
                 selfId = includeSelf ? null : target.selfId();
                 query = simhashQuery(context, target, selfId);
-                if (minSimilarity != null) {
+                if (options.minSimilarity() != null) {
                     query = jaccardVerified(context, query);
                 }
             } else {
                 MinhashFieldMapper.MinhashFieldType minhash = (MinhashFieldMapper.MinhashFieldType) fieldType;
-                rejectOptions(
-                        context,
-                        "minhash",
-                        "simhash",
-                        maxDistance,
-                        MAX_DISTANCE,
-                        mode,
-                        MODE,
-                        maxFlips,
-                        MAX_FLIPS,
-                        prefixBits,
-                        PREFIX_BITS,
-                        firstMatch,
-                        FIRST_MATCH);
+                options.requireApplicableTo(NAME, NearDupOptions.FieldKind.MINHASH, field);
                 LikeResolver.ResolvedSignature target =
                         services.resolver().resolveMinhash(like, field, minhash.numHashes(), context);
                 query = minhashQuery(minhash, target);
@@ -629,8 +467,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     }
 
     private Query simhashQuery(QueryShardContext context, LikeResolver.Resolved target, String excludedId) {
-        Mode effectiveMode = mode == null ? Mode.PSM : mode;
-        if (effectiveMode == Mode.PSM && target.margins() == null) {
+        NearDupOptions.Mode effectiveMode = options.effectiveMode();
+        if (effectiveMode == NearDupOptions.Mode.PSM && target.margins() == null) {
             throw new QueryShardException(
                     context,
                     "[" + NAME + "] mode [psm] ranks the query's weak bits by its margins, and this "
@@ -641,11 +479,11 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 target.simhash(),
                 target.margins(),
                 target.scheme(),
-                maxDistance == null ? DEFAULT_MAX_DISTANCE : maxDistance,
-                effectiveMode == Mode.EXACT,
-                maxFlips == null ? DEFAULT_MAX_FLIPS : maxFlips,
-                prefixBits == null ? AUTO_PREFIX_BITS : prefixBits,
-                firstMatch != null && firstMatch,
+                options.effectiveMaxDistance(),
+                effectiveMode == NearDupOptions.Mode.EXACT,
+                options.effectiveMaxFlips(),
+                options.effectivePrefixBits(),
+                options.effectiveFirstMatch(),
                 excludedId == null ? null : Uid.encodeId(excludedId),
                 services.cache());
     }
@@ -671,7 +509,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     target.signature(),
                     exactSet(target, sibling),
                     target.schemeHash(),
-                    minSimilarity,
+                    options.minSimilarity(),
                     services.cache().queryStats());
         }
         throw new IllegalArgumentException(
@@ -683,7 +521,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     /** The shingle set to verify with, or null for the estimate; warns when exact verification was wanted but the query has none. */
     private byte[] exactSet(LikeResolver.ResolvedSignature target, String minhashField) {
-        if (verification == Verification.ESTIMATE) {
+        if (options.exactVerification() == false) {
             return null;
         }
         if (target.shingleSet() == null) {
@@ -699,10 +537,10 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     private Query minhashQuery(MinhashFieldMapper.MinhashFieldType fieldType, LikeResolver.ResolvedSignature target) {
         LshBanding banding = fieldType.banding();
-        double tau = minSimilarity == null ? DEFAULT_MIN_SIMILARITY : minSimilarity;
+        double tau = options.effectiveMinSimilarity();
         // By default as many bands must agree as still find a pair at tau with probability 0.99: few
         // candidates at high thresholds, all of them at the field's floor.
-        int m = minBandMatches == null ? banding.minBandMatchesFor(tau) : minBandMatches;
+        int m = options.minBandMatches() == null ? banding.minBandMatchesFor(tau) : options.minBandMatches();
         if (m > banding.bands()) {
             throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] is " + m + " but field [" + field
                     + "] has only " + banding.bands() + " bands");
@@ -741,49 +579,18 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 services.cache().queryStats());
     }
 
-    /** Options of the other field type are an error, not silently ignored. */
-    private void rejectOptions(QueryShardContext context, String type, String otherType, Object... valuesAndNames) {
-        for (int i = 0; i < valuesAndNames.length; i += 2) {
-            if (valuesAndNames[i] != null) {
-                throw new QueryShardException(
-                        context,
-                        "[" + NAME + "] [" + ((ParseField) valuesAndNames[i + 1]).getPreferredName() + "] applies to ["
-                                + otherType + "] fields; [" + field + "] is a [" + type + "] field");
-            }
-        }
-    }
-
     @Override
     protected boolean doEquals(NearDuplicateQueryBuilder other) {
         return field.equals(other.field)
                 && like.equals(other.like)
-                && Objects.equals(maxDistance, other.maxDistance)
-                && mode == other.mode
-                && Objects.equals(maxFlips, other.maxFlips)
-                && Objects.equals(prefixBits, other.prefixBits)
-                && Objects.equals(firstMatch, other.firstMatch)
-                && Objects.equals(minSimilarity, other.minSimilarity)
-                && Objects.equals(minBandMatches, other.minBandMatches)
-                && verification == other.verification
+                && options.equals(other.options)
                 && includeSelf == other.includeSelf
                 && ignoreUnmapped == other.ignoreUnmapped;
     }
 
     @Override
     protected int doHashCode() {
-        return Objects.hash(
-                field,
-                like,
-                maxDistance,
-                mode,
-                maxFlips,
-                prefixBits,
-                firstMatch,
-                minSimilarity,
-                minBandMatches,
-                verification,
-                includeSelf,
-                ignoreUnmapped);
+        return Objects.hash(field, like, options, includeSelf, ignoreUnmapped);
     }
 
     @Override

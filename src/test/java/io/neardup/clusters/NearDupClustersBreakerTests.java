@@ -9,6 +9,7 @@ import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.index.NearDupOptions;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -56,9 +57,7 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
         NearDupClustersRequest request = ClusterRequests.fullRun(
-                "big",
-                new MatchSpec(
-                        "fp.simhash", 1, io.neardup.query.NearDuplicateQueryBuilder.Mode.EXACT, null, null, null));
+                "big", new MatchSpec("fp.simhash", 1, NearDupOptions.Mode.EXACT, null, null, null));
         CircuitBreakingException e = expectThrows(
                 CircuitBreakingException.class,
                 () -> client().execute(NearDupClustersAction.INSTANCE, request).actionGet());

@@ -540,6 +540,33 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                         : null);
     }
 
+    /** An option of the other field kind is a 400 naming it, as the query answers, before anything is written. */
+    public void testOptionsOfTheOtherFieldKindAreRefused() throws Exception {
+        indexMinhashTexts("kinds", 1, 0);
+        for (String option : List.of("\"max_distance\": 3", "\"mode\": \"exact\"", "\"max_flips\": 8")) {
+            String name = option.substring(1, option.indexOf('"', 1));
+            assertThat(
+                    expectThrows(
+                                    IllegalArgumentException.class,
+                                    () -> run(
+                                            "kinds",
+                                            "{\"field\": \"fp.minhash\", " + option + ", \"target_field\": \"dup\"}"))
+                            .getMessage(),
+                    org.hamcrest.Matchers.containsString("[_near_dup_clusters] [" + name
+                            + "] applies to [simhash] fields; [fp.minhash] is a [minhash] field"));
+        }
+        assertThat(
+                expectThrows(
+                                IllegalArgumentException.class,
+                                () -> run(
+                                        "kinds",
+                                        "{\"field\": \"fp.simhash\", \"verification\": \"estimate\", "
+                                                + "\"target_field\": \"dup\"}"))
+                        .getMessage(),
+                org.hamcrest.Matchers.containsString("[verification] on a [simhash] field goes with [min_similarity]"));
+        assertTrue(assignments("kinds", "dup").isEmpty());
+    }
+
     public void testBadRequestsFailBeforeAnyWrite() throws Exception {
         indexSimhashes("bad", 10, 1);
         assertAcked(client().admin()

@@ -12,6 +12,7 @@ import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.index.NearDupOptions;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Collection;
@@ -60,13 +61,12 @@ public class NearDuplicateQueryBuilderQueryTests extends AbstractQueryTestCase<N
                     null);
             builder = new NearDuplicateQueryBuilder(SIMHASH, like, SERVICES)
                     .maxDistance(randomIntBetween(0, 8))
-                    .mode(exact ? NearDuplicateQueryBuilder.Mode.EXACT : NearDuplicateQueryBuilder.Mode.PSM);
+                    .mode(exact ? NearDupOptions.Mode.EXACT : NearDupOptions.Mode.PSM);
             if (exact == false && randomBoolean()) {
                 builder.maxFlips(randomIntBetween(1, 500)).firstMatch(randomBoolean());
             }
             if (randomBoolean()) {
-                builder.prefixBits(
-                        randomBoolean() ? NearDuplicateQueryBuilder.AUTO_PREFIX_BITS : randomIntBetween(1, 32));
+                builder.prefixBits(randomBoolean() ? NearDupOptions.AUTO_PREFIX_BITS : randomIntBetween(1, 32));
             }
         } else {
             int[] signature = randomIntArray(128);
@@ -89,8 +89,8 @@ public class NearDuplicateQueryBuilderQueryTests extends AbstractQueryTestCase<N
             if (shingles == null || randomBoolean()) {
                 builder.verification(
                         shingles == null
-                                ? NearDuplicateQueryBuilder.Verification.ESTIMATE
-                                : randomFrom(NearDuplicateQueryBuilder.Verification.values()));
+                                ? NearDupOptions.Verification.ESTIMATE
+                                : randomFrom(NearDupOptions.Verification.values()));
             }
         }
         return builder.ignoreUnmapped(randomBoolean());
