@@ -25,15 +25,11 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.xcontent.XContentBuilder;
-import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.index.fielddata.IndexFieldData;
 import org.opensearch.index.mapper.FieldMapper;
-import org.opensearch.index.mapper.MappedFieldType;
 import org.opensearch.index.mapper.ParametrizedFieldMapper;
 import org.opensearch.index.mapper.ParseContext;
-import org.opensearch.index.mapper.SourceValueFetcher;
 import org.opensearch.index.mapper.TextSearchInfo;
-import org.opensearch.index.mapper.ValueFetcher;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.search.DocValueFormat;
 import org.opensearch.search.lookup.SearchLookup;
@@ -69,8 +65,8 @@ import org.opensearch.search.lookup.SearchLookup;
  * and when the scheme string has the form {@code nd<version>-<8 hex>} ({@code FingerprintScheme.id()})
  * its hash must equal the header's. Arrays are rejected.
  */
-public final class MinhashFieldMapper extends ParametrizedFieldMapper {
-    public static final String CONTENT_TYPE = "minhash";
+public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFieldMapper.Minhash> {
+    public static final String CONTENT_TYPE = NearDupOptions.FieldKind.MINHASH.typeName();
     public static final int DEFAULT_NUM_HASHES = 128;
     public static final double DEFAULT_THRESHOLD = 0.8;
     /**
@@ -268,19 +264,19 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
     public static final TypeParser PARSER = new TypeParser((n, c) -> new Builder(n));
 
-    public static final class MinhashFieldType extends MappedFieldType {
+    public static final class MinhashFieldType extends FingerprintFieldType {
         private final int numHashes;
         private final LshBanding banding;
 
         public MinhashFieldType(String name, int numHashes, LshBanding banding, Map<String, String> meta) {
-            super(name, true, false, true, TextSearchInfo.NONE, meta);
+            super(name, true, true, TextSearchInfo.NONE, meta);
             this.numHashes = numHashes;
             this.banding = banding;
         }
 
         @Override
-        public String typeName() {
-            return CONTENT_TYPE;
+        public NearDupOptions.FieldKind kind() {
+            return NearDupOptions.FieldKind.MINHASH;
         }
 
         public int numHashes() {
@@ -293,16 +289,14 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         }
 
         @Override
-        public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-            if (FingerprintFormats.OBJECT.equals(format) == false) {
-                FingerprintFormats.requireDefault(typeName(), name(), format);
-            }
-            return new SourceValueFetcher(name(), context) {
-                @Override
-                protected Object parseSourceValue(Object value) {
-                    return FingerprintFormats.fetched(value, format, signature -> signature);
-                }
-            };
+        protected void checkFormat(String format) {
+            FingerprintFormats.requireDefault(typeName(), name(), format);
+        }
+
+        /** Signature strings are shown as stored. */
+        @Override
+        protected Object render(Object signature) {
+            return signature;
         }
 
         /** Signature strings, as in {@code _source}: what {@code docvalue_fields}, scripts and {@code terms} read. */
@@ -315,7 +309,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
 
         @Override
         public DocValueFormat docValueFormat(String format, ZoneId timeZone) {
-            FingerprintFormats.requireDefault(typeName(), name(), format);
+            checkFormat(format);
             return DocValueFormat.RAW;
         }
 
@@ -334,7 +328,7 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     private final double fnWeight;
 
     private MinhashFieldMapper(
-            String simpleName, MappedFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
+            String simpleName, MinhashFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
         super(simpleName, fieldType, multiFields, copyTo);
         this.numHashes = builder.numHashes.getValue();
         this.bandsParam = builder.bands.getValue();
@@ -350,64 +344,47 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         return (MinhashFieldType) super.fieldType();
     }
 
-    /** The whole value arrives at once, so that an array can be rejected instead of split. */
+    /** A decoded value: the signature, the shingle set payload (null without one), and the scheme hash of their headers. */
+    record Minhash(int[] signature, byte[] shingleSet, int schemeHash) {}
+
     @Override
-    public boolean parsesArrayValue() {
-        return true;
+    protected List<String> keys() {
+        return FingerprintObject.MINHASH_KEYS;
     }
 
     @Override
-    protected void parseCreateField(ParseContext context) throws IOException {
-        String field = fieldType().name();
-        boolean object = context.parser().currentToken() == XContentParser.Token.START_OBJECT;
-        FingerprintObject.Parts raw =
-                FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.MINHASH_KEYS);
-        if (raw == null) {
-            return;
-        }
-        int[] signature;
-        byte[] shingleSet = null;
-        int headerHash;
-        try {
-            headerHash = SignatureCodec.schemeHashOf(raw.value());
-            if (raw.scheme() != null) {
-                Integer schemeHash = FingerprintScheme.schemeHashOfId(raw.scheme());
-                if (schemeHash != null && schemeHash != headerHash) {
-                    throw new IllegalArgumentException("signature header has scheme hash "
-                            + SignatureCodec.hex(headerHash) + " but [scheme] is [" + raw.scheme() + "]");
-                }
+    protected Minhash decode(FingerprintObject.Parts raw) {
+        int headerHash = SignatureCodec.schemeHashOf(raw.value());
+        if (raw.scheme() != null) {
+            Integer schemeHash = FingerprintScheme.schemeHashOfId(raw.scheme());
+            if (schemeHash != null && schemeHash != headerHash) {
+                throw new IllegalArgumentException("signature header has scheme hash " + SignatureCodec.hex(headerHash)
+                        + " but [scheme] is [" + raw.scheme() + "]");
             }
-            signature = SignatureCodec.decode(raw.value(), numHashes, headerHash);
-            if (raw.shingles() != null) {
-                shingleSet = ShingleSetCodec.decodePayload(raw.shingles(), headerHash);
-            }
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + e.getMessage(), e);
         }
-        if (context.doc().getByKey(field) != null) {
-            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field)
-                    + "takes one fingerprint per document, got a second value");
-        }
-        byte[] bytes = signatureBytes(signature);
+        int[] signature = SignatureCodec.decode(raw.value(), numHashes, headerHash);
+        byte[] shingleSet = raw.shingles() == null ? null : ShingleSetCodec.decodePayload(raw.shingles(), headerHash);
+        return new Minhash(signature, shingleSet, headerHash);
+    }
+
+    @Override
+    protected void addFields(ParseContext context, String field, Minhash value) {
+        byte[] bytes = signatureBytes(value.signature());
         context.doc().addWithKey(field, new BinaryDocValuesField(field, new BytesRef(bytes)));
         LshBanding banding = fieldType().banding();
         for (int band = 0; band < banding.bands(); band++) {
             context.doc().add(new Field(field, bandTerm(bytes, band, banding.rows()), BAND_FIELD_TYPE));
         }
-        if (shingleSet != null) {
+        if (value.shingleSet() != null) {
             context.doc()
-                    .add(new BinaryDocValuesField(FingerprintFields.shinglesField(field), new BytesRef(shingleSet)));
-        }
-        FingerprintFields.addScheme(context, field, raw.scheme());
-        if (DerivedFingerprintSource.enabled(context)) {
-            DerivedFingerprintSource.addMinhash(context, field, object, headerHash);
+                    .add(new BinaryDocValuesField(
+                            FingerprintFields.shinglesField(field), new BytesRef(value.shingleSet())));
         }
     }
 
-    /** Doc values hold the signature and the shingle set, so an index with derived source can rebuild them. */
     @Override
-    public void canDeriveSource() {
-        DerivedFingerprintSource.requireNoCopyTo(this);
+    protected void addDerivedForm(ParseContext context, String field, boolean object, Minhash value) {
+        DerivedFingerprintSource.addMinhash(context, field, object, value.schemeHash());
     }
 
     @Override
@@ -419,10 +396,5 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     @Override
     public ParametrizedFieldMapper.Builder getMergeBuilder() {
         return new Builder(simpleName()).init(this);
-    }
-
-    @Override
-    protected String contentType() {
-        return CONTENT_TYPE;
     }
 }

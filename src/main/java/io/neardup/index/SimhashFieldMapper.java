@@ -24,17 +24,13 @@ import org.apache.lucene.util.BytesRef;
 import org.opensearch.common.geo.ShapeRelation;
 import org.opensearch.common.time.DateMathParser;
 import org.opensearch.core.xcontent.XContentBuilder;
-import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.index.fielddata.IndexFieldData;
 import org.opensearch.index.fielddata.IndexNumericFieldData.NumericType;
 import org.opensearch.index.fielddata.plain.SortedNumericIndexFieldData;
 import org.opensearch.index.mapper.FieldMapper;
-import org.opensearch.index.mapper.MappedFieldType;
 import org.opensearch.index.mapper.ParametrizedFieldMapper;
 import org.opensearch.index.mapper.ParseContext;
-import org.opensearch.index.mapper.SourceValueFetcher;
 import org.opensearch.index.mapper.TextSearchInfo;
-import org.opensearch.index.mapper.ValueFetcher;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.search.DocValueFormat;
 import org.opensearch.search.lookup.SearchLookup;
@@ -59,8 +55,8 @@ import org.opensearch.search.lookup.SearchLookup;
  * </ul>
  * Arrays are rejected: one fingerprint per document and field.
  */
-public final class SimhashFieldMapper extends ParametrizedFieldMapper {
-    public static final String CONTENT_TYPE = "simhash";
+public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFieldMapper.Simhash> {
+    public static final String CONTENT_TYPE = NearDupOptions.FieldKind.SIMHASH.typeName();
 
     private static SimhashFieldMapper toType(FieldMapper in) {
         return (SimhashFieldMapper) in;
@@ -100,10 +96,10 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
 
     public static final TypeParser PARSER = new TypeParser((n, c) -> new Builder(n));
 
-    public static final class SimhashFieldType extends MappedFieldType {
+    public static final class SimhashFieldType extends FingerprintFieldType {
 
         public SimhashFieldType(String name, boolean indexed, boolean hasDocValues, Map<String, String> meta) {
-            super(name, indexed, false, hasDocValues, TextSearchInfo.SIMPLE_MATCH_ONLY, meta);
+            super(name, indexed, hasDocValues, TextSearchInfo.SIMPLE_MATCH_ONLY, meta);
         }
 
         public SimhashFieldType(String name) {
@@ -111,27 +107,23 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         }
 
         @Override
-        public String typeName() {
-            return CONTENT_TYPE;
+        public NearDupOptions.FieldKind kind() {
+            return NearDupOptions.FieldKind.SIMHASH;
         }
 
         @Override
-        public ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-            if (FingerprintFormats.OBJECT.equals(format) == false) {
-                FingerprintFormats.requireHex(typeName(), name(), format);
-            }
-            return new SourceValueFetcher(name(), context) {
-                @Override
-                protected Object parseSourceValue(Object value) {
-                    return FingerprintFormats.fetched(
-                            value, format, hex -> SimhashCodec.toHex(SimhashCodec.parseHex(hex.toString())));
-                }
-            };
+        protected void checkFormat(String format) {
+            FingerprintFormats.requireHex(typeName(), name(), format);
+        }
+
+        @Override
+        protected Object render(Object hex) {
+            return SimhashCodec.toHex(SimhashCodec.parseHex(hex.toString()));
         }
 
         @Override
         public DocValueFormat docValueFormat(String format, ZoneId timeZone) {
-            FingerprintFormats.requireHex(typeName(), name(), format);
+            checkFormat(format);
             return SimhashDocValueFormat.INSTANCE;
         }
 
@@ -230,7 +222,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
     private final boolean hasDocValues;
 
     private SimhashFieldMapper(
-            String simpleName, MappedFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
+            String simpleName, SimhashFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
         super(simpleName, fieldType, multiFields, copyTo);
         this.indexed = builder.indexed.getValue();
         this.hasDocValues = builder.hasDocValues.getValue();
@@ -241,36 +233,23 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         return (SimhashFieldType) super.fieldType();
     }
 
-    /** The whole value arrives at once, so that an array can be rejected instead of split. */
+    /** A decoded value: the fingerprint, and its margins when the value had them (checked here, read from {@code _source} by the queries). */
+    record Simhash(long fingerprint, Margins margins) {}
+
     @Override
-    public boolean parsesArrayValue() {
-        return true;
+    protected List<String> keys() {
+        return FingerprintObject.SIMHASH_KEYS;
     }
 
     @Override
-    protected void parseCreateField(ParseContext context) throws IOException {
-        String field = fieldType().name();
-        boolean object = context.parser().currentToken() == XContentParser.Token.START_OBJECT;
-        FingerprintObject.Parts raw =
-                FingerprintFields.read(context, field, CONTENT_TYPE, FingerprintObject.SIMHASH_KEYS);
-        if (raw == null) {
-            return;
-        }
-        long fingerprint;
-        Margins margins = null;
-        try {
-            fingerprint = SimhashCodec.parseHex(raw.value());
-            if (raw.margins() != null) {
-                margins = Margins.decode(raw.margins()); // checked here, read from _source by the queries
-            }
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field) + e.getMessage(), e);
-        }
-        if (context.doc().getByKey(field) != null) {
-            throw new IllegalArgumentException(FingerprintFields.prefix(CONTENT_TYPE, field)
-                    + "takes one fingerprint per document, got a second value");
-        }
-        long encoded = encode(fingerprint);
+    protected Simhash decode(FingerprintObject.Parts raw) {
+        return new Simhash(
+                SimhashCodec.parseHex(raw.value()), raw.margins() == null ? null : Margins.decode(raw.margins()));
+    }
+
+    @Override
+    protected void addFields(ParseContext context, String field, Simhash value) {
+        long encoded = encode(value.fingerprint());
         IndexableField first = null;
         if (hasDocValues) {
             first = new SortedNumericDocValuesField(field, encoded);
@@ -279,7 +258,6 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         if (indexed) {
             IndexableField point = new LongPoint(field, encoded);
             if (first == null) {
-                first = point;
                 context.doc().addWithKey(field, point);
             } else {
                 context.doc().add(point);
@@ -288,16 +266,17 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         if (hasDocValues == false && indexed) {
             createFieldNamesField(context);
         }
-        FingerprintFields.addScheme(context, field, raw.scheme());
-        if (DerivedFingerprintSource.enabled(context)) {
-            DerivedFingerprintSource.addSimhash(context, field, object, margins);
-        }
+    }
+
+    @Override
+    protected void addDerivedForm(ParseContext context, String field, boolean object, Simhash value) {
+        DerivedFingerprintSource.addSimhash(context, field, object, value.margins());
     }
 
     /** Doc values hold the fingerprint, so an index with derived source can rebuild it. */
     @Override
     public void canDeriveSource() {
-        DerivedFingerprintSource.requireNoCopyTo(this);
+        super.canDeriveSource();
         if (hasDocValues == false) {
             throw new UnsupportedOperationException(
                     "Unable to derive source for [" + name() + "] with doc values disabled");
@@ -313,10 +292,5 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
     @Override
     public ParametrizedFieldMapper.Builder getMergeBuilder() {
         return new Builder(simpleName()).init(this);
-    }
-
-    @Override
-    protected String contentType() {
-        return CONTENT_TYPE;
     }
 }

@@ -5,6 +5,7 @@
 package io.neardup.query;
 
 import io.neardup.core.LshBanding;
+import io.neardup.index.FingerprintFieldType;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupOptions;
 import io.neardup.index.SimhashFieldMapper;
@@ -420,8 +421,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     "[" + NAME + "] field [" + field + "] is not mapped; set [ignore_unmapped] to match "
                             + "nothing in indices without it");
         }
-        if (fieldType instanceof SimhashFieldMapper.SimhashFieldType == false
-                && fieldType instanceof MinhashFieldMapper.MinhashFieldType == false) {
+        if (fieldType instanceof FingerprintFieldType == false) {
             throw new QueryShardException(
                     context,
                     "[" + NAME + "] field [" + field + "] is of type [" + fieldType.typeName()
@@ -437,21 +437,23 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         Query query;
         String selfId;
         try {
-            if (fieldType instanceof SimhashFieldMapper.SimhashFieldType) {
-                options.requireApplicableTo(NAME, NearDupOptions.FieldKind.SIMHASH, field);
-                LikeResolver.Resolved target = services.resolver().resolveSimhash(like, field, context);
-                selfId = includeSelf ? null : target.selfId();
-                query = simhashQuery(context, target, selfId);
-                if (options.minSimilarity() != null) {
-                    query = jaccardVerified(context, query);
+            FingerprintFieldType fingerprint = (FingerprintFieldType) fieldType;
+            options.requireApplicableTo(NAME, fingerprint.kind(), field);
+            switch (fingerprint) {
+                case SimhashFieldMapper.SimhashFieldType simhash -> {
+                    LikeResolver.Resolved target = services.resolver().resolveSimhash(like, field, context);
+                    selfId = includeSelf ? null : target.selfId();
+                    query = simhashQuery(context, target, selfId);
+                    if (options.minSimilarity() != null) {
+                        query = jaccardVerified(context, query);
+                    }
                 }
-            } else {
-                MinhashFieldMapper.MinhashFieldType minhash = (MinhashFieldMapper.MinhashFieldType) fieldType;
-                options.requireApplicableTo(NAME, NearDupOptions.FieldKind.MINHASH, field);
-                LikeResolver.ResolvedSignature target =
-                        services.resolver().resolveMinhash(like, field, minhash.numHashes(), context);
-                query = minhashQuery(minhash, target);
-                selfId = includeSelf ? null : target.selfId();
+                case MinhashFieldMapper.MinhashFieldType minhash -> {
+                    LikeResolver.ResolvedSignature target =
+                            services.resolver().resolveMinhash(like, field, minhash.numHashes(), context);
+                    query = minhashQuery(minhash, target);
+                    selfId = includeSelf ? null : target.selfId();
+                }
             }
         } catch (IllegalArgumentException e) {
             throw new QueryShardException(context, e.getMessage(), e);
