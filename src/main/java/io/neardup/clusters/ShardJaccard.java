@@ -8,12 +8,10 @@ import io.neardup.core.BandJoin;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.index.FieldExposure;
-import io.neardup.index.FingerprintFields;
+import io.neardup.index.MinhashDocValues;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
-import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
@@ -108,11 +106,10 @@ final class ShardJaccard implements BandJoin.Verifier {
         }
     }
 
-    /** One side's position: a segment's signature and shingle-set iterators, and the current document's values. */
+    /** One side's position: a segment's values, and the current document's signature and shingle set. */
     private final class Cursor {
         private int leaf = -1;
-        private BinaryDocValues signatures;
-        private BinaryDocValues shingleSets;
+        private MinhashDocValues values;
         private BytesRef signature;
         private BytesRef shingles;
 
@@ -121,20 +118,15 @@ final class ShardJaccard implements BandJoin.Verifier {
             int target = ReaderUtil.subIndex(doc, leaves);
             LeafReaderContext context = leaves.get(target);
             int segmentDoc = doc - context.docBase;
-            if (target != leaf || signatures == null || signatures.docID() > segmentDoc) {
+            if (target != leaf || values == null || values.docID() > segmentDoc) {
                 leaf = target;
-                boolean shown = FieldExposure.exposes(context.reader(), field);
-                signatures = shown ? context.reader().getBinaryDocValues(field) : null;
-                shingleSets =
-                        shown ? context.reader().getBinaryDocValues(FingerprintFields.shinglesField(field)) : null;
+                values = MinhashDocValues.open(context.reader(), field, true);
             }
-            if (signatures == null || signatures.advanceExact(segmentDoc) == false) {
+            if (values.advanceExact(segmentDoc) == false) {
                 return false;
             }
-            signature = signatures.binaryValue();
-            shingles = shingleSets != null && shingleSets.docID() <= segmentDoc && shingleSets.advanceExact(segmentDoc)
-                    ? shingleSets.binaryValue()
-                    : null;
+            signature = values.signature();
+            shingles = values.shingleSet();
             return true;
         }
     }

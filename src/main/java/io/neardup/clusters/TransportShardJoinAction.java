@@ -9,7 +9,7 @@ import io.neardup.core.BandKeyFilter;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MemoryBudget;
 import io.neardup.index.FieldExposure;
-import io.neardup.index.FingerprintFields;
+import io.neardup.index.MinhashDocValues;
 import io.neardup.index.SimhashFieldMapper;
 import io.neardup.query.BreakerBudget;
 import io.neardup.query.QueryServices;
@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
@@ -281,22 +280,16 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         int[] passed = new int[bands];
         long read = 0;
         for (LeafReaderContext leaf : reader.leaves()) {
-            if (FieldExposure.exposes(leaf.reader(), field) == false) {
-                continue;
-            }
-            BinaryDocValues values = leaf.reader().getBinaryDocValues(field);
-            BinaryDocValues sets = leaf.reader().getBinaryDocValues(FingerprintFields.shinglesField(field));
+            MinhashDocValues values = MinhashDocValues.open(leaf.reader(), field, true);
             Bits live = leaf.reader().getLiveDocs();
-            for (int doc = values == null ? DocIdSetIterator.NO_MORE_DOCS : values.nextDoc();
-                    doc != DocIdSetIterator.NO_MORE_DOCS;
-                    doc = values.nextDoc()) {
+            for (int doc = values.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
                 if (live != null && live.get(doc) == false) {
                     continue;
                 }
                 if (++read % ShardBandBuckets.CHECK_EVERY == 0) {
                     request.ensureNotCancelled();
                 }
-                BytesRef signature = values.binaryValue();
+                BytesRef signature = values.signature();
                 for (int band = 0; band < bands; band++) {
                     keys[band] = BandKeyFilter.keyOf(
                             band, LshBanding.bandKey(signature.bytes, signature.offset, band, rows));
@@ -305,8 +298,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                 if (count == 0) {
                     continue;
                 }
-                byte[] set =
-                        sets != null && sets.advanceExact(doc) ? BytesRef.deepCopyOf(sets.binaryValue()).bytes : null;
+                byte[] set = values.shingleSet() == null ? null : BytesRef.deepCopyOf(values.shingleSet()).bytes;
                 probe.add(leaf.docBase + doc, BytesRef.deepCopyOf(signature).bytes, set, Arrays.copyOf(passed, count));
                 if (probe.size == PROBE_BATCH) {
                     probe.send(request, scheme, queries, matches);
@@ -400,13 +392,9 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             for (int doc = 0; doc < leaf.reader().maxDoc(); doc++) {
                 live += liveDocs == null || liveDocs.get(doc) ? 1 : 0;
             }
-            if (FieldExposure.exposes(leaf.reader(), field)) {
-                BinaryDocValues signatures = leaf.reader().getBinaryDocValues(field);
-                for (int doc = signatures == null ? DocIdSetIterator.NO_MORE_DOCS : signatures.nextDoc();
-                        doc != DocIdSetIterator.NO_MORE_DOCS;
-                        doc = signatures.nextDoc()) {
-                    withSignature += liveDocs == null || liveDocs.get(doc) ? 1 : 0;
-                }
+            MinhashDocValues signatures = MinhashDocValues.open(leaf.reader(), field, false);
+            for (int doc = signatures.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = signatures.nextDoc()) {
+                withSignature += liveDocs == null || liveDocs.get(doc) ? 1 : 0;
             }
         }
         return new long[] {live, withSignature};

@@ -6,13 +6,12 @@ package io.neardup.query;
 
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.index.FieldExposure;
 import io.neardup.index.FingerprintFields;
+import io.neardup.index.MinhashDocValues;
 import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;
-import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
@@ -72,15 +71,8 @@ final class JaccardVerifier {
     /** @param record whether verifications count in the node's stats (a search, not an explanation) */
     Leaf leaf(LeafReaderContext context, boolean record) throws IOException {
         LeafReader reader = context.reader();
-        if (FieldExposure.exposes(reader, minhashField) == false) {
-            // Hidden from this caller: verified as a segment without the field, so nothing matches.
-            return new Leaf(reader, DocValues.emptyBinary(), null, record ? stats : null);
-        }
-        return new Leaf(
-                reader,
-                DocValues.getBinary(reader, minhashField),
-                shingleSet == null ? null : DocValues.getBinary(reader, FingerprintFields.shinglesField(minhashField)),
-                record ? stats : null);
+        // A segment that hides the field from this caller reads as one without it, so nothing matches.
+        return new Leaf(reader, MinhashDocValues.open(reader, minhashField, shingleSet != null), record ? stats : null);
     }
 
     boolean isCacheable(LeafReaderContext context) {
@@ -90,24 +82,28 @@ final class JaccardVerifier {
     /** One segment's verification; doc ids must be visited in increasing order. */
     final class Leaf {
         private final LeafReader reader;
-        private final BinaryDocValues signatures;
-        private final BinaryDocValues shingles;
+        private final MinhashDocValues values;
         private final QueryStats stats;
         private double similarity;
         private boolean exact;
         private boolean present;
 
-        private Leaf(LeafReader reader, BinaryDocValues signatures, BinaryDocValues shingles, QueryStats stats) {
+        private Leaf(LeafReader reader, MinhashDocValues values, QueryStats stats) {
             this.reader = reader;
-            this.signatures = signatures;
-            this.shingles = shingles;
+            this.values = values;
             this.stats = stats;
         }
 
         /** Whether {@code doc} is similar enough; then {@link #similarity()} is its similarity. */
         boolean matches(int doc) throws IOException {
-            if (shingles != null && shingles.advanceExact(doc)) {
-                BytesRef stored = shingles.binaryValue();
+            present = values.advanceExact(doc);
+            if (present == false) {
+                exact = false;
+                similarity = 0;
+                return false;
+            }
+            if (values.shingleSet() != null) {
+                BytesRef stored = values.shingleSet();
                 try {
                     similarity = ShingleSetCodec.jaccard(
                             shingleSet, 0, shingleSet.length, stored.bytes, stored.offset, stored.length);
@@ -118,19 +114,13 @@ final class JaccardVerifier {
                             e);
                 }
                 exact = true;
-                present = true;
                 if (stats != null) {
                     stats.verified(true);
                 }
                 return similarity >= minSimilarity;
             }
             exact = false;
-            present = signatures.advanceExact(doc);
-            if (present == false) {
-                similarity = 0;
-                return false;
-            }
-            similarity = estimate(signatures.binaryValue(), doc);
+            similarity = estimate(values.signature(), doc);
             if (stats != null) {
                 stats.verified(false);
             }
