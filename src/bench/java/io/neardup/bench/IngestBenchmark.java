@@ -362,6 +362,7 @@ public final class IngestBenchmark {
         double s = (System.nanoTime() - t0) / 1e9;
         send("POST", "/" + INDEX + "/_refresh", null);
         send("POST", "/" + INDEX + "/_forcemerge?max_num_segments=1", null);
+        send("POST", "/" + INDEX + "/_refresh", null); // lets the merged-away segments' files go
         lastStoreBytes = storeBytes(send("GET", "/" + INDEX + "/_stats/store", null));
         lastFileSizes = fileSizesPerDoc(
                 send("GET", "/" + INDEX + "/_stats/segments?include_segment_file_sizes=true", null), expected);
