@@ -109,6 +109,33 @@ public record MatchSpec(
         return query;
     }
 
+    /**
+     * A 400 naming the first option that does not apply to a field of this kind, as the query refuses
+     * them: a {@code minhash} run takes no simhash option, and a {@code simhash} run without
+     * {@code min_similarity} finds every pair within {@code max_distance} exactly, so {@code mode},
+     * {@code max_flips} and {@code verification} would change nothing.
+     */
+    public void requireOptionsApplyTo(boolean simhash) {
+        String misplaced = null;
+        if (simhash == false) {
+            misplaced = maxDistance != null
+                    ? "max_distance"
+                    : mode != null ? "mode" : maxFlips != null ? "max_flips" : null;
+            if (misplaced != null) {
+                throw new IllegalArgumentException("[" + misplaced + "] applies to [simhash] fields; [" + field
+                        + "] is a [minhash] field: use [min_similarity]");
+            }
+        } else if (minSimilarity == null) {
+            misplaced = mode != null
+                    ? "mode"
+                    : maxFlips != null ? "max_flips" : verification != null ? "verification" : null;
+            if (misplaced != null) {
+                throw new IllegalArgumentException("[" + misplaced + "] on [simhash] field [" + field + "] goes with"
+                        + " [min_similarity]: without it every pair within [max_distance] is found exactly");
+            }
+        }
+    }
+
     /** The object holding {@link #field} and its siblings, as the processor writes it ({@code body_fp} for {@code body_fp.simhash}). */
     public String fingerprintObject() {
         int dot = field.lastIndexOf('.');

@@ -357,6 +357,11 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
     }
 
     @Override
+    public void parse(ParseContext context) throws IOException {
+        FingerprintFields.parseWithReasonOnTop(context, name(), CONTENT_TYPE, super::parse);
+    }
+
+    @Override
     protected void parseCreateField(ParseContext context) throws IOException {
         String field = fieldType().name();
         boolean object = context.parser().currentToken() == XContentParser.Token.START_OBJECT;

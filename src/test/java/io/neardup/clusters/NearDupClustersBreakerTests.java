@@ -55,10 +55,8 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
                     .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp ^ (i % 2))))));
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
-        NearDupClustersRequest request = ClusterRequests.fullRun(
-                "big",
-                new MatchSpec(
-                        "fp.simhash", 1, io.neardup.query.NearDuplicateQueryBuilder.Mode.EXACT, null, null, null));
+        NearDupClustersRequest request =
+                ClusterRequests.fullRun("big", new MatchSpec("fp.simhash", 1, null, null, null, null));
         CircuitBreakingException e = expectThrows(
                 CircuitBreakingException.class,
                 () -> client().execute(NearDupClustersAction.INSTANCE, request).actionGet());

@@ -54,14 +54,7 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
         String coordinator = internalCluster().getNodeNames()[0];
         NearDupClustersRequest request = ClusterRequests.fullRun(
-                        "lost",
-                        new MatchSpec(
-                                "fp.simhash",
-                                1,
-                                io.neardup.query.NearDuplicateQueryBuilder.Mode.EXACT,
-                                null,
-                                null,
-                                null))
+                        "lost", new MatchSpec("fp.simhash", 1, null, null, null, null))
                 .scrollSize(1)
                 .requestsPerSecond(10)
                 .bulkTimeout(TimeValue.timeValueSeconds(2));
