@@ -1,35 +1,29 @@
 #!/usr/bin/env bash
 # Sets up the demo on a running node: a fingerprinting pipeline, an index sorted by simhash, the
-# man-page corpus loaded through the pipeline; then prints requests to try.   demo.sh <url> <corpus.jsonl>
+# man-page corpus loaded through the pipeline, its clusters and a collapsing search pipeline; then
+# prints requests to try.   demo.sh <url> <corpus.jsonl> <work-dir>
+# The request bodies are the JSON files beside the corpus, which ReadmeIT loads the same way, so the
+# README's requests against the demo are tested on the state this script makes. Files it writes
+# (the bulk body, a request to try) go to <work-dir>, not /tmp.
 set -euo pipefail
 url=$1
 corpus=$2
+work=$3
+demo=$(dirname "$corpus")
 index=manpages
+mkdir -p "$work"
 
-curl -fsS -X PUT "$url/_ingest/pipeline/fingerprints" -H 'Content-Type: application/json' -d '{
-  "description": "near-duplicate fingerprints of the text",
-  "processors": [{"near_dup_fingerprint": {"field": "text", "target_field": "text_fp"}}]
-}' > /dev/null
+put_json() { curl -fsS -X "$1" "$url/$2" -H 'Content-Type: application/json' --data-binary "@$3"; }
+
+put_json PUT _ingest/pipeline/fingerprints "$demo/fingerprints-pipeline.json" > /dev/null
 curl -fsS -X DELETE "$url/$index?ignore_unavailable=true" > /dev/null
-curl -fsS -X PUT "$url/$index" -H 'Content-Type: application/json' -d '{
-  "settings": {"number_of_shards": 1, "number_of_replicas": 0,
-               "index.default_pipeline": "fingerprints", "index.sort.field": "text_fp.simhash"},
-  "mappings": {"properties": {
-    "id": {"type": "keyword"}, "group": {"type": "keyword"}, "package": {"type": "keyword"},
-    "version": {"type": "keyword"}, "text": {"type": "text"},
-    "text_fp": {"properties": {
-      "simhash": {"type": "simhash"},
-      "minhash": {"type": "minhash"},
-      "content_hash": {"type": "keyword"}
-    }}
-  }}
-}' > /dev/null
+put_json PUT "$index" "$demo/manpages-index.json" > /dev/null
 
 # Each JSONL line starts with its "id", which becomes the document's _id.
-sed -E 's/^\{"id": "([^"]*)"/{"index":{"_id":"\1"}}\n&/' "$corpus" > "${TMPDIR:-/tmp}/neardup-demo.bulk"
+sed -E 's/^\{"id": "([^"]*)"/{"index":{"_id":"\1"}}\n&/' "$corpus" > "$work/demo.bulk"
 response=$(curl -fsS -X POST "$url/$index/_bulk?refresh=true" -H 'Content-Type: application/x-ndjson' \
-    --data-binary "@${TMPDIR:-/tmp}/neardup-demo.bulk")
-rm -f "${TMPDIR:-/tmp}/neardup-demo.bulk"
+    --data-binary "@$work/demo.bulk")
+rm -f "$work/demo.bulk"
 case "$response" in
     *'"errors":false'*) ;;
     *) echo "demo: bulk load reported errors: ${response:0:2000}" >&2; exit 1 ;;
@@ -40,23 +34,18 @@ echo "      (several Debian releases of one page are near-duplicates: same \"gro
 
 # which pages are copies of each other: clusters written into the documents as text_dup.{cluster,size,representative},
 # the newest release of each page its representative
-clusters=$(curl -fsS -X POST "$url/$index/_near_dup_clusters?refresh=true" -H 'Content-Type: application/json' -d '{
-  "field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "text_dup",
-  "representative": {"sort": [{"version": "desc"}, "_id"]}
-}')
+clusters=$(put_json POST "$index/_near_dup_clusters?refresh=true" "$demo/manpages-clusters.json")
 echo "demo: _near_dup_clusters: $(echo "$clusters" | sed -E 's/.*"clusters":([0-9]+).*"updated":([0-9]+).*/\1 clusters, \2 documents assigned/')"
 
 # a search pipeline that folds near-duplicate hits into the best-ranked copy (see the README)
-curl -fsS -X PUT "$url/_search/pipeline/dedup" -H 'Content-Type: application/json' -d '{
-  "request_processors": [{"near_dup_window": {"window": 200}}],
-  "response_processors": [{"near_dup_collapse": {"field": "text_fp.simhash", "max_distance": 8}}]
-}' > /dev/null
+put_json PUT _search/pipeline/dedup "$demo/dedup-pipeline.json" > /dev/null
 
 # a page that has several releases in the corpus, for the examples
 example_id=$(grep -m 1 '"id": "coreutils_9.1-1_amd64/man1/' "$corpus" | sed -E 's/^\{"id": "([^"]*)".*/\1/')
+example_id_in_url=${example_id//\//%2F}
 # ...and a text: that page as it might be re-posted, with its release line edited (the JSONL holds
 # it JSON-escaped already, so it goes into the request as it is)
-like_text_request="${TMPDIR:-/tmp}/neardup-like-text.json"
+like_text_request="$work/like-text.json"
 page_text=$(grep -m 1 '"id": "coreutils_9.1-1_amd64/man1/chgrp.1"' "$corpus" | sed -E 's/.*"text": ("([^"\\]|\\.)*").*/\1/' \
     | sed -E 's/GNU coreutils [0-9.]+/GNU coreutils 9.99/g')
 printf '{"query": {"near_duplicate": {"field": "text_fp.simhash", "like": {"text": %s}, "max_distance": 8}}}' "$page_text" \
@@ -64,7 +53,8 @@ printf '{"query": {"near_duplicate": {"field": "text_fp.simhash", "like": {"text
 
 cat <<EXAMPLES
 
-Try:
+Try (the README's recipes run against this demo as written; the demo's _ids contain '/': in a URL
+path write it as %2F, e.g. GET $index/_doc/$example_id_in_url):
   curl -s '$url/_cat/plugins?v'
   curl -s '$url/$index/_search?pretty' -H 'Content-Type: application/json' -d '{"query": {"match": {"text": "copy files"}}, "_source": ["id", "group"]}'
   curl -s '$url/$index/_search?pretty' -H 'Content-Type: application/json' -d '{"size": 0, "aggs": {"copies": {"terms": {"field": "group", "min_doc_count": 2, "size": 5}}}}'

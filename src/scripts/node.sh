@@ -26,17 +26,30 @@ set -euo pipefail
 die() { echo "node.sh: $*" >&2; exit 1; }
 
 java_home() {
-    local candidate
-    for candidate in "${OPENSEARCH_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/temurin-21-jdk-amd64; do
-        [ -n "$candidate" ] && [ -x "$candidate/bin/java" ] || continue
-        local major
-        major=$("$candidate/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
-        if [ -n "$major" ] && [ "$major" -ge 21 ]; then
+    # JAVA_HOME first, as the README says; then OPENSEARCH_JAVA_HOME, the JDKs under /usr/lib/jvm, and the `java` on PATH.
+    local candidate on_path=""
+    if command -v java > /dev/null 2>&1; then
+        on_path=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+    fi
+    if [ -n "${JAVA_HOME:-}" ] && ! java_major_at_least "$JAVA_HOME" 21; then
+        echo "node.sh: JAVA_HOME=$JAVA_HOME is not a JDK 21 or newer; looking for one elsewhere" >&2
+    fi
+    for candidate in "${JAVA_HOME:-}" "${OPENSEARCH_JAVA_HOME:-}" /usr/lib/jvm/* "$on_path"; do
+        [ -n "$candidate" ] || continue
+        if java_major_at_least "$candidate" 21; then
             echo "$candidate"
             return 0
         fi
     done
     die "no JDK 21 or newer found: set JAVA_HOME to one (OpenSearch 3.x needs Java 21+)"
+}
+
+# True when <dir>/bin/java is a Java of at least <major>.
+java_major_at_least() {
+    local dir=$1 wanted=$2 major
+    [ -x "$dir/bin/java" ] || return 1
+    major=$("$dir/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    [ -n "$major" ] && [ "${major%%.*}" -ge "$wanted" ] 2>/dev/null
 }
 
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -111,7 +124,8 @@ launch() {
     shift 6
     local -a components=("$@")
     local -a run_as=()
-    mkdir -p "$home/snapshots"
+    # the launcher's temporary folder inside the home, removed with it (by default a new /tmp/opensearch-<n> each start, never removed)
+    mkdir -p "$home/snapshots" "$home/tmp"
     if [ "$(id -u)" = 0 ]; then
         chown -R nobody:nogroup "$home"
         chmod 755 "$home"
@@ -120,7 +134,7 @@ launch() {
 
     echo "$http_port" > "$state/http.port"
     echo "node.sh: starting OpenSearch on 127.0.0.1:$http_port (home $home)"
-    "${run_as[@]}" env HOME="$home" OPENSEARCH_JAVA_HOME="$jdk" JAVA_HOME="$jdk" \
+    "${run_as[@]}" env HOME="$home" OPENSEARCH_JAVA_HOME="$jdk" JAVA_HOME="$jdk" OPENSEARCH_TMPDIR="$home/tmp" \
         OPENSEARCH_JAVA_OPTS="${OPENSEARCH_JAVA_OPTS:--Xms1g -Xmx1g}" \
         "$home/bin/opensearch" -d -p "$home/opensearch.pid" \
         -Ecluster.name="$cluster" \

@@ -25,9 +25,12 @@ version=$(sed -n 's:^    <version>\(.*\)</version>:\1:p' pom.xml | head -n 1)
 opensearch_version=$(sed -n 's:.*<opensearch.version>\(.*\)</opensearch.version>.*:\1:p' pom.xml)
 
 echo "run: building the plugin (JAVA_HOME=$JAVA_HOME)"
-mvn -B -q -DskipTests -DskipITs package
+# Maven's console writes colour resets (ESC[0m) even in batch mode with -q and -Dstyle.color=never
+# (Maven 3.8's Jansi): strip them, so that the terminal shows only what Maven had to say.
+quiet_mvn() { mvn -B -q "$@" 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g'; }
+quiet_mvn -DskipTests -DskipITs package
 echo "run: fetching OpenSearch $opensearch_version (integ-test-zip, cached in ~/.m2 after the first time)"
-mvn -B -q dependency:unpack@node-distribution
+quiet_mvn dependency:unpack@node-distribution
 
 # Stopping the node on any exit also covers a failed start-up; Ctrl-C only ends the wait below.
 trap 'bash src/scripts/node.sh stop "$state"' EXIT
@@ -36,7 +39,7 @@ trap 'interrupted=1' INT TERM
 
 bash src/scripts/node.sh start "$state" "$http_port" "$transport_port" \
     "target/distribution/opensearch-$opensearch_version" "target/opensearch-neardup-$version.zip"
-bash src/scripts/demo.sh "$url" src/demo/manpages-demo.jsonl
+bash src/scripts/demo.sh "$url" src/demo/manpages-demo.jsonl "$state/demo"
 
 echo
 echo "run: OpenSearch with opensearch-neardup is up at $url. Ctrl-C stops it."

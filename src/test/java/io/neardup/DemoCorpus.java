@@ -50,6 +50,11 @@ public final class DemoCorpus {
         Request create = new Request("PUT", "/" + index);
         create.setJsonEntity(setup);
         client.performRequest(create);
+        return bulk(client, index);
+    }
+
+    /** Bulk-loads the corpus into an existing index, each line's "id" as _id; returns the document count. */
+    public static int bulk(RestClient client, String index) throws IOException {
         List<String> lines = lines();
         StringBuilder bulk = new StringBuilder();
         for (String line : lines) {

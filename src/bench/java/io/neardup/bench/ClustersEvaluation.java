@@ -162,7 +162,10 @@ public final class ClustersEvaluation {
                     new Config(
                             spec,
                             "fp.simhash",
-                            "\"max_distance\": " + p[1] + ", \"mode\": \"" + (exact ? "exact" : "psm") + "\"" + linkage,
+                            // no [mode]: a simhash run finds every pair within max_distance exactly (block tables), and
+                            // refuses [mode] without min_similarity; :exact only names the target field, as in earlier
+                            // reports
+                            "\"max_distance\": " + p[1] + linkage,
                             "dup_sh_" + p[1] + suffix,
                             true,
                             params.toString(),

@@ -161,6 +161,7 @@ final class ClusterJob {
     NearDupClustersResponse run() throws Exception {
         try {
             try {
+                task.total.set(documentsToScan());
                 scan();
             } catch (Exception e) {
                 // Cancelling the run cancels its requests to the shards, which then fail: cancelled, not failed.
@@ -202,6 +203,7 @@ final class ClusterJob {
                     .thenComparing(NearDupClustersResponse.Cluster::id));
             largest = largest.subList(0, Math.min(LARGEST_REPORTED, largest.size()));
             if (request.dryRun() == false) {
+                task.total.set(clusteredDocuments);
                 task.phase(NearDupClustersTask.Phase.WRITING);
                 writeClusters(rep, size);
                 if (task.isCancelled() == false && writesStopped == false) {
@@ -250,6 +252,26 @@ final class ClusterJob {
      */
     private boolean bandJoin() {
         return simhashField == false && request.query() == null;
+    }
+
+    /**
+     * The documents the run reads: the index's, or those its {@code query} matches; a count, shown as the
+     * task's {@code total}. A progress figure, not part of the result: where the count cannot run (a role
+     * with the run's permissions but not {@code indices:data/read/search}) the total stays unknown (-1).
+     */
+    private long documentsToScan() {
+        QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
+        SearchSourceBuilder count =
+                new SearchSourceBuilder().size(0).trackTotalHits(true).query(documents);
+        try {
+            return client.search(new SearchRequest(index).source(count))
+                    .actionGet(STEP_TIMEOUT)
+                    .getHits()
+                    .getTotalHits()
+                    .value();
+        } catch (RuntimeException e) {
+            return -1;
+        }
     }
 
     private void scan() throws Exception {

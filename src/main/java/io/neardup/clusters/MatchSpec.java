@@ -87,6 +87,23 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
         return new NearDuplicateQueryBuilder(field, like, services).options(options);
     }
 
+    /**
+     * A 400 naming the first option that does not apply to a field of {@code kind}, as the query refuses
+     * them; and on a {@code simhash} field without {@code min_similarity}, where the block tables find every
+     * pair within {@code max_distance} exactly, {@code mode} and {@code max_flips} too, which would change nothing.
+     */
+    public void requireOptionsApplyTo(NearDupOptions.FieldKind kind) {
+        options.requireApplicableTo("_near_dup_clusters", kind, field);
+        if (kind == NearDupOptions.FieldKind.SIMHASH && options.minSimilarity() == null) {
+            String misplaced = options.mode() != null ? "mode" : options.maxFlips() != null ? "max_flips" : null;
+            if (misplaced != null) {
+                throw new IllegalArgumentException("[_near_dup_clusters] [" + misplaced + "] on [simhash] field ["
+                        + field + "] goes with [min_similarity]: without it every pair within [max_distance] is found"
+                        + " exactly");
+            }
+        }
+    }
+
     /** The object holding {@link #field} and its siblings, as the processor writes it ({@code body_fp} for {@code body_fp.simhash}). */
     public String fingerprintObject() {
         int dot = field.lastIndexOf('.');

@@ -32,6 +32,9 @@ public final class NearDupClustersTask extends CancellableTask {
     }
 
     private volatile Phase phase = Phase.SCANNING;
+    /** The documents the current phase goes through: to scan while scanning, to write while writing; -1 until known. */
+    final AtomicLong total = new AtomicLong(-1);
+
     final AtomicLong scanned = new AtomicLong();
     final AtomicLong noFingerprint = new AtomicLong();
     final AtomicLong matches = new AtomicLong();
@@ -58,6 +61,7 @@ public final class NearDupClustersTask extends CancellableTask {
     public Status getStatus() {
         return new Status(
                 phase.paramName(),
+                total.get(),
                 scanned.get(),
                 noFingerprint.get(),
                 matches.get(),
@@ -70,6 +74,7 @@ public final class NearDupClustersTask extends CancellableTask {
     /** The progress shown in {@code GET _tasks?detailed}. */
     public record Status(
             String phase,
+            long total,
             long scanned,
             long noFingerprint,
             long matches,
@@ -84,6 +89,7 @@ public final class NearDupClustersTask extends CancellableTask {
         public Status(StreamInput in) throws IOException {
             this(
                     in.readString(),
+                    in.readZLong(),
                     in.readVLong(),
                     in.readVLong(),
                     in.readVLong(),
@@ -96,6 +102,7 @@ public final class NearDupClustersTask extends CancellableTask {
         @Override
         public void writeTo(StreamOutput out) throws IOException {
             out.writeString(phase);
+            out.writeZLong(total);
             out.writeVLong(scanned);
             out.writeVLong(noFingerprint);
             out.writeVLong(matches);
@@ -114,6 +121,10 @@ public final class NearDupClustersTask extends CancellableTask {
         public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
             builder.startObject();
             builder.field("phase", phase);
+            if (total >= 0) {
+                // as reindex shows it: how far a run is, scanned (then updated + noops) of total
+                builder.field("total", total);
+            }
             return counts(builder).endObject();
         }
 

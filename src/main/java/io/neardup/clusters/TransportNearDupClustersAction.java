@@ -165,17 +165,41 @@ public class TransportNearDupClustersAction
         String field = request.spec().field();
         Map<?, ?> fieldMapping = MappingPaths.find(properties, field);
         if (fieldMapping == null) {
-            throw new IllegalArgumentException("[field] [" + field + "] is not mapped in index [" + names[0] + "]");
+            throw new IllegalArgumentException("[field] [" + field + "] is not mapped in index [" + names[0] + "]: "
+                    + "fingerprint the index first (map the field as [simhash] or [minhash], then run its documents"
+                    + " through a [near_dup_fingerprint] pipeline: POST " + names[0]
+                    + "/_update_by_query?pipeline=<pipeline>; the README's recipe 2)");
         }
         Object type = fieldMapping.get("type");
+        if (type == null && fieldMapping.get("properties") instanceof Map<?, ?> subfields) {
+            throw new IllegalArgumentException("[field] [" + field + "] is a fingerprint object; name one of its"
+                    + " fingerprint fields: " + fingerprintFields(field, subfields));
+        }
         NearDupOptions.FieldKind kind = NearDupOptions.FieldKind.ofType(type);
         if (kind == null) {
             throw new IllegalArgumentException("[field] [" + field + "] is of type [" + (type == null ? "object" : type)
                     + "], expected [simhash] or [minhash]");
         }
-        request.spec().options().requireApplicableTo("_near_dup_clusters", kind, field);
+        request.spec().requireOptionsApplyTo(kind);
         MappingPaths.checkAssignable(properties, request.targetField(), ClusterAssignment.ACCEPTED_TYPES);
         return metadata;
+    }
+
+    /** The {@code simhash} and {@code minhash} fields directly under {@code object}, as {@code [body_fp.simhash], …}. */
+    private static String fingerprintFields(String object, Map<?, ?> subfields) {
+        StringBuilder names = new StringBuilder();
+        subfields.forEach((name, mapping) -> {
+            Object type = mapping instanceof Map<?, ?> m ? m.get("type") : null;
+            if (NearDupOptions.FieldKind.ofType(type) != null) {
+                names.append(names.isEmpty() ? "" : ", ")
+                        .append('[')
+                        .append(object)
+                        .append('.')
+                        .append(name)
+                        .append(']');
+            }
+        });
+        return names.isEmpty() ? "none is mapped as [simhash] or [minhash]" : names.toString();
     }
 
     private static Map<String, Object> mappingOf(IndexMetadata metadata) {

@@ -38,6 +38,12 @@ public abstract sealed class FingerprintFieldMapper<V> extends ParametrizedField
         return true;
     }
 
+    /** The framework's parsing, with the reason a value was refused as the error's top-level reason. */
+    @Override
+    public void parse(ParseContext context) throws IOException {
+        FingerprintFields.parseWithReasonOnTop(context, name(), contentType(), super::parse);
+    }
+
     /** The keys an object value may hold. */
     protected abstract List<String> keys();
 

@@ -416,6 +416,13 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             if (ignoreUnmapped) {
                 return new MatchNoDocsQuery("[" + NAME + "] field [" + field + "] is not mapped");
             }
+            String subfields = fingerprintSubfields(context);
+            if (subfields.isEmpty() == false) {
+                throw new QueryShardException(
+                        context,
+                        "[" + NAME + "] field [" + field + "] is a fingerprint object; query one of its fields: "
+                                + subfields);
+            }
             throw new QueryShardException(
                     context,
                     "[" + NAME + "] field [" + field + "] is not mapped; set [ignore_unmapped] to match "
@@ -466,6 +473,23 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 .add(query, BooleanClause.Occur.MUST)
                 .add(idField.termQuery(selfId, context), BooleanClause.Occur.MUST_NOT)
                 .build();
+    }
+
+    /** {@code [f.simhash], [f.minhash]} for those mapped as fingerprint fields under {@link #field}, or empty. */
+    private String fingerprintSubfields(QueryShardContext context) {
+        StringBuilder names = new StringBuilder();
+        for (String kind : new String[] {SimhashFieldMapper.CONTENT_TYPE, MinhashFieldMapper.CONTENT_TYPE}) {
+            MappedFieldType subfield = context.fieldMapper(field + "." + kind);
+            if (subfield != null && kind.equals(subfield.typeName())) {
+                names.append(names.isEmpty() ? "" : ", ")
+                        .append('[')
+                        .append(field)
+                        .append('.')
+                        .append(kind)
+                        .append(']');
+            }
+        }
+        return names.toString();
     }
 
     private Query simhashQuery(QueryShardContext context, LikeResolver.Resolved target, String excludedId) {

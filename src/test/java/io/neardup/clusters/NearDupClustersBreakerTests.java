@@ -9,7 +9,6 @@ import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
-import io.neardup.index.NearDupOptions;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -56,8 +55,8 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
                     .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp ^ (i % 2))))));
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
-        NearDupClustersRequest request = ClusterRequests.fullRun(
-                "big", new MatchSpec("fp.simhash", 1, NearDupOptions.Mode.EXACT, null, null, null));
+        NearDupClustersRequest request =
+                ClusterRequests.fullRun("big", new MatchSpec("fp.simhash", 1, null, null, null, null));
         CircuitBreakingException e = expectThrows(
                 CircuitBreakingException.class,
                 () -> client().execute(NearDupClustersAction.INSTANCE, request).actionGet());

@@ -9,7 +9,6 @@ import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
-import io.neardup.index.NearDupOptions;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +54,7 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
         String coordinator = internalCluster().getNodeNames()[0];
         NearDupClustersRequest request = ClusterRequests.fullRun(
-                        "lost", new MatchSpec("fp.simhash", 1, NearDupOptions.Mode.EXACT, null, null, null))
+                        "lost", new MatchSpec("fp.simhash", 1, null, null, null, null))
                 .scrollSize(1)
                 .requestsPerSecond(10)
                 .bulkTimeout(TimeValue.timeValueSeconds(2));

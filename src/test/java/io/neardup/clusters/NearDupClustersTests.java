@@ -174,7 +174,7 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         Map<String, Long> fps = indexSimhashes("single", between(20, 60), distance);
         NearDupClustersResponse response = run(
                 "single",
-                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
+                "{\"field\": \"fp.simhash\", \"max_distance\": " + distance
                         + ", \"target_field\": \"dup\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}",
                 r -> r.scrollSize(between(1, 50)).slices(between(0, 3)));
         List<String> ids = new ArrayList<>(fps.keySet());
@@ -202,7 +202,7 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         // Run again: same clusters, nothing to write; the ids are stable.
         NearDupClustersResponse again = run(
                 "single",
-                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
+                "{\"field\": \"fp.simhash\", \"max_distance\": " + distance
                         + ", \"target_field\": \"dup\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}");
         assertEquals(0, again.counts().updated());
         assertEquals(response.clusteredDocuments(), again.counts().noops());
@@ -214,7 +214,7 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         Map<String, Long> fps = indexSimhashes("leader", between(20, 50), distance);
         run(
                 "leader",
-                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": " + distance
+                "{\"field\": \"fp.simhash\", \"max_distance\": " + distance
                         + ", \"target_field\": \"dup\", "
                         + "\"linkage\": \"leader\", \"representative\": {\"sort\": [{\"rank\": \"asc\"}]}}");
         Map<String, Integer> ranks = ranks("leader");
@@ -368,9 +368,8 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     /** A {@code query} run assigns only the new documents, joining the existing clusters (ids kept, sizes updated). */
     public void testQueryRunJoinsNewDocumentsToExistingClusters() throws Exception {
         Map<String, Long> fps = indexSimhashes("incremental", between(10, 30), 2);
-        String body =
-                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 3, \"target_field\": \"dup\", "
-                        + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
+        String body = "{\"field\": \"fp.simhash\", \"max_distance\": 3, \"target_field\": \"dup\", "
+                + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
         run("incremental", body + "}");
         Map<String, Map<String, Object>> before = assignments("incremental", "dup");
         // New documents: a copy of some document (a clustered one when there is one), and a pair of new twins.
@@ -412,9 +411,8 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     /** With {@code singletons} every fingerprinted document gets a cluster; a later full run without it clears those again. */
     public void testSingletonsAndClearingStaleAssignments() throws Exception {
         Map<String, Long> fps = indexSimhashes("singletons", between(10, 30), 2);
-        String body =
-                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 2, \"target_field\": \"dup\", "
-                        + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
+        String body = "{\"field\": \"fp.simhash\", \"max_distance\": 2, \"target_field\": \"dup\", "
+                + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
         run("singletons", body + ", \"singletons\": true}");
         Map<String, Set<String>> expected =
                 components(new ArrayList<>(fps.keySet()), (a, b) -> Long.bitCount(fps.get(a) ^ fps.get(b)) <= 2);
@@ -444,8 +442,7 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         try (XContentParser parser = JsonXContent.jsonXContent.createParser(
                 NamedXContentRegistry.EMPTY,
                 DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
-                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"max_distance\": 1, "
-                        + "\"target_field\": \"dup\"}")) {
+                "{\"field\": \"fp.simhash\", \"max_distance\": 1, " + "\"target_field\": \"dup\"}")) {
             // One document a bulk, five a second: slow enough to change documents while it writes.
             NearDupClustersRequest request = NearDupClustersRequest.parse("conflicts", parser)
                     .scrollSize(1)
@@ -504,7 +501,7 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                 .setSource(Map.of("fp", Map.of("simhash", "0000000000000001")))
                 .get();
         refresh("leaving");
-        String body = "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\"";
+        String body = "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"";
         run("leaving", body + "}");
         assertEquals(2, assignments("leaving", "dup").size());
         // An update (the assignment stays in the document): b is now far from a.
@@ -520,10 +517,8 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
     /** A dry run reads and reports, and writes nothing: not even the target field's mapping. */
     public void testDryRunWritesNothing() throws Exception {
         indexSimhashes("dry", 20, 1);
-        NearDupClustersResponse response = run(
-                "dry",
-                "{\"field\": \"fp.simhash\", \"mode\": \"exact\", \"target_field\": \"dup\"}",
-                r -> r.dryRun(true));
+        NearDupClustersResponse response =
+                run("dry", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}", r -> r.dryRun(true));
         assertEquals(0, response.counts().updated());
         assertTrue(assignments("dry", "dup").isEmpty());
         assertNull(

@@ -259,6 +259,8 @@ public class MinhashFieldMapperTests extends MapperTestCase {
                     MapperParsingException.class, () -> mapper.parse(source("{\"field\": " + c.getKey() + "}")));
             assertThat(c.getKey(), e.getMessage(), containsString("failed to parse field [field] of type [minhash]"));
             assertThat(c.getKey(), e.getCause().getMessage(), containsString(c.getValue()));
+            // the reason on top too, not only in caused_by (an object value has no preview to show)
+            assertThat(c.getKey(), e.getMessage(), containsString(c.getValue()));
         }
     }
 

@@ -188,6 +188,8 @@ public class SimhashFieldMapperTests extends MapperTestCase {
             MapperParsingException e = expectThrows(MapperParsingException.class, () -> parse(mapper, c.getKey()));
             assertThat(c.getKey(), e.getMessage(), containsString("failed to parse field [field] of type [simhash]"));
             assertThat(c.getKey(), e.getCause().getMessage(), containsString(c.getValue()));
+            // the reason on top too, not only in caused_by (an object value has no preview to show)
+            assertThat(c.getKey(), e.getMessage(), containsString(c.getValue()));
         }
     }
 
