@@ -404,13 +404,16 @@ public final class MinhashFieldMapper extends ParametrizedFieldMapper {
         }
     }
 
-    /** Doc values hold the signature and the shingle set, so an index with derived source can rebuild them. */
-    @Override
+    /**
+     * Doc values hold the signature and the shingle set, so an index with derived source can rebuild them.
+     * No {@code @Override}: FieldMapper has this method from OpenSearch 3.1 on, 3.0's has not (see
+     * {@link io.neardup.compat.DerivedSourceSupport}).
+     */
     public void canDeriveSource() {
         DerivedFingerprintSource.requireNoCopyTo(this);
     }
 
-    @Override
+    /** Overrides FieldMapper's from OpenSearch 3.1 on (see {@link #canDeriveSource}). */
     public void deriveSource(XContentBuilder builder, LeafReader leafReader, int docId) throws IOException {
         DerivedFingerprintSource.writeMinhash(
                 builder, leafReader, docId, fieldType().name(), simpleName());

@@ -294,8 +294,11 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         }
     }
 
-    /** Doc values hold the fingerprint, so an index with derived source can rebuild it. */
-    @Override
+    /**
+     * Doc values hold the fingerprint, so an index with derived source can rebuild it.
+     * No {@code @Override}: FieldMapper has this method from OpenSearch 3.1 on, 3.0's has not (see
+     * {@link io.neardup.compat.DerivedSourceSupport}).
+     */
     public void canDeriveSource() {
         DerivedFingerprintSource.requireNoCopyTo(this);
         if (hasDocValues == false) {
@@ -304,7 +307,7 @@ public final class SimhashFieldMapper extends ParametrizedFieldMapper {
         }
     }
 
-    @Override
+    /** Overrides FieldMapper's from OpenSearch 3.1 on (see {@link #canDeriveSource}). */
     public void deriveSource(XContentBuilder builder, LeafReader leafReader, int docId) throws IOException {
         DerivedFingerprintSource.writeSimhash(
                 builder, leafReader, docId, fieldType().name(), simpleName());
