@@ -21,7 +21,7 @@ export JAVA_HOME
 if [ "$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')" -ge 24 ]; then
     export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 fi
-version=$(sed -n 's:^    <version>\(.*\)</version>:\1:p' pom.xml | head -n 1)
+plugin_release=$(sed -n 's:.*<plugin.release>\(.*\)</plugin.release>.*:\1:p' pom.xml)
 opensearch_version=$(sed -n 's:.*<opensearch.version>\(.*\)</opensearch.version>.*:\1:p' pom.xml)
 
 echo "run: building the plugin (JAVA_HOME=$JAVA_HOME)"
@@ -38,7 +38,7 @@ interrupted=0
 trap 'interrupted=1' INT TERM
 
 bash src/scripts/node.sh start "$state" "$http_port" "$transport_port" \
-    "target/distribution/opensearch-$opensearch_version" "target/opensearch-neardup-$version.zip"
+    "target/distribution/opensearch-$opensearch_version" "target/opensearch-neardup-$opensearch_version.$plugin_release.zip"
 bash src/scripts/demo.sh "$url" src/demo/manpages-demo.jsonl "$state/demo"
 
 echo

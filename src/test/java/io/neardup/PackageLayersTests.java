@@ -24,7 +24,7 @@ public class PackageLayersTests extends OpenSearchTestCase {
 
     /** Bottom up; a package may use any package before it in this list, none after it. */
     static final List<String> ORDER =
-            List.of("core", "index", "ingest", "query", "clusters", "lookup", "collapse", "stats", "plugin");
+            List.of("core", "compat", "index", "ingest", "query", "clusters", "lookup", "collapse", "stats", "plugin");
 
     private static JavaClasses classes;
 

@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.DerivedSourceSupport;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
@@ -53,7 +54,7 @@ final class DerivedFingerprintSource {
     }
 
     static boolean enabled(ParseContext context) {
-        return context.indexSettings().isDerivedSourceEnabled();
+        return DerivedSourceSupport.enabled(context.indexSettings());
     }
 
     static String formField(String field) {

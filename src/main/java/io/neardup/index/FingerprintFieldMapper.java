@@ -82,8 +82,11 @@ public abstract sealed class FingerprintFieldMapper<V> extends ParametrizedField
         }
     }
 
-    /** Each mapper's doc values hold what derived source rebuilds; a copy_to target would get no value from it. */
-    @Override
+    /**
+     * Each mapper's doc values hold what derived source rebuilds; a copy_to target would get no value from it.
+     * No {@code @Override}: FieldMapper has this method from OpenSearch 3.1 on, 3.0's has not (see
+     * {@link io.neardup.compat.DerivedSourceSupport}).
+     */
     public void canDeriveSource() {
         DerivedFingerprintSource.requireNoCopyTo(this);
     }

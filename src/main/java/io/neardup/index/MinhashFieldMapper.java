@@ -387,7 +387,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         DerivedFingerprintSource.addMinhash(context, field, object, value.schemeHash());
     }
 
-    @Override
+    /** Overrides FieldMapper's from OpenSearch 3.1 on (see {@link #canDeriveSource}). */
     public void deriveSource(XContentBuilder builder, LeafReader leafReader, int docId) throws IOException {
         DerivedFingerprintSource.writeMinhash(
                 builder, leafReader, docId, fieldType().name(), simpleName());

@@ -273,7 +273,7 @@ public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFiel
         DerivedFingerprintSource.addSimhash(context, field, object, value.margins());
     }
 
-    /** Doc values hold the fingerprint, so an index with derived source can rebuild it. */
+    /** Doc values hold the fingerprint, so an index with derived source can rebuild it; without them it cannot. */
     @Override
     public void canDeriveSource() {
         super.canDeriveSource();
@@ -283,7 +283,7 @@ public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFiel
         }
     }
 
-    @Override
+    /** Overrides FieldMapper's from OpenSearch 3.1 on (see {@link #canDeriveSource}). */
     public void deriveSource(XContentBuilder builder, LeafReader leafReader, int docId) throws IOException {
         DerivedFingerprintSource.writeSimhash(
                 builder, leafReader, docId, fieldType().name(), simpleName());

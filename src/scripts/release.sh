@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# The release set: one plugin zip per supported OpenSearch release, all from this checkout, and the
+# smoke run of each on a real node.
+#
+#   release.sh build [<version>...]   builds $RELEASE_DIR/opensearch-neardup-<version>.<plugin release>.zip
+#                                     and its .sha512 (sha512sum format) for each version, default all of
+#                                     SUPPORTED below
+#   release.sh smoke [<version>...]   for each version (default: NODE_VERSIONS below), needing the zips built:
+#                                     checks that a zip built for another version is refused by the
+#                                     plugin installer of this one, then starts a fresh node of this
+#                                     version (its integ-test-zip from Maven Central), installs this
+#                                     version's zip, runs smoke.sh against it and stops it
+#   release.sh upgrade [<from> <to>]  the cluster upgrade a user makes (default 3.0.0 to 3.8.0, the oldest
+#                                     and the default release): a node of <from> with its zip loads the smoke
+#                                     index (smoke.sh load) and stops; a node of <to> with its zip starts on
+#                                     that data and answers the rest of the smoke run on it (smoke.sh check)
+#   release.sh versions               prints SUPPORTED, one a line, "node" after those CI smoke-tests
+#
+# Environment: RELEASE_DIR (default target/release), RELEASE_JOBS builds or nodes at a time (default 2),
+# SMOKE_HTTP_PORT / SMOKE_TRANSPORT_PORT the first ports of the smoke nodes (default 9290 / 9390; job i
+# uses the base + i), JAVA_HOME (else node.sh java-home finds a JDK 21+), MAVEN_ARGS extra mvn arguments.
+# Per-version build output and logs are in target/release-build/<version>/.
+set -euo pipefail
+
+# Every OpenSearch 3.x release these sources build for; add a new release here (and to the README's table).
+SUPPORTED=(3.0.0 3.1.0 3.2.0 3.3.0 3.3.1 3.3.2 3.4.0 3.5.0 3.6.0 3.7.0 3.8.0 3.9.0)
+# Those whose integ-test-zip (a real node) is on Maven Central: 3.9.0's is not (checked 2026-11-25).
+NODE_VERSIONS=(3.0.0 3.1.0 3.2.0 3.3.0 3.3.1 3.3.2 3.4.0 3.5.0 3.6.0 3.7.0 3.8.0)
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+release_dir=${RELEASE_DIR:-$root/target/release}
+work_dir=$root/target/release-build
+jobs=${RELEASE_JOBS:-2}
+http_base=${SMOKE_HTTP_PORT:-9290}
+transport_base=${SMOKE_TRANSPORT_PORT:-9390}
+plugin_release=$(sed -n 's:.*<plugin.release>\(.*\)</plugin.release>.*:\1:p' pom.xml)
+# the test dependencies of the default version: Central lacks some releases' (tests are not built here)
+test_opensearch_version=$(sed -n 's:.*<opensearch.version>\(.*\)</opensearch.version>.*:\1:p' pom.xml)
+
+die() { echo "release.sh: $*" >&2; exit 1; }
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "RELEASE_JOBS must be a positive number, got [$jobs]"
+[[ "$plugin_release" =~ ^[0-9]+$ ]] || die "no <plugin.release> number in pom.xml"
+
+JAVA_HOME=$(bash src/scripts/node.sh java-home)
+export JAVA_HOME
+if [ "$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')" -ge 24 ] \
+    && [[ "${MAVEN_OPTS:-}" != *sun-misc-unsafe-memory-access* ]]; then
+    export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" # Maven's Guava warns on JDK 24+
+fi
+read -r -a maven_args <<< "${MAVEN_ARGS:-}"
+
+zip_name() { echo "opensearch-neardup-$1.$plugin_release.zip"; }
+
+has_node() { [[ " ${NODE_VERSIONS[*]} " == *" $1 "* ]]; }
+
+is_supported() {
+    local v
+    for v in "${SUPPORTED[@]}"; do [ "$v" = "$1" ] && return 0; done
+    return 1
+}
+
+build_one() {
+    local version=$1 dir=$work_dir/$1 zip started=$SECONDS built_for
+    zip=$(zip_name "$version")
+    rm -rf "$dir/classes" "$dir"/*.zip "$dir"/*.jar && mkdir -p "$dir" "$release_dir"
+    # the checks of the sources (format, forbidden APIs) and the tests run in the default build; where
+    # there is a real node of this version, the same Maven run unpacks it for the smoke run
+    local -a goals=(package)
+    has_node "$version" && goals+=(dependency:unpack@node-distribution)
+    mvn -B -q "${maven_args[@]}" -Dopensearch.version="$version" -Dbuild.dir="$dir" \
+        -Dtest.opensearch.version="$test_opensearch_version" -Dmaven.test.skip=true -DskipSecurityITs \
+        -Dspotless.check.skip=true -Dforbiddenapis.skip=true \
+        "${goals[@]}" > "$dir/build.log" 2>&1 \
+        || { tail -n 40 "$dir/build.log" >&2; die "building for OpenSearch $version failed (log: $dir/build.log)"; }
+    [ -f "$dir/$zip" ] || die "the build for OpenSearch $version made no $zip"
+    built_for=$(unzip -p "$dir/$zip" plugin-descriptor.properties | sed -n 's/^opensearch.version=//p' | tr -d '\r')
+    [ "$built_for" = "$version" ] || die "$zip says opensearch.version=$built_for, expected $version"
+    cp "$dir/$zip" "$release_dir/$zip"
+    (cd "$release_dir" && sha512sum "$zip" > "$zip.sha512")
+    echo "release.sh: $zip in $((SECONDS - started)) s"
+}
+
+# The installer of <version>'s distribution must refuse a zip built for <other> with OpenSearch's message.
+check_refused() {
+    local version=$1 other=$2 distribution=$3 dir=$work_dir/$1 log
+    log=$dir/refused-$other.log
+    [ -f "$release_dir/$(zip_name "$other")" ] || die "no $(zip_name "$other") in $release_dir (run: release.sh build $other)"
+    if OPENSEARCH_JAVA_HOME="$JAVA_HOME" "$distribution/bin/opensearch-plugin" install --batch \
+        "file://$release_dir/$(zip_name "$other")" > "$log" 2>&1; then
+        die "OpenSearch $version installed $(zip_name "$other"), a zip built for $other"
+    fi
+    grep -q "Plugin \[opensearch-neardup\] was built for OpenSearch version $other but version $version is running" "$log" \
+        || { cat "$log" >&2; die "OpenSearch $version refused $(zip_name "$other") without the expected message"; }
+    [ -z "$(ls -A "$distribution/plugins")" ] || die "the refused install left files in $distribution/plugins"
+    echo "release.sh: OpenSearch $version refuses $(zip_name "$other"): $(grep -o 'Plugin \[opensearch-neardup\] was built.*running' "$log")"
+}
+
+smoke_one() {
+    local version=$1 slot=$2 dir=$work_dir/$1 zip distribution state other started=$SECONDS
+    local http_port=$((http_base + slot)) transport_port=$((transport_base + slot))
+    zip=$release_dir/$(zip_name "$version")
+    [ -f "$zip" ] || die "no $zip (run: release.sh build $version)"
+    distribution=$dir/distribution/opensearch-$version
+    if [ ! -x "$distribution/bin/opensearch" ]; then # release.sh build unpacks it; not when the zips came from elsewhere
+        mkdir -p "$dir"
+        mvn -B -q "${maven_args[@]}" -Dopensearch.version="$version" -Dbuild.dir="$dir" \
+            dependency:unpack@node-distribution > "$dir/distribution.log" 2>&1 \
+            || { tail -n 20 "$dir/distribution.log" >&2; die "fetching the integ-test-zip of OpenSearch $version failed"; }
+    fi
+
+    # a zip of a neighbouring supported release, so that every pair of neighbours is tried
+    other=${SUPPORTED[0]}
+    local i
+    for i in "${!SUPPORTED[@]}"; do
+        if [ "${SUPPORTED[$i]}" = "$version" ]; then
+            other=${SUPPORTED[$(((i + 1) % ${#SUPPORTED[@]}))]}
+        fi
+    done
+    check_refused "$version" "$other" "$distribution"
+
+    state=$dir/smoke-node
+    local status=0
+    bash src/scripts/node.sh start "$state" "$http_port" "$transport_port" "$distribution" "$zip" || status=$?
+    if [ "$status" = 0 ]; then
+        bash src/scripts/smoke.sh "http://127.0.0.1:$http_port" "$version.$plugin_release" || status=$?
+    fi
+    bash src/scripts/node.sh stop "$state" > /dev/null || true
+    [ "$status" = 0 ] || die "the smoke run on OpenSearch $version failed (node logs: $state/logs)"
+    echo "release.sh: OpenSearch $version: installed, smoke run passed in $((SECONDS - started)) s"
+}
+
+# A node of <from> loads the smoke index, a node of <to> answers the smoke run on its data. Both zips built.
+upgrade() {
+    local from=$1 to=$2 dir=$work_dir/upgrade-$1-$2 started=$SECONDS v
+    local http_port=$http_base transport_port=$transport_base
+    for v in "$from" "$to"; do
+        has_node "$v" || die "OpenSearch $v has no integ-test-zip on Maven Central: no node to upgrade from or to"
+        [ -f "$release_dir/$(zip_name "$v")" ] || die "no $(zip_name "$v") in $release_dir (run: release.sh build $v)"
+        [ -x "$work_dir/$v/distribution/opensearch-$v/bin/opensearch" ] || die "no OpenSearch $v in $work_dir (run: release.sh build $v)"
+    done
+    rm -rf "$dir" && mkdir -p "$dir"
+    local status=0
+    bash src/scripts/node.sh start "$dir/from-node" "$http_port" "$transport_port" \
+        "$work_dir/$from/distribution/opensearch-$from" "$release_dir/$(zip_name "$from")" || status=$?
+    [ "$status" = 0 ] && { bash src/scripts/smoke.sh "http://127.0.0.1:$http_port" "$from.$plugin_release" load || status=$?; }
+    # stop it ourselves, so that its data outlives it (node.sh stop removes the node's home)
+    local home pid
+    home=$(readlink -f "$dir/from-node/opensearch")
+    pid=$(cat "$dir/from-node/pid" 2>/dev/null || true)
+    if [ -n "$pid" ]; then
+        kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    fi
+    [ "$status" = 0 ] && [ -d "$home/data" ] || status=1
+    if [ "$status" = 0 ]; then
+        # the next release's distribution with the data, as an upgrade in place leaves it
+        cp -r "$work_dir/$to/distribution/opensearch-$to" "$dir/opensearch-$to"
+        cp -a "$home/data" "$dir/opensearch-$to/data"
+    fi
+    bash src/scripts/node.sh stop "$dir/from-node" > /dev/null || true
+    [ "$status" = 0 ] || die "loading the smoke index on OpenSearch $from failed (logs: $dir/from-node/logs)"
+
+    bash src/scripts/node.sh start "$dir/to-node" "$http_port" "$transport_port" "$dir/opensearch-$to" \
+        "$release_dir/$(zip_name "$to")" || status=$?
+    [ "$status" = 0 ] && { bash src/scripts/smoke.sh "http://127.0.0.1:$http_port" "$to.$plugin_release" check || status=$?; }
+    bash src/scripts/node.sh stop "$dir/to-node" > /dev/null || true
+    rm -rf "$dir/opensearch-$to"
+    [ "$status" = 0 ] || die "OpenSearch $to did not answer the smoke run on the data of $from (logs: $dir/to-node/logs)"
+    echo "release.sh: upgrade from OpenSearch $from to $to: the index loaded on $from answers the smoke run on $to ($((SECONDS - started)) s)"
+}
+
+# Runs <function> for every version, $jobs at a time: job i takes versions i, i + jobs, ... in turn (so
+# that it can keep one pair of ports), its output prefixed with the version. Fails if any version failed.
+run_jobs() {
+    local function=$1
+    shift
+    local -a versions=("$@") pids=()
+    local job
+    for ((job = 0; job < jobs && job < ${#versions[@]}; job++)); do
+        (
+            local k
+            for ((k = job; k < ${#versions[@]}; k += jobs)); do
+                "$function" "${versions[$k]}" "$job" 2>&1 | sed -u "s/^/[${versions[$k]}] /"
+                [ "${PIPESTATUS[0]}" = 0 ] || exit 1
+            done
+        ) &
+        pids+=($!)
+    done
+    local failed=0 pid
+    for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+    return "$failed"
+}
+
+command=${1:-}
+shift || true
+case "$command" in
+    build | smoke)
+        versions=("$@")
+        if [ ${#versions[@]} -eq 0 ]; then
+            if [ "$command" = build ]; then versions=("${SUPPORTED[@]}"); else versions=("${NODE_VERSIONS[@]}"); fi
+        fi
+        for v in "${versions[@]}"; do is_supported "$v" || die "OpenSearch $v is not among the supported releases: ${SUPPORTED[*]}"; done
+        started=$SECONDS
+        if [ "$command" = build ]; then
+            run_jobs build_one "${versions[@]}" || die "building the release set failed"
+            echo "release.sh: built ${#versions[@]} zips into $release_dir in $((SECONDS - started)) s"
+            (cd "$release_dir" && sha512sum -c --quiet ./*.sha512) || die "a checksum in $release_dir does not match"
+        else
+            run_jobs smoke_one "${versions[@]}" || die "the smoke runs failed"
+            echo "release.sh: smoke runs passed on OpenSearch ${versions[*]} in $((SECONDS - started)) s"
+        fi
+        ;;
+    upgrade)
+        [ $# -eq 0 ] || [ $# -eq 2 ] || die "usage: release.sh upgrade [<from> <to>]"
+        upgrade "${1:-3.0.0}" "${2:-3.8.0}"
+        ;;
+    versions)
+        for v in "${SUPPORTED[@]}"; do
+            if has_node "$v"; then echo "$v node"; else echo "$v"; fi
+        done
+        ;;
+    *) die "usage: release.sh build|smoke [<version>...] | release.sh upgrade [<from> <to>] | release.sh versions" ;;
+esac
