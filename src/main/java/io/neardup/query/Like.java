@@ -20,147 +20,127 @@ import org.opensearch.core.xcontent.XContentParser;
 
 /**
  * What a {@code near_duplicate} query compares against: a document by {@code _id}, a text
- * fingerprinted by the index's own pipeline, or a fingerprint given as is.
+ * fingerprinted by the index's own pipeline, or a fingerprint given as is. One record per kind;
+ * each says what it holds, nothing is null for a kind that has no use for it.
+ *
+ * <p>On the wire every kind is written as it was when this was one class (a kind tag, then the ten
+ * optional strings and the optional source map in a fixed order), so nodes of either build read each
+ * other's queries.
  */
-public final class Like implements Writeable, ToXContentObject {
+public sealed interface Like extends Writeable, ToXContentObject {
 
-    static final ParseField ID = new ParseField("_id");
-    static final ParseField INDEX = new ParseField("_index");
-    static final ParseField TEXT = new ParseField("text");
-    static final ParseField PIPELINE = new ParseField("pipeline");
-    static final ParseField SIMHASH = new ParseField("simhash");
-    static final ParseField MARGINS = new ParseField("margins");
-    static final ParseField MINHASH = new ParseField("minhash");
-    static final ParseField SHINGLES = new ParseField("shingles");
-    static final ParseField SCHEME = new ParseField("scheme");
+    ParseField ID = new ParseField("_id");
+    ParseField INDEX = new ParseField("_index");
+    ParseField TEXT = new ParseField("text");
+    ParseField PIPELINE = new ParseField("pipeline");
+    ParseField SIMHASH = new ParseField("simhash");
+    ParseField MARGINS = new ParseField("margins");
+    ParseField MINHASH = new ParseField("minhash");
+    ParseField SHINGLES = new ParseField("shingles");
+    ParseField SCHEME = new ParseField("scheme");
     /** Texts beyond this are refused: the processor's own default cap. */
-    static final int MAX_TEXT_CHARS = 1_000_000;
+    int MAX_TEXT_CHARS = 1_000_000;
+
+    /** A document of the searched index, or of {@code index} when given, read when the query runs. */
+    record ById(String id, String index) implements Like {
+        public ById {
+            requireText(id, ID);
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            Wire.write(out, Wire.ID, id, index, null, null, null, null, null, null, null, null);
+        }
+    }
 
     /**
-     * {@code FETCHED} is an {@code ID} whose document was read by the query's rewrite, on the
-     * coordinating node where {@code _index} is known: it carries that document's fingerprint
-     * object, so that no shard reads it again. Only the rewrite creates it; users write {@code _id}.
+     * A document whose {@code source} (its {@code _source}, or the part the query needs) was read already:
+     * by the query's rewrite on the coordinating node, where {@code _index} is known, so that no shard reads
+     * it again; or given with the request by an ingest processor ({@code id} null: nothing to exclude).
      */
-    public enum Kind {
-        ID,
-        TEXT,
-        SIMHASH,
-        MINHASH,
-        FETCHED
+    record Fetched(String id, String index, Map<String, Object> source) implements Like {
+        public Fetched {
+            Objects.requireNonNull(source, "source");
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            Wire.write(out, Wire.FETCHED, id, index, null, null, null, null, null, null, null, source);
+        }
     }
 
-    private final Kind kind;
-    private final String id;
-    private final String index;
-    private final String text;
-    private final String pipeline;
-    private final String simhash;
-    private final String margins;
-    private final String minhash;
-    private final String shingles;
-    private final String scheme;
-    /** FETCHED: the document's {@code _source}, reduced to the fingerprint object. */
-    private final Map<String, Object> source;
+    /** A text, fingerprinted by {@code pipeline} (or the index's default pipeline) as the documents were. */
+    record Text(String text, String pipeline) implements Like {
+        public Text {
+            Objects.requireNonNull(text, "text");
+            if (text.length() > MAX_TEXT_CHARS) {
+                throw new IllegalArgumentException(
+                        "[like.text] has " + text.length() + " characters, more than " + MAX_TEXT_CHARS);
+            }
+        }
 
-    private Like(
-            Kind kind,
-            String id,
-            String index,
-            String text,
-            String pipeline,
-            String simhash,
-            String margins,
-            String minhash,
-            String shingles,
-            String scheme) {
-        this(kind, id, index, text, pipeline, simhash, margins, minhash, shingles, scheme, null);
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            Wire.write(out, Wire.TEXT, null, null, text, pipeline, null, null, null, null, null, null);
+        }
     }
 
-    private Like(
-            Kind kind,
-            String id,
-            String index,
-            String text,
-            String pipeline,
-            String simhash,
-            String margins,
-            String minhash,
-            String shingles,
-            String scheme,
-            Map<String, Object> source) {
-        this.kind = kind;
-        this.id = id;
-        this.index = index;
-        this.text = text;
-        this.pipeline = pipeline;
-        this.simhash = simhash;
-        this.margins = margins;
-        this.minhash = minhash;
-        this.shingles = shingles;
-        this.scheme = scheme;
-        this.source = source;
+    /** A simhash as 16 hex digits, with its margins (for PSM) and scheme where known. */
+    record Simhash(String hex, String margins, String scheme) implements Like {
+        public Simhash {
+            SimhashCodec.parseHex(requireText(hex, SIMHASH));
+            if (margins != null) {
+                Margins.decode(margins);
+            }
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            Wire.write(out, Wire.SIMHASH, null, null, null, null, hex, margins, null, null, scheme, null);
+        }
     }
 
-    public static Like id(String id, String index) {
-        return new Like(Kind.ID, requireText(id, ID), index, null, null, null, null, null, null, null);
+    /** A MinHash signature as the processor writes it, with its shingle set (null: verified by the estimate) and scheme. */
+    record Minhash(String signature, String shingles, String scheme) implements Like {
+        public Minhash {
+            requireText(signature, MINHASH);
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            Wire.write(out, Wire.MINHASH, null, null, null, null, null, null, signature, shingles, scheme, null);
+        }
+    }
+
+    static Like id(String id, String index) {
+        return new ById(id, index);
     }
 
     /** The document {@code id} of {@code index}, read: {@code source} is its {@code _source} (or the part the query needs). */
-    public static Like fetched(String id, String index, Map<String, Object> source) {
-        return new Like(
-                Kind.FETCHED,
-                requireText(id, ID),
-                Objects.requireNonNull(index, "index"),
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                Objects.requireNonNull(source, "source"));
+    static Like fetched(String id, String index, Map<String, Object> source) {
+        requireText(id, ID);
+        return new Fetched(id, Objects.requireNonNull(index, "index"), source);
     }
 
     /**
      * A document's fingerprint object given with the request, as an ingest processor has it:
      * {@code source} holds it under its path; {@code id}, when not null, is excluded from the matches.
      */
-    public static Like source(String id, String index, Map<String, Object> source) {
-        return new Like(
-                Kind.FETCHED,
-                id,
-                index,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                Objects.requireNonNull(source, "source"));
+    static Like source(String id, String index, Map<String, Object> source) {
+        return new Fetched(id, index, source);
     }
 
-    public static Like text(String text, String pipeline) {
-        Objects.requireNonNull(text, "text");
-        if (text.length() > MAX_TEXT_CHARS) {
-            throw new IllegalArgumentException(
-                    "[like.text] has " + text.length() + " characters, more than " + MAX_TEXT_CHARS);
-        }
-        return new Like(Kind.TEXT, null, null, text, pipeline, null, null, null, null, null);
+    static Like text(String text, String pipeline) {
+        return new Text(text, pipeline);
     }
 
-    public static Like simhash(String hex, String margins, String scheme) {
-        SimhashCodec.parseHex(requireText(hex, SIMHASH));
-        if (margins != null) {
-            Margins.decode(margins);
-        }
-        return new Like(Kind.SIMHASH, null, null, null, null, hex, margins, null, null, scheme);
+    static Like simhash(String hex, String margins, String scheme) {
+        return new Simhash(hex, margins, scheme);
     }
 
     /** @param shingles the shingle set as the processor writes it, or null: then candidates are verified by the estimate */
-    public static Like minhash(String signature, String shingles, String scheme) {
-        return new Like(
-                Kind.MINHASH, null, null, null, null, null, null, requireText(signature, MINHASH), shingles, scheme);
+    static Like minhash(String signature, String shingles, String scheme) {
+        return new Minhash(signature, shingles, scheme);
     }
 
     private static String requireText(String value, ParseField field) {
@@ -170,102 +150,39 @@ public final class Like implements Writeable, ToXContentObject {
         return value;
     }
 
-    public Kind kind() {
-        return kind;
-    }
-
-    public String id() {
-        return id;
-    }
-
-    public String index() {
-        return index;
-    }
-
-    public String text() {
-        return text;
-    }
-
-    public String pipeline() {
-        return pipeline;
-    }
-
-    public String simhash() {
-        return simhash;
-    }
-
-    public String margins() {
-        return margins;
-    }
-
-    public String minhash() {
-        return minhash;
-    }
-
-    public String shingles() {
-        return shingles;
-    }
-
-    public String scheme() {
-        return scheme;
-    }
-
-    public Map<String, Object> source() {
-        return source;
-    }
-
-    public Like(StreamInput in) throws IOException {
-        this.kind = in.readEnum(Kind.class);
-        this.id = in.readOptionalString();
-        this.index = in.readOptionalString();
-        this.text = in.readOptionalString();
-        this.pipeline = in.readOptionalString();
-        this.simhash = in.readOptionalString();
-        this.margins = in.readOptionalString();
-        this.minhash = in.readOptionalString();
-        this.shingles = in.readOptionalString();
-        this.scheme = in.readOptionalString();
-        this.source = in.readBoolean() ? in.readMap() : null;
-    }
-
-    @Override
-    public void writeTo(StreamOutput out) throws IOException {
-        out.writeEnum(kind);
-        out.writeOptionalString(id);
-        out.writeOptionalString(index);
-        out.writeOptionalString(text);
-        out.writeOptionalString(pipeline);
-        out.writeOptionalString(simhash);
-        out.writeOptionalString(margins);
-        out.writeOptionalString(minhash);
-        out.writeOptionalString(shingles);
-        out.writeOptionalString(scheme);
-        out.writeBoolean(source != null);
-        if (source != null) {
-            out.writeMap(source);
-        }
+    static Like readFrom(StreamInput in) throws IOException {
+        return Wire.read(in);
     }
 
     /** A fetched document prints as the {@code _id} and {@code _index} it was asked for. */
     @Override
-    public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
+    default XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
         builder.startObject();
-        field(builder, ID, id);
-        field(builder, INDEX, index);
-        field(builder, TEXT, text);
-        field(builder, PIPELINE, pipeline);
-        field(builder, SIMHASH, simhash);
-        field(builder, MARGINS, margins);
-        field(builder, MINHASH, minhash);
-        field(builder, SHINGLES, shingles);
-        field(builder, SCHEME, scheme);
-        return builder.endObject();
-    }
-
-    private static void field(XContentBuilder builder, ParseField name, String value) throws IOException {
-        if (value != null) {
-            builder.field(name.getPreferredName(), value);
+        switch (this) {
+            case ById like -> {
+                Wire.field(builder, ID, like.id());
+                Wire.field(builder, INDEX, like.index());
+            }
+            case Fetched like -> {
+                Wire.field(builder, ID, like.id());
+                Wire.field(builder, INDEX, like.index());
+            }
+            case Text like -> {
+                Wire.field(builder, TEXT, like.text());
+                Wire.field(builder, PIPELINE, like.pipeline());
+            }
+            case Simhash like -> {
+                Wire.field(builder, SIMHASH, like.hex());
+                Wire.field(builder, MARGINS, like.margins());
+                Wire.field(builder, SCHEME, like.scheme());
+            }
+            case Minhash like -> {
+                Wire.field(builder, MINHASH, like.signature());
+                Wire.field(builder, SHINGLES, like.shingles());
+                Wire.field(builder, SCHEME, like.scheme());
+            }
         }
+        return builder.endObject();
     }
 
     static Like fromXContent(XContentParser parser) throws IOException {
@@ -347,30 +264,66 @@ public final class Like implements Writeable, ToXContentObject {
         }
     }
 
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (o instanceof Like == false) {
-            return false;
-        }
-        Like other = (Like) o;
-        return kind == other.kind
-                && Objects.equals(id, other.id)
-                && Objects.equals(index, other.index)
-                && Objects.equals(text, other.text)
-                && Objects.equals(pipeline, other.pipeline)
-                && Objects.equals(simhash, other.simhash)
-                && Objects.equals(margins, other.margins)
-                && Objects.equals(minhash, other.minhash)
-                && Objects.equals(shingles, other.shingles)
-                && Objects.equals(scheme, other.scheme)
-                && Objects.equals(source, other.source);
-    }
+    /** The wire form: the kind's tag (the ordinal of the one class's kind enum), ten optional strings, an optional map. */
+    final class Wire {
+        static final int ID = 0;
+        static final int TEXT = 1;
+        static final int SIMHASH = 2;
+        static final int MINHASH = 3;
+        static final int FETCHED = 4;
 
-    @Override
-    public int hashCode() {
-        return Objects.hash(kind, id, index, text, pipeline, simhash, margins, minhash, shingles, scheme, source);
+        private Wire() {}
+
+        static void write(
+                StreamOutput out,
+                int kind,
+                String id,
+                String index,
+                String text,
+                String pipeline,
+                String simhash,
+                String margins,
+                String minhash,
+                String shingles,
+                String scheme,
+                Map<String, Object> source)
+                throws IOException {
+            out.writeVInt(kind);
+            for (String value : new String[] {id, index, text, pipeline, simhash, margins, minhash, shingles, scheme}) {
+                out.writeOptionalString(value);
+            }
+            out.writeBoolean(source != null);
+            if (source != null) {
+                out.writeMap(source);
+            }
+        }
+
+        static Like read(StreamInput in) throws IOException {
+            int kind = in.readVInt();
+            String id = in.readOptionalString();
+            String index = in.readOptionalString();
+            String text = in.readOptionalString();
+            String pipeline = in.readOptionalString();
+            String simhash = in.readOptionalString();
+            String margins = in.readOptionalString();
+            String minhash = in.readOptionalString();
+            String shingles = in.readOptionalString();
+            String scheme = in.readOptionalString();
+            Map<String, Object> source = in.readBoolean() ? in.readMap() : null;
+            return switch (kind) {
+                case ID -> new ById(id, index);
+                case TEXT -> new Text(text, pipeline);
+                case SIMHASH -> new Simhash(simhash, margins, scheme);
+                case MINHASH -> new Minhash(minhash, shingles, scheme);
+                case FETCHED -> new Fetched(id, index, source);
+                default -> throw new IOException("unknown [like] kind " + kind);
+            };
+        }
+
+        static void field(XContentBuilder builder, ParseField name, String value) throws IOException {
+            if (value != null) {
+                builder.field(name.getPreferredName(), value);
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import io.neardup.ingest.NearDupFingerprintProcessor;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.opensearch.action.get.GetRequest;
@@ -49,34 +50,33 @@ public final class LikeResolver {
     }
 
     public Resolved resolveSimhash(Like like, String field, QueryShardContext context) {
-        return switch (like.kind()) {
-            case SIMHASH ->
+        return switch (like) {
+            case Like.Simhash simhash ->
                 new Resolved(
-                        SimhashCodec.parseHex(like.simhash()),
-                        like.margins() == null ? null : Margins.decode(like.margins()),
-                        like.scheme(),
+                        SimhashCodec.parseHex(simhash.hex()),
+                        simhash.margins() == null ? null : Margins.decode(simhash.margins()),
+                        simhash.scheme(),
                         null);
-            case ID, FETCHED -> fromDocument(like, field, context);
-            case TEXT -> fromText(like, field, context);
-            case MINHASH ->
+            case Like.ById byId -> fromDocument(byId.id(), byId, field, context);
+            case Like.Fetched fetched -> fromDocument(fetched.id(), fetched, field, context);
+            case Like.Text text -> fromText(text, field, context);
+            case Like.Minhash minhash ->
                 throw new IllegalArgumentException(
                         "[like.minhash] cannot be compared with [simhash] field [" + field + "]");
         };
     }
 
     public ResolvedSignature resolveMinhash(Like like, String field, int numHashes, QueryShardContext context) {
-        return switch (like.kind()) {
-            case MINHASH -> signature(like.minhash(), like.shingles(), like.scheme(), numHashes, null);
-            case ID, FETCHED -> {
-                FingerprintObject.Parts stored =
-                        storedParts(like, field, context, FingerprintObject.MINHASH_KEYS, "MinHash signature");
-                yield signature(stored.value(), stored.shingles(), stored.scheme(), numHashes, like.id());
-            }
-            case TEXT -> {
-                NearDupFingerprintProcessor processor = processorFor(like, field, context, true);
-                Fingerprint fingerprint = fingerprintOf(processor, like.text());
+        return switch (like) {
+            case Like.Minhash minhash ->
+                signature(minhash.signature(), minhash.shingles(), minhash.scheme(), numHashes, null);
+            case Like.ById byId -> storedSignature(byId.id(), byId, field, numHashes, context);
+            case Like.Fetched fetched -> storedSignature(fetched.id(), fetched, field, numHashes, context);
+            case Like.Text text -> {
+                NearDupFingerprintProcessor processor = processorFor(text, field, context, true);
+                Fingerprint fingerprint = fingerprintOf(processor, text.text());
                 if (fingerprint.minhash().length != numHashes) {
-                    throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(like, context)
+                    throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(text, context)
                             + "] makes signatures of " + fingerprint.minhash().length + " values but field [" + field
                             + "] holds " + numHashes);
                 }
@@ -89,10 +89,17 @@ public final class LikeResolver {
                         processor.scheme().id(),
                         null);
             }
-            case SIMHASH ->
+            case Like.Simhash simhash ->
                 throw new IllegalArgumentException(
                         "[like.simhash] cannot be compared with [minhash] field [" + field + "]");
         };
+    }
+
+    private static ResolvedSignature storedSignature(
+            String id, Like document, String field, int numHashes, QueryShardContext context) {
+        FingerprintObject.Parts stored =
+                storedParts(id, document, field, context, FingerprintObject.MINHASH_KEYS, "MinHash signature");
+        return signature(stored.value(), stored.shingles(), stored.scheme(), numHashes, id);
     }
 
     private static ResolvedSignature signature(
@@ -116,61 +123,65 @@ public final class LikeResolver {
      * {@code like._index} was given, else read here, on the shard, which knows the searched index (a
      * blocking lookup on the search thread, as {@code more_like_this} does for its liked documents).
      */
-    private static Object fieldOf(Like like, String field, QueryShardContext context) {
-        Map<String, Object> source = like.source();
-        if (like.kind() == Like.Kind.ID) {
-            String index = like.index() != null ? like.index() : context.index().getName();
+    private static Object fieldOf(Like document, String field, QueryShardContext context) {
+        Map<String, Object> source;
+        if (document instanceof Like.ById byId) {
+            String index = byId.index() != null ? byId.index() : context.index().getName();
             GetResponse response = context.getClient()
                     .get(new GetRequest(index)
-                            .id(like.id())
+                            .id(byId.id())
                             .fetchSourceContext(new FetchSourceContext(true, new String[] {field}, null)))
                     .actionGet();
             if (response.isExists() == false) {
                 throw new IllegalArgumentException(
-                        "[like._id] document [" + like.id() + "] not found in index [" + index + "]");
+                        "[like._id] document [" + byId.id() + "] not found in index [" + index + "]");
             }
             source = response.getSourceAsMap();
+        } else {
+            source = ((Like.Fetched) document).source();
         }
         return source == null ? null : XContentMapValues.extractValue(field, source);
     }
 
-    private static Resolved fromDocument(Like like, String field, QueryShardContext context) {
-        FingerprintObject.Parts stored = storedParts(like, field, context, FingerprintObject.SIMHASH_KEYS, "simhash");
+    /** @param document a {@link Like.ById} or a {@link Like.Fetched} */
+    private static Resolved fromDocument(String id, Like document, String field, QueryShardContext context) {
+        FingerprintObject.Parts stored =
+                storedParts(id, document, field, context, FingerprintObject.SIMHASH_KEYS, "simhash");
         return new Resolved(
                 SimhashCodec.parseHex(stored.value()),
                 stored.margins() == null ? null : Margins.decode(stored.margins()),
                 stored.scheme(),
-                like.id());
+                id);
     }
 
     /** The document's stored fingerprint in {@code field}, read as the mapper reads it; a 400 naming the document if it has none. */
     private static FingerprintObject.Parts storedParts(
-            Like like, String field, QueryShardContext context, java.util.List<String> keys, String kind) {
-        Object value = fieldOf(like, field, context);
+            String id, Like document, String field, QueryShardContext context, List<String> keys, String kind) {
+        Object value = fieldOf(document, field, context);
         FingerprintObject.Parts stored;
         try {
             stored = FingerprintObject.read(value, keys);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    "[like._id] document [" + like.id() + "] has a malformed " + kind + " in [" + field + "]: "
+                    "[like._id] document [" + id + "] has a malformed " + kind + " in [" + field + "]: "
                             + e.getMessage(),
                     e);
         }
         if (stored == null) {
             throw new IllegalArgumentException(
-                    "[like._id] document [" + like.id() + "] has no " + kind + " in [" + field + "]");
+                    "[like._id] document [" + id + "] has no " + kind + " in [" + field + "]");
         }
         return stored;
     }
 
-    private Resolved fromText(Like like, String field, QueryShardContext context) {
+    private Resolved fromText(Like.Text like, String field, QueryShardContext context) {
         NearDupFingerprintProcessor processor = processorFor(like, field, context, false);
         Fingerprint fingerprint = fingerprintOf(processor, like.text());
         return new Resolved(
                 fingerprint.simhash(), fingerprint.margins(), processor.scheme().id(), null);
     }
 
-    private static String pipelineOf(Like like, QueryShardContext context) {
+    private static String pipelineOf(Like.Text like, QueryShardContext context) {
         return like.pipeline() != null
                 ? like.pipeline()
                 : context.getIndexSettings().getDefaultPipeline();
@@ -178,7 +189,7 @@ public final class LikeResolver {
 
     /** The processor of the pipeline that writes the query's field: the text is fingerprinted exactly as the documents were. */
     private NearDupFingerprintProcessor processorFor(
-            Like like, String field, QueryShardContext context, boolean minhash) {
+            Like.Text like, String field, QueryShardContext context, boolean minhash) {
         String pipelineId = pipelineOf(like, context);
         if (pipelineId == null || "_none".equals(pipelineId)) {
             throw new IllegalArgumentException("[like.text] needs the pipeline that fingerprints [" + field

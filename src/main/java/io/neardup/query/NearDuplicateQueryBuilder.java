@@ -88,7 +88,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     public NearDuplicateQueryBuilder(StreamInput in, QueryServices services) throws IOException {
         super(in);
         this.field = in.readString();
-        this.like = new Like(in);
+        this.like = Like.readFrom(in);
         this.options = new NearDupOptions(in);
         this.includeSelf = in.readBoolean();
         this.ignoreUnmapped = in.readBoolean();
@@ -326,19 +326,19 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     /**
      * Reads {@code like._id}'s document once per request when {@code like._index} names its index:
      * asynchronously, on the coordinating node, as {@code terms} does for a terms lookup; the
-     * rewritten builder carries the document's fingerprint object ({@link Like.Kind#FETCHED}) to the
+     * rewritten builder carries the document's fingerprint object ({@link Like.Fetched}) to the
      * shards. Without {@code _index} the document lives in "the index being searched", which only a
      * shard knows, and each shard reads it while building its query (see {@link LikeResolver}).
      */
     @Override
     protected QueryBuilder doRewrite(QueryRewriteContext context) throws IOException {
-        if (like.kind() == Like.Kind.TEXT
-                && like.pipeline() != null
+        if (like instanceof Like.Text text
+                && text.pipeline() != null
                 && pipelineChecked == false
                 && context.convertToShardContext() == null) {
             return checkPipelineReadable(context);
         }
-        if (like.kind() != Like.Kind.ID || like.index() == null) {
+        if ((like instanceof Like.ById byId && byId.index() != null) == false) {
             return this;
         }
         if (pendingFetch != null) {
@@ -346,8 +346,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             return fetched == null ? this : copyWith(fetched);
         }
         SetOnce<Like> fetched = new SetOnce<>();
-        String id = like.id();
-        String index = like.index();
+        String id = ((Like.ById) like).id();
+        String index = ((Like.ById) like).index();
         GetRequest get = new GetRequest(index)
                 .id(id)
                 .fetchSourceContext(new FetchSourceContext(true, new String[] {fingerprintObject()}, null));
@@ -381,7 +381,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             return checked;
         }
         SetOnce<Boolean> readable = new SetOnce<>();
-        String pipeline = like.pipeline();
+        String pipeline = ((Like.Text) like).pipeline();
         context.registerAsyncAction((client, listener) -> client.execute(
                 GetPipelineAction.INSTANCE, new GetPipelineRequest(pipeline), ActionListener.map(listener, response -> {
                     if (response.isFound() == false) {
@@ -523,7 +523,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         int dot = field.lastIndexOf('.');
         String sibling = (dot < 0 ? "" : field.substring(0, dot + 1)) + "minhash";
         if (context.fieldMapper(sibling) instanceof MinhashFieldMapper.MinhashFieldType minhash) {
-            if (like.kind() == Like.Kind.SIMHASH) {
+            if (like instanceof Like.Simhash) {
                 throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field
                         + "] needs the query " + "document's MinHash signature: query by [_id] or [text]");
             }

@@ -40,7 +40,7 @@ public class LikeTests extends OpenSearchTestCase {
         try (BytesStreamOutput out = new BytesStreamOutput()) {
             like.writeTo(out);
             try (StreamInput in = out.bytes().streamInput()) {
-                return new Like(in);
+                return Like.readFrom(in);
             }
         }
     }
@@ -64,6 +64,56 @@ public class LikeTests extends OpenSearchTestCase {
         assertEquals(fetched, wire(fetched));
         assertEquals("{\"_id\":\"doc-1\",\"_index\":\"pages\"}", json(fetched));
         assertNotEquals(fetched, Like.id("doc-1", "pages"));
+    }
+
+    /**
+     * The bytes each kind writes are the ones the single class wrote (its kind enum's ordinal, ten optional
+     * strings in a fixed order, an optional map), written out here by hand: a node of either build reads them.
+     */
+    public void testWireLayoutIsUnchanged() throws IOException {
+        Map<String, Object> source = Map.of("text_fp", Map.of("simhash", "00000000000000ff"));
+        assertWire(
+                Like.id("doc-1", "pages"),
+                0,
+                new String[] {"doc-1", "pages", null, null, null, null, null, null, null},
+                null);
+        assertWire(
+                Like.text("some text", "fp"),
+                1,
+                new String[] {null, null, "some text", "fp", null, null, null, null, null},
+                null);
+        assertWire(
+                Like.simhash("00000000000000ff", null, "nd1-0123abcd"),
+                2,
+                new String[] {null, null, null, null, "00000000000000ff", null, null, null, "nd1-0123abcd"},
+                null);
+        assertWire(
+                Like.minhash("AQID", "AQIDBAU", null),
+                3,
+                new String[] {null, null, null, null, null, null, "AQID", "AQIDBAU", null},
+                null);
+        assertWire(
+                Like.fetched("doc-1", "pages", source),
+                4,
+                new String[] {"doc-1", "pages", null, null, null, null, null, null, null},
+                source);
+    }
+
+    private static void assertWire(Like like, int kind, String[] strings, Map<String, Object> source)
+            throws IOException {
+        try (BytesStreamOutput expected = new BytesStreamOutput();
+                BytesStreamOutput actual = new BytesStreamOutput()) {
+            expected.writeVInt(kind);
+            for (String value : strings) {
+                expected.writeOptionalString(value);
+            }
+            expected.writeBoolean(source != null);
+            if (source != null) {
+                expected.writeMap(source);
+            }
+            like.writeTo(actual);
+            assertEquals(like.toString(), expected.bytes(), actual.bytes());
+        }
     }
 
     public void testMalformedLikeSaysWhy() {
