@@ -267,7 +267,8 @@ public record NearDupOptions(
         if (value != null) {
             FieldKind other = kind == FieldKind.SIMHASH ? FieldKind.MINHASH : FieldKind.SIMHASH;
             throw new IllegalArgumentException("[" + entryPoint + "] [" + name + "] applies to [" + other.typeName()
-                    + "] fields; [" + field + "] is a [" + kind.typeName() + "] field");
+                    + "] fields; [" + field + "] is a [" + kind.typeName() + "] field"
+                    + (kind == FieldKind.MINHASH ? ": use [min_similarity]" : ""));
         }
     }
 
