@@ -11,7 +11,6 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.ArchConfiguration;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import java.util.List;
 import org.opensearch.test.OpenSearchTestCase;
@@ -28,12 +27,19 @@ public class PackageLayersTests extends OpenSearchTestCase {
 
     private static JavaClasses classes;
 
-    /** The main classes, imported once; classes outside the project are not followed (they are in no layer). */
+    /**
+     * The main classes, imported once, from where the plugin class was loaded: ArchUnit's own test filter knows
+     * test classes by a path ({@code target/test-classes}) that a build with another {@code build.dir} does not
+     * have. Classes outside the project are not followed (they are in no layer).
+     */
     private static synchronized JavaClasses mainClasses() {
         if (classes == null) {
+            String pluginClass = NearDupPlugin.class.getSimpleName() + ".class";
+            String url = String.valueOf(NearDupPlugin.class.getResource(pluginClass));
+            String mainRoot = url.substring(0, url.length() - ("io/neardup/" + pluginClass).length());
             ArchConfiguration.get().setResolveMissingDependenciesFromClassPath(false);
             classes = new ClassFileImporter()
-                    .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                    .withImportOption(location -> location.asURI().toString().startsWith(mainRoot))
                     .importPackages("io.neardup");
         }
         return classes;
