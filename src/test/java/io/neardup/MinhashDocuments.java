@@ -5,6 +5,7 @@
 package io.neardup;
 
 import io.neardup.core.LshBanding;
+import io.neardup.core.SignatureCodec;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.MinhashFieldMapper;
 import org.apache.lucene.document.BinaryDocValuesField;
@@ -25,7 +26,7 @@ public final class MinhashDocuments {
     /** @param shingleSet a {@code ShingleSetCodec} payload, or null; @param scheme the scheme string, or null */
     public static void add(
             Document doc, String field, int[] signature, byte[] shingleSet, String scheme, LshBanding banding) {
-        byte[] bytes = MinhashFieldMapper.signatureBytes(signature);
+        byte[] bytes = SignatureCodec.valueBytes(signature);
         doc.add(new BinaryDocValuesField(field, new BytesRef(bytes)));
         for (int band = 0; band < banding.bands(); band++) {
             doc.add(new Field(

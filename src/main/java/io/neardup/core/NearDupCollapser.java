@@ -4,7 +4,6 @@
  */
 package io.neardup.core;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -92,7 +91,7 @@ public final class NearDupCollapser {
             int k = sig.length;
             int bands = bandsFor(k, minSimilarity);
             long[] keys = new long[bands];
-            byte[] stored = storedLayout(sig);
+            byte[] stored = SignatureCodec.valueBytes(sig);
             int best = Integer.MAX_VALUE;
             for (int b = 0; b < bands; b++) {
                 keys[b] = LshBanding.bandKey(
@@ -244,15 +243,6 @@ public final class NearDupCollapser {
     /** k - e + 1 bands: a pair at or above the threshold agrees on at least one whole band. */
     static int bandsFor(int k, double s) {
         return Math.min(k, k - minEqual(k, s) + 1);
-    }
-
-    /** A signature's values as a {@code minhash} field stores them (4 bytes each, big-endian), to key its bands by. */
-    private static byte[] storedLayout(int[] signature) {
-        ByteBuffer bytes = ByteBuffer.allocate(4 * signature.length);
-        for (int value : signature) {
-            bytes.putInt(value);
-        }
-        return bytes.array();
     }
 
     private static void checkLengths(int values, int schemes) {

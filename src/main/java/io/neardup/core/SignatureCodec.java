@@ -43,6 +43,18 @@ public final class SignatureCodec {
         return PayloadHeader.encode(out);
     }
 
+    /**
+     * A signature's values as big-endian int32, no header: the layout of a {@code minhash} field's doc
+     * values, of which its band keys are taken ({@link LshBanding#bandKey}).
+     */
+    public static byte[] valueBytes(int[] signature) {
+        ByteBuffer buf = ByteBuffer.allocate(4 * signature.length);
+        for (int v : signature) {
+            buf.putInt(v);
+        }
+        return buf.array();
+    }
+
     private static void requireValues(int values) {
         if (values < 1 || values > MinHasher.MAX_HASHES) {
             throw new IllegalArgumentException(
@@ -57,6 +69,18 @@ public final class SignatureCodec {
     public static int[] decode(String encoded, int expectedValues, int expectedSchemeHash) {
         byte[] bytes = PayloadHeader.decode(encoded, WHAT, 0, "");
         PayloadHeader.check(bytes, WHAT, expectedSchemeHash);
+        return values(bytes, expectedValues);
+    }
+
+    /** Decodes a signature of any length made by the scheme its own header names (after checking the format). */
+    public static int[] decode(String encoded) {
+        byte[] bytes = PayloadHeader.decode(encoded, WHAT, 0, "");
+        PayloadHeader.check(bytes, WHAT, PayloadHeader.schemeHash(bytes));
+        return values(bytes, (bytes.length - PayloadHeader.BYTES) / 4);
+    }
+
+    /** The values after a checked header: a whole number of them, as many as expected. */
+    private static int[] values(byte[] bytes, int expectedValues) {
         int payload = bytes.length - PayloadHeader.BYTES;
         if (payload % 4 != 0) {
             throw new IllegalArgumentException(
@@ -73,12 +97,6 @@ public final class SignatureCodec {
             out[i] = buf.getInt();
         }
         return out;
-    }
-
-    /** Decodes a signature of any length made by the scheme its own header names (after checking the format). */
-    public static int[] decode(String encoded) {
-        byte[] bytes = PayloadHeader.decode(encoded, WHAT, 0, "");
-        return decode(encoded, (bytes.length - PayloadHeader.BYTES) / 4, PayloadHeader.schemeHash(bytes));
     }
 
     /** The scheme hash in an encoded signature's header, for error messages and routing. */

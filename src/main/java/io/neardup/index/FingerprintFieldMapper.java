@@ -8,6 +8,7 @@ import io.neardup.core.FingerprintObject;
 import java.io.IOException;
 import java.util.List;
 import org.opensearch.core.xcontent.XContentParser;
+import org.opensearch.index.mapper.MapperParsingException;
 import org.opensearch.index.mapper.ParametrizedFieldMapper;
 import org.opensearch.index.mapper.ParseContext;
 
@@ -38,10 +39,24 @@ public abstract sealed class FingerprintFieldMapper<V> extends ParametrizedField
         return true;
     }
 
-    /** The framework's parsing, with the reason a value was refused as the error's top-level reason. */
+    /**
+     * The framework's parsing, with our reason on top of its error: it wraps ours as "failed to parse
+     * field … Preview of field's value: 'null'" (an object has no preview), leaving what was wrong (a
+     * signature of 64 values in a field of 128) in {@code caused_by} only.
+     */
     @Override
     public void parse(ParseContext context) throws IOException {
-        FingerprintFields.parseWithReasonOnTop(context, name(), contentType(), super::parse);
+        try {
+            super.parse(context);
+        } catch (MapperParsingException e) {
+            if (e.getCause() instanceof IllegalArgumentException reason) {
+                throw new MapperParsingException(
+                        "failed to parse field [" + name() + "] of type [" + contentType() + "] in document with id '"
+                                + context.sourceToParse().id() + "': " + reason.getMessage(),
+                        reason);
+            }
+            throw e;
+        }
     }
 
     /** The keys an object value may hold. */

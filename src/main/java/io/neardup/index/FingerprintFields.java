@@ -10,7 +10,6 @@ import java.util.List;
 import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.core.xcontent.XContentParser;
-import org.opensearch.index.mapper.MapperParsingException;
 import org.opensearch.index.mapper.ParseContext;
 
 /**
@@ -31,31 +30,6 @@ public final class FingerprintFields {
     public static final String SHINGLES_SUFFIX = "._shingles";
 
     private FingerprintFields() {}
-
-    /** The mapper framework's parsing of one field value ({@code FieldMapper#parse}). */
-    interface FieldParse {
-        void parse(ParseContext context) throws IOException;
-    }
-
-    /**
-     * Runs the framework's parsing with our reason on top of its error: it wraps ours as "failed to
-     * parse field … Preview of field's value: 'null'" (an object has no preview), leaving what was
-     * wrong (a signature of 64 values in a field of 128) in {@code caused_by} only.
-     */
-    static void parseWithReasonOnTop(ParseContext context, String field, String type, FieldParse parse)
-            throws IOException {
-        try {
-            parse.parse(context);
-        } catch (MapperParsingException e) {
-            if (e.getCause() instanceof IllegalArgumentException reason) {
-                throw new MapperParsingException(
-                        "failed to parse field [" + field + "] of type [" + type + "] in document with id '"
-                                + context.sourceToParse().id() + "': " + reason.getMessage(),
-                        reason);
-            }
-            throw e;
-        }
-    }
 
     public static String schemeField(String field) {
         return field + SCHEME_SUFFIX;

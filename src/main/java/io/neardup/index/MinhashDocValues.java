@@ -12,7 +12,7 @@ import org.apache.lucene.util.BytesRef;
 
 /**
  * A {@code minhash} field's stored values in one segment, read through a caller's reader: each
- * document's signature (its values as big-endian int32, {@link MinhashFieldMapper#signatureBytes})
+ * document's signature (its values as big-endian int32, {@code SignatureCodec.valueBytes})
  * and shingle set ({@code f._shingles}, where it has one). The one reader of these doc values for
  * the queries and the joins, so that a segment whose reader hides or masks the field
  * ({@link FieldExposure}) reads as a segment without it everywhere. Documents are visited in

@@ -11,7 +11,6 @@ import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +51,7 @@ import org.opensearch.search.lookup.SearchLookup;
  * <p>Lucene fields for a field named {@code f} (the query depends on these):
  * <ul>
  * <li>{@code f}: BinaryDocValues, the signature as {@code num_hashes} big-endian int32 values
- *     ({@link #signatureBytes}), no header.</li>
+ *     ({@link SignatureCodec#valueBytes}), no header.</li>
  * <li>{@code f}: one indexed term per band (DOCS only, no norms, no positions), {@link #bandTerm}:
  *     2 bytes band index (big-endian) followed by 8 bytes (big-endian) of
  *     {@link LshBanding#bandKey} ({@code Murmur3.hash64}, seed 0) over the band's {@code rows} values as big-endian int32
@@ -98,19 +97,10 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         return (MinhashFieldMapper) in;
     }
 
-    /** The signature as stored in the binary doc values: big-endian int32 values, no header. */
-    public static byte[] signatureBytes(int[] signature) {
-        ByteBuffer buf = ByteBuffer.allocate(4 * signature.length);
-        for (int v : signature) {
-            buf.putInt(v);
-        }
-        return buf.array();
-    }
-
     /** The length of a band term: the band index (2 bytes) and the band key (8 bytes). */
     public static final int BAND_TERM_BYTES = 10;
 
-    /** The term of band {@code band} of a signature in {@link #signatureBytes} layout. */
+    /** The term of band {@code band} of a signature in {@link SignatureCodec#valueBytes} layout. */
     public static BytesRef bandTerm(byte[] signatureBytes, int band, int rows) {
         BytesRef term = new BytesRef(new byte[BAND_TERM_BYTES]);
         bandTerm(signatureBytes, band, rows, term);
@@ -369,7 +359,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
 
     @Override
     protected void addFields(ParseContext context, String field, Minhash value) {
-        byte[] bytes = signatureBytes(value.signature());
+        byte[] bytes = SignatureCodec.valueBytes(value.signature());
         context.doc().addWithKey(field, new BinaryDocValuesField(field, new BytesRef(bytes)));
         LshBanding banding = fieldType().banding();
         for (int band = 0; band < banding.bands(); band++) {

@@ -83,8 +83,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final String field;
     private final String index;
     private final String targetField;
-    private final Integer maxDistance;
-    private final Double minSimilarity;
     private final int maxCandidates;
     private final TimeValue timeout;
     private final boolean ignoreMissing;
@@ -118,8 +116,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         this.field = field;
         this.index = index;
         this.targetField = targetField;
-        this.maxDistance = maxDistance;
-        this.minSimilarity = minSimilarity;
         this.maxCandidates = maxCandidates;
         this.timeout = timeout;
         this.ignoreMissing = ignoreMissing;
@@ -171,7 +167,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
             if (simhash) {
                 long value = SimhashCodec.parseHex(parts.value());
-                int distance = maxDistance == null ? NearDupOptions.DEFAULT_MAX_DISTANCE : maxDistance;
+                int distance = spec.options().effectiveMaxDistance();
                 self = id == null ? null : recent.addSimhash(scope, id, scheme, value, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch =
@@ -181,7 +177,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 byte[] shingles = parts.shingles() == null
                         ? null
                         : ShingleSetCodec.decodePayload(parts.shingles(), SignatureCodec.schemeHashOf(parts.value()));
-                double tau = minSimilarity == null ? NearDupOptions.DEFAULT_MIN_SIMILARITY : minSimilarity;
+                double tau = spec.options().effectiveMinSimilarity();
                 self = id == null ? null : recent.addSignature(scope, id, scheme, signature, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch = () -> recent.mostSimilarSignature(

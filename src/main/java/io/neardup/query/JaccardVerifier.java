@@ -6,9 +6,9 @@ package io.neardup.query;
 
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.SignatureCodec;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.MinhashDocValues;
-import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;
@@ -39,7 +39,7 @@ final class JaccardVerifier {
 
     JaccardVerifier(String minhashField, int[] signature, byte[] shingleSet, double minSimilarity, QueryStats stats) {
         this.minhashField = Objects.requireNonNull(minhashField, "minhashField");
-        this.signatureBytes = MinhashFieldMapper.signatureBytes(signature);
+        this.signatureBytes = SignatureCodec.valueBytes(signature);
         this.shingleSet = shingleSet;
         if ((minSimilarity > 0 && minSimilarity <= 1) == false) {
             throw new IllegalArgumentException("min_similarity must be in (0, 1], got " + minSimilarity);

@@ -11,7 +11,7 @@ import io.neardup.core.LshBanding;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.index.MinhashFieldMapper;
+import io.neardup.core.SignatureCodec;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -132,7 +132,7 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
                         new ShardBandBuckets(reader, FIELD, MemoryBudget.NONE).keyFilter(maxBucket);
                 Map<Long, Integer> documentsOfKey = new HashMap<>();
                 for (int[] signature : shard.signatures()) {
-                    byte[] bytes = MinhashFieldMapper.signatureBytes(signature);
+                    byte[] bytes = SignatureCodec.valueBytes(signature);
                     for (int band = 0; band < banding.bands(); band++) {
                         documentsOfKey.merge(
                                 BandKeyFilter.keyOf(band, LshBanding.bandKey(bytes, band, banding.rows())),
@@ -164,7 +164,7 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
                 byte[][] signatures = new byte[n][];
                 int[][] bands = new int[n][];
                 for (int q = 0; q < n; q++) {
-                    signatures[q] = MinhashFieldMapper.signatureBytes(probes.signatures()[q]);
+                    signatures[q] = SignatureCodec.valueBytes(probes.signatures()[q]);
                     bands[q] =
                             java.util.stream.IntStream.range(0, banding.bands()).toArray();
                 }
@@ -307,7 +307,7 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
         long[] keys = new long[banding.bands()];
         int[] passed = new int[banding.bands()];
         for (int q = 0; q < n; q++) {
-            signatures[q] = MinhashFieldMapper.signatureBytes(probes.signatures()[q]);
+            signatures[q] = SignatureCodec.valueBytes(probes.signatures()[q]);
             sets[q] = payload(probes, q);
             for (int band = 0; band < banding.bands(); band++) {
                 keys[band] = BandKeyFilter.keyOf(band, LshBanding.bandKey(signatures[q], band, banding.rows()));

@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.core.SignatureCodec;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +31,7 @@ public class MinhashDocValuesTests extends OpenSearchTestCase {
             for (int i = 0; i < docs; i++) {
                 Document doc = new Document();
                 if (i % 3 != 2) {
-                    doc.add(new BinaryDocValuesField(
-                            FIELD, new BytesRef(MinhashFieldMapper.signatureBytes(new int[] {i, i}))));
+                    doc.add(new BinaryDocValuesField(FIELD, new BytesRef(SignatureCodec.valueBytes(new int[] {i, i}))));
                 }
                 if (i % 3 == 0) {
                     doc.add(new BinaryDocValuesField(
@@ -58,8 +58,7 @@ public class MinhashDocValuesTests extends OpenSearchTestCase {
                 }
                 assertEquals(expected, doc);
                 assertArrayEquals(
-                        MinhashFieldMapper.signatureBytes(new int[] {doc, doc}),
-                        BytesRef.deepCopyOf(values.signature()).bytes);
+                        SignatureCodec.valueBytes(new int[] {doc, doc}), BytesRef.deepCopyOf(values.signature()).bytes);
                 // the shingle set is read when asked for: skip some, and the next ones still come right
                 if (randomBoolean()) {
                     assertEquals(doc % 3 == 0 ? new BytesRef(new byte[] {(byte) doc}) : null, values.shingleSet());

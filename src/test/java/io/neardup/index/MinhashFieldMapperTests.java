@@ -196,7 +196,7 @@ public class MinhashFieldMapperTests extends MapperTestCase {
         ParseContext.Document doc = mapper.parse(source(this::writeField)).rootDoc();
         IndexableField[] fields = doc.getFields("field");
         assertEquals(17, fields.length);
-        byte[] expectedBytes = MinhashFieldMapper.signatureBytes(signature(128));
+        byte[] expectedBytes = SignatureCodec.valueBytes(signature(128));
         assertEquals(512, expectedBytes.length);
         Set<BytesRef> terms = new HashSet<>();
         for (IndexableField f : fields) {
@@ -221,7 +221,7 @@ public class MinhashFieldMapperTests extends MapperTestCase {
 
     /** Equal band values in different positions give different terms; the band index is the first two bytes. */
     public void testBandTermLayout() {
-        byte[] sig = MinhashFieldMapper.signatureBytes(new int[] {1, 2, 1, 2});
+        byte[] sig = SignatureCodec.valueBytes(new int[] {1, 2, 1, 2});
         BytesRef t0 = MinhashFieldMapper.bandTerm(sig, 0, 2);
         BytesRef t1 = MinhashFieldMapper.bandTerm(sig, 1, 2);
         assertNotEquals(t0, t1);

@@ -7,8 +7,8 @@ package io.neardup.query;
 import io.neardup.ShingleTruth;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.SignatureCodec;
 import io.neardup.index.FingerprintFields;
-import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -61,8 +61,7 @@ public class JaccardVerifiedQueryTests extends OpenSearchTestCase {
                     Document doc = new Document();
                     doc.add(new StringField("id", Integer.toString(i), Field.Store.YES));
                     doc.add(new StringField("near", candidate[i] ? "yes" : "no", Field.Store.NO));
-                    doc.add(new BinaryDocValuesField(
-                            MINHASH, new BytesRef(MinhashFieldMapper.signatureBytes(signatures[i]))));
+                    doc.add(new BinaryDocValuesField(MINHASH, new BytesRef(SignatureCodec.valueBytes(signatures[i]))));
                     if (stored[i]) {
                         doc.add(new BinaryDocValuesField(
                                 FingerprintFields.shinglesField(MINHASH),
