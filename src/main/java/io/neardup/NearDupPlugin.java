@@ -4,6 +4,7 @@
  */
 package io.neardup;
 
+import io.neardup.clusters.ClusterSteps;
 import io.neardup.clusters.NearDupClustersAction;
 import io.neardup.clusters.NearDupClustersDryRunAction;
 import io.neardup.clusters.NearDupClustersTask;
@@ -73,6 +74,7 @@ import org.opensearch.search.SearchExtBuilder;
 import org.opensearch.search.pipeline.SearchRequestProcessor;
 import org.opensearch.search.pipeline.SearchResponseProcessor;
 import org.opensearch.tasks.Task;
+import org.opensearch.threadpool.ExecutorBuilder;
 import org.opensearch.threadpool.ThreadPool;
 import org.opensearch.transport.client.Client;
 import org.opensearch.watcher.ResourceWatcherService;
@@ -144,6 +146,12 @@ public class NearDupPlugin extends Plugin
     @Override
     public List<Setting<?>> getSettings() {
         return List.of(BREAKER_LIMIT);
+    }
+
+    /** The pool of {@code _near_dup_clusters} runs: their steps queue there instead of holding generic threads. */
+    @Override
+    public List<ExecutorBuilder<?>> getExecutorBuilders(Settings settings) {
+        return List.of(ClusterSteps.executorBuilder(settings));
     }
 
     @Override

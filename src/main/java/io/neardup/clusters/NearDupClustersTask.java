@@ -32,6 +32,8 @@ public final class NearDupClustersTask extends CancellableTask {
     }
 
     private volatile Phase phase = Phase.SCANNING;
+    /** The run's throttle, set when it starts: {@code _rethrottle} changes its rate. */
+    private volatile WriteThrottle throttle;
     /** The documents the current phase goes through: to scan while scanning, to write while writing; -1 until known. */
     final AtomicLong total = new AtomicLong(-1);
 
@@ -57,10 +59,39 @@ public final class NearDupClustersTask extends CancellableTask {
         this.phase = phase;
     }
 
+    void throttle(WriteThrottle throttle) {
+        this.throttle = throttle;
+    }
+
+    WriteThrottle throttle() {
+        return throttle;
+    }
+
+    /** Changes the rate of the run's writes ({@code POST _near_dup_clusters/<task>/_rethrottle}). */
+    void rethrottle(float requestsPerSecond) {
+        WriteThrottle running = throttle;
+        if (running == null) {
+            throw new IllegalStateException("task [" + getId() + "] has not started its run yet; try again");
+        }
+        running.rethrottle(requestsPerSecond);
+    }
+
+    /** A bulk waiting for its time goes now, so that the cancelled run ends without waiting for it. */
+    @Override
+    protected void onCancelled() {
+        WriteThrottle running = throttle;
+        if (running != null) {
+            running.wakeUp();
+        }
+    }
+
     @Override
     public Status getStatus() {
+        WriteThrottle running = throttle;
         return new Status(
                 phase.paramName(),
+                running == null ? Float.POSITIVE_INFINITY : running.requestsPerSecond(),
+                running == null ? 0 : running.throttledMillis(),
                 total.get(),
                 scanned.get(),
                 noFingerprint.get(),
@@ -74,6 +105,8 @@ public final class NearDupClustersTask extends CancellableTask {
     /** The progress shown in {@code GET _tasks?detailed}. */
     public record Status(
             String phase,
+            float requestsPerSecond,
+            long throttledMillis,
             long total,
             long scanned,
             long noFingerprint,
@@ -89,6 +122,8 @@ public final class NearDupClustersTask extends CancellableTask {
         public Status(StreamInput in) throws IOException {
             this(
                     in.readString(),
+                    in.readFloat(),
+                    in.readVLong(),
                     in.readZLong(),
                     in.readVLong(),
                     in.readVLong(),
@@ -102,6 +137,8 @@ public final class NearDupClustersTask extends CancellableTask {
         @Override
         public void writeTo(StreamOutput out) throws IOException {
             out.writeString(phase);
+            out.writeFloat(requestsPerSecond);
+            out.writeVLong(throttledMillis);
             out.writeZLong(total);
             out.writeVLong(scanned);
             out.writeVLong(noFingerprint);
@@ -121,6 +158,9 @@ public final class NearDupClustersTask extends CancellableTask {
         public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
             builder.startObject();
             builder.field("phase", phase);
+            // as reindex shows them: -1 for no throttle
+            builder.field("requests_per_second", Float.isInfinite(requestsPerSecond) ? -1 : requestsPerSecond);
+            builder.field("throttled_millis", throttledMillis);
             if (total >= 0) {
                 // as reindex shows it: how far a run is, scanned (then updated + noops) of total
                 builder.field("total", total);

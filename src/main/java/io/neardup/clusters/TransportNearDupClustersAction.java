@@ -29,8 +29,8 @@ import org.opensearch.transport.client.ParentTaskAssigningClient;
 
 /**
  * Checks a {@code _near_dup_clusters} request against the index's mapping (so that a bad one is a
- * 400 before anything is read or written), maps the target field, and runs the {@link ClusterJob}
- * on a generic thread, its searches and writes as child tasks of this one.
+ * 400 before anything is read or written), maps the target field, and starts the {@link ClusterJob},
+ * its searches, shard steps and writes as child tasks of this one.
  */
 public class TransportNearDupClustersAction
         extends HandledTransportAction<NearDupClustersRequest, NearDupClustersResponse> {
@@ -123,34 +123,44 @@ public class TransportNearDupClustersAction
             return;
         }
         Client taskClient = new ParentTaskAssigningClient(client, clusterService.localNode(), task);
-        threadPool.generic().execute(threadPool.getThreadContext().preserveContext(() -> {
-            try {
-                checkRepresentativeSort(taskClient, indexMetadata.getIndex().getName(), request);
-                if (request.dryRun() == false) {
-                    taskClient
-                            .admin()
-                            .indices()
-                            .putMapping(new PutMappingRequest(
-                                            indexMetadata.getIndex().getName())
-                                    .source(targetMapping(request.targetField(), mappingOf(indexMetadata))))
-                            .actionGet();
-                }
-                ClusterJob job = new ClusterJob(
-                        taskClient,
-                        threadPool,
-                        cache.breaker(),
-                        request,
-                        (NearDupClustersTask) task,
-                        indexMetadata.getIndex().getName(),
-                        indexMetadata.getNumberOfShards(),
-                        SimhashFieldMapper.CONTENT_TYPE.equals(MappingPaths.find(
-                                        mappingOf(indexMetadata), request.spec().field())
-                                .get("type")));
-                listener.onResponse(job.run());
-            } catch (Exception e) {
-                listener.onFailure(e);
-            }
-        }));
+        NearDupClustersTask run = (NearDupClustersTask) task;
+        run.throttle(new WriteThrottle(threadPool, request.requestsPerSecond()));
+        String index = indexMetadata.getIndex().getName();
+        ClusterJob job = new ClusterJob(
+                taskClient,
+                threadPool,
+                cache.breaker(),
+                request,
+                run,
+                index,
+                indexMetadata.getNumberOfShards(),
+                SimhashFieldMapper.CONTENT_TYPE.equals(MappingPaths.find(
+                                mappingOf(indexMetadata), request.spec().field())
+                        .get("type")));
+        checkRepresentativeSort(
+                taskClient,
+                index,
+                request,
+                ActionListener.wrap(
+                        sortChecked -> {
+                            if (request.dryRun()) {
+                                job.run(listener);
+                                return;
+                            }
+                            taskClient
+                                    .admin()
+                                    .indices()
+                                    .putMapping(
+                                            new PutMappingRequest(index)
+                                                    .source(targetMapping(
+                                                            request.targetField(), mappingOf(indexMetadata))),
+                                            ClusterSteps.step(
+                                                    threadPool,
+                                                    "mapping [" + request.targetField() + "]",
+                                                    ActionListener.wrap(
+                                                            mapped -> job.run(listener), listener::onFailure)));
+                        },
+                        listener::onFailure));
     }
 
     /** The one index the request names, after checking its field and target field; a bad request throws an {@code IllegalArgumentException}. */
@@ -211,15 +221,21 @@ public class TransportNearDupClustersAction
      * Runs the representative sort once on one document, so that a sort the index cannot do (a
      * text field, an unmapped one without {@code unmapped_type}) fails the request before any work.
      */
-    private static void checkRepresentativeSort(Client client, String index, NearDupClustersRequest request) {
+    private void checkRepresentativeSort(
+            Client client, String index, NearDupClustersRequest request, ActionListener<Void> listener) {
         SearchSourceBuilder probe =
                 new SearchSourceBuilder().size(1).fetchSource(false).trackTotalHits(false);
         request.representativeSort().stream()
-                .filter(sort -> ClusterJob.isIdSort(sort) == false)
+                .filter(sort -> ClusterMembers.isIdSort(sort) == false)
                 .forEach(probe::sort);
-        if (probe.sorts() != null && probe.sorts().isEmpty() == false) {
-            client.search(new SearchRequest(index).source(probe)).actionGet(ClusterJob.STEP_TIMEOUT);
+        if (probe.sorts() == null || probe.sorts().isEmpty()) {
+            listener.onResponse(null);
+            return;
         }
+        client.search(
+                new SearchRequest(index).source(probe),
+                ClusterSteps.step(
+                        threadPool, "checking [representative.sort]", ActionListener.map(listener, response -> null)));
     }
 
     /**

@@ -125,8 +125,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             ShardId shardId)
             throws IOException {
         MatchSpec spec = request.spec();
-        try (DocMatches found = new DocMatches(
-                TransportShardJoinAction.matchedBudget(services.cache().breaker()))) {
+        try (DocMatches found =
+                new DocMatches(ShardJoinStep.matchedBudget(services.cache().breaker()))) {
             ShardBandLookup.lookUp(
                     reader,
                     spec.field(),
@@ -136,8 +136,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                     request.shingleSets(),
                     request.bands(),
                     request.maxMatches(),
-                    TransportShardJoinAction.MAX_BUCKET,
-                    TransportShardJoinAction.MAX_LEADERS,
+                    MinhashBandJoin.MAX_BUCKET,
+                    MinhashBandJoin.MAX_LEADERS,
                     BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band look-up"),
                     request::ensureNotCancelled,
                     (q, doc, similarity) -> found.add(q, doc, docs.seqNo(doc), (float) similarity));
@@ -165,8 +165,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
         ShardJaccard jaccard = verification == null
                 ? null
                 : new ShardJaccard(reader, verification.minhashField(), verification.exact());
-        try (DocMatches found = new DocMatches(
-                TransportShardJoinAction.matchedBudget(services.cache().breaker()))) {
+        try (DocMatches found =
+                new DocMatches(ShardJoinStep.matchedBudget(services.cache().breaker()))) {
             for (int i = 0; i < simhashes.length; i++) {
                 if (jaccard != null && (request.signatures() == null || request.signatures()[i] == null)) {
                     continue; // nothing to verify with: no match, as the query finds none
@@ -196,7 +196,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
         request.spec().bandMatching(context, shardId); // a minhash field, or a clear error
         MemoryBudget budget = BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band key filter");
         ShardBandBuckets.KeyFilter filter =
-                new ShardBandBuckets(reader, field, budget).keyFilter(TransportShardJoinAction.MAX_BUCKET);
+                new ShardBandBuckets(reader, field, budget).keyFilter(MinhashBandJoin.MAX_BUCKET);
         budget.release(BandKeyFilter.bytesFor(filter.keys()));
         return new ShardMatchResponse(filter);
     }
@@ -225,7 +225,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             try (ShardDocs docs = new ShardDocs(
                     searcher,
                     request.clusterField(),
-                    TransportShardJoinAction.matchedBudget(services.cache().breaker()))) {
+                    ShardJoinStep.matchedBudget(services.cache().breaker()))) {
                 if (request.signatures() != null && request.simhashes() == null) {
                     matchSignatures(request, context, searcher.getIndexReader(), docs, matches, shardId);
                     return matches.toResponse();

@@ -68,6 +68,22 @@ public final class MinhashDocValues {
         return doc;
     }
 
+    /**
+     * The first document at or after {@code target} with a signature, or {@link DocIdSetIterator#NO_MORE_DOCS}; its
+     * values as after {@link #advanceExact}. Resumes a scan that an earlier instance left (doc values are read by
+     * the thread that opened them).
+     */
+    public int advance(int target) throws IOException {
+        if (signatures == null) {
+            return DocIdSetIterator.NO_MORE_DOCS;
+        }
+        int doc = signatures.advance(target);
+        if (doc != DocIdSetIterator.NO_MORE_DOCS) {
+            read(doc);
+        }
+        return doc;
+    }
+
     /** The current document, -1 before the first; a document before it needs a new instance. */
     public int docID() {
         return signatures == null ? -1 : signatures.docID();

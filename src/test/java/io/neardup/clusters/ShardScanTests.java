@@ -6,7 +6,7 @@ package io.neardup.clusters;
 
 import org.opensearch.test.OpenSearchTestCase;
 
-public class ClusterJobTests extends OpenSearchTestCase {
+public class ShardScanTests extends OpenSearchTestCase {
 
     /** Every pair of distinct shards is joined exactly once, and no shard answers more than one look-up set above another. */
     public void testShardsProbedByCoverEveryPairOnceAndBalanceTheLoad() {
@@ -14,7 +14,7 @@ public class ClusterJobTests extends OpenSearchTestCase {
             int[][] joined = new int[shards][shards];
             int[] answered = new int[shards];
             for (int shard = 0; shard < shards; shard++) {
-                for (int other : ClusterJob.shardsProbedBy(shard, shards)) {
+                for (int other : ShardScan.shardsProbedBy(shard, shards)) {
                     assertNotEquals("a shard joins itself through its own tables", shard, other);
                     joined[Math.min(shard, other)][Math.max(shard, other)]++;
                     answered[other]++;

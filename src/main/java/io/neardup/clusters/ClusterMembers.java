@@ -1,0 +1,319 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.opensearch.action.search.SearchRequest;
+import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.index.query.BoolQueryBuilder;
+import org.opensearch.index.query.QueryBuilder;
+import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.index.seqno.SequenceNumbers;
+import org.opensearch.search.SearchHit;
+import org.opensearch.search.builder.SearchSourceBuilder;
+import org.opensearch.search.sort.FieldSortBuilder;
+import org.opensearch.search.sort.SortBuilder;
+import org.opensearch.search.sort.SortOrder;
+
+/**
+ * The run's read-members phase and the representatives' order: reads the documents of the graph
+ * again ({@code _seq_no}, the representative's sort values, their current cluster), and with a
+ * {@code query}, the other members of the clusters they touch, which keep their assignment.
+ */
+final class ClusterMembers {
+
+    /** Documents read per search when re-reading members: well below {@code index.max_result_window} and the terms limit. */
+    static final int MEMBER_CHUNK = 1_000;
+    /** A member's sequence numbers, flags, current cluster and sort values (each ~32 bytes). */
+    static final int BYTES_PER_MEMBER = 120;
+
+    static final int BYTES_PER_SORT_VALUE = 32;
+
+    private static final String SCANNED_QUERY_NAME = "_near_dup_clusters_scanned";
+
+    /** A node's document as read in the members phase; {@code found} false if it is gone. */
+    record Member(
+            boolean found, boolean scanned, long seqNo, long primaryTerm, Object[] sortValues, Map<?, ?> existing) {
+        static final Member MISSING =
+                new Member(false, false, SequenceNumbers.UNASSIGNED_SEQ_NO, 0, new Object[0], null);
+
+        String existingCluster() {
+            return ClusterAssignment.clusterOf(existing);
+        }
+
+        boolean wasRepresentativeOf(String id) {
+            return existing != null
+                    && Boolean.TRUE.equals(existing.get(ClusterAssignment.REPRESENTATIVE))
+                    && id.equals(existingCluster());
+        }
+    }
+
+    private final ClusterJob job;
+    private final NearDupClustersRequest request;
+    private final MatchGraph graph;
+    /** Clusters of earlier runs whose members must be read (with a {@code query}: the clusters the run touches). */
+    private final Set<String> clustersToExpand = new HashSet<>();
+
+    private final Set<String> expandedClusters = new HashSet<>();
+    private Member[] members = new Member[0];
+    private int read;
+    /** The nodes' ids while {@link #ranks} sorts them. */
+    private String[] rankedIds;
+
+    ClusterMembers(ClusterJob job, MatchGraph graph) {
+        this.job = job;
+        this.request = job.request();
+        this.graph = graph;
+    }
+
+    /** An earlier cluster that a scanned document belongs to: its members are read too (with a {@code query}). */
+    synchronized void expand(String cluster) {
+        clustersToExpand.add(cluster);
+    }
+
+    Member member(int node) {
+        return members[node];
+    }
+
+    /**
+     * Reads every node's document, and with a {@code query}, the members of every earlier cluster
+     * those documents belong to: those not matching the query keep their cluster ({@code ClusterGraph.fix}).
+     */
+    void read(ActionListener<Void> done) {
+        if (job.task().isCancelled()) {
+            done.onResponse(null);
+            return;
+        }
+        if (read < graph.nodeCount()) {
+            int end = Math.min(graph.nodeCount(), read + MEMBER_CHUNK);
+            readNodes(
+                    read,
+                    end,
+                    ActionListener.wrap(
+                            v -> {
+                                read = end;
+                                read(done);
+                            },
+                            done::onFailure));
+            return;
+        }
+        if (request.query() == null) {
+            done.onResponse(null);
+            return;
+        }
+        List<String> expand = new ArrayList<>();
+        for (String cluster : clustersToExpand) {
+            if (expandedClusters.add(cluster)) {
+                expand.add(cluster);
+            }
+        }
+        if (expand.isEmpty()) {
+            done.onResponse(null);
+            return;
+        }
+        int chunks = (expand.size() + MEMBER_CHUNK - 1) / MEMBER_CHUNK;
+        ClusterSteps.inTurn(
+                job.threadPool(),
+                chunks,
+                () -> job.task().isCancelled(),
+                (chunk, next) -> readClusters(
+                        expand.subList(chunk * MEMBER_CHUNK, Math.min(expand.size(), (chunk + 1) * MEMBER_CHUNK)),
+                        next),
+                ActionListener.wrap(v -> read(done), done::onFailure));
+    }
+
+    private void readNodes(int from, int to, ActionListener<Void> done) {
+        String[] chunk = graph.ids(from, to);
+        SearchSourceBuilder source =
+                memberSearch(QueryBuilders.idsQuery().addIds(chunk)).size(chunk.length);
+        job.search(
+                new SearchRequest(job.index()).source(source),
+                "reading members",
+                ActionListener.wrap(
+                        response -> {
+                            ensureMembers(to);
+                            for (int n = from; n < to; n++) {
+                                members[n] = Member.MISSING;
+                            }
+                            for (SearchHit hit : response.getHits().getHits()) {
+                                Integer n = graph.nodeOf(hit.getId());
+                                if (n != null) {
+                                    members[n] = member(hit);
+                                    afterRead(n);
+                                }
+                            }
+                            done.onResponse(null);
+                        },
+                        done::onFailure));
+    }
+
+    /** Adds the other members of earlier clusters: documents holding one of {@code clusters} that the query does not match. */
+    private void readClusters(List<String> clusters, ActionListener<Void> done) {
+        BoolQueryBuilder others = QueryBuilders.boolQuery()
+                .filter(QueryBuilders.termsQuery(request.targetField() + "." + ClusterAssignment.CLUSTER, clusters))
+                .mustNot(request.query());
+        ClusterSteps.inTurn(
+                job.threadPool(),
+                job.shards(),
+                () -> job.task().isCancelled(),
+                // Only their ids: the members are read (and kept in their clusters) with the other nodes.
+                (shard, next) -> job.forEachPage(
+                        shard,
+                        others,
+                        new String[0],
+                        () -> true,
+                        (hits, page) -> {
+                            for (SearchHit hit : hits) {
+                                graph.node(hit.getId(), SequenceNumbers.UNASSIGNED_SEQ_NO);
+                            }
+                            page.onResponse(null);
+                        },
+                        next),
+                done);
+    }
+
+    /**
+     * With a {@code query}: a member the query does not match keeps its earlier cluster (joined
+     * through that cluster's representative), and a member it matches opens its earlier cluster
+     * for reading, so that sizes and ids stay right for the members that are not rewritten.
+     */
+    private void afterRead(int n) {
+        String cluster = members[n].existingCluster();
+        if (request.query() == null || cluster == null) {
+            return;
+        }
+        expand(cluster);
+        if (members[n].scanned() == false && cluster.equals(graph.id(n)) == false) {
+            int leader = graph.node(cluster, SequenceNumbers.UNASSIGNED_SEQ_NO);
+            graph.fix(n, leader);
+        }
+    }
+
+    private SearchSourceBuilder memberSearch(QueryBuilder documents) {
+        QueryBuilder query = documents;
+        if (request.query() != null) {
+            // Tells apart, per hit, the documents this run (re)assigns from those that keep their cluster.
+            query = QueryBuilders.boolQuery()
+                    .filter(documents)
+                    .should(QueryBuilders.boolQuery().filter(request.query()).queryName(SCANNED_QUERY_NAME));
+        }
+        SearchSourceBuilder source = new SearchSourceBuilder()
+                .query(query)
+                .seqNoAndPrimaryTerm(true)
+                .fetchSource(new String[] {request.targetField()}, null)
+                .trackTotalHits(false);
+        for (SortBuilder<?> sort : request.representativeSort()) {
+            if (isIdSort(sort) == false) {
+                source.sort(sort);
+            }
+        }
+        if (source.sorts() == null || source.sorts().isEmpty()) {
+            source.sort("_doc");
+        }
+        return source;
+    }
+
+    private Member member(SearchHit hit) {
+        int sortValues = request.representativeSort().size();
+        graph.charge(BYTES_PER_MEMBER + (long) BYTES_PER_SORT_VALUE * sortValues);
+        Map<String, Object> source = hit.getSourceAsMap();
+        Object existing = source == null ? null : XContentMapValues.extractValue(request.targetField(), source);
+        boolean scanned = request.query() == null
+                || Arrays.asList(hit.getMatchedQueries()).contains(SCANNED_QUERY_NAME);
+        return new Member(
+                true,
+                scanned,
+                hit.getSeqNo(),
+                hit.getPrimaryTerm(),
+                hit.getRawSortValues(),
+                existing instanceof Map<?, ?> map ? map : null);
+    }
+
+    private void ensureMembers(int size) {
+        if (members.length < size) {
+            Member[] grown = Arrays.copyOf(members, Math.max(size, members.length * 2));
+            Arrays.fill(grown, members.length, grown.length, Member.MISSING);
+            members = grown;
+        }
+    }
+
+    static boolean isIdSort(SortBuilder<?> sort) {
+        return sort instanceof FieldSortBuilder field && "_id".equals(field.getFieldName());
+    }
+
+    /**
+     * Representative preference: documents that exist; with {@code keep_existing}, the
+     * representatives of earlier runs (so that cluster ids stay stable while they survive); then
+     * {@code representative.sort}; then {@code _id}.
+     */
+    int[] ranks() {
+        int n = graph.nodeCount();
+        ensureMembers(n);
+        rankedIds = graph.ids(0, n);
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, this::compareAsRepresentatives);
+        int[] rank = new int[n];
+        for (int position = 0; position < n; position++) {
+            rank[order[position]] = position;
+        }
+        return rank;
+    }
+
+    private int compareAsRepresentatives(int a, int b) {
+        Member ma = members[a];
+        Member mb = members[b];
+        int c = Boolean.compare(mb.found(), ma.found());
+        if (c != 0) {
+            return c;
+        }
+        String idA = rankedIds[a];
+        String idB = rankedIds[b];
+        if (request.keepRepresentatives()) {
+            c = Boolean.compare(mb.wasRepresentativeOf(idB), ma.wasRepresentativeOf(idA));
+            if (c != 0) {
+                return c;
+            }
+        }
+        int value = 0;
+        for (SortBuilder<?> sort : request.representativeSort()) {
+            if (isIdSort(sort)) {
+                c = idA.compareTo(idB);
+            } else {
+                c = compareSortValues(
+                        value < ma.sortValues().length ? ma.sortValues()[value] : null,
+                        value < mb.sortValues().length ? mb.sortValues()[value] : null);
+                value++;
+            }
+            if (c != 0) {
+                return sort.order() == SortOrder.DESC ? -c : c;
+            }
+        }
+        return idA.compareTo(idB);
+    }
+
+    /** Raw sort values of one field compare by their natural order; a missing value sorts last. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compareSortValues(Object a, Object b) {
+        if (a == null || b == null) {
+            return a == null ? (b == null ? 0 : 1) : -1;
+        }
+        if (a.getClass() == b.getClass() && a instanceof Comparable comparable) {
+            return comparable.compareTo(b);
+        }
+        if (a instanceof Number x && b instanceof Number y) {
+            return Double.compare(x.doubleValue(), y.doubleValue());
+        }
+        return a.toString().compareTo(b.toString());
+    }
+}

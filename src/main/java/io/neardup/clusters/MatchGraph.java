@@ -1,0 +1,149 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import io.neardup.core.ClusterGraph;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.index.seqno.SequenceNumbers;
+
+/**
+ * The documents of a run that have a near-duplicate, as nodes of a {@link ClusterGraph}, with the
+ * sequence number each was seen at; every node and edge charged to the {@code neardup} breaker
+ * before it is taken, and given back by {@link #release}. Thread-safe: the shards' answers add to it
+ * as they come.
+ */
+final class MatchGraph {
+
+    /** The map entry, the id list slot, the seen sequence number and the graph's arrays, beside the id's characters. */
+    static final int BYTES_PER_NODE = 160;
+    /** A node seen at two different sequence numbers: it changed between the scan and a shard's match. */
+    static final long CHANGED = Long.MIN_VALUE;
+
+    private final CircuitBreaker breaker;
+    private final NearDupClustersTask task;
+    private final ClusterGraph graph;
+    private final Map<String, Integer> nodeOf = new HashMap<>();
+    private final List<String> ids = new ArrayList<>();
+    private long[] seenSeqNo = new long[16];
+    private long charged;
+
+    MatchGraph(CircuitBreaker breaker, NearDupClustersTask task, boolean leaderLinkage) {
+        this.breaker = breaker;
+        this.task = task;
+        this.graph = new ClusterGraph(leaderLinkage);
+    }
+
+    /** Adds what a shard's join found, and what it scanned to the task's counts. */
+    void addJoined(ShardJoinResponse joined) {
+        ShardMatchResponse matches = joined.matches();
+        synchronized (this) {
+            for (int i = 0; i < matches.size(); i++) {
+                int query = matches.query(i);
+                addMatch(
+                        node(joined.queryId(query), joined.querySeqNo(query)),
+                        node(matches.target(i), matches.targetSeqNo(i)),
+                        matches.similarity(i));
+            }
+        }
+        task.noFingerprint.addAndGet(joined.noFingerprint());
+        task.scanned.addAndGet(joined.scanned());
+    }
+
+    /** Adds a shard's matches of documents a page sent: query {@code q} is {@code ids.get(q)} at {@code seqNos[q]}. */
+    synchronized void addMatches(List<String> queryIds, long[] querySeqNos, ShardMatchResponse matches) {
+        for (int i = 0; i < matches.size(); i++) {
+            int query = matches.query(i);
+            addMatch(
+                    node(queryIds.get(query), querySeqNos[query]),
+                    node(matches.target(i), matches.targetSeqNo(i)),
+                    matches.similarity(i));
+        }
+    }
+
+    private void addMatch(int a, int b, float similarity) {
+        if (a != b) {
+            charge(graph.bytesPerEdge());
+            graph.addEdge(a, b, similarity);
+            task.matches.incrementAndGet();
+        }
+    }
+
+    /**
+     * The node of a document, created (and charged) on first sight; {@code seqNo} is the version its fingerprint was
+     * read at, or {@link SequenceNumbers#UNASSIGNED_SEQ_NO} for a document met only as a member of an earlier cluster.
+     */
+    synchronized int node(String id, long seqNo) {
+        Integer existing = nodeOf.get(id);
+        int n;
+        if (existing == null) {
+            charge(BYTES_PER_NODE + 2L * id.length());
+            n = graph.addNode();
+            nodeOf.put(id, n);
+            ids.add(id);
+            if (n == seenSeqNo.length) {
+                seenSeqNo = Arrays.copyOf(seenSeqNo, n * 2);
+            }
+            seenSeqNo[n] = seqNo;
+        } else {
+            n = existing;
+            if (seenSeqNo[n] == SequenceNumbers.UNASSIGNED_SEQ_NO) {
+                seenSeqNo[n] = seqNo;
+            } else if (seqNo != SequenceNumbers.UNASSIGNED_SEQ_NO && seqNo != seenSeqNo[n]) {
+                seenSeqNo[n] = CHANGED;
+            }
+        }
+        return n;
+    }
+
+    /** The node of {@code id}, or null if the run has not met it. */
+    synchronized Integer nodeOf(String id) {
+        return nodeOf.get(id);
+    }
+
+    synchronized String id(int node) {
+        return ids.get(node);
+    }
+
+    /** The ids of nodes {@code from} to {@code to} - 1. */
+    synchronized String[] ids(int from, int to) {
+        return ids.subList(from, to).toArray(String[]::new);
+    }
+
+    synchronized int nodeCount() {
+        return graph.nodeCount();
+    }
+
+    /** The sequence number the node's fingerprint was read at, {@link #CHANGED}, or unassigned. */
+    synchronized long seenSeqNo(int node) {
+        return seenSeqNo[node];
+    }
+
+    /** With a {@code query}: a member the query does not match keeps its earlier cluster, joined through {@code leader}. */
+    synchronized void fix(int node, int leader) {
+        graph.fix(node, leader);
+    }
+
+    ClusterGraph graph() {
+        return graph;
+    }
+
+    /** Charges {@code bytes} to the breaker (which throws beyond its limit) before they are taken; released by {@link #release}. */
+    synchronized void charge(long bytes) {
+        if (bytes > 0) {
+            breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters");
+            charged += bytes;
+        }
+    }
+
+    synchronized void release() {
+        breaker.addWithoutBreaking(-charged);
+        charged = 0;
+    }
+}

@@ -1,0 +1,85 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import io.neardup.core.MemoryBudget;
+import io.neardup.query.BreakerBudget;
+import io.neardup.query.QueryServices;
+import java.util.Arrays;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.core.index.shard.ShardId;
+import org.opensearch.index.engine.Engine;
+import org.opensearch.index.query.QueryShardContext;
+import org.opensearch.threadpool.ThreadPool;
+import org.opensearch.transport.client.Client;
+
+/**
+ * One step of a shard join where a copy of the shard is: what its algorithm ({@link SimhashWindowJoin},
+ * {@link MinhashBandJoin}) needs, the searcher held until the step answers.
+ */
+record ShardJoinStep(
+        ShardJoinRequest request,
+        ShardId shardId,
+        QueryShardContext context,
+        Engine.Searcher searcher,
+        QueryServices services,
+        Client client,
+        ThreadPool threadPool) {
+
+    CircuitBreaker breaker() {
+        return services.cache().breaker();
+    }
+
+    /** What a step holds of its matches by doc id and of the {@code _id}s it has read. */
+    MemoryBudget matchedBudget() {
+        return matchedBudget(breaker());
+    }
+
+    /** What a shard request holds of its matches by doc id and of the {@code _id}s it has read. */
+    static MemoryBudget matchedBudget(CircuitBreaker breaker) {
+        return BreakerBudget.of(breaker, "near_dup_clusters matched documents");
+    }
+
+    /** Sends a look-up to another shard as a child of the run; its answer continues on the plugin's pool. */
+    void lookUp(ShardMatchRequest lookUp, ActionListener<ShardMatchResponse> answer) {
+        lookUp.setParentTask(request.getParentTask());
+        client.execute(
+                ShardMatchAction.INSTANCE,
+                lookUp,
+                ClusterSteps.step(threadPool, "a look-up of shard [" + lookUp.shard() + "]", answer));
+    }
+
+    /** The documents of a step that have a match, numbered in the order their first match is found. */
+    static final class Queries {
+        private final int[] queryOf;
+        private final int[] docOf;
+        private int count;
+
+        /** @param size the step's documents, numbered 0 to size - 1 */
+        Queries(int size) {
+            queryOf = new int[size];
+            Arrays.fill(queryOf, -1);
+            docOf = new int[size];
+        }
+
+        int of(int index) {
+            if (queryOf[index] < 0) {
+                docOf[count] = index;
+                queryOf[index] = count++;
+            }
+            return queryOf[index];
+        }
+
+        int count() {
+            return count;
+        }
+
+        /** The step's number of query {@code q}. */
+        int indexOf(int q) {
+            return docOf[q];
+        }
+    }
+}

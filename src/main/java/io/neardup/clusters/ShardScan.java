@@ -1,0 +1,224 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.opensearch.action.support.GroupedActionListener;
+import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.index.query.QueryBuilder;
+import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.search.SearchHit;
+
+/**
+ * How a run finds the pairs of one shard, adding them to its {@link MatchGraph}; each shard's
+ * steps are child tasks of the run ({@code GET _tasks?parent_task_id=}).
+ */
+sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, ShardScan.QueryPages {
+
+    void scan(int shard, ActionListener<Void> done);
+
+    /**
+     * A full run on a {@code simhash} field (with {@code min_similarity}, its neighbours verified on the
+     * sibling {@code minhash} field there) goes through the shards' self-join; a full run on a
+     * {@code minhash} field through their band join (with leader linkage the join reports every
+     * verified pair). A {@code query} run matches only some documents: it stays on the pages.
+     */
+    static ShardScan of(ClusterJob job, MatchGraph graph, ClusterMembers members, boolean simhashField) {
+        if (job.request().query() != null) {
+            return new QueryPages(job, graph, members);
+        }
+        return simhashField ? new WindowJoin(job, graph) : new BandJoin(job, graph);
+    }
+
+    /**
+     * The shards whose tables shard {@code shard} of {@code shards} looks its windows up in, so that
+     * every pair of shards is joined once and each shard answers about as many look-ups as the
+     * others: the next {@code (shards - 1) / 2} shards round the ring, and with an even count the
+     * opposite shard from the first half (the round-robin schedule of a tournament).
+     */
+    static int[] shardsProbedBy(int shard, int shards) {
+        int half = shards / 2;
+        boolean opposite = shards % 2 == 0 && shards > 0 && shard < half;
+        int[] probed = new int[(shards - 1) / 2 + (opposite ? 1 : 0)];
+        for (int i = 0; i < (shards - 1) / 2; i++) {
+            probed[i] = (shard + 1 + i) % shards;
+        }
+        if (opposite) {
+            probed[probed.length - 1] = shard + half;
+        }
+        return probed;
+    }
+
+    /** Sends one step of a shard join as a child of the run; its answer goes to the graph. */
+    private static void joinStep(ClusterJob job, MatchGraph graph, ShardJoinRequest step, ActionListener<Void> next) {
+        job.client()
+                .execute(
+                        ShardJoinAction.INSTANCE,
+                        step,
+                        ClusterSteps.step(
+                                job.threadPool(),
+                                step.getDescription(),
+                                ActionListener.wrap(
+                                        joined -> {
+                                            graph.addJoined(joined);
+                                            next.onResponse(null);
+                                        },
+                                        next::onFailure)));
+    }
+
+    /**
+     * A {@code simhash} shard joined with the whole index ({@link SimhashWindowJoin}), window by window of
+     * {@code scroll_size} sequence numbers (so at most that many documents) up to the shard's newest now: the
+     * windows of a shard look up the shard itself and the shards {@link #shardsProbedBy} it, so each pair of
+     * documents is found once. A document written during the run has a later sequence number and is met as a
+     * neighbour only.
+     */
+    record WindowJoin(ClusterJob job, MatchGraph graph) implements ShardScan {
+        @Override
+        public void scan(int shard, ActionListener<Void> done) {
+            NearDupClustersRequest request = job.request();
+            int[] otherShards = shardsProbedBy(shard, job.shards());
+            job.maxSeqNo(
+                    shard,
+                    ActionListener.wrap(
+                            newest -> {
+                                long windows = (newest + 1 + request.scrollSize() - 1) / request.scrollSize();
+                                ClusterSteps.inTurn(
+                                        job.threadPool(),
+                                        (int) windows,
+                                        job::scanStopped,
+                                        (window, next) -> {
+                                            long from = window * (long) request.scrollSize();
+                                            long to = Math.min(newest + 1, from + request.scrollSize());
+                                            joinStep(
+                                                    job,
+                                                    graph,
+                                                    new ShardJoinRequest(
+                                                            job.index(), shard, request.spec(), from, to, otherShards),
+                                                    next);
+                                        },
+                                        done);
+                            },
+                            done::onFailure));
+        }
+    }
+
+    /**
+     * A {@code minhash} shard's pairs, found on its node ({@link MinhashBandJoin}): those within the shard by its
+     * band self-join, those with the shards {@link #shardsProbedBy} it by looking its documents' bands up there, so
+     * that each pair of documents is found once. Each is a step of its own, one other shard at a time, so that none
+     * outlasts {@link ClusterSteps#STEP_TIMEOUT} on a large shard (at 5M documents a shard, ~1 min a step:
+     * docs/clusters.md section 4) and the run's progress and memory move step by step.
+     */
+    record BandJoin(ClusterJob job, MatchGraph graph) implements ShardScan {
+        @Override
+        public void scan(int shard, ActionListener<Void> done) {
+            NearDupClustersRequest request = job.request();
+            boolean allPairs = request.linkage() == NearDupClustersRequest.Linkage.LEADER;
+            int[] others = shardsProbedBy(shard, job.shards());
+            ClusterSteps.inTurn(
+                    job.threadPool(),
+                    others.length + 1,
+                    job::scanStopped,
+                    (step, next) -> joinStep(
+                            job,
+                            graph,
+                            step == 0
+                                    ? ShardJoinRequest.bandsWithin(job.index(), shard, request.spec(), allPairs)
+                                    : ShardJoinRequest.bandsAcross(
+                                            job.index(), shard, request.spec(), others[step - 1]),
+                            next),
+                    done);
+        }
+    }
+
+    /**
+     * A {@code query} run: the shard's documents the query matches, page by page, each page sent to every shard,
+     * where {@link TransportShardMatchAction} runs their {@code near_duplicate} queries in its own structures.
+     */
+    record QueryPages(ClusterJob job, MatchGraph graph, ClusterMembers members) implements ShardScan {
+        @Override
+        public void scan(int shard, ActionListener<Void> done) {
+            NearDupClustersRequest request = job.request();
+            String[] includes = {request.spec().sourceToMatch(), request.targetField()};
+            QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
+            job.forEachPage(shard, documents, includes, () -> job.scanStopped() == false, this::scanPage, done);
+        }
+
+        private void scanPage(SearchHit[] hits, ActionListener<Void> next) {
+            NearDupClustersRequest request = job.request();
+            List<String> batchIds = new ArrayList<>(hits.length);
+            List<Map<String, Object>> batchSources = new ArrayList<>(hits.length);
+            long[] batchSeqNos = new long[hits.length];
+            for (SearchHit hit : hits) {
+                Map<String, Object> hitSource = hit.getSourceAsMap();
+                if (hitSource == null
+                        || XContentMapValues.extractValue(request.spec().field(), hitSource) == null) {
+                    job.task().noFingerprint.incrementAndGet();
+                } else {
+                    batchSeqNos[batchIds.size()] = hit.getSeqNo();
+                    batchIds.add(hit.getId());
+                    batchSources.add(hitSource);
+                }
+                if (hitSource != null
+                        && XContentMapValues.extractValue(request.targetField(), hitSource)
+                                instanceof Map<?, ?> existing
+                        && ClusterAssignment.clusterOf(existing) != null) {
+                    members.expand(ClusterAssignment.clusterOf(existing));
+                }
+            }
+            job.task().scanned.addAndGet(hits.length);
+            match(batchIds, batchSources, batchSeqNos, next);
+        }
+
+        /** Sends a page to every shard, then adds what they found to the graph, in shard order. */
+        private void match(
+                List<String> batchIds,
+                List<Map<String, Object>> batchSources,
+                long[] batchSeqNos,
+                ActionListener<Void> next) {
+            if (batchIds.isEmpty()) {
+                next.onResponse(null);
+                return;
+            }
+            int shards = job.shards();
+            ShardMatchResponse[] answers = new ShardMatchResponse[shards];
+            GroupedActionListener<Void> all = new GroupedActionListener<>(
+                    ActionListener.wrap(
+                            v -> {
+                                for (ShardMatchResponse matches : answers) {
+                                    graph.addMatches(batchIds, batchSeqNos, matches);
+                                }
+                                next.onResponse(null);
+                            },
+                            next::onFailure),
+                    shards);
+            for (int shard = 0; shard < shards; shard++) {
+                int answered = shard;
+                job.client()
+                        .execute(
+                                ShardMatchAction.INSTANCE,
+                                new ShardMatchRequest(
+                                        job.index(),
+                                        shard,
+                                        job.request().spec(),
+                                        batchIds,
+                                        batchSources,
+                                        TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
+                                        null),
+                                ClusterSteps.step(
+                                        job.threadPool(),
+                                        "matching a page on shard [" + shard + "]",
+                                        ActionListener.map(all, matches -> {
+                                            answers[answered] = matches;
+                                            return null;
+                                        })));
+            }
+        }
+    }
+}
