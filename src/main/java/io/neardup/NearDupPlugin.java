@@ -7,9 +7,11 @@ package io.neardup;
 import io.neardup.clusters.ClusterSteps;
 import io.neardup.clusters.NearDupClustersAction;
 import io.neardup.clusters.NearDupClustersDryRunAction;
+import io.neardup.clusters.NearDupClustersRethrottleAction;
 import io.neardup.clusters.NearDupClustersTask;
 import io.neardup.clusters.NearDupLookupAction;
 import io.neardup.clusters.RestNearDupClustersAction;
+import io.neardup.clusters.RestNearDupClustersRethrottleAction;
 import io.neardup.clusters.ShardJoinAction;
 import io.neardup.clusters.ShardMatchAction;
 import io.neardup.clusters.TransportNearDupClustersAction;
@@ -191,7 +193,10 @@ public class NearDupPlugin extends Plugin
                 new ActionHandler<>(NearDupClustersDryRunAction.INSTANCE, TransportNearDupClustersAction.DryRun.class),
                 new ActionHandler<>(ShardMatchAction.INSTANCE, TransportShardMatchAction.class),
                 new ActionHandler<>(NearDupLookupAction.INSTANCE, TransportShardMatchAction.Lookup.class),
-                new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class));
+                new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class),
+                new ActionHandler<>(
+                        NearDupClustersRethrottleAction.INSTANCE,
+                        NearDupClustersRethrottleAction.TransportAction.class));
     }
 
     @Override
@@ -203,7 +208,10 @@ public class NearDupPlugin extends Plugin
             SettingsFilter settingsFilter,
             IndexNameExpressionResolver indexNameExpressionResolver,
             Supplier<DiscoveryNodes> nodesInCluster) {
-        return List.of(new RestNearDupStatsAction(), new RestNearDupClustersAction());
+        return List.of(
+                new RestNearDupStatsAction(),
+                new RestNearDupClustersAction(),
+                new RestNearDupClustersRethrottleAction(nodesInCluster));
     }
 
     /** {@code near_dup_window}: fetches the top {@code window} hits for {@code near_dup_collapse} and remembers the user's page. */

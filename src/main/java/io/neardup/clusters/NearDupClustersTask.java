@@ -34,6 +34,8 @@ public final class NearDupClustersTask extends CancellableTask {
     private volatile Phase phase = Phase.SCANNING;
     /** The run's throttle, set when it starts: {@code _rethrottle} changes its rate. */
     private volatile WriteThrottle throttle;
+
+    private volatile boolean dryRun;
     /** The documents the current phase goes through: to scan while scanning, to write while writing; -1 until known. */
     final AtomicLong total = new AtomicLong(-1);
 
@@ -59,8 +61,10 @@ public final class NearDupClustersTask extends CancellableTask {
         this.phase = phase;
     }
 
-    void throttle(WriteThrottle throttle) {
+    /** Starts the run's throttle; a dry run writes nothing, so it has none to change. */
+    void throttle(WriteThrottle throttle, boolean dryRun) {
         this.throttle = throttle;
+        this.dryRun = dryRun;
     }
 
     WriteThrottle throttle() {
@@ -72,6 +76,10 @@ public final class NearDupClustersTask extends CancellableTask {
         WriteThrottle running = throttle;
         if (running == null) {
             throw new IllegalStateException("task [" + getId() + "] has not started its run yet; try again");
+        }
+        if (dryRun) {
+            throw new IllegalArgumentException(
+                    "task [" + getId() + "] is a dry run: it writes nothing, [requests_per_second] does not apply");
         }
         running.rethrottle(requestsPerSecond);
     }

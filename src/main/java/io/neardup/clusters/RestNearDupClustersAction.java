@@ -51,9 +51,7 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
         request.scrollSize(restRequest.paramAsInt("scroll_size", NearDupClustersRequest.DEFAULT_SCROLL_SIZE));
         String slices = restRequest.param("slices", "1");
         request.slices("auto".equals(slices) ? NearDupClustersRequest.AUTO_SLICES : parseInt("slices", slices));
-        String requestsPerSecond = restRequest.param("requests_per_second", "-1");
-        float rps = parseFloat("requests_per_second", requestsPerSecond);
-        request.requestsPerSecond(rps == -1 ? Float.POSITIVE_INFINITY : rps);
+        request.requestsPerSecond(parseRequestsPerSecond(restRequest.param("requests_per_second", "-1")));
         String conflicts = restRequest.param("conflicts", "abort");
         if ("abort".equals(conflicts) == false && "proceed".equals(conflicts) == false) {
             throw new IllegalArgumentException("[conflicts] must be [abort] or [proceed], got [" + conflicts + "]");
@@ -91,6 +89,12 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
                             + value + "]",
                     e);
         }
+    }
+
+    /** {@code requests_per_second} as {@code _update_by_query} takes it: -1 is unlimited. */
+    static float parseRequestsPerSecond(String value) {
+        float rate = parseFloat("requests_per_second", value);
+        return rate == -1 ? Float.POSITIVE_INFINITY : rate;
     }
 
     private static float parseFloat(String name, String value) {

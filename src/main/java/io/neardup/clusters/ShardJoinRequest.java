@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import java.io.IOException;
+import java.util.Arrays;
 import org.opensearch.action.ActionRequestValidationException;
 import org.opensearch.action.ValidateActions;
 import org.opensearch.core.common.io.stream.StreamInput;
@@ -134,5 +135,19 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
 
     public boolean allPairs() {
         return allPairs;
+    }
+
+    /** What {@code GET _tasks?detailed} shows of the step. */
+    @Override
+    public String getDescription() {
+        String shardOf = "shard [" + shard() + "] of [" + index() + "]: ";
+        if (bandsWithin()) {
+            return shardOf + "band self-join of [" + spec.field() + "]";
+        }
+        if (bands) {
+            return shardOf + "band look-ups of [" + spec.field() + "] in shard [" + otherShards[0] + "]";
+        }
+        return shardOf + "window [" + fromSeqNo + ", " + toSeqNo + ") of [" + spec.field() + "], looked up in shards "
+                + Arrays.toString(otherShards);
     }
 }

@@ -124,7 +124,7 @@ public class TransportNearDupClustersAction
         }
         Client taskClient = new ParentTaskAssigningClient(client, clusterService.localNode(), task);
         NearDupClustersTask run = (NearDupClustersTask) task;
-        run.throttle(new WriteThrottle(threadPool, request.requestsPerSecond()));
+        run.throttle(new WriteThrottle(threadPool, request.requestsPerSecond()), request.dryRun());
         String index = indexMetadata.getIndex().getName();
         ClusterJob job = new ClusterJob(
                 taskClient,
