@@ -156,6 +156,60 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         }
     }
 
+    /**
+     * {@code _rethrottle} over HTTP, as {@code _update_by_query}'s: a run writing one document every two seconds,
+     * rethrottled to unlimited after its first write, answers with the new rate and then writes the rest at once;
+     * what does not apply is a 400 or a 404.
+     */
+    @SuppressWarnings("unchecked")
+    public void testRethrottleChangesARunningRunsRate() throws Exception {
+        String index = "clusters-rethrottle";
+        DemoCorpus.load(client(), index);
+        String taskId = (String) post(
+                        "/" + index
+                                + "/_near_dup_clusters?wait_for_completion=false&scroll_size=1&requests_per_second=0.5",
+                        CLUSTER_BY_MINHASH)
+                .get("task");
+        for (int attempt = 0; attempt < 600; attempt++) {
+            Map<String, Object> running = entityAsMap(client().performRequest(new Request("GET", "/_tasks/" + taskId)));
+            Map<String, Object> status =
+                    (Map<String, Object>) ((Map<String, Object>) running.get("task")).get("status");
+            if ((Integer) status.get("updated") >= 1) {
+                assertEquals(0.5, ((Number) status.get("requests_per_second")).doubleValue(), 0);
+                break;
+            }
+            Thread.sleep(100);
+        }
+        Map<String, Object> rethrottled =
+                post("/_near_dup_clusters/" + taskId + "/_rethrottle?requests_per_second=-1", "");
+        Map<String, Object> node = (Map<String, Object>) ((Map<String, Object>) rethrottled.get("nodes"))
+                .values()
+                .iterator()
+                .next();
+        Map<String, Object> task = (Map<String, Object>) ((Map<String, Object>) node.get("tasks")).get(taskId);
+        assertEquals(
+                -1.0,
+                ((Number) ((Map<String, Object>) task.get("status")).get("requests_per_second")).doubleValue(),
+                0);
+        Map<String, Object> response = (Map<String, Object>) awaitTask(taskId).get("response");
+        assertEquals(response.get("clustered_documents"), response.get("updated"));
+
+        String missing = taskId.substring(0, taskId.indexOf(':')) + ":" + Long.MAX_VALUE;
+        for (String[] refused : new String[][] {
+            {"/_near_dup_clusters/" + missing + "/_rethrottle?requests_per_second=10", "404", "is missing"},
+            {"/_near_dup_clusters/" + taskId + "/_rethrottle", "400", "[requests_per_second] is required"},
+            {"/_near_dup_clusters/" + taskId + "/_rethrottle?requests_per_second=0", "400", "must be > 0"},
+            {"/_near_dup_clusters/not-a-task/_rethrottle?requests_per_second=10", "400", "task id"}
+        }) {
+            ResponseException e = expectThrows(ResponseException.class, () -> post(refused[0], ""));
+            assertEquals(
+                    refused[0],
+                    Integer.parseInt(refused[1]),
+                    e.getResponse().getStatusLine().getStatusCode());
+            assertTrue(e.getMessage(), e.getMessage().contains(refused[2]));
+        }
+    }
+
     public void testBadRequestsAre400sNamingTheParameter() throws Exception {
         String index = "clusters-bad";
         DemoCorpus.load(client(), index);

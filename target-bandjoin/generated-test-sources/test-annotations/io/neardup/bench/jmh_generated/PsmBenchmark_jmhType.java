@@ -1,0 +1,4 @@
+package io.neardup.bench.jmh_generated;
+public class PsmBenchmark_jmhType extends PsmBenchmark_jmhType_B3 {
+}
+
