@@ -5,8 +5,8 @@
 package io.neardup.clusters;
 
 import io.neardup.index.NearDupOptions;
+import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.index.SimhashFieldMapper;
-import io.neardup.query.SegmentFingerprintCache;
 import java.util.HashMap;
 import java.util.Map;
 import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;

@@ -8,7 +8,7 @@ import io.neardup.core.BandKeyFilter;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.SimhashCodec;
-import io.neardup.query.BreakerBudget;
+import io.neardup.index.BreakerBudget;
 import io.neardup.query.Like;
 import io.neardup.query.QueryServices;
 import io.neardup.query.SimhashBatchMatcher;

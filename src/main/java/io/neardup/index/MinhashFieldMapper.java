@@ -269,6 +269,17 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
             return NearDupOptions.FieldKind.MINHASH;
         }
 
+        /** {@link MinhashSimilarityQuery}: band candidates verified on the signatures or shingle sets; {@code _id} excludes the liked document. */
+        @Override
+        public Query nearDuplicateQuery(
+                NearDupOptions options,
+                NearDupTargets like,
+                String excludedId,
+                QueryShardContext context,
+                SegmentFingerprintCache cache) {
+            return NearDuplicateQueries.minhash(this, options, like, context, cache);
+        }
+
         public int numHashes() {
             return numHashes;
         }

@@ -6,7 +6,9 @@ package io.neardup.query;
 
 import io.neardup.core.SimhashBlockIndex;
 import io.neardup.index.FingerprintFields;
+import io.neardup.index.SegmentScheme;
 import io.neardup.index.SimhashFieldMapper;
+import io.neardup.index.SimhashNeighborQuery;
 import java.io.IOException;
 import java.util.List;
 import org.apache.lucene.index.LeafReaderContext;

@@ -2,12 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.core.LshBanding;
-import io.neardup.index.FieldExposure;
-import io.neardup.index.FingerprintFields;
-import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Objects;

@@ -2,13 +2,12 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.ShingleTruth;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
-import io.neardup.index.FingerprintFields;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;

@@ -2,13 +2,11 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
-import io.neardup.index.FingerprintFields;
-import io.neardup.index.MinhashDocValues;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;

@@ -2,12 +2,10 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.CountingBreaker;
 import io.neardup.core.Margins;
-import io.neardup.index.FingerprintFields;
-import io.neardup.index.SimhashFieldMapper;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;

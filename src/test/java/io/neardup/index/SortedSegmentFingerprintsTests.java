@@ -2,11 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.core.SortedFingerprints;
-import io.neardup.index.FingerprintFields;
-import io.neardup.index.SimhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Random;

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.core.FlipModel;
 import io.neardup.core.Margins;
@@ -12,9 +12,6 @@ import io.neardup.core.PsmSearch;
 import io.neardup.core.SimhashCodec;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
-import io.neardup.index.FieldExposure;
-import io.neardup.index.FingerprintFields;
-import io.neardup.index.SimhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Locale;
@@ -274,7 +271,7 @@ public final class SimhashNeighborQuery extends Query {
         return Matches.bytesAtCapacity(Math.max(16, matches + (matches >> 1))) + resultBytes(matches);
     }
 
-    static float similarity(int distance) {
+    public static float similarity(int distance) {
         return 1f - distance / 64f;
     }
 

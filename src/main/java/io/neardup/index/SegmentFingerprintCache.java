@@ -2,13 +2,11 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.core.SimhashBlockIndex;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
-import io.neardup.index.FieldExposure;
-import io.neardup.index.SimhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Map;

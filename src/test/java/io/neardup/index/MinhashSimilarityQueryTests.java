@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.MinhashDocuments;
 import io.neardup.ShingleTruth;
@@ -10,7 +10,6 @@ import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.ShingleSetCodecTests;
-import io.neardup.index.FingerprintFields;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;

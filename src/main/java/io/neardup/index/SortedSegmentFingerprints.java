@@ -2,10 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.query;
+package io.neardup.index;
 
 import io.neardup.core.SortedFingerprints;
-import io.neardup.index.SimhashFieldMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.lucene.index.DocValues;
