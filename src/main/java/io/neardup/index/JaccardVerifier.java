@@ -4,7 +4,6 @@
  */
 package io.neardup.index;
 
-import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import java.io.IOException;
@@ -15,14 +14,13 @@ import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.util.BytesRef;
-import org.opensearch.index.mapper.IdFieldMapper;
-import org.opensearch.index.mapper.Uid;
 
 /**
  * Checks a candidate's Jaccard similarity to the query against {@code min_similarity}: exactly, on
  * the two shingle sets ({@link ShingleSetCodec}), where the query has one and the document stored
  * one in {@code <minhash field>._shingles}; otherwise by the MinHash estimate, the fraction of
- * equal signature values. Immutable; {@link #leaf} gives the per-segment, single-threaded part.
+ * equal signature values, by the field's one comparison rule ({@link MinhashDocValues#similarityTo},
+ * which the joins use too). Immutable; {@link #leaf} gives the per-segment, single-threaded part.
  */
 final class JaccardVerifier {
     private final String minhashField;
@@ -30,6 +28,10 @@ final class JaccardVerifier {
     private final byte[] signatureBytes;
     /** The query's shingle set payload, or null: then every candidate is verified by the estimate. */
     private final byte[] shingleSet;
+    /** {@link #signatureBytes} and {@link #shingleSet} as {@link MinhashDocValues#similarityTo} takes them; read only. */
+    private final BytesRef signatureRef;
+
+    private final BytesRef shingleSetRef;
 
     private final double minSimilarity;
     /** Where verifications are counted; null counts nothing. Not part of the query's identity. */
@@ -39,6 +41,8 @@ final class JaccardVerifier {
         this.minhashField = Objects.requireNonNull(minhashField, "minhashField");
         this.signatureBytes = SignatureCodec.valueBytes(signature);
         this.shingleSet = shingleSet;
+        this.signatureRef = new BytesRef(signatureBytes);
+        this.shingleSetRef = shingleSet == null ? null : new BytesRef(shingleSet);
         if ((minSimilarity > 0 && minSimilarity <= 1) == false) {
             throw new IllegalArgumentException("min_similarity must be in (0, 1], got " + minSimilarity);
         }
@@ -70,7 +74,7 @@ final class JaccardVerifier {
     Leaf leaf(LeafReaderContext context, boolean record) throws IOException {
         LeafReader reader = context.reader();
         // A segment that hides the field from this caller reads as one without it, so nothing matches.
-        return new Leaf(reader, MinhashDocValues.open(reader, minhashField, shingleSet != null), record ? stats : null);
+        return new Leaf(MinhashDocValues.open(reader, minhashField, shingleSet != null), record ? stats : null);
     }
 
     boolean isCacheable(LeafReaderContext context) {
@@ -79,15 +83,13 @@ final class JaccardVerifier {
 
     /** One segment's verification; doc ids must be visited in increasing order. */
     final class Leaf {
-        private final LeafReader reader;
         private final MinhashDocValues values;
         private final QueryStats stats;
         private double similarity;
         private boolean exact;
         private boolean present;
 
-        private Leaf(LeafReader reader, MinhashDocValues values, QueryStats stats) {
-            this.reader = reader;
+        private Leaf(MinhashDocValues values, QueryStats stats) {
             this.values = values;
             this.stats = stats;
         }
@@ -100,27 +102,10 @@ final class JaccardVerifier {
                 similarity = 0;
                 return false;
             }
-            if (values.shingleSet() != null) {
-                BytesRef stored = values.shingleSet();
-                try {
-                    similarity = ShingleSetCodec.jaccard(
-                            shingleSet, 0, shingleSet.length, stored.bytes, stored.offset, stored.length);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(
-                            "document [" + idOf(doc) + "] has a corrupt shingle set in [" + minhashField + "]: "
-                                    + e.getMessage(),
-                            e);
-                }
-                exact = true;
-                if (stats != null) {
-                    stats.verified(true);
-                }
-                return similarity >= minSimilarity;
-            }
-            exact = false;
-            similarity = estimate(values.signature(), doc);
+            exact = values.exactWith(shingleSetRef);
+            similarity = values.similarityTo(signatureRef, shingleSetRef);
             if (stats != null) {
-                stats.verified(false);
+                stats.verified(exact);
             }
             return similarity >= minSimilarity;
         }
@@ -148,24 +133,6 @@ final class JaccardVerifier {
                     "near_duplicate, product of:",
                     Explanation.match((float) similarity, how),
                     Explanation.match(boost, "boost"));
-        }
-
-        /** Fraction of equal 4-byte values, compared in place in the stored layout. */
-        private double estimate(BytesRef stored, int doc) throws IOException {
-            if (stored.length != signatureBytes.length) {
-                throw new IllegalArgumentException(
-                        "document [" + idOf(doc) + "] has a signature of " + stored.length / 4 + " values in ["
-                                + minhashField + "], expected " + signatureBytes.length / 4);
-            }
-            return MinHasher.jaccard(signatureBytes, 0, stored.bytes, stored.offset, signatureBytes.length);
-        }
-
-        /** The document's {@code _id} for an error message; its segment-local number where there is none. */
-        private String idOf(int doc) throws IOException {
-            BytesRef id = reader.storedFields().document(doc).getBinaryValue(IdFieldMapper.NAME);
-            return id == null
-                    ? "segment doc " + doc
-                    : Uid.decodeId(Arrays.copyOfRange(id.bytes, id.offset, id.offset + id.length));
         }
     }
 
