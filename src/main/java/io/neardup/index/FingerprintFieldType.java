@@ -44,7 +44,8 @@ public abstract sealed class FingerprintFieldType extends MappedFieldType
      * @param excludedId the {@code _id} of the document the query must not find (its {@code like}), or null;
      *     the caller excludes it by {@code _id} too, a field type may leave it out earlier
      * @param cache the node's per-segment structures and query stats
-     * @throws IllegalArgumentException when the query cannot be built here (the entry point's 400)
+     * @throws IllegalArgumentException when the query cannot be built here (the entry point makes it a 400
+     *     naming the shard); a {@code QueryShardException} where the field type names the shard itself
      */
     public abstract Query nearDuplicateQuery(
             NearDupOptions options,
