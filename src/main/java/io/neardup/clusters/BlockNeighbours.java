@@ -4,7 +4,7 @@
  */
 package io.neardup.clusters;
 
-import io.neardup.query.SimhashBatchMatcher;
+import io.neardup.index.SimhashBatchMatcher;
 import java.util.Arrays;
 
 /**

@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.LshBanding;
+import io.neardup.index.FingerprintFields;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupOptions;
 import io.neardup.query.Like;
@@ -135,10 +136,12 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
 
     /** This spec's {@link BandMatching} on a shard whose mapping is {@code context}'s; a 400 if the field is not a {@code minhash} field there. */
     BandMatching bandMatching(QueryShardContext context, ShardId shardId) {
-        if (context.fieldMapper(field) instanceof MinhashFieldMapper.MinhashFieldType == false) {
+        MinhashFieldMapper.MinhashFieldType minhash =
+                MinhashFieldMapper.MinhashFieldType.of(context.fieldMapper(field));
+        if (minhash == null) {
             throw new IllegalArgumentException("[field] [" + field + "] is not a [minhash] field in " + shardId);
         }
-        LshBanding banding = ((MinhashFieldMapper.MinhashFieldType) context.fieldMapper(field)).banding();
+        LshBanding banding = minhash.banding();
         double tau = options.effectiveMinSimilarity();
         return new BandMatching(banding, tau, banding.minBandMatchesFor(tau), options.exactVerification());
     }
@@ -155,9 +158,8 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
         if (options.minSimilarity() == null) {
             return null;
         }
-        int dot = field.lastIndexOf('.');
-        String sibling = (dot < 0 ? "" : field.substring(0, dot + 1)) + "minhash";
-        if (context.fieldMapper(sibling) instanceof MinhashFieldMapper.MinhashFieldType == false) {
+        String sibling = FingerprintFields.siblingMinhashField(field);
+        if (MinhashFieldMapper.MinhashFieldType.of(context.fieldMapper(sibling)) == null) {
             throw new IllegalArgumentException("[min_similarity] on [simhash] field [" + field + "] verifies candidates"
                     + " on the [minhash] field [" + sibling + "] of the same fingerprint object, which is not mapped"
                     + " as [minhash] in " + shardId);

@@ -10,7 +10,7 @@ import io.neardup.core.MemoryBudget;
 import io.neardup.index.FieldExposure;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.MinhashFieldMapper;
-import io.neardup.query.SegmentScheme;
+import io.neardup.index.SegmentScheme;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -6,8 +6,6 @@ package io.neardup.clusters;
 
 import io.neardup.core.BandJoin;
 import io.neardup.core.MemoryBudget;
-import io.neardup.core.MinHasher;
-import io.neardup.core.ShingleSetCodec;
 import io.neardup.index.MinhashDocValues;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,9 +16,9 @@ import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.util.BytesRef;
 
 /**
- * The similarity of two documents of one reader as the {@code near_duplicate} query verifies it: the
- * exact Jaccard of their shingle sets ({@code <field>._shingles}) where both have one, else the
- * fraction of equal signature values. For {@link BandJoin}, which asks in no particular order: each
+ * The similarity of two documents of one reader as the {@code near_duplicate} query verifies it
+ * ({@link MinhashDocValues#similarityTo}, the one comparison rule; {@code exact} false: always the
+ * estimate). For {@link BandJoin}, which asks in no particular order: each
  * side reads through its own doc-values cursor, which starts over only when asked for an earlier
  * document (the join's pairs mostly come in increasing order). Not thread-safe.
  */
@@ -44,18 +42,7 @@ final class ShardJaccard implements BandJoin.Verifier {
             if (left.seek(a) == false || right.seek(b) == false) {
                 return 0;
             }
-            if (exact && left.shingles != null && right.shingles != null) {
-                BytesRef x = left.shingles;
-                BytesRef y = right.shingles;
-                return ShingleSetCodec.jaccard(x.bytes, x.offset, x.length, y.bytes, y.offset, y.length);
-            }
-            BytesRef x = left.signature;
-            BytesRef y = right.signature;
-            if (x.length != y.length) {
-                throw new IllegalArgumentException("[" + field + "] holds signatures of " + x.length / 4 + " and "
-                        + y.length / 4 + " values; fingerprints of different schemes are not comparable");
-            }
-            return MinHasher.jaccard(x.bytes, x.offset, y.bytes, y.offset, x.length);
+            return right.values.similarityTo(left.signature, exact ? left.shingles : null);
         } catch (IOException e) {
             throw new UncheckedIOException("reading [" + field + "]", e);
         }
@@ -70,16 +57,8 @@ final class ShardJaccard implements BandJoin.Verifier {
             if (right.seek(doc) == false) {
                 return 0;
             }
-            if (exact && shingleSet != null && right.shingles != null) {
-                BytesRef y = right.shingles;
-                return ShingleSetCodec.jaccard(shingleSet, 0, shingleSet.length, y.bytes, y.offset, y.length);
-            }
-            BytesRef y = right.signature;
-            if (signature.length != y.length) {
-                throw new IllegalArgumentException("[" + field + "] holds signatures of " + signature.length / 4
-                        + " and " + y.length / 4 + " values; fingerprints of different schemes are not comparable");
-            }
-            return MinHasher.jaccard(signature, 0, y.bytes, y.offset, signature.length);
+            return right.values.similarityTo(
+                    new BytesRef(signature), exact && shingleSet != null ? new BytesRef(shingleSet) : null);
         } catch (IOException e) {
             throw new UncheckedIOException("reading [" + field + "]", e);
         }

@@ -5,7 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.MemoryBudget;
-import io.neardup.query.BreakerBudget;
+import io.neardup.index.BreakerBudget;
 import io.neardup.query.QueryServices;
 import java.util.Arrays;
 import org.opensearch.core.action.ActionListener;

@@ -5,10 +5,10 @@
 package io.neardup.clusters;
 
 import io.neardup.core.MemoryBudget;
+import io.neardup.index.BreakerBudget;
 import io.neardup.index.FieldExposure;
+import io.neardup.index.SimhashBatchMatcher;
 import io.neardup.index.SimhashFieldMapper;
-import io.neardup.query.BreakerBudget;
-import io.neardup.query.SimhashBatchMatcher;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -83,7 +83,11 @@ final class SimhashWindowJoin {
         MatchSpec spec = request.spec();
         QueryShardContext context = step.context();
         SimhashBatchMatcher blocks = SimhashBatchMatcher.forField(
-                context, step.searcher(), spec.field(), spec.options().effectiveMaxDistance(), step.services());
+                context,
+                step.searcher(),
+                spec.field(),
+                spec.options().effectiveMaxDistance(),
+                step.services().cache());
         if (blocks == null) {
             throw new IllegalArgumentException(
                     "[field] [" + spec.field() + "] is not a [simhash] field with doc values in " + step.shardId());

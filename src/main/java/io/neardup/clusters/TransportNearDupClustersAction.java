@@ -4,9 +4,10 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.index.FingerprintFields;
 import io.neardup.index.NearDupOptions;
+import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.index.SimhashFieldMapper;
-import io.neardup.query.SegmentFingerprintCache;
 import java.util.HashMap;
 import java.util.Map;
 import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
@@ -183,7 +184,7 @@ public class TransportNearDupClustersAction
         Object type = fieldMapping.get("type");
         if (type == null && fieldMapping.get("properties") instanceof Map<?, ?> subfields) {
             throw new IllegalArgumentException("[field] [" + field + "] is a fingerprint object; name one of its"
-                    + " fingerprint fields: " + fingerprintFields(field, subfields));
+                    + " fingerprint fields: " + fingerprintFieldsOf(field, subfields));
         }
         NearDupOptions.FieldKind kind = NearDupOptions.FieldKind.ofType(type);
         if (kind == null) {
@@ -196,20 +197,10 @@ public class TransportNearDupClustersAction
     }
 
     /** The {@code simhash} and {@code minhash} fields directly under {@code object}, as {@code [body_fp.simhash], …}. */
-    private static String fingerprintFields(String object, Map<?, ?> subfields) {
-        StringBuilder names = new StringBuilder();
-        subfields.forEach((name, mapping) -> {
-            Object type = mapping instanceof Map<?, ?> m ? m.get("type") : null;
-            if (NearDupOptions.FieldKind.ofType(type) != null) {
-                names.append(names.isEmpty() ? "" : ", ")
-                        .append('[')
-                        .append(object)
-                        .append('.')
-                        .append(name)
-                        .append(']');
-            }
-        });
-        return names.isEmpty() ? "none is mapped as [simhash] or [minhash]" : names.toString();
+    private static String fingerprintFieldsOf(String object, Map<?, ?> subfields) {
+        String names = FingerprintFields.fingerprintSubfields(
+                object, subfields.keySet(), name -> subfields.get(name) instanceof Map<?, ?> m ? m.get("type") : null);
+        return names.isEmpty() ? "none is mapped as [simhash] or [minhash]" : names;
     }
 
     private static Map<String, Object> mappingOf(IndexMetadata metadata) {

@@ -8,10 +8,10 @@ import io.neardup.core.BandKeyFilter;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.SimhashCodec;
-import io.neardup.query.BreakerBudget;
+import io.neardup.index.BreakerBudget;
+import io.neardup.index.SimhashBatchMatcher;
 import io.neardup.query.Like;
 import io.neardup.query.QueryServices;
-import io.neardup.query.SimhashBatchMatcher;
 import java.io.IOException;
 import java.util.List;
 import org.apache.lucene.index.IndexReader;
@@ -217,7 +217,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                             searcher,
                             request.spec().field(),
                             request.spec().options().effectiveMaxDistance(),
-                            services)
+                            services.cache())
                     : null;
             if (request.bandFilter()) {
                 return keyFilter(request, context, searcher.getIndexReader(), shardId);

@@ -5,6 +5,7 @@
 package io.neardup.index;
 
 import java.util.Map;
+import org.apache.lucene.search.Query;
 import org.opensearch.index.mapper.MappedFieldType;
 import org.opensearch.index.mapper.SourceValueFetcher;
 import org.opensearch.index.mapper.TextSearchInfo;
@@ -14,8 +15,8 @@ import org.opensearch.search.lookup.SearchLookup;
 
 /**
  * A fingerprint field type, {@code simhash} or {@code minhash}: what every entry point asks of a
- * mapped fingerprint field (its {@link #kind}, the formats it answers in) instead of telling the
- * two apart by class or name.
+ * mapped fingerprint field (its {@link #kind}, the formats it answers in, its {@code near_duplicate}
+ * query) instead of telling the two apart by class or name.
  */
 public abstract sealed class FingerprintFieldType extends MappedFieldType
         permits SimhashFieldMapper.SimhashFieldType, MinhashFieldMapper.MinhashFieldType {
@@ -31,6 +32,27 @@ public abstract sealed class FingerprintFieldType extends MappedFieldType
 
     /** Which of the two fingerprint kinds this field holds, and so which options apply to it. */
     public abstract NearDupOptions.FieldKind kind();
+
+    /**
+     * The Lucene query of {@code near_duplicate} on this field: the documents near {@code like}'s
+     * fingerprint under {@code options}, which the caller checked apply to this field's {@link #kind}. As
+     * {@code MappedFieldType#termsQuery} is to {@code terms}: the entry point parses, validates and resolves
+     * {@code like}; the field type knows its Lucene fields, its queries and what verifies them.
+     *
+     * @param like asked for the fingerprint in the form this field compares (a {@code simhash} field with
+     *     {@code min_similarity} also asks for its sibling {@code minhash} field's)
+     * @param excludedId the {@code _id} of the document the query must not find (its {@code like}), or null;
+     *     the caller excludes it by {@code _id} too, a field type may leave it out earlier
+     * @param cache the node's per-segment structures and query stats
+     * @throws IllegalArgumentException when the query cannot be built here (the entry point makes it a 400
+     *     naming the shard); a {@code QueryShardException} where the field type names the shard itself
+     */
+    public abstract Query nearDuplicateQuery(
+            NearDupOptions options,
+            NearDupTargets like,
+            String excludedId,
+            QueryShardContext context,
+            SegmentFingerprintCache cache);
 
     @Override
     public final String typeName() {

@@ -7,6 +7,7 @@ package io.neardup.index;
 import io.neardup.core.FingerprintObject;
 import java.io.IOException;
 import java.util.List;
+import java.util.function.Function;
 import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.core.xcontent.XContentParser;
@@ -35,8 +36,40 @@ public final class FingerprintFields {
         return field + SCHEME_SUFFIX;
     }
 
+    /**
+     * The {@code minhash} field beside {@code simhashField} in its fingerprint object ({@code body_fp.simhash} →
+     * {@code body_fp.minhash}), as the processor writes them: where {@code min_similarity} on a simhash field verifies.
+     */
+    public static String siblingMinhashField(String simhashField) {
+        int dot = simhashField.lastIndexOf('.');
+        return (dot < 0 ? "" : simhashField.substring(0, dot + 1)) + "minhash";
+    }
+
     public static String shinglesField(String field) {
         return field + SHINGLES_SUFFIX;
+    }
+
+    /**
+     * The fingerprint fields among an object's subfields, for the message that names them where the
+     * object was given instead of one of them: {@code [body_fp.simhash], [body_fp.minhash]} in the order
+     * of {@code subfields}, or empty if none is mapped as {@code simhash} or {@code minhash}.
+     *
+     * @param subfields the simple names of the subfields to consider
+     * @param typeOf the type each is mapped as ({@code "simhash"}, {@code "minhash"}, another), or null
+     */
+    public static String fingerprintSubfields(String object, Iterable<?> subfields, Function<Object, Object> typeOf) {
+        StringBuilder names = new StringBuilder();
+        for (Object name : subfields) {
+            if (NearDupOptions.FieldKind.ofType(typeOf.apply(name)) != null) {
+                names.append(names.isEmpty() ? "" : ", ")
+                        .append('[')
+                        .append(object)
+                        .append('.')
+                        .append(name)
+                        .append(']');
+            }
+        }
+        return names.toString();
     }
 
     /**

@@ -4,11 +4,16 @@
  */
 package io.neardup.index;
 
+import io.neardup.core.MinHasher;
+import io.neardup.core.ShingleSetCodec;
 import java.io.IOException;
+import java.util.Arrays;
 import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.util.BytesRef;
+import org.opensearch.index.mapper.IdFieldMapper;
+import org.opensearch.index.mapper.Uid;
 
 /**
  * A {@code minhash} field's stored values in one segment, read through a caller's reader: each
@@ -19,6 +24,8 @@ import org.apache.lucene.util.BytesRef;
  * increasing order, as doc values are; not thread-safe.
  */
 public final class MinhashDocValues {
+    private final LeafReader reader;
+    private final String field;
     private final BinaryDocValues signatures;
     private final BinaryDocValues shingleSets;
     private BytesRef signature;
@@ -28,7 +35,9 @@ public final class MinhashDocValues {
 
     private boolean shingleSetRead;
 
-    private MinhashDocValues(BinaryDocValues signatures, BinaryDocValues shingleSets) {
+    private MinhashDocValues(LeafReader reader, String field, BinaryDocValues signatures, BinaryDocValues shingleSets) {
+        this.reader = reader;
+        this.field = field;
         this.signatures = signatures;
         this.shingleSets = shingleSets;
     }
@@ -40,9 +49,11 @@ public final class MinhashDocValues {
      */
     public static MinhashDocValues open(LeafReader reader, String field, boolean withShingleSets) throws IOException {
         if (FieldExposure.exposes(reader, field) == false) {
-            return new MinhashDocValues(null, null);
+            return new MinhashDocValues(reader, field, null, null);
         }
         return new MinhashDocValues(
+                reader,
+                field,
                 reader.getBinaryDocValues(field),
                 withShingleSets ? reader.getBinaryDocValues(FingerprintFields.shinglesField(field)) : null);
     }
@@ -107,5 +118,58 @@ public final class MinhashDocValues {
             shingleSetRead = true;
         }
         return shingleSet;
+    }
+
+    /**
+     * Whether {@link #similarityTo} compares the current document with a fingerprint whose shingle set is
+     * {@code shingleSet} exactly: both have one (the current document's read if this instance reads them).
+     */
+    public boolean exactWith(BytesRef shingleSet) throws IOException {
+        return shingleSet != null && shingleSet() != null;
+    }
+
+    /**
+     * The Jaccard similarity of the current document to a fingerprint: the one comparison rule of a
+     * {@code minhash} field, for the query's verification and the joins alike. Exact, of the two shingle
+     * sets ({@link ShingleSetCodec#jaccard}), where both have one ({@link #exactWith}); else the MinHash
+     * estimate, the fraction of equal signature values ({@link MinHasher#jaccard}), which needs signatures
+     * of one length (of one scheme).
+     *
+     * @param signature the fingerprint's signature in the stored layout
+     * @param shingleSet its shingle set payload, or null: the estimate
+     * @throws IllegalArgumentException naming the document and the field: a signature of another length, or
+     *     a corrupt shingle set
+     */
+    public double similarityTo(BytesRef signature, BytesRef shingleSet) throws IOException {
+        if (exactWith(shingleSet)) {
+            BytesRef stored = shingleSet();
+            try {
+                return ShingleSetCodec.jaccard(
+                        shingleSet.bytes,
+                        shingleSet.offset,
+                        shingleSet.length,
+                        stored.bytes,
+                        stored.offset,
+                        stored.length);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        "document [" + idOf(doc) + "] has a corrupt shingle set in [" + field + "]: " + e.getMessage(),
+                        e);
+            }
+        }
+        BytesRef stored = this.signature;
+        if (stored.length != signature.length) {
+            throw new IllegalArgumentException("document [" + idOf(doc) + "] has a signature of " + stored.length / 4
+                    + " values in [" + field + "], expected " + signature.length / 4);
+        }
+        return MinHasher.jaccard(signature.bytes, signature.offset, stored.bytes, stored.offset, signature.length);
+    }
+
+    /** The document's {@code _id} for an error message; its segment-local number where there is none. */
+    private String idOf(int doc) throws IOException {
+        BytesRef id = reader.storedFields().document(doc).getBinaryValue(IdFieldMapper.NAME);
+        return id == null
+                ? "segment doc " + doc
+                : Uid.decodeId(Arrays.copyOfRange(id.bytes, id.offset, id.offset + id.length));
     }
 }

@@ -26,6 +26,7 @@ import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.index.fielddata.IndexFieldData;
 import org.opensearch.index.mapper.FieldMapper;
+import org.opensearch.index.mapper.MappedFieldType;
 import org.opensearch.index.mapper.ParametrizedFieldMapper;
 import org.opensearch.index.mapper.ParseContext;
 import org.opensearch.index.mapper.TextSearchInfo;
@@ -258,6 +259,11 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         private final int numHashes;
         private final LshBanding banding;
 
+        /** {@code type} as a {@code minhash} field type, or null if it is another (or none). */
+        public static MinhashFieldType of(MappedFieldType type) {
+            return type instanceof MinhashFieldType minhash ? minhash : null;
+        }
+
         public MinhashFieldType(String name, int numHashes, LshBanding banding, Map<String, String> meta) {
             super(name, true, true, TextSearchInfo.NONE, meta);
             this.numHashes = numHashes;
@@ -267,6 +273,17 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         @Override
         public NearDupOptions.FieldKind kind() {
             return NearDupOptions.FieldKind.MINHASH;
+        }
+
+        /** {@link MinhashSimilarityQuery}: band candidates verified on the signatures or shingle sets; {@code _id} excludes the liked document. */
+        @Override
+        public Query nearDuplicateQuery(
+                NearDupOptions options,
+                NearDupTargets like,
+                String excludedId,
+                QueryShardContext context,
+                SegmentFingerprintCache cache) {
+            return NearDuplicateQueries.minhash(this, options, like, context, cache);
         }
 
         public int numHashes() {

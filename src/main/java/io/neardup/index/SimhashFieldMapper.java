@@ -111,6 +111,17 @@ public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFiel
             return NearDupOptions.FieldKind.SIMHASH;
         }
 
+        /** {@link SimhashNeighborQuery}; with {@code min_similarity}, inside a {@link JaccardVerifiedQuery} on the sibling {@code minhash} field. */
+        @Override
+        public Query nearDuplicateQuery(
+                NearDupOptions options,
+                NearDupTargets like,
+                String excludedId,
+                QueryShardContext context,
+                SegmentFingerprintCache cache) {
+            return NearDuplicateQueries.simhash(name(), options, like, excludedId, context, cache);
+        }
+
         @Override
         protected void checkFormat(String format) {
             FingerprintFormats.requireHex(typeName(), name(), format);

@@ -10,6 +10,7 @@ import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.index.NearDupTargets;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import java.util.List;
 import java.util.Map;
@@ -34,29 +35,19 @@ import org.opensearch.search.fetch.subphase.FetchSourceContext;
  */
 public final class LikeResolver {
 
-    /** The fingerprint to look for; {@code margins} and {@code scheme} may be null for bare values. */
-    public record Resolved(long simhash, Margins margins, String scheme, String selfId) {}
-
-    /**
-     * The signature to compare with, and the shingle set payload ({@code ShingleSetCodec}) when the
-     * query has one; {@code scheme} and {@code shingleSet} may be null.
-     */
-    public record ResolvedSignature(int[] signature, byte[] shingleSet, int schemeHash, String scheme, String selfId) {}
-
     private final Supplier<IngestService> ingestService;
 
     public LikeResolver(Supplier<IngestService> ingestService) {
         this.ingestService = ingestService;
     }
 
-    public Resolved resolveSimhash(Like like, String field, QueryShardContext context) {
+    public NearDupTargets.Simhash resolveSimhash(Like like, String field, QueryShardContext context) {
         return switch (like) {
             case Like.Simhash simhash ->
-                new Resolved(
+                new NearDupTargets.Simhash(
                         SimhashCodec.parseHex(simhash.hex()),
                         simhash.margins() == null ? null : Margins.decode(simhash.margins()),
-                        simhash.scheme(),
-                        null);
+                        simhash.scheme());
             case Like.ById byId -> fromDocument(byId.id(), byId, field, context);
             case Like.Fetched fetched -> fromDocument(fetched.id(), fetched, field, context);
             case Like.Text text -> fromText(text, field, context);
@@ -66,7 +57,7 @@ public final class LikeResolver {
         };
     }
 
-    public ResolvedSignature resolveMinhash(Like like, String field, int numHashes, QueryShardContext context) {
+    public NearDupTargets.Minhash resolveMinhash(Like like, String field, int numHashes, QueryShardContext context) {
         return switch (like) {
             case Like.Minhash minhash ->
                 signature(minhash.signature(), minhash.shingles(), minhash.scheme(), numHashes, null);
@@ -82,12 +73,11 @@ public final class LikeResolver {
                 }
                 byte[] shingleSet =
                         fingerprint.shingleSet() == null ? null : ShingleSetCodec.payload(fingerprint.shingleSet());
-                yield new ResolvedSignature(
+                yield new NearDupTargets.Minhash(
                         fingerprint.minhash(),
                         shingleSet,
                         processor.scheme().schemeHash(),
-                        processor.scheme().id(),
-                        null);
+                        processor.scheme().id());
             }
             case Like.Simhash simhash ->
                 throw new IllegalArgumentException(
@@ -95,14 +85,14 @@ public final class LikeResolver {
         };
     }
 
-    private static ResolvedSignature storedSignature(
+    private static NearDupTargets.Minhash storedSignature(
             String id, Like document, String field, int numHashes, QueryShardContext context) {
         FingerprintObject.Parts stored =
                 storedParts(id, document, field, context, FingerprintObject.MINHASH_KEYS, "MinHash signature");
         return signature(stored.value(), stored.shingles(), stored.scheme(), numHashes, id);
     }
 
-    private static ResolvedSignature signature(
+    private static NearDupTargets.Minhash signature(
             String encoded, String shingles, String scheme, int numHashes, String selfId) {
         int schemeHash = SignatureCodec.schemeHashOf(encoded);
         int[] signature = SignatureCodec.decode(encoded, numHashes, schemeHash);
@@ -115,7 +105,7 @@ public final class LikeResolver {
                             + e.getMessage(),
                     e);
         }
-        return new ResolvedSignature(signature, shingleSet, schemeHash, scheme, selfId);
+        return new NearDupTargets.Minhash(signature, shingleSet, schemeHash, scheme);
     }
 
     /**
@@ -144,14 +134,14 @@ public final class LikeResolver {
     }
 
     /** @param document a {@link Like.ById} or a {@link Like.Fetched} */
-    private static Resolved fromDocument(String id, Like document, String field, QueryShardContext context) {
+    private static NearDupTargets.Simhash fromDocument(
+            String id, Like document, String field, QueryShardContext context) {
         FingerprintObject.Parts stored =
                 storedParts(id, document, field, context, FingerprintObject.SIMHASH_KEYS, "simhash");
-        return new Resolved(
+        return new NearDupTargets.Simhash(
                 SimhashCodec.parseHex(stored.value()),
                 stored.margins() == null ? null : Margins.decode(stored.margins()),
-                stored.scheme(),
-                id);
+                stored.scheme());
     }
 
     /** The document's stored fingerprint in {@code field}, read as the mapper reads it; a 400 naming the document if it has none. */
@@ -174,11 +164,11 @@ public final class LikeResolver {
         return stored;
     }
 
-    private Resolved fromText(Like.Text like, String field, QueryShardContext context) {
+    private NearDupTargets.Simhash fromText(Like.Text like, String field, QueryShardContext context) {
         NearDupFingerprintProcessor processor = processorFor(like, field, context, false);
         Fingerprint fingerprint = fingerprintOf(processor, like.text());
-        return new Resolved(
-                fingerprint.simhash(), fingerprint.margins(), processor.scheme().id(), null);
+        return new NearDupTargets.Simhash(
+                fingerprint.simhash(), fingerprint.margins(), processor.scheme().id());
     }
 
     private static String pipelineOf(Like.Text like, QueryShardContext context) {

@@ -4,13 +4,13 @@
  */
 package io.neardup.query;
 
-import io.neardup.core.LshBanding;
 import io.neardup.index.FingerprintFieldType;
-import io.neardup.index.MinhashFieldMapper;
+import io.neardup.index.FingerprintFields;
 import io.neardup.index.NearDupOptions;
-import io.neardup.index.SimhashFieldMapper;
+import io.neardup.index.NearDupTargets;
 import java.io.IOException;
-import java.util.Locale;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -22,7 +22,6 @@ import org.apache.lucene.util.SetOnce;
 import org.opensearch.action.get.GetRequest;
 import org.opensearch.action.ingest.GetPipelineAction;
 import org.opensearch.action.ingest.GetPipelineRequest;
-import org.opensearch.common.logging.HeaderWarning;
 import org.opensearch.core.ParseField;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.common.ParsingException;
@@ -32,7 +31,6 @@ import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.index.mapper.IdFieldMapper;
 import org.opensearch.index.mapper.MappedFieldType;
-import org.opensearch.index.mapper.Uid;
 import org.opensearch.index.query.AbstractQueryBuilder;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryRewriteContext;
@@ -48,7 +46,7 @@ import org.opensearch.search.fetch.subphase.FetchSourceContext;
  */
 public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDuplicateQueryBuilder> {
 
-    public static final String NAME = "near_duplicate";
+    public static final String NAME = NearDupOptions.QUERY;
 
     private static final ParseField FIELD = new ParseField("field");
     private static final ParseField LIKE = new ParseField("like");
@@ -62,6 +60,11 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private static final ParseField VERIFICATION = new ParseField("verification");
     private static final ParseField INCLUDE_SELF = new ParseField("include_self");
     private static final ParseField IGNORE_UNMAPPED = new ParseField("ignore_unmapped");
+
+    /** The names the processor gives the fingerprint fields of an object it writes, one per kind. */
+    private static final List<String> SUBFIELD_NAMES = Arrays.stream(NearDupOptions.FieldKind.values())
+            .map(NearDupOptions.FieldKind::typeName)
+            .toList();
 
     private final String field;
     private final Like like;
@@ -441,27 +444,12 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         if (services == null) {
             throw new IllegalStateException("[" + NAME + "] was built without its node services");
         }
+        FingerprintFieldType fingerprint = (FingerprintFieldType) fieldType;
+        String selfId = includeSelf ? null : likedId();
         Query query;
-        String selfId;
         try {
-            FingerprintFieldType fingerprint = (FingerprintFieldType) fieldType;
             options.requireApplicableTo(NAME, fingerprint.kind(), field);
-            switch (fingerprint) {
-                case SimhashFieldMapper.SimhashFieldType simhash -> {
-                    LikeResolver.Resolved target = services.resolver().resolveSimhash(like, field, context);
-                    selfId = includeSelf ? null : target.selfId();
-                    query = simhashQuery(context, target, selfId);
-                    if (options.minSimilarity() != null) {
-                        query = jaccardVerified(context, query);
-                    }
-                }
-                case MinhashFieldMapper.MinhashFieldType minhash -> {
-                    LikeResolver.ResolvedSignature target =
-                            services.resolver().resolveMinhash(like, field, minhash.numHashes(), context);
-                    query = minhashQuery(minhash, target);
-                    selfId = includeSelf ? null : target.selfId();
-                }
-            }
+            query = fingerprint.nearDuplicateQuery(options, new Targets(), selfId, context, services.cache());
         } catch (IllegalArgumentException e) {
             throw new QueryShardException(context, e.getMessage(), e);
         }
@@ -475,134 +463,44 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 .build();
     }
 
-    /** {@code [f.simhash], [f.minhash]} for those mapped as fingerprint fields under {@link #field}, or empty. */
-    private String fingerprintSubfields(QueryShardContext context) {
-        StringBuilder names = new StringBuilder();
-        for (String kind : new String[] {SimhashFieldMapper.CONTENT_TYPE, MinhashFieldMapper.CONTENT_TYPE}) {
-            MappedFieldType subfield = context.fieldMapper(field + "." + kind);
-            if (subfield != null && kind.equals(subfield.typeName())) {
-                names.append(names.isEmpty() ? "" : ", ")
-                        .append('[')
-                        .append(field)
-                        .append('.')
-                        .append(kind)
-                        .append(']');
-            }
-        }
-        return names.toString();
-    }
-
-    private Query simhashQuery(QueryShardContext context, LikeResolver.Resolved target, String excludedId) {
-        NearDupOptions.Mode effectiveMode = options.effectiveMode();
-        if (effectiveMode == NearDupOptions.Mode.PSM && target.margins() == null) {
-            throw new QueryShardException(
-                    context,
-                    "[" + NAME + "] mode [psm] ranks the query's weak bits by its margins, and this "
-                            + "fingerprint has none (a bare hex value); pass [like.margins], query by [_id] or [text], or use mode [exact]");
-        }
-        return new SimhashNeighborQuery(
-                field,
-                target.simhash(),
-                target.margins(),
-                target.scheme(),
-                options.effectiveMaxDistance(),
-                effectiveMode == NearDupOptions.Mode.EXACT,
-                options.effectiveMaxFlips(),
-                options.effectivePrefixBits(),
-                options.effectiveFirstMatch(),
-                excludedId == null ? null : Uid.encodeId(excludedId),
-                services.cache());
-    }
-
     /**
-     * Simhash neighbours verified on their Jaccard similarity, read from the {@code minhash} field
-     * beside the {@code simhash} one in the same fingerprint object ({@code body_fp.simhash} →
-     * {@code body_fp.minhash}), as the processor writes them.
+     * {@code [f.simhash], [f.minhash]} for those of {@link #field}'s subfields named as the processor names
+     * them and mapped as such, or empty.
      */
-    private Query jaccardVerified(QueryShardContext context, Query candidates) {
-        int dot = field.lastIndexOf('.');
-        String sibling = (dot < 0 ? "" : field.substring(0, dot + 1)) + "minhash";
-        if (context.fieldMapper(sibling) instanceof MinhashFieldMapper.MinhashFieldType minhash) {
-            if (like instanceof Like.Simhash) {
-                throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field
-                        + "] needs the query " + "document's MinHash signature: query by [_id] or [text]");
-            }
-            LikeResolver.ResolvedSignature target =
-                    services.resolver().resolveMinhash(like, sibling, minhash.numHashes(), context);
-            return new JaccardVerifiedQuery(
-                    candidates,
-                    sibling,
-                    target.signature(),
-                    exactSet(target, sibling),
-                    target.schemeHash(),
-                    options.minSimilarity(),
-                    services.cache().queryStats());
-        }
-        throw new IllegalArgumentException(
-                "[" + NAME + "] [min_similarity] on [simhash] field [" + field + "] verifies candidates on "
-                        + "the [minhash] field [" + sibling
-                        + "] of the same fingerprint object, which is not mapped as [minhash] in index ["
-                        + context.index().getName() + "]");
+    private String fingerprintSubfields(QueryShardContext context) {
+        return FingerprintFields.fingerprintSubfields(field, SUBFIELD_NAMES, kind -> {
+            MappedFieldType subfield = context.fieldMapper(field + "." + kind);
+            return subfield != null && kind.equals(subfield.typeName()) ? kind : null;
+        });
     }
 
-    /** The shingle set to verify with, or null for the estimate; warns when exact verification was wanted but the query has none. */
-    private byte[] exactSet(LikeResolver.ResolvedSignature target, String minhashField) {
-        if (options.exactVerification() == false) {
-            return null;
-        }
-        if (target.shingleSet() == null) {
-            HeaderWarning.addWarning(String.format(
-                    Locale.ROOT,
-                    "[%s] the query fingerprint has no shingle set, so candidates are "
-                            + "verified on [%s] by the MinHash estimate, not the exact Jaccard similarity",
-                    NAME,
-                    minhashField));
-        }
-        return target.shingleSet();
+    /** The {@code _id} of the document {@code like} names, left out of the hits unless {@code include_self}; null for a text or a bare fingerprint. */
+    private String likedId() {
+        return switch (like) {
+            case Like.ById byId -> byId.id();
+            case Like.Fetched fetched -> fetched.id();
+            case Like.Text text -> null;
+            case Like.Simhash simhash -> null;
+            case Like.Minhash minhash -> null;
+        };
     }
 
-    private Query minhashQuery(MinhashFieldMapper.MinhashFieldType fieldType, LikeResolver.ResolvedSignature target) {
-        LshBanding banding = fieldType.banding();
-        double tau = options.effectiveMinSimilarity();
-        // By default as many bands must agree as still find a pair at tau with probability 0.99: few
-        // candidates at high thresholds, all of them at the field's floor.
-        int m = options.minBandMatches() == null ? banding.minBandMatchesFor(tau) : options.minBandMatches();
-        if (m > banding.bands()) {
-            throw new IllegalArgumentException("[" + NAME + "] [min_band_matches] is " + m + " but field [" + field
-                    + "] has only " + banding.bands() + " bands");
+    /** {@code like}, resolved on this shard for each field the field type asks for. */
+    private final class Targets implements NearDupTargets {
+        @Override
+        public Simhash simhash(String field, QueryShardContext context) {
+            return services.resolver().resolveSimhash(like, field, context);
         }
-        double reach = banding.candidateProbability(m, tau);
-        if (reach < LshBanding.CANDIDATE_RECALL) {
-            int reliable = banding.minBandMatchesFor(tau);
-            String remedy = banding.candidateProbability(reliable, tau) >= LshBanding.CANDIDATE_RECALL
-                    ? String.format(Locale.ROOT, "ask for at most %d matching bands (min_band_matches)", reliable)
-                    : String.format(
-                            Locale.ROOT,
-                            "this field serves min_similarity >= %.2f (map it with a lower [min_similarity_floor] for less)",
-                            banding.floor());
-            HeaderWarning.addWarning(String.format(
-                    Locale.ROOT,
-                    "[%s] min_similarity [%s] with min_band_matches %d on [%s] (%d bands of %d "
-                            + "rows) misses documents: one at that similarity becomes a candidate with probability %.2f; %s",
-                    NAME,
-                    tau,
-                    m,
-                    field,
-                    banding.bands(),
-                    banding.rows(),
-                    reach,
-                    remedy));
+
+        @Override
+        public Minhash minhash(String field, int numHashes, QueryShardContext context) {
+            return services.resolver().resolveMinhash(like, field, numHashes, context);
         }
-        return new MinhashSimilarityQuery(
-                field,
-                target.signature(),
-                exactSet(target, field),
-                target.schemeHash(),
-                target.scheme(),
-                banding,
-                m,
-                tau,
-                services.cache().queryStats());
+
+        @Override
+        public boolean bareSimhash() {
+            return like instanceof Like.Simhash;
+        }
     }
 
     @Override

@@ -4,5 +4,7 @@
  */
 package io.neardup.query;
 
+import io.neardup.index.SegmentFingerprintCache;
+
 /** The node-local services a {@code near_duplicate} query needs on a shard; never serialized. */
 public record QueryServices(LikeResolver resolver, SegmentFingerprintCache cache) {}

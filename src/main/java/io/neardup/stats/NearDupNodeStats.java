@@ -4,9 +4,9 @@
  */
 package io.neardup.stats;
 
+import io.neardup.index.QueryStats;
+import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.ingest.FingerprintScratchPool;
-import io.neardup.query.QueryStats;
-import io.neardup.query.SegmentFingerprintCache;
 import java.io.IOException;
 import org.opensearch.action.support.nodes.BaseNodeResponse;
 import org.opensearch.cluster.node.DiscoveryNode;

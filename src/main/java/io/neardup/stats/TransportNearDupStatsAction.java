@@ -4,8 +4,8 @@
  */
 package io.neardup.stats;
 
+import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.ingest.FingerprintScratchPool;
-import io.neardup.query.SegmentFingerprintCache;
 import java.io.IOException;
 import java.util.List;
 import org.opensearch.action.FailedNodeException;

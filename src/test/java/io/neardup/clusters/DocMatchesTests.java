@@ -5,7 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.CountingBreaker;
-import io.neardup.query.BreakerBudget;
+import io.neardup.index.BreakerBudget;
 import org.opensearch.core.common.breaker.CircuitBreakingException;
 import org.opensearch.core.rest.RestStatus;
 import org.opensearch.test.OpenSearchTestCase;

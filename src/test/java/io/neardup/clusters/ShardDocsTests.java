@@ -5,7 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.CountingBreaker;
-import io.neardup.query.BreakerBudget;
+import io.neardup.index.BreakerBudget;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashSet;

@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -72,6 +73,59 @@ public class MinhashDocValuesTests extends OpenSearchTestCase {
             assertTrue(signaturesOnly.advanceExact(0));
             assertNull("not asked for", signaturesOnly.shingleSet());
             assertFalse(signaturesOnly.advanceExact(2));
+        }
+    }
+
+    /**
+     * The one comparison rule: the exact Jaccard of the shingle sets where both sides have one, else the estimate on
+     * the signatures; signatures of another length, and corrupt shingle sets, fail naming the document and field.
+     */
+    public void testSimilarityIsExactWhereBothHaveAShingleSetElseTheEstimate() throws IOException {
+        try (Directory dir = newDirectory();
+                IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig())) {
+            Document doc = new Document();
+            doc.add(new BinaryDocValuesField(FIELD, new BytesRef(SignatureCodec.valueBytes(new int[] {1, 2, 3, 4}))));
+            doc.add(new BinaryDocValuesField(
+                    FingerprintFields.shinglesField(FIELD),
+                    new BytesRef(ShingleSetCodec.payload(new int[] {1, 2, 3}))));
+            writer.addDocument(doc);
+            Document corrupt = new Document();
+            corrupt.add(
+                    new BinaryDocValuesField(FIELD, new BytesRef(SignatureCodec.valueBytes(new int[] {1, 2, 3, 4}))));
+            corrupt.add(
+                    new BinaryDocValuesField(FingerprintFields.shinglesField(FIELD), new BytesRef(new byte[] {2, 5})));
+            writer.addDocument(corrupt);
+            writer.forceMerge(1);
+            writer.commit();
+            try (DirectoryReader reader = DirectoryReader.open(dir)) {
+                LeafReader leaf = reader.leaves().get(0).reader();
+                BytesRef signature = new BytesRef(SignatureCodec.valueBytes(new int[] {1, 2, 9, 9}));
+                BytesRef shingles = new BytesRef(ShingleSetCodec.payload(new int[] {2, 3, 4, 5}));
+
+                MinhashDocValues values = MinhashDocValues.open(leaf, FIELD, true);
+                assertTrue(values.advanceExact(0));
+                assertTrue(values.exactWith(shingles));
+                assertEquals(2.0 / 5, values.similarityTo(signature, shingles), 1e-9);
+                assertFalse("the fingerprint has no shingle set", values.exactWith(null));
+                assertEquals(0.5, values.similarityTo(signature, null), 1e-9);
+                IllegalArgumentException e = expectThrows(
+                        IllegalArgumentException.class,
+                        () -> values.similarityTo(new BytesRef(SignatureCodec.valueBytes(new int[] {1, 2})), null));
+                assertEquals(
+                        "document [segment doc 0] has a signature of 4 values in [fp.minhash], expected 2",
+                        e.getMessage());
+
+                MinhashDocValues signaturesOnly = MinhashDocValues.open(leaf, FIELD, false);
+                assertTrue(signaturesOnly.advanceExact(0));
+                assertFalse("the document's shingle set is not read", signaturesOnly.exactWith(shingles));
+                assertEquals(0.5, signaturesOnly.similarityTo(signature, shingles), 1e-9);
+
+                assertTrue(values.advanceExact(1));
+                e = expectThrows(IllegalArgumentException.class, () -> values.similarityTo(signature, shingles));
+                assertEquals(
+                        "document [segment doc 1] has a corrupt shingle set in [fp.minhash]: shingle set is corrupt: it ends inside a value",
+                        e.getMessage());
+            }
         }
     }
 

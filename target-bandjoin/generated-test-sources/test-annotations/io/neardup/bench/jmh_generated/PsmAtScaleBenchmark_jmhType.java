@@ -1,4 +1,0 @@
-package io.neardup.bench.jmh_generated;
-public class PsmAtScaleBenchmark_jmhType extends PsmAtScaleBenchmark_jmhType_B3 {
-}
-
