@@ -286,11 +286,13 @@ final class MinhashBandJoin {
                     request.index(),
                     shard,
                     request.spec(),
-                    Arrays.copyOf(signatures, size),
-                    Arrays.copyOf(shingleSets, size),
-                    Arrays.copyOf(bands, size),
-                    scheme,
-                    TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT);
+                    new ShardMatchRequest.Signatures(
+                            Arrays.copyOf(signatures, size),
+                            Arrays.copyOf(shingleSets, size),
+                            Arrays.copyOf(bands, size),
+                            scheme),
+                    TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
+                    null);
             int[] batchDocs = Arrays.copyOf(docs, size);
             Arrays.fill(signatures, null);
             Arrays.fill(shingleSets, null);

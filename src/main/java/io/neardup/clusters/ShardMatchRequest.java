@@ -12,9 +12,9 @@ import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 
 /**
- * A batch of documents to match against one shard: their {@code _id}s and fingerprint objects
- * (each document's {@code _source} reduced to the object holding the matched field), or bare
- * simhash values of another shard's documents (a step of the shards' self-join, {@link TransportShardJoinAction}).
+ * A batch to match against one shard ({@link TransportShardMatchAction}), one of the {@link Batch} kinds: documents
+ * with their fingerprint objects, bare simhash values or MinHash signatures of another shard's documents (steps of
+ * the shards' self-joins), or the question for the shard's band key filter.
  */
 public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> {
 
@@ -23,162 +23,103 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     private static final byte SIGNATURES = 2;
     private static final byte BAND_FILTER = 3;
 
-    private final MatchSpec spec;
-    private final List<String> ids;
-    private final List<Map<String, Object>> sources;
-    /** Instead of ids and sources: simhash values, all of {@link #scheme} (null: not recorded). */
-    private final long[] simhashes;
-
-    /** Instead of ids and sources: MinHash signatures in their stored layout, with their shingle sets (null: none). */
-    private final byte[][] signatures;
-
-    private final byte[][] shingleSets;
-    /** With signatures: the bands of each to look up (those the shard's {@link ShardBandBuckets.KeyFilter} passed). */
-    private final int[][] bands;
-
-    /** Instead of documents: asks for the shard's band key filter. */
-    private final boolean bandFilter;
-
-    private final String scheme;
-    private final int maxMatches;
-    private final String clusterField;
-
-    private ShardMatchRequest(
-            String index,
-            int shard,
-            MatchSpec spec,
-            List<String> ids,
-            List<Map<String, Object>> sources,
-            long[] simhashes,
-            byte[][] signatures,
-            byte[][] shingleSets,
-            int[][] bands,
-            boolean bandFilter,
-            String scheme,
-            int maxMatches,
-            String clusterField) {
-        super(index, shard);
-        this.spec = spec;
-        this.ids = ids;
-        this.sources = sources;
-        this.simhashes = simhashes;
-        this.signatures = signatures;
-        this.shingleSets = shingleSets;
-        this.bands = bands;
-        this.bandFilter = bandFilter;
-        this.scheme = scheme;
-        this.maxMatches = maxMatches;
-        this.clusterField = clusterField;
-    }
+    /** What a request carries to match; the wire writes its kind, then its fields. */
+    public sealed interface Batch permits Documents, Simhashes, Signatures, BandFilter {}
 
     /**
-     * @param ids          the documents' {@code _id}s, each excluded from its own matches; "" for a document without one
-     * @param maxMatches   the most similar matches kept per document
-     * @param clusterField a field of the matched documents to return with each match, or null
+     * Documents: their {@code _id}s ("" for a document without one), each excluded from its own matches, and their
+     * fingerprint objects (each document's {@code _source} reduced to the object holding the matched field).
      */
-    public ShardMatchRequest(
-            String index,
-            int shard,
-            MatchSpec spec,
-            List<String> ids,
-            List<Map<String, Object>> sources,
-            int maxMatches,
-            String clusterField) {
-        this(index, shard, spec, ids, sources, null, null, null, null, false, null, maxMatches, clusterField);
-        if (ids.size() != sources.size()) {
-            throw new IllegalArgumentException(
-                    "one source per id: " + ids.size() + " ids, " + sources.size() + " sources");
+    public record Documents(List<String> ids, List<Map<String, Object>> sources) implements Batch {
+        public Documents {
+            if (ids.size() != sources.size()) {
+                throw new IllegalArgumentException(
+                        "one source per id: " + ids.size() + " ids, " + sources.size() + " sources");
+            }
         }
     }
 
     /**
-     * Bare simhash values to match (for a {@code simhash} field); with {@code min_similarity}, each
-     * with the signature and shingle set (null where none) of its sibling {@code minhash} field to
-     * verify on, else {@code signatures} and {@code shingleSets} are null. No match is excluded as "itself".
+     * Bare simhash values, all of {@code scheme} (null: not recorded), for a {@code simhash} field; with
+     * {@code min_similarity}, each with the signature and shingle set (null where none) of its sibling
+     * {@code minhash} field to verify on, else {@code signatures} and {@code shingleSets} are null. No match is
+     * excluded as "itself".
      */
-    public ShardMatchRequest(
-            String index,
-            int shard,
-            MatchSpec spec,
-            long[] simhashes,
-            byte[][] signatures,
-            byte[][] shingleSets,
-            String scheme,
-            int maxMatches) {
-        this(index, shard, spec, null, null, simhashes, signatures, shingleSets, null, false, scheme, maxMatches, null);
-        if (signatures != null && (signatures.length != simhashes.length || shingleSets.length != simhashes.length)) {
-            throw new IllegalArgumentException(
-                    "one signature and shingle set (or null) per simhash: " + simhashes.length + " simhashes, "
-                            + signatures.length + " signatures, " + shingleSets.length + " sets");
+    public record Simhashes(long[] values, byte[][] signatures, byte[][] shingleSets, String scheme) implements Batch {
+        public Simhashes {
+            if (signatures != null && (signatures.length != values.length || shingleSets.length != values.length)) {
+                throw new IllegalArgumentException(
+                        "one signature and shingle set (or null) per simhash: " + values.length + " simhashes, "
+                                + signatures.length + " signatures, " + shingleSets.length + " sets");
+            }
         }
     }
 
     /**
-     * MinHash signatures (stored layout), their shingle sets (null where a document has none) and the
-     * bands of each to look up, to match by band (for a {@code minhash} field), all of {@code scheme};
-     * no match is excluded as "itself".
+     * MinHash signatures (stored layout), their shingle sets (null where a document has none) and the bands of each to
+     * look up (those the shard's {@link ShardBandBuckets.KeyFilter} passed), all of {@code scheme}, for a
+     * {@code minhash} field; no match is excluded as "itself".
      */
-    public ShardMatchRequest(
-            String index,
-            int shard,
-            MatchSpec spec,
-            byte[][] signatures,
-            byte[][] shingleSets,
-            int[][] bands,
-            String scheme,
-            int maxMatches) {
-        this(index, shard, spec, null, null, null, signatures, shingleSets, bands, false, scheme, maxMatches, null);
-        if (signatures.length != shingleSets.length || signatures.length != bands.length) {
-            throw new IllegalArgumentException("one shingle set (or null) and one band list per signature: "
-                    + signatures.length + " signatures, " + shingleSets.length + " sets, " + bands.length
-                    + " band lists");
+    public record Signatures(byte[][] signatures, byte[][] shingleSets, int[][] bands, String scheme) implements Batch {
+        public Signatures {
+            if (signatures.length != shingleSets.length || signatures.length != bands.length) {
+                throw new IllegalArgumentException("one shingle set (or null) and one band list per signature: "
+                        + signatures.length + " signatures, " + shingleSets.length + " sets, " + bands.length
+                        + " band lists");
+            }
         }
     }
 
     /** Asks the shard for its band key filter (a {@code minhash} field's band join, {@link ShardBandBuckets#keyFilter}). */
+    public record BandFilter() implements Batch {}
+
+    private final MatchSpec spec;
+    private final Batch batch;
+    private final int maxMatches;
+    private final String clusterField;
+
+    /**
+     * @param maxMatches   the most similar matches kept per document
+     * @param clusterField a field of the matched documents to return with each match, or null
+     */
+    public ShardMatchRequest(
+            String index, int shard, MatchSpec spec, Batch batch, int maxMatches, String clusterField) {
+        super(index, shard);
+        this.spec = spec;
+        this.batch = batch;
+        this.maxMatches = maxMatches;
+        this.clusterField = clusterField;
+    }
+
+    /** Asks the shard for its band key filter. */
     static ShardMatchRequest bandFilter(String index, int shard, MatchSpec spec) {
-        return new ShardMatchRequest(index, shard, spec, null, null, null, null, null, null, true, null, 1, null);
+        return new ShardMatchRequest(index, shard, spec, new BandFilter(), 1, null);
     }
 
     public ShardMatchRequest(StreamInput in) throws IOException {
         super(in);
         spec = new MatchSpec(in);
         byte kind = in.readByte();
-        bandFilter = kind == BAND_FILTER;
-        if (kind == SIMHASHES) {
-            simhashes = in.readLongArray();
-            boolean verified = in.readBoolean();
-            signatures = verified ? in.readArray(ShardMatchRequest::readOptionalBytes, byte[][]::new) : null;
-            shingleSets = verified ? in.readArray(ShardMatchRequest::readOptionalBytes, byte[][]::new) : null;
-            bands = null;
-            scheme = in.readOptionalString();
-            ids = null;
-            sources = null;
-        } else if (kind == SIGNATURES) {
-            simhashes = null;
-            signatures = in.readArray(StreamInput::readByteArray, byte[][]::new);
-            shingleSets = in.readArray(ShardMatchRequest::readOptionalBytes, byte[][]::new);
-            bands = in.readArray(StreamInput::readVIntArray, int[][]::new);
-            scheme = in.readOptionalString();
-            ids = null;
-            sources = null;
-        } else if (kind == BAND_FILTER) {
-            simhashes = null;
-            signatures = null;
-            shingleSets = null;
-            bands = null;
-            scheme = null;
-            ids = null;
-            sources = null;
-        } else {
-            simhashes = null;
-            signatures = null;
-            shingleSets = null;
-            bands = null;
-            scheme = null;
-            ids = in.readStringList();
-            sources = in.readList(StreamInput::readMap);
-        }
+        batch = switch (kind) {
+            case SIMHASHES -> {
+                long[] values = in.readLongArray();
+                boolean verified = in.readBoolean();
+                byte[][] signatures =
+                        verified ? in.readArray(ShardMatchRequest::readOptionalBytes, byte[][]::new) : null;
+                byte[][] shingleSets =
+                        verified ? in.readArray(ShardMatchRequest::readOptionalBytes, byte[][]::new) : null;
+                yield new Simhashes(values, signatures, shingleSets, in.readOptionalString());
+            }
+            case SIGNATURES ->
+                new Signatures(
+                        in.readArray(StreamInput::readByteArray, byte[][]::new),
+                        in.readArray(ShardMatchRequest::readOptionalBytes, byte[][]::new),
+                        in.readArray(StreamInput::readVIntArray, int[][]::new),
+                        in.readOptionalString());
+            case BAND_FILTER -> new BandFilter();
+            case DOCUMENTS -> new Documents(in.readStringList(), in.readList(StreamInput::readMap));
+            default -> throw new IllegalStateException("unknown shard match batch kind [" + kind + "]");
+        };
         maxMatches = in.readVInt();
         clusterField = in.readOptionalString();
     }
@@ -187,27 +128,30 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     public void writeTo(StreamOutput out) throws IOException {
         super.writeTo(out);
         spec.writeTo(out);
-        if (simhashes != null) {
-            out.writeByte(SIMHASHES);
-            out.writeLongArray(simhashes);
-            out.writeBoolean(signatures != null);
-            if (signatures != null) {
-                out.writeArray(ShardMatchRequest::writeOptionalBytes, signatures);
-                out.writeArray(ShardMatchRequest::writeOptionalBytes, shingleSets);
+        switch (batch) {
+            case Simhashes simhashes -> {
+                out.writeByte(SIMHASHES);
+                out.writeLongArray(simhashes.values());
+                out.writeBoolean(simhashes.signatures() != null);
+                if (simhashes.signatures() != null) {
+                    out.writeArray(ShardMatchRequest::writeOptionalBytes, simhashes.signatures());
+                    out.writeArray(ShardMatchRequest::writeOptionalBytes, simhashes.shingleSets());
+                }
+                out.writeOptionalString(simhashes.scheme());
             }
-            out.writeOptionalString(scheme);
-        } else if (signatures != null) {
-            out.writeByte(SIGNATURES);
-            out.writeArray(StreamOutput::writeByteArray, signatures);
-            out.writeArray(ShardMatchRequest::writeOptionalBytes, shingleSets);
-            out.writeArray(StreamOutput::writeVIntArray, bands);
-            out.writeOptionalString(scheme);
-        } else if (bandFilter) {
-            out.writeByte(BAND_FILTER);
-        } else {
-            out.writeByte(DOCUMENTS);
-            out.writeStringCollection(ids);
-            out.writeCollection(sources, StreamOutput::writeMap);
+            case Signatures signatures -> {
+                out.writeByte(SIGNATURES);
+                out.writeArray(StreamOutput::writeByteArray, signatures.signatures());
+                out.writeArray(ShardMatchRequest::writeOptionalBytes, signatures.shingleSets());
+                out.writeArray(StreamOutput::writeVIntArray, signatures.bands());
+                out.writeOptionalString(signatures.scheme());
+            }
+            case BandFilter filter -> out.writeByte(BAND_FILTER);
+            case Documents documents -> {
+                out.writeByte(DOCUMENTS);
+                out.writeStringCollection(documents.ids());
+                out.writeCollection(documents.sources(), StreamOutput::writeMap);
+            }
         }
         out.writeVInt(maxMatches);
         out.writeOptionalString(clusterField);
@@ -240,42 +184,8 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
         return spec;
     }
 
-    /** The simhash values to match, or null if the request carries documents. */
-    public long[] simhashes() {
-        return simhashes;
-    }
-
-    /** The MinHash signatures to match (stored layout), or with {@link #simhashes} those to verify on; else null. */
-    public byte[][] signatures() {
-        return signatures;
-    }
-
-    /** The signatures' shingle sets, null where a document has none. */
-    public byte[][] shingleSets() {
-        return shingleSets;
-    }
-
-    /** With {@link #signatures}: the bands of each to look up. */
-    public int[][] bands() {
-        return bands;
-    }
-
-    /** Whether the request asks for the shard's band key filter instead of matches. */
-    public boolean bandFilter() {
-        return bandFilter;
-    }
-
-    public String scheme() {
-        return scheme;
-    }
-
-    /** The documents' ids, or null if the request carries {@link #simhashes}. */
-    public List<String> ids() {
-        return ids;
-    }
-
-    public List<Map<String, Object>> sources() {
-        return sources;
+    public Batch batch() {
+        return batch;
     }
 
     public int maxMatches() {

@@ -207,8 +207,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                         job.index(),
                                         shard,
                                         job.request().spec(),
-                                        batchIds,
-                                        batchSources,
+                                        new ShardMatchRequest.Documents(batchIds, batchSources),
                                         TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
                                         null),
                                 ClusterSteps.step(

@@ -124,11 +124,9 @@ final class SimhashWindowJoin {
                                 request.index(),
                                 other,
                                 spec,
-                                probe.simhashes(),
-                                probe.signatures(),
-                                probe.shingleSets(),
-                                probe.scheme(),
-                                TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT),
+                                probe.values(),
+                                TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
+                                null),
                         ActionListener.map(found, matches -> new Answer(order, probe.windowIndexes(), matches)));
             }
         }
@@ -286,8 +284,7 @@ final class SimhashWindowJoin {
     }
 
     /** The window's simhashes of one scheme (with their sibling values to verify), sent to every other shard. */
-    private record ProbeBatch(
-            int[] windowIndexes, long[] simhashes, byte[][] signatures, byte[][] shingleSets, String scheme) {}
+    private record ProbeBatch(int[] windowIndexes, ShardMatchRequest.Simhashes values) {}
 
     /** Segments of one shard may record different schemes (an error when matched, as in the query): one batch per scheme. */
     private List<ProbeBatch> probeBatches(SimhashBatchMatcher blocks, Window window, Verifier verifier) {
@@ -321,7 +318,8 @@ final class SimhashWindowJoin {
                     shingleSets[k] = values == null ? null : values[1];
                 }
             }
-            probes.add(new ProbeBatch(windowIndexes, simhashes, signatures, shingleSets, scheme));
+            probes.add(new ProbeBatch(
+                    windowIndexes, new ShardMatchRequest.Simhashes(simhashes, signatures, shingleSets, scheme)));
         }
         return probes;
     }

@@ -118,6 +118,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
      */
     private void matchSignatures(
             ShardMatchRequest request,
+            ShardMatchRequest.Signatures batch,
             QueryShardContext context,
             IndexReader reader,
             ShardDocs docs,
@@ -131,10 +132,10 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                     reader,
                     spec.field(),
                     spec.bandMatching(context, shardId),
-                    request.scheme(),
-                    request.signatures(),
-                    request.shingleSets(),
-                    request.bands(),
+                    batch.scheme(),
+                    batch.signatures(),
+                    batch.shingleSets(),
+                    batch.bands(),
                     request.maxMatches(),
                     MinhashBandJoin.MAX_BUCKET,
                     MinhashBandJoin.MAX_LEADERS,
@@ -152,6 +153,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
      */
     private void matchSimhashes(
             ShardMatchRequest request,
+            ShardMatchRequest.Simhashes batch,
             QueryShardContext context,
             IndexReader reader,
             SimhashBatchMatcher blocks,
@@ -160,7 +162,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             ShardId shardId)
             throws IOException {
         BlockNeighbours neighbours = new BlockNeighbours();
-        long[] simhashes = request.simhashes();
+        long[] simhashes = batch.values();
         MatchSpec.SiblingVerification verification = request.spec().siblingVerification(context, shardId);
         ShardJaccard jaccard = verification == null
                 ? null
@@ -168,17 +170,17 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
         try (DocMatches found =
                 new DocMatches(ShardJoinStep.matchedBudget(services.cache().breaker()))) {
             for (int i = 0; i < simhashes.length; i++) {
-                if (jaccard != null && (request.signatures() == null || request.signatures()[i] == null)) {
+                if (jaccard != null && (batch.signatures() == null || batch.signatures()[i] == null)) {
                     continue; // nothing to verify with: no match, as the query finds none
                 }
-                int closest = Math.min(neighbours.find(blocks, simhashes[i], request.scheme()), request.maxMatches());
+                int closest = Math.min(neighbours.find(blocks, simhashes[i], batch.scheme()), request.maxMatches());
                 for (int h = 0; h < closest; h++) {
                     int doc = neighbours.doc(h);
                     if (jaccard == null) {
                         found.add(i, doc, docs.seqNo(doc), SimhashBatchMatcher.similarity(neighbours.distance(h)));
                         continue;
                     }
-                    double similarity = jaccard.similarity(request.signatures()[i], request.shingleSets()[i], doc);
+                    double similarity = jaccard.similarity(batch.signatures()[i], batch.shingleSets()[i], doc);
                     if (similarity >= verification.minSimilarity()) {
                         found.add(i, doc, docs.seqNo(doc), (float) similarity);
                     }
@@ -209,81 +211,103 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                 MatchList matches = new MatchList(services.cache().breaker())) {
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
-            // Bare simhash values are matched in the block tables (with min_similarity, then verified); documents, with
-            // min_similarity, by their near_duplicate query.
-            SimhashBatchMatcher blocks = request.spec().minSimilarity() == null || request.simhashes() != null
-                    ? SimhashBatchMatcher.forField(
-                            context,
-                            searcher,
-                            request.spec().field(),
-                            request.spec().options().effectiveMaxDistance(),
-                            services.cache())
-                    : null;
-            if (request.bandFilter()) {
-                return keyFilter(request, context, searcher.getIndexReader(), shardId);
+            IndexReader reader = searcher.getIndexReader();
+            if (request.batch() instanceof ShardMatchRequest.BandFilter) {
+                return keyFilter(request, context, reader, shardId);
             }
             try (ShardDocs docs = new ShardDocs(
                     searcher,
                     request.clusterField(),
                     ShardJoinStep.matchedBudget(services.cache().breaker()))) {
-                if (request.signatures() != null && request.simhashes() == null) {
-                    matchSignatures(request, context, searcher.getIndexReader(), docs, matches, shardId);
-                    return matches.toResponse();
-                }
-                if (request.simhashes() != null) {
-                    if (blocks == null) {
-                        throw new IllegalArgumentException(
-                                "[" + request.spec().field() + "] is not a [simhash] field with doc values in "
-                                        + shardId + ": it cannot be matched by value");
-                    }
-                    matchSimhashes(request, context, searcher.getIndexReader(), blocks, docs, matches, shardId);
-                    return matches.toResponse();
-                }
-                List<String> ids = request.ids();
-                String index = shardId.getIndexName();
-                BlockNeighbours neighbours = blocks == null ? null : new BlockNeighbours();
-                for (int i = 0; i < ids.size(); i++) {
-                    String id = ids.get(i);
-                    if (blocks != null) {
-                        FingerprintObject.Parts parts = simhashOf(request, i);
-                        if (parts != null) {
-                            addClosest(
-                                    neighbours,
-                                    blocks,
-                                    SimhashCodec.parseHex(parts.value()),
-                                    parts.scheme(),
-                                    id,
-                                    request.maxMatches(),
-                                    i,
-                                    docs,
-                                    matches);
+                switch (request.batch()) {
+                    case ShardMatchRequest.Signatures signatures ->
+                        matchSignatures(request, signatures, context, reader, docs, matches, shardId);
+                    case ShardMatchRequest.Simhashes simhashes -> {
+                        SimhashBatchMatcher blocks = blocks(request, context, searcher);
+                        if (blocks == null) {
+                            throw new IllegalArgumentException(
+                                    "[" + request.spec().field() + "] is not a [simhash] field with doc values in "
+                                            + shardId + ": it cannot be matched by value");
                         }
-                        continue;
+                        matchSimhashes(request, simhashes, context, reader, blocks, docs, matches, shardId);
                     }
-                    Like like = id.isEmpty()
-                            ? Like.source(null, index, request.sources().get(i))
-                            : Like.fetched(id, index, request.sources().get(i));
-                    Query lucene = request.spec().query(like, services).toQuery(context);
-                    TopDocs top = searcher.search(lucene, request.maxMatches());
-                    for (ScoreDoc hit : top.scoreDocs) {
-                        docs.read(hit.doc);
-                        matches.add(i, docs.id(), docs.seqNo(hit.doc), hit.score, docs.cluster());
-                    }
+                    case ShardMatchRequest.Documents documents ->
+                        matchDocuments(request, documents, context, searcher, shardId, docs, matches);
+                    case ShardMatchRequest.BandFilter filter -> throw new AssertionError("answered above");
                 }
                 return matches.toResponse();
             }
         }
     }
 
-    private static FingerprintObject.Parts simhashOf(ShardMatchRequest request, int i) {
+    /** The shard's block tables for a {@code simhash} field with doc values, else null. */
+    private SimhashBatchMatcher blocks(ShardMatchRequest request, QueryShardContext context, Engine.Searcher searcher)
+            throws IOException {
+        return SimhashBatchMatcher.forField(
+                context,
+                searcher,
+                request.spec().field(),
+                request.spec().options().effectiveMaxDistance(),
+                services.cache());
+    }
+
+    /**
+     * Documents: on a {@code simhash} field without {@code min_similarity}, every neighbour within the distance from
+     * the block tables; otherwise each document's {@code near_duplicate} query.
+     */
+    private void matchDocuments(
+            ShardMatchRequest request,
+            ShardMatchRequest.Documents documents,
+            QueryShardContext context,
+            Engine.Searcher searcher,
+            ShardId shardId,
+            ShardDocs docs,
+            MatchList matches)
+            throws IOException {
+        SimhashBatchMatcher blocks = request.spec().minSimilarity() == null ? blocks(request, context, searcher) : null;
+        List<String> ids = documents.ids();
+        String index = shardId.getIndexName();
+        BlockNeighbours neighbours = blocks == null ? null : new BlockNeighbours();
+        for (int i = 0; i < ids.size(); i++) {
+            String id = ids.get(i);
+            if (blocks != null) {
+                FingerprintObject.Parts parts = simhashOf(request, documents, i);
+                if (parts != null) {
+                    addClosest(
+                            neighbours,
+                            blocks,
+                            SimhashCodec.parseHex(parts.value()),
+                            parts.scheme(),
+                            id,
+                            request.maxMatches(),
+                            i,
+                            docs,
+                            matches);
+                }
+                continue;
+            }
+            Like like = id.isEmpty()
+                    ? Like.source(null, index, documents.sources().get(i))
+                    : Like.fetched(id, index, documents.sources().get(i));
+            Query lucene = request.spec().query(like, services).toQuery(context);
+            TopDocs top = searcher.search(lucene, request.maxMatches());
+            for (ScoreDoc hit : top.scoreDocs) {
+                docs.read(hit.doc);
+                matches.add(i, docs.id(), docs.seqNo(hit.doc), hit.score, docs.cluster());
+            }
+        }
+    }
+
+    private static FingerprintObject.Parts simhashOf(
+            ShardMatchRequest request, ShardMatchRequest.Documents documents, int i) {
         try {
             return FingerprintObject.read(
                     XContentMapValues.extractValue(
-                            request.spec().field(), request.sources().get(i)),
+                            request.spec().field(), documents.sources().get(i)),
                     FingerprintObject.SIMHASH_KEYS);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    "document [" + request.ids().get(i) + "] has a malformed fingerprint in ["
+                    "document [" + documents.ids().get(i) + "] has a malformed fingerprint in ["
                             + request.spec().field() + "]: " + e.getMessage(),
                     e);
         }

@@ -215,8 +215,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     target.getIndex().getName(),
                     shard,
                     spec,
-                    List.of(id == null ? "" : id),
-                    List.of(fingerprintSource),
+                    new ShardMatchRequest.Documents(List.of(id == null ? "" : id), List.of(fingerprintSource)),
                     maxCandidates,
                     targetField + "." + ClusterAssignment.CLUSTER);
             client.execute(

@@ -6,6 +6,8 @@ package io.neardup.clusters;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.opensearch.common.xcontent.XContentType;
+import org.opensearch.core.common.bytes.BytesArray;
 import org.opensearch.tasks.TaskInfo;
 import org.opensearch.test.OpenSearchTestCase;
 import org.opensearch.transport.client.Client;
@@ -19,6 +21,18 @@ final class ClusterRequests {
     static NearDupClustersRequest fullRun(String index, MatchSpec spec) {
         return new NearDupClustersRequest(
                 index, spec, "dup", NearDupClustersRequest.Linkage.SINGLE, List.of(), true, null, false);
+    }
+
+    /** The pipeline {@code fp}: {@code text} fingerprinted into {@code fp} with the processor's defaults. */
+    static void putFingerprintPipeline(Client client) {
+        client.admin()
+                .cluster()
+                .preparePutPipeline(
+                        "fp",
+                        new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": "
+                                + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}"),
+                        XContentType.JSON)
+                .get();
     }
 
     /** Waits (up to a minute) until the running clusters task, as {@code client} lists it, has written an assignment. */

@@ -20,9 +20,7 @@ import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.common.action.ActionFuture;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.unit.TimeValue;
-import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.common.xcontent.json.JsonXContent;
-import org.opensearch.core.common.bytes.BytesArray;
 import org.opensearch.core.xcontent.DeprecationHandler;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.core.xcontent.XContentParser;
@@ -122,14 +120,7 @@ public class NearDupClustersConcurrencyTests extends OpenSearchIntegTestCase {
     }
 
     public void testMoreRunsThanGenericThreadsFinishWithNoThreadWaitingInThePlugin() throws Exception {
-        client().admin()
-                .cluster()
-                .preparePutPipeline(
-                        "fp",
-                        new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": "
-                                + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}"),
-                        XContentType.JSON)
-                .get();
+        ClusterRequests.putFingerprintPipeline(client());
         List<NearDupClustersRequest> requests = new ArrayList<>();
         for (int i = 0; i < INDICES; i++) {
             String index = "texts-" + i;

@@ -56,6 +56,29 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         return task;
     }
 
+    /**
+     * Starts a run writing one document a bulk at {@code requestsPerSecond}, in the background, and waits (up to a
+     * minute) until it has written {@code updated} documents; its task id.
+     */
+    @SuppressWarnings("unchecked")
+    private static String startSlowRun(String index, String requestsPerSecond, int updated) throws Exception {
+        String taskId = (String) post(
+                        "/" + index + "/_near_dup_clusters?wait_for_completion=false&scroll_size=1&requests_per_second="
+                                + requestsPerSecond,
+                        CLUSTER_BY_MINHASH)
+                .get("task");
+        for (int attempt = 0; attempt < 600; attempt++) {
+            Map<String, Object> running = entityAsMap(client().performRequest(new Request("GET", "/_tasks/" + taskId)));
+            Map<String, Object> status =
+                    (Map<String, Object>) ((Map<String, Object>) running.get("task")).get("status");
+            if ((Integer) status.get("updated") >= updated) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        return taskId;
+    }
+
     @SuppressWarnings("unchecked")
     public void testClustersAsATaskThenCollapseAndFilterOnThem() throws Exception {
         String index = "clusters-demo";
@@ -116,20 +139,7 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         String index = "clusters-cancel";
         DemoCorpus.load(client(), index);
         // One write a second: the run is still writing when it is cancelled.
-        String taskId = (String) post(
-                        "/" + index
-                                + "/_near_dup_clusters?wait_for_completion=false&scroll_size=1&requests_per_second=1",
-                        CLUSTER_BY_MINHASH)
-                .get("task");
-        for (int attempt = 0; attempt < 600; attempt++) {
-            Map<String, Object> running = entityAsMap(client().performRequest(new Request("GET", "/_tasks/" + taskId)));
-            Map<String, Object> status =
-                    (Map<String, Object>) ((Map<String, Object>) running.get("task")).get("status");
-            if ((Integer) status.get("updated") >= 2) {
-                break;
-            }
-            Thread.sleep(100);
-        }
+        String taskId = startSlowRun(index, "1", 2);
         client().performRequest(new Request("POST", "/_tasks/" + taskId + "/_cancel"));
         Map<String, Object> response = (Map<String, Object>) awaitTask(taskId).get("response");
         assertNotNull("the answer says it was cancelled: " + response, response.get("canceled"));
@@ -165,21 +175,12 @@ public class NearDupClustersIT extends NearDupRestTestCase {
     public void testRethrottleChangesARunningRunsRate() throws Exception {
         String index = "clusters-rethrottle";
         DemoCorpus.load(client(), index);
-        String taskId = (String) post(
-                        "/" + index
-                                + "/_near_dup_clusters?wait_for_completion=false&scroll_size=1&requests_per_second=0.5",
-                        CLUSTER_BY_MINHASH)
-                .get("task");
-        for (int attempt = 0; attempt < 600; attempt++) {
-            Map<String, Object> running = entityAsMap(client().performRequest(new Request("GET", "/_tasks/" + taskId)));
-            Map<String, Object> status =
-                    (Map<String, Object>) ((Map<String, Object>) running.get("task")).get("status");
-            if ((Integer) status.get("updated") >= 1) {
-                assertEquals(0.5, ((Number) status.get("requests_per_second")).doubleValue(), 0);
-                break;
-            }
-            Thread.sleep(100);
-        }
+        String taskId = startSlowRun(index, "0.5", 1);
+        Map<String, Object> status = (Map<String, Object>) ((Map<String, Object>)
+                        entityAsMap(client().performRequest(new Request("GET", "/_tasks/" + taskId)))
+                                .get("task"))
+                .get("status");
+        assertEquals(0.5, ((Number) status.get("requests_per_second")).doubleValue(), 0);
         Map<String, Object> rethrottled =
                 post("/_near_dup_clusters/" + taskId + "/_rethrottle?requests_per_second=-1", "");
         Map<String, Object> node = (Map<String, Object>) ((Map<String, Object>) rethrottled.get("nodes"))

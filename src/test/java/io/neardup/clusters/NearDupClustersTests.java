@@ -23,7 +23,6 @@ import org.opensearch.action.search.SearchResponse;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.common.xcontent.json.JsonXContent;
-import org.opensearch.core.common.bytes.BytesArray;
 import org.opensearch.core.xcontent.DeprecationHandler;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.core.xcontent.XContentParser;
@@ -264,14 +263,7 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
 
     /** Groups of near-copies of random texts (0–4 word edits each) in a new index through the fingerprint pipeline: id → text. */
     private Map<String, String> indexMinhashTexts(String index, int shards, int replicas) throws Exception {
-        client().admin()
-                .cluster()
-                .preparePutPipeline(
-                        "fp",
-                        new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": "
-                                + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}"),
-                        XContentType.JSON)
-                .get();
+        ClusterRequests.putFingerprintPipeline(client());
         assertAcked(prepareCreate(index)
                 .setSettings(Settings.builder()
                         .put("index.number_of_shards", shards)
