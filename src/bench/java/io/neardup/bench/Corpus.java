@@ -7,6 +7,8 @@ package io.neardup.bench;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.neardup.core.ShingleHasher;
+import io.neardup.core.TokenHasher;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -199,6 +201,45 @@ final class Corpus {
             }
         }
         return pairs;
+    }
+
+    /**
+     * The set the processor's MinHash side hashes: the sorted distinct shingle hashes of {@code t}'s tokens, with the
+     * plugin's own {@link TokenHasher} and {@link ShingleHasher} (whose size and seed the caller chose).
+     */
+    static long[] shingleSet(Tokens t, TokenHasher th, ShingleHasher sh) {
+        sh.reset();
+        long[] set = new long[Math.max(1, t.size())];
+        int m = 0;
+        for (int k = 0; k < t.size(); k++) {
+            if (sh.add(th.hash(t.chars(), t.start(k), t.length(k)))) {
+                set[m++] = sh.shingle();
+            }
+        }
+        if (sh.finish()) {
+            set[m++] = sh.shingle();
+        }
+        return sortedDistinct(Arrays.copyOf(set, m));
+    }
+
+    /** Exact Jaccard of two sorted sets; two empty sets are equal (1). */
+    static double jaccard(long[] a, long[] b) {
+        if (a.length == 0 && b.length == 0) {
+            return 1;
+        }
+        int i = 0, j = 0, inter = 0;
+        while (i < a.length && j < b.length) {
+            if (a[i] == b[j]) {
+                inter++;
+                i++;
+                j++;
+            } else if (a[i] < b[j]) {
+                i++;
+            } else {
+                j++;
+            }
+        }
+        return (double) inter / (a.length + b.length - inter);
     }
 
     /** The distinct values, ascending (sorts {@code values} in place). */

@@ -58,7 +58,7 @@ import org.apache.lucene.analysis.Analyzer;
  *     {@code _id} = line number, and force-merged to one segment.</li>
  * <li><b>Truth</b>, independent of the query path: the fingerprints the node stored are read back from
  *     {@code _source} (scroll); simhash neighbours by brute-force Hamming distance in-process; the exact
- *     Jaccard of the sets of distinct 3-token shingle hashes ({@link ManpagesEvaluation#shingleSet}, the
+ *     Jaccard of the sets of distinct 3-token shingle hashes ({@link Corpus#shingleSet}, the
  *     set the processor's MinHash hashes), for every (query, document) pair by an exact inverted-index
  *     join (postings of the query documents' shingles, every document probed). Query documents: all
  *     documents, or a fixed random sample ({@code --sample}, seed {@code --seed}).</li>
@@ -293,8 +293,8 @@ public final class Evaluate {
                 skippedNoFp++;
                 continue;
             }
-            long[] set = ManpagesEvaluation.shingleSet(
-                    Corpus.tokenize(analyzer, docs.get(d).text()), th, new ShingleHasher(SHINGLE, 0));
+            long[] set =
+                    Corpus.shingleSet(Corpus.tokenize(analyzer, docs.get(d).text()), th, new ShingleHasher(SHINGLE, 0));
             if (set.length == 0) {
                 skippedNoShingles++;
                 continue;
@@ -1117,7 +1117,7 @@ public final class Evaluate {
                         }
                         long[] set = queryOf[d] >= 0
                                 ? qsets.get(queryOf[d])
-                                : ManpagesEvaluation.shingleSet(
+                                : Corpus.shingleSet(
                                         Corpus.tokenize(analyzer, docs.get(d).text()), th, sh);
                         if (set.length == 0) {
                             continue;

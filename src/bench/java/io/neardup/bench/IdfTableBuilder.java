@@ -25,11 +25,11 @@ import org.apache.lucene.analysis.Analyzer;
  * df counts documents (JSON lines) whose {@code text} contains the term, as Lucene's
  * StandardAnalyzer without stop words (OpenSearch's {@code standard} analyzer) emits it.
  *
- * <p>Command line (from the project root; {@code cp.txt} as in {@link ManpagesEvaluation}):
+ * <p>Command line (from the project root; {@code bench-cp.txt} as in docs/fingerprints.md):
  * <pre>
- * $JAVA_HOME/bin/java -cp /tmp/h3-target/test-classes:/tmp/h3-target/classes:$(cat /tmp/h3-target/cp.txt) \
+ * $JAVA_HOME/bin/java -cp $BUILD/test-classes:$BUILD/classes:$(cat $BUILD/bench-cp.txt) \
  *     io.neardup.bench.IdfTableBuilder config/english-idf.tsv 3 \
- *     ../shared/corpus/wordnet.jsonl.gz ../shared/corpus/fortunes.jsonl.gz ../shared/corpus/manpages.jsonl.gz
+ *     $DATA/wordnet.jsonl.gz $DATA/fortunes.jsonl.gz $DATA/manpages.jsonl.gz
  * </pre>
  * Arguments: output file, minimum df (terms below it are dropped; they get the table's default,
  * rare-term idf), then one or more {@code .jsonl.gz} corpora. The file is re-read with

@@ -150,7 +150,7 @@ public final class LookupWindowEvaluation {
         boolean[] result = new boolean[sets.length];
         for (int i = 0; i < sets.length; i++) {
             for (int j = 0; j < i && result[i] == false; j++) {
-                result[i] = ManpagesEvaluation.jaccard(sets[i], sets[j]) >= TAU;
+                result[i] = Corpus.jaccard(sets[i], sets[j]) >= TAU;
             }
         }
         return result;

@@ -44,10 +44,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * Sample mode: JMH reports the median (p0.50) per query.
  *
- * <p>Run (from the project root; the corpus is cached by PsmRecallExperiment or built in the setup, which
- * takes ~4 minutes the first time):
+ * <p>Run (from the project root; the corpus is built in the setup, which takes ~4 minutes the first time, and
+ * cached in {@code -Dneardup.cache} or java.io.tmpdir, see {@link SyntheticCorpus#loadOrBuild}):
  * <pre>
- * mvn -B -o -Pbench -Dbuild.dir=/tmp/h4-target test-compile exec:exec -Dbench.args="PsmBenchmark -f 1 -wi 2 -i 3"
+ * mvn -B -o -Pbench -Dbuild.dir=$BUILD test-compile exec:exec -Dbench.args="PsmBenchmark -f 1 -wi 2 -i 3"
  * </pre>
  */
 @BenchmarkMode(Mode.SampleTime)

@@ -378,7 +378,7 @@ public final class SimhashSchemeEvaluation {
             if (a == b) {
                 continue;
             }
-            double j = ManpagesEvaluation.jaccard(shingleSets[a], shingleSets[b]);
+            double j = Corpus.jaccard(shingleSets[a], shingleSets[b]);
             int label = j < UNRELATED_BELOW ? 1 : j >= NEAR_THRESHOLD ? 2 : 0;
             randomUnrelated += label == 1 ? 1 : 0;
             randomNear += label == 2 ? 1 : 0;
@@ -535,7 +535,7 @@ public final class SimhashSchemeEvaluation {
                         continue;
                     }
                     lastProbedBy[y] = x;
-                    double j = ManpagesEvaluation.jaccard(sets[x], sets[y]);
+                    double j = Corpus.jaccard(sets[x], sets[y]);
                     if (j >= NEAR_THRESHOLD) {
                         out.offer(Math.min(x, y), Math.max(x, y), bucket(j));
                     }
