@@ -2,12 +2,14 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.neardup.bench.common.Corpus;
+import io.neardup.bench.common.SyntheticTable;
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
@@ -84,7 +86,7 @@ import org.apache.lucene.analysis.Analyzer;
  * {@code src/scripts/evaluate.sh}, which builds, starts a node and runs this.
  *
  * <pre>
- * java -Xmx3g -cp target/classes:target/test-classes:$(cat target/bench-cp.txt) io.neardup.bench.Evaluate \
+ * java -Xmx3g -cp target/classes:target/test-classes:$(cat target/bench-cp.txt) io.neardup.bench.eval.Evaluate \
  *     corpus.jsonl.gz report-dir --url http://127.0.0.1:9320 [--sample 2000] [--sizes 10000,100000] [--seed 42]
  *     [--latency-queries 200] [--warmup 20] [--ingest-docs 20000] [--ingest-runs 1] [--batch 500] [--threads 2]
  *     [--hs 3,6] [--ks 1,4,16,64,256] [--taus 0.5,0.7,0.8,0.9] [--max-docs N] [--no-minhash-filter] [--command "…"]
@@ -1542,7 +1544,7 @@ public final class Evaluate {
             }
             String index = "neardup-eval-size-" + m;
             long[] before = nearDupStats();
-            qb.index(index, true, new QueryBenchmark.Table(fps, margins), st.scheme, false);
+            qb.index(index, true, new SyntheticTable(fps, margins), st.scheme, false);
             Map<String, double[]> lat = latency(index, methods, queries, lq, warmup, st, Map.of(), m, null);
             long[] after = nearDupStats();
             report.append(String.format(

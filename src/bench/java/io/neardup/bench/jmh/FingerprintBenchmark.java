@@ -2,8 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.jmh;
 
+import io.neardup.bench.common.Corpus;
 import io.neardup.core.ContentHash;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.FingerprintScratch;
@@ -56,7 +57,7 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>Run (from the project root):
  * <pre>
- * mvn -B -o -Pbench -Dbuild.dir=/tmp/h3-target test-compile exec:exec -Dbench.args="FingerprintBenchmark -f 1 -wi 3 -i 5"
+ * mvn -B -o -Pbench -Dbuild.dir=$BUILD test-compile exec:exec -Dbench.args="FingerprintBenchmark -f 1 -wi 3 -i 5"
  * </pre>
  * The bench profile passes {@code -Dneardup.shared=<project>/../shared} to the JMH host JVM; JMH
  * forks with the host's JVM arguments, so the forked JVM sees it too (the setup fails loudly if

@@ -2,8 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
+import io.neardup.bench.common.Corpus;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,7 +23,7 @@ import java.util.Locale;
  * hashing), the copies left unflagged and the flags without an earlier near-duplicate.
  *
  * <pre>
- * java -cp … io.neardup.bench.LookupWindowEvaluation http://127.0.0.1:9240 ../shared/corpus/manpages.jsonl.gz \
+ * java -cp … io.neardup.bench.eval.LookupWindowEvaluation http://127.0.0.1:9240 $DATA/manpages.jsonl.gz \
  *     [docs=3000] [refresh=1s,30s] [docsPerSecond=100] [recentTtl=5s]
  * </pre>
  */

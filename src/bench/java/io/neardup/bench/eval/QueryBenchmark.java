@@ -2,15 +2,12 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
-import io.neardup.core.Fingerprint;
+import io.neardup.bench.common.SyntheticCorpus;
+import io.neardup.bench.common.SyntheticQueries;
+import io.neardup.bench.common.SyntheticTable;
 import io.neardup.core.FingerprintScheme;
-import io.neardup.core.Margins;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,7 +16,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -61,10 +57,10 @@ import java.util.regex.Pattern;
  * as single requests, for every {@code near_duplicate} method.
  *
  * <pre>
- * cd opensearch-neardup &amp;&amp; export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
- * java -Xmx3g -cp /tmp/h5-target/classes:/tmp/h5-target/test-classes:$(cat /tmp/h5-cp.txt) io.neardup.bench.QueryBenchmark \
+ * cd opensearch-neardup &amp;&amp; export
+ * java -Xmx3g -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) io.neardup.bench.eval.QueryBenchmark \
  *     --url http://127.0.0.1:9290 --n 1000000 --queries 500 --warmup 100 --script-queries 50 --h 3 \
- *     --indices unsorted,sorted --cache /tmp/h5-cache [--profile-queries 100] [--id-queries 50] [--reuse] [--threads 2]
+ *     --indices unsorted,sorted --cache $CACHE [--profile-queries 100] [--id-queries 50] [--reuse] [--threads 2]
  *     [--sweep 16,23,32,...|none] [--throughput-clients 1,2,4] [--throughput-requests 2000]
  * </pre>
  * {@code --reuse} keeps an existing index that already holds N documents in one segment.
@@ -138,8 +134,8 @@ public final class QueryBenchmark {
         Files.createDirectories(cache);
 
         String scheme = FingerprintScheme.defaults("standard").id();
-        Table table = Table.loadOrBuild(cache, n, seed, threads);
-        Queries queries = Queries.loadOrBuild(cache, table, warmup + q, h, seed);
+        SyntheticTable table = SyntheticTable.loadOrBuild(cache, n, seed, threads);
+        SyntheticQueries queries = SyntheticQueries.loadOrBuild(cache, table, warmup + q, h, seed);
         System.out.printf(
                 Locale.ROOT,
                 "corpus: n = %,d (%,d originals + %,d variants), scheme %s; queries: %,d fresh variants tried, "
@@ -167,223 +163,6 @@ public final class QueryBenchmark {
     }
 
     // ---------------------------------------------------------------- corpus
-
-    /** The indexed fingerprints and their margins (64 bytes each, consecutive). */
-    static final class Table {
-        final long[] fingerprints;
-        final byte[] margins;
-
-        Table(long[] fingerprints, byte[] margins) {
-            this.fingerprints = fingerprints;
-            this.margins = margins;
-        }
-
-        int size() {
-            return fingerprints.length;
-        }
-
-        String marginsB64(int i) {
-            return Margins.ofQuantized(Arrays.copyOfRange(margins, i * Margins.BITS, (i + 1) * Margins.BITS))
-                    .encode();
-        }
-
-        static Table loadOrBuild(Path dir, int n, long seed, int threads) throws Exception {
-            Path file = dir.resolve("qbench-table-v1-n" + n + "-s" + seed + ".bin");
-            if (Files.exists(file)) {
-                long[] fps = new long[n];
-                byte[] m = new byte[n * Margins.BITS];
-                try (DataInputStream in =
-                        new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
-                    for (int i = 0; i < n; i++) {
-                        fps[i] = in.readLong();
-                    }
-                    in.readFully(m);
-                }
-                System.out.println("table: read " + file);
-                return new Table(fps, m);
-            }
-            long[] fps = new long[n];
-            byte[] m = new byte[n * Margins.BITS];
-            int originals = (int) (n * 0.8);
-            long t0 = System.nanoTime();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread[] workers = new Thread[threads];
-            for (int t = 0; t < threads; t++) {
-                int first = t;
-                workers[t] = new Thread(() -> {
-                    try {
-                        SyntheticCorpus.Generator gen = new SyntheticCorpus.Generator(seed);
-                        for (int i = first; i < n; i += threads) {
-                            if (i < originals) {
-                                gen.original(i);
-                            } else {
-                                gen.original(gen.pick(seed, i, originals));
-                                gen.variant(seed ^ 0x5EEDL, i);
-                            }
-                            Fingerprint f = gen.fingerprint();
-                            fps[i] = f.simhash();
-                            System.arraycopy(f.margins().toBytes(), 0, m, i * Margins.BITS, Margins.BITS);
-                            if (first == 0 && (i / threads) % 100_000 == 0 && i > 0) {
-                                System.err.printf(
-                                        Locale.ROOT,
-                                        "  fingerprinted ~%,d of %,d (%.0f s)%n",
-                                        i,
-                                        n,
-                                        (System.nanoTime() - t0) / 1e9);
-                            }
-                        }
-                    } catch (Throwable e) {
-                        failure.set(e);
-                    }
-                });
-                workers[t].start();
-            }
-            for (Thread w : workers) {
-                w.join();
-            }
-            if (failure.get() != null) {
-                throw new RuntimeException(failure.get());
-            }
-            System.out.printf(
-                    Locale.ROOT,
-                    "table: fingerprinted %,d documents in %.0f s (%d threads)%n",
-                    n,
-                    (System.nanoTime() - t0) / 1e9,
-                    threads);
-            Path tmp = Files.createTempFile(dir, "qbench-table", ".tmp");
-            try (DataOutputStream out =
-                    new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
-                for (long fp : fps) {
-                    out.writeLong(fp);
-                }
-                out.write(m);
-            }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            return new Table(fps, m);
-        }
-    }
-
-    /** Query fingerprints with at least one neighbour within h, and their ground truth (ids within h). */
-    static final class Queries {
-        final long[] fingerprints;
-        final String[] margins;
-        final int[][] truth;
-        final int[][] truthDistances;
-        final int tried;
-
-        Queries(long[] fingerprints, String[] margins, int[][] truth, int[][] truthDistances, int tried) {
-            this.fingerprints = fingerprints;
-            this.margins = margins;
-            this.truth = truth;
-            this.truthDistances = truthDistances;
-            this.tried = tried;
-        }
-
-        int size() {
-            return fingerprints.length;
-        }
-
-        int pairs(int from, int to) {
-            int p = 0;
-            for (int i = from; i < to; i++) {
-                p += truth[i].length;
-            }
-            return p;
-        }
-
-        int[] pairsByDistance(int from, int to, int h) {
-            int[] by = new int[h + 1];
-            for (int i = from; i < to; i++) {
-                for (int d : truthDistances[i]) {
-                    by[d]++;
-                }
-            }
-            return by;
-        }
-
-        static Queries loadOrBuild(Path dir, Table table, int count, int h, long seed) throws IOException {
-            Path file =
-                    dir.resolve("qbench-queries-v1-n" + table.size() + "-c" + count + "-h" + h + "-s" + seed + ".bin");
-            if (Files.exists(file)) {
-                try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
-                    int tried = in.readInt();
-                    long[] fps = new long[count];
-                    String[] ms = new String[count];
-                    int[][] truth = new int[count][];
-                    int[][] dist = new int[count][];
-                    for (int i = 0; i < count; i++) {
-                        fps[i] = in.readLong();
-                        ms[i] = in.readUTF();
-                        int k = in.readInt();
-                        truth[i] = new int[k];
-                        dist[i] = new int[k];
-                        for (int j = 0; j < k; j++) {
-                            truth[i][j] = in.readInt();
-                            dist[i][j] = in.readInt();
-                        }
-                    }
-                    System.out.println("queries: read " + file);
-                    return new Queries(fps, ms, truth, dist, tried);
-                }
-            }
-            long t0 = System.nanoTime();
-            int n = table.size();
-            int originals = (int) (n * 0.8);
-            SyntheticCorpus.Generator gen = new SyntheticCorpus.Generator(seed);
-            long[] fps = new long[count];
-            String[] ms = new String[count];
-            int[][] truth = new int[count][];
-            int[][] dist = new int[count][];
-            int kept = 0;
-            int tried = 0;
-            long[] t = table.fingerprints;
-            while (kept < count) {
-                int o = gen.pick(seed ^ 0x9E3779B97F4A7C15L, tried, originals);
-                gen.original(o);
-                gen.variant(seed ^ 0xC0FFEEL, tried);
-                tried++;
-                Fingerprint f = gen.fingerprint();
-                long fp = f.simhash();
-                List<int[]> found = new ArrayList<>();
-                for (int i = 0; i < n; i++) {
-                    int d = Long.bitCount(t[i] ^ fp);
-                    if (d <= h) {
-                        found.add(new int[] {i, d});
-                    }
-                }
-                if (found.isEmpty()) {
-                    continue;
-                }
-                fps[kept] = fp;
-                ms[kept] = f.margins().encode();
-                truth[kept] = found.stream().mapToInt(a -> a[0]).toArray();
-                dist[kept] = found.stream().mapToInt(a -> a[1]).toArray();
-                kept++;
-            }
-            System.out.printf(
-                    Locale.ROOT,
-                    "queries: %,d of %,d fresh variants have a neighbour within %d (%.0f s)%n",
-                    count,
-                    tried,
-                    h,
-                    (System.nanoTime() - t0) / 1e9);
-            Path tmp = Files.createTempFile(dir, "qbench-queries", ".tmp");
-            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp)))) {
-                out.writeInt(tried);
-                for (int i = 0; i < count; i++) {
-                    out.writeLong(fps[i]);
-                    out.writeUTF(ms[i]);
-                    out.writeInt(truth[i].length);
-                    for (int j = 0; j < truth[i].length; j++) {
-                        out.writeInt(truth[i][j]);
-                        out.writeInt(dist[i][j]);
-                    }
-                }
-            }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            return new Queries(fps, ms, truth, dist, tried);
-        }
-    }
 
     // ---------------------------------------------------------------- HTTP
 
@@ -418,7 +197,7 @@ public final class QueryBenchmark {
 
     // ---------------------------------------------------------------- indexing
 
-    void index(String index, boolean sorted, Table table, String scheme, boolean reuse) throws Exception {
+    void index(String index, boolean sorted, SyntheticTable table, String scheme, boolean reuse) throws Exception {
         int n = table.size();
         Response exists = call("HEAD", "/" + index, null, Duration.ofSeconds(30));
         if (exists.status() == 200 && reuse) {
@@ -674,7 +453,7 @@ public final class QueryBenchmark {
             Pattern.compile("\"collector\"\\s*:\\s*\\[\\s*\\{[^}]*?\"time_in_nanos\"\\s*:\\s*(\\d+)");
 
     /** Server-side query time from the search profiler (top-level query time_in_nanos, plus collector). */
-    void profile(String index, Queries queries, int warmup, int count, int h) throws Exception {
+    void profile(String index, SyntheticQueries queries, int warmup, int count, int h) throws Exception {
         if (count <= 0) {
             return;
         }
@@ -744,7 +523,7 @@ public final class QueryBenchmark {
      * like: {_id} on indexed variants (margins from the stored field): psm k = 64 and exact against brute force over the table,
      * excluding the document itself.
      */
-    void idCheck(String index, Table table, int count, int h, long seed) throws Exception {
+    void idCheck(String index, SyntheticTable table, int count, int h, long seed) throws Exception {
         if (count <= 0) {
             return;
         }
@@ -815,7 +594,14 @@ public final class QueryBenchmark {
     }
 
     void run(
-            String index, Table table, Queries queries, int warmup, int q, int scriptQueries, int h, long breakerBefore)
+            String index,
+            SyntheticTable table,
+            SyntheticQueries queries,
+            int warmup,
+            int q,
+            int scriptQueries,
+            int h,
+            long breakerBefore)
             throws Exception {
         int scriptStride = Math.max(1, q / Math.max(1, scriptQueries));
         // Warm-up: the first near_duplicate query builds the segment's structure; time it alone.
@@ -1126,7 +912,14 @@ public final class QueryBenchmark {
      * batch goes to {@code batchNanos} if given.
      */
     List<Set<Integer>> msearch(
-            String index, String method, Queries queries, int from, int to, int h, int batch, List<Long> batchNanos)
+            String index,
+            String method,
+            SyntheticQueries queries,
+            int from,
+            int to,
+            int h,
+            int batch,
+            List<Long> batchNanos)
             throws Exception {
         List<Set<Integer>> hits = new ArrayList<>();
         for (int b = from; b < to; b += batch) {
@@ -1170,7 +963,7 @@ public final class QueryBenchmark {
      * Pair recall of PSM against the in-process brute force for each swept k on the measured queries; returns the
      * smallest k reaching 0.99 (the largest swept if none does).
      */
-    int sweep(String index, Queries queries, int warmup, int q, int h) throws Exception {
+    int sweep(String index, SyntheticQueries queries, int warmup, int q, int h) throws Exception {
         System.out.printf(
                 Locale.ROOT,
                 "%nPSM recall by max_flips on `%s` (%d queries, %d pairs; _msearch in batches of 100, client time)%n%n",
@@ -1220,7 +1013,8 @@ public final class QueryBenchmark {
      * Queries per second with 1, 2, 4 concurrent clients (one keep-alive connection each), cycling over the measured
      * queries; every response checked for HTTP 200 and no shard failure.
      */
-    void throughput(String index, Queries queries, int warmup, int q, int h, String[] methods) throws Exception {
+    void throughput(String index, SyntheticQueries queries, int warmup, int q, int h, String[] methods)
+            throws Exception {
         System.out.printf(
                 Locale.ROOT,
                 "%nthroughput on `%s`: %,d requests per cell, clients on the same 2-core machine as the node%n%n",
@@ -1294,7 +1088,7 @@ public final class QueryBenchmark {
      * 100 queries as one {@code _msearch} against the same 100 as single requests one after the other, batch by
      * batch alternating; the hits of both must be equal.
      */
-    void batches(String index, Queries queries, int warmup, int q, int h, String[] methods) throws Exception {
+    void batches(String index, SyntheticQueries queries, int warmup, int q, int h, String[] methods) throws Exception {
         System.out.printf(
                 Locale.ROOT,
                 "%n_msearch of 100 against 100 single requests on `%s` (client ms per 100 queries)%n%n",
@@ -1351,7 +1145,7 @@ public final class QueryBenchmark {
     }
 
     /** Checks each hit's score: near_duplicate scores 1 - d/64, the script 64 - d. Returns the number of wrong ones. */
-    static int checkScores(Result r, long fp, Table table, float unit, boolean script) {
+    static int checkScores(Result r, long fp, SyntheticTable table, float unit, boolean script) {
         int bad = 0;
         for (int i = 0; i < r.ids().length; i++) {
             int d = Long.bitCount(table.fingerprints[r.ids()[i]] ^ fp);

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.common;
 
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
@@ -32,8 +32,8 @@ import java.util.SplittableRandom;
  */
 public final class SyntheticCorpus {
     public static final int VOCABULARY = 200_000;
-    static final double MIN_EDIT = 0.01;
-    static final double MAX_EDIT = 0.10;
+    public static final double MIN_EDIT = 0.01;
+    public static final double MAX_EDIT = 0.10;
 
     /** Table fingerprints (doc id = index), query fingerprints, query margins. */
     public final long[] table;
@@ -143,7 +143,7 @@ public final class SyntheticCorpus {
     }
 
     /** Words, documents and fingerprints; reuses its buffers. */
-    static final class Generator {
+    public static final class Generator {
         private final long seed;
         private final char[][] words = new char[VOCABULARY][];
         private final double[] cumulative = new double[VOCABULARY];
@@ -154,12 +154,12 @@ public final class SyntheticCorpus {
         private final int minWords;
         private final int maxWords;
 
-        Generator(long seed) {
+        public Generator(long seed) {
             this(seed, 200, 2000);
         }
 
         /** Documents of minWords to maxWords words (the PSM experiments use 200–2,000; {@link SyntheticJsonl} 50–300). */
-        Generator(long seed, int minWords, int maxWords) {
+        public Generator(long seed, int minWords, int maxWords) {
             this.seed = seed;
             this.minWords = minWords;
             this.maxWords = maxWords;
@@ -186,12 +186,12 @@ public final class SyntheticCorpus {
             return lo;
         }
 
-        int pick(long salt, int i, int bound) {
+        public int pick(long salt, int i, int bound) {
             return new SplittableRandom(salt * 31 + i).nextInt(bound);
         }
 
         /** Generates original document i into the internal buffer. */
-        void original(int i) {
+        public void original(int i) {
             SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + i);
             int len = minWords + random.nextInt(maxWords - minWords + 1);
             if (doc.length < len) {
@@ -204,7 +204,7 @@ public final class SyntheticCorpus {
         }
 
         /** Edits the current document (from {@link #original}) into variant i of a stream named by salt. */
-        void variant(long salt, int i) {
+        public void variant(long salt, int i) {
             SplittableRandom random = new SplittableRandom(salt * 0xBF58476D1CE4E5B9L + i);
             double rate = MIN_EDIT + random.nextDouble() * (MAX_EDIT - MIN_EDIT);
             int out = 0;
@@ -235,7 +235,7 @@ public final class SyntheticCorpus {
         }
 
         /** The current document as text: its words separated by single spaces. */
-        void text(StringBuilder out) {
+        public void text(StringBuilder out) {
             for (int j = 0; j < docLength; j++) {
                 if (j > 0) {
                     out.append(' ');
@@ -245,7 +245,7 @@ public final class SyntheticCorpus {
         }
 
         /** Fingerprints the current document. */
-        Fingerprint fingerprint() {
+        public Fingerprint fingerprint() {
             fingerprinter.reset();
             for (int j = 0; j < docLength; j++) {
                 char[] w = words[doc[j]];

@@ -2,10 +2,11 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.neardup.bench.common.Corpus;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -35,7 +36,7 @@ import java.util.Locale;
  * <p>Command line (node started as described in docs/fingerprints.md):
  * <pre>
  * $JAVA_HOME/bin/java -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) \
- *     io.neardup.bench.IngestBenchmark http://127.0.0.1:9281 ../shared/corpus/manpages.jsonl.gz [batch=500] [runs=3] \
+ *     io.neardup.bench.eval.IngestBenchmark http://127.0.0.1:9281 $DATA/manpages.jsonl.gz [batch=500] [runs=3] \
  *     [variants=plain,fingerprint]
  * </pre>
  * Variants, each a key of {@link #VARIANTS}:

@@ -2,8 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
+import io.neardup.bench.common.Corpus;
 import io.neardup.core.ClusterGraph;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -55,10 +56,10 @@ import org.apache.lucene.analysis.Analyzer;
  * shards' join) and URL
  * parameters of the run such as {@code :slices=auto}; the target field is {@code dup_<kind>_<threshold>[_exact][_leader][_pages][_slicesauto]}. Writes {@code report.md},
  * {@code summary.md} and {@code clusters.csv} to the report folder. The usual entry point is
- * {@code src/scripts/evaluate.sh} with {@code EVAL_CLASS=io.neardup.bench.ClustersEvaluation}:
+ * {@code src/scripts/evaluate.sh} with {@code EVAL_CLASS=io.neardup.bench.eval.ClustersEvaluation}:
  *
  * <pre>
- * EVAL_CLASS=io.neardup.bench.ClustersEvaluation bash src/scripts/evaluate.sh ../shared/corpus/manpages.jsonl.gz /tmp/clusters-manpages \
+ * EVAL_CLASS=io.neardup.bench.eval.ClustersEvaluation bash src/scripts/evaluate.sh $DATA/manpages.jsonl.gz $REPORTS/clusters-manpages \
  *     [--configs minhash:0.5,minhash:0.8,simhash:3,simhash:6] [--shards 1] [--baseline all|N] [--msearch 100] [--dry-run true]
  *     [--collapse-config minhash:0.8|none] [--collapse-query "file descriptor"] [--page 20] [--batch 500] [--max-docs N] [--seed 42]
  *     [--exact-truth false] [--minhash-floor F]

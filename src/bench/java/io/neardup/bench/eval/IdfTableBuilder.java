@@ -2,8 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
+import io.neardup.bench.common.Corpus;
 import io.neardup.core.IdfTable;
 import java.io.BufferedWriter;
 import java.io.ByteArrayInputStream;
@@ -28,7 +29,7 @@ import org.apache.lucene.analysis.Analyzer;
  * <p>Command line (from the project root; {@code bench-cp.txt} as in docs/fingerprints.md):
  * <pre>
  * $JAVA_HOME/bin/java -cp $BUILD/test-classes:$BUILD/classes:$(cat $BUILD/bench-cp.txt) \
- *     io.neardup.bench.IdfTableBuilder config/english-idf.tsv 3 \
+ *     io.neardup.bench.eval.IdfTableBuilder config/english-idf.tsv 3 \
  *     $DATA/wordnet.jsonl.gz $DATA/fortunes.jsonl.gz $DATA/manpages.jsonl.gz
  * </pre>
  * Arguments: output file, minimum df (terms below it are dropped; they get the table's default,

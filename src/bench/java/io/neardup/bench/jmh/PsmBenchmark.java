@@ -2,8 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.jmh;
 
+import io.neardup.bench.common.SyntheticCorpus;
 import io.neardup.core.FlipModel;
 import io.neardup.core.FlipSetGenerator;
 import io.neardup.core.LinearScan;
