@@ -4,16 +4,13 @@
  */
 package io.neardup.bench.eval;
 
+import io.neardup.bench.common.Node;
+import io.neardup.bench.common.Options;
+import io.neardup.bench.common.Stats;
 import io.neardup.bench.common.SyntheticCorpus;
 import io.neardup.bench.common.SyntheticQueries;
 import io.neardup.bench.common.SyntheticTable;
 import io.neardup.core.FingerprintScheme;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,29 +78,14 @@ public final class QueryBenchmark {
     static final String SCRIPT =
             "int d = Long.bitCount(doc['fp.simhash'].value ^ params.q); return d <= params.h ? 64 - d : 0;";
 
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
-    private final String url;
+    private final Node node;
 
-    QueryBenchmark(String url) {
-        this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    QueryBenchmark(Node node) {
+        this.node = node;
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opt = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].startsWith("--") == false) {
-                throw new IllegalArgumentException("unexpected argument " + args[i]);
-            }
-            String key = args[i].substring(2);
-            if (key.equals("reuse")) {
-                opt.put(key, "true");
-            } else {
-                opt.put(key, args[++i]);
-            }
-        }
+        Map<String, String> opt = Options.parse(args, 0, List.of("reuse"), null);
         String url = opt.getOrDefault("url", "http://127.0.0.1:9290");
         int n = Integer.parseInt(opt.getOrDefault("n", "1000000"));
         int q = Integer.parseInt(opt.getOrDefault("queries", "500"));
@@ -151,7 +133,7 @@ public final class QueryBenchmark {
                 h,
                 Arrays.toString(queries.pairsByDistance(warmup, warmup + q, h)));
 
-        QueryBenchmark bench = new QueryBenchmark(url);
+        QueryBenchmark bench = new QueryBenchmark(new Node(url, Duration.ofMinutes(30)));
         long breakerBefore = bench.breakerBytes();
         System.out.printf(Locale.ROOT, "neardup breaker before: %,d bytes%n", breakerBefore);
         for (String index : indices) {
@@ -166,40 +148,11 @@ public final class QueryBenchmark {
 
     // ---------------------------------------------------------------- HTTP
 
-    record Response(int status, String body, long nanos) {}
-
-    Response call(String method, String path, String body, Duration timeout) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path)).timeout(timeout);
-        if (body != null) {
-            b.header("Content-Type", path.contains("_bulk") ? "application/x-ndjson" : "application/json");
-            b.method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
-        } else {
-            b.method(method, HttpRequest.BodyPublishers.noBody());
-        }
-        HttpRequest request = b.build();
-        long t0 = System.nanoTime();
-        HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        return new Response(r.statusCode(), r.body(), System.nanoTime() - t0);
-    }
-
-    Response ok(String method, String path, String body, Duration timeout) throws IOException, InterruptedException {
-        Response r = call(method, path, body, timeout);
-        if (r.status() / 100 != 2) {
-            throw new IllegalStateException(method + " " + path + " -> " + r.status() + ": "
-                    + abbreviate(r.body(), 2000) + (body == null ? "" : "\nrequest: " + abbreviate(body, 2000)));
-        }
-        return r;
-    }
-
-    static String abbreviate(String s, int max) {
-        return s.length() <= max ? s : s.substring(0, max) + "…";
-    }
-
     // ---------------------------------------------------------------- indexing
 
     void index(String index, boolean sorted, SyntheticTable table, String scheme, boolean reuse) throws Exception {
         int n = table.size();
-        Response exists = call("HEAD", "/" + index, null, Duration.ofSeconds(30));
+        Node.Response exists = node.call("HEAD", "/" + index, null, Duration.ofSeconds(30));
         if (exists.status() == 200 && reuse) {
             long count = docCount(index);
             int segments = segments(index);
@@ -211,17 +164,21 @@ public final class QueryBenchmark {
                     Locale.ROOT, "index %s exists with %,d docs in %d segments: rebuilding%n", index, count, segments);
         }
         if (exists.status() == 200) {
-            ok("DELETE", "/" + index, null, Duration.ofMinutes(2));
+            node.ok("DELETE", "/" + index, null, Duration.ofMinutes(2));
         }
         String settings = "\"number_of_shards\": 1, \"number_of_replicas\": 0, \"refresh_interval\": \"-1\""
                 + (sorted ? ", \"index.sort.field\": \"" + FIELD + "\"" : "");
-        ok(
+        node.ok(
                 "PUT",
                 "/" + index,
                 "{\"settings\": {" + settings + "}, \"mappings\": {\"properties\": {\"fp\": {\"properties\": "
                         + "{\"simhash\": {\"type\": \"simhash\"}}}}}}",
                 Duration.ofMinutes(2));
-        ok("GET", "/_cluster/health/" + index + "?wait_for_status=green&timeout=60s", null, Duration.ofSeconds(90));
+        node.ok(
+                "GET",
+                "/_cluster/health/" + index + "?wait_for_status=green&timeout=60s",
+                null,
+                Duration.ofSeconds(90));
 
         int batch = 5_000;
         Semaphore inFlight = new Semaphore(2);
@@ -242,24 +199,21 @@ public final class QueryBenchmark {
                         .append("\"}}}\n");
             }
             inFlight.acquire();
-            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/" + index + "/_bulk?pipeline=_none"))
-                    .timeout(Duration.ofMinutes(5))
-                    .header("Content-Type", "application/x-ndjson")
-                    .POST(HttpRequest.BodyPublishers.ofString(sb.toString(), StandardCharsets.UTF_8))
-                    .build();
             int batchFrom = from;
             // Not kept: a completed future holds its response body (~750 KB a bulk).
-            http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
-                if (e != null) {
-                    error.compareAndSet(null, "bulk from " + batchFrom + ": " + e);
-                } else if (r.statusCode() != 200
-                        || r.body().startsWith("{\"took\":") && r.body().contains("\"errors\":true")) {
-                    error.compareAndSet(
-                            null,
-                            "bulk from " + batchFrom + " -> " + r.statusCode() + ": " + abbreviate(r.body(), 3000));
-                }
-                inFlight.release();
-            });
+            node.callAsync("POST", "/" + index + "/_bulk?pipeline=_none", sb.toString(), Duration.ofMinutes(5))
+                    .whenComplete((r, e) -> {
+                        if (e != null) {
+                            error.compareAndSet(null, "bulk from " + batchFrom + ": " + e);
+                        } else if (r.status() != 200
+                                || r.body().startsWith("{\"took\":") && r.body().contains("\"errors\":true")) {
+                            error.compareAndSet(
+                                    null,
+                                    "bulk from " + batchFrom + " -> " + r.status() + ": "
+                                            + Node.abbreviate(r.body(), 3000));
+                        }
+                        inFlight.release();
+                    });
             if ((to / batch) % 40 == 0) {
                 System.err.printf(
                         Locale.ROOT, "  %s: sent %,d of %,d (%.0f s)%n", index, to, n, (System.nanoTime() - t0) / 1e9);
@@ -270,10 +224,10 @@ public final class QueryBenchmark {
             throw new IllegalStateException(error.get());
         }
         double indexSeconds = (System.nanoTime() - t0) / 1e9;
-        ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
+        node.ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
         long t1 = System.nanoTime();
-        ok("POST", "/" + index + "/_forcemerge?max_num_segments=1", null, Duration.ofMinutes(60));
-        ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
+        node.ok("POST", "/" + index + "/_forcemerge?max_num_segments=1", null, Duration.ofMinutes(60));
+        node.ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
         double mergeSeconds = (System.nanoTime() - t1) / 1e9;
         long count = docCount(index);
         int segments = segments(index);
@@ -293,17 +247,18 @@ public final class QueryBenchmark {
     }
 
     long docCount(String index) throws Exception {
-        Response r = ok("GET", "/_cat/indices/" + index + "?h=docs.count", null, Duration.ofSeconds(30));
+        Node.Response r = node.ok("GET", "/_cat/indices/" + index + "?h=docs.count", null, Duration.ofSeconds(30));
         return Long.parseLong(r.body().trim());
     }
 
     int segments(String index) throws Exception {
-        Response r = ok("GET", "/_cat/segments/" + index + "?h=segment", null, Duration.ofSeconds(30));
+        Node.Response r = node.ok("GET", "/_cat/segments/" + index + "?h=segment", null, Duration.ofSeconds(30));
         return (int) r.body().lines().filter(l -> l.isBlank() == false).count();
     }
 
     long storeBytes(String index) throws Exception {
-        Response r = ok("GET", "/_cat/indices/" + index + "?bytes=b&h=pri.store.size", null, Duration.ofSeconds(30));
+        Node.Response r =
+                node.ok("GET", "/_cat/indices/" + index + "?bytes=b&h=pri.store.size", null, Duration.ofSeconds(30));
         return Long.parseLong(r.body().trim());
     }
 
@@ -311,11 +266,11 @@ public final class QueryBenchmark {
             Pattern.compile("\"neardup\"\\s*:\\s*\\{[^}]*?\"estimated_size_in_bytes\"\\s*:\\s*(\\d+)");
 
     long breakerBytes() throws Exception {
-        Response r = ok("GET", "/_nodes/stats/breaker", null, Duration.ofSeconds(30));
+        Node.Response r = node.ok("GET", "/_nodes/stats/breaker", null, Duration.ofSeconds(30));
         Matcher m = BREAKER.matcher(r.body());
         if (m.find() == false) {
             throw new IllegalStateException(
-                    "no [neardup] breaker in _nodes/stats/breaker: " + abbreviate(r.body(), 3000));
+                    "no [neardup] breaker in _nodes/stats/breaker: " + Node.abbreviate(r.body(), 3000));
         }
         return Long.parseLong(m.group(1));
     }
@@ -369,14 +324,14 @@ public final class QueryBenchmark {
     record Result(long clientNanos, int took, int total, String relation, int[] ids, float[] scores) {}
 
     /** Per method: latencies, results by query index, errors. */
-    static final class Stats {
+    static final class MethodStats {
         final List<Long> client = new ArrayList<>();
         final List<Integer> took = new ArrayList<>();
         final Map<Integer, Result> results = new LinkedHashMap<>();
         final List<String> errors = new ArrayList<>();
     }
 
-    Result search(String index, String method, long fp, String margins, int h, Stats stats, int queryIndex)
+    Result search(String index, String method, long fp, String margins, int h, MethodStats stats, int queryIndex)
             throws Exception {
         return search(index, method, fp, margins, h, stats, queryIndex, -1, false);
     }
@@ -389,16 +344,16 @@ public final class QueryBenchmark {
             long fp,
             String margins,
             int h,
-            Stats stats,
+            MethodStats stats,
             int queryIndex,
             int baselineId,
             boolean profile)
             throws Exception {
         String body = body(method, fp, margins, h, baselineId, profile);
-        Response r = call("POST", "/" + index + "/_search", body, Duration.ofMinutes(5));
+        Node.Response r = node.call("POST", "/" + index + "/_search", body, Duration.ofMinutes(5));
         if (r.status() != 200) {
-            String e = method + " query " + queryIndex + " -> HTTP " + r.status() + ": " + abbreviate(r.body(), 1500)
-                    + "\n  request: POST /" + index + "/_search " + body;
+            String e = method + " query " + queryIndex + " -> HTTP " + r.status() + ": "
+                    + Node.abbreviate(r.body(), 1500) + "\n  request: POST /" + index + "/_search " + body;
             if (stats != null) {
                 stats.errors.add(e);
             }
@@ -408,7 +363,7 @@ public final class QueryBenchmark {
             return null;
         }
         if (shardsFailed(r.body())) {
-            String e = method + " query " + queryIndex + " -> shard failures: " + abbreviate(r.body(), 1500)
+            String e = method + " query " + queryIndex + " -> shard failures: " + Node.abbreviate(r.body(), 1500)
                     + "\n  request: " + body;
             if (stats != null) {
                 stats.errors.add(e);
@@ -419,7 +374,7 @@ public final class QueryBenchmark {
         Matcher took = TOOK.matcher(r.body());
         Matcher total = TOTAL.matcher(r.body());
         if (took.find() == false || total.find() == false) {
-            throw new IllegalStateException("unexpected response: " + abbreviate(r.body(), 1500));
+            throw new IllegalStateException("unexpected response: " + Node.abbreviate(r.body(), 1500));
         }
         Matcher hit = HIT.matcher(r.body());
         List<int[]> ids = new ArrayList<>();
@@ -486,7 +441,7 @@ public final class QueryBenchmark {
                 Matcher pq = PROFILE_QUERY.matcher(lastBody);
                 Matcher pc = PROFILE_COLLECTOR.matcher(lastBody);
                 if (pq.find() == false) {
-                    System.out.println("no profile in " + abbreviate(lastBody, 1500));
+                    System.out.println("no profile in " + Node.abbreviate(lastBody, 1500));
                     continue;
                 }
                 queryUs.get(m).add(Long.parseLong(pq.group(1)) / 1e3);
@@ -513,7 +468,13 @@ public final class QueryBenchmark {
                     .sorted()
                     .toArray();
             System.out.printf(
-                    Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f |%n", m, q.length, median(q), p99(q), median(c));
+                    Locale.ROOT,
+                    "| %s | %d | %.1f | %.1f | %.1f |%n",
+                    m,
+                    q.length,
+                    Stats.median(q),
+                    Stats.p99(q),
+                    Stats.median(c));
         }
         System.out.println(
                 "(the profiler times every nextDoc/score call: for script_score's 1M calls that inflates its time; compare its `took` instead)");
@@ -552,9 +513,9 @@ public final class QueryBenchmark {
                         "{\"size\": 100, \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": {\"field\": \""
                                 + FIELD + "\", \"like\": {\"_id\": \"" + i + "\"}, \"max_distance\": " + h
                                 + ", \"mode\": \"" + mode + "\"}}}";
-                Response r = call("POST", "/" + index + "/_search", body, Duration.ofMinutes(1));
+                Node.Response r = node.call("POST", "/" + index + "/_search", body, Duration.ofMinutes(1));
                 if (r.status() != 200) {
-                    System.out.println("ERROR like _id -> " + r.status() + ": " + abbreviate(r.body(), 1500)
+                    System.out.println("ERROR like _id -> " + r.status() + ": " + Node.abbreviate(r.body(), 1500)
                             + "\n  request: POST /" + index + "/_search " + body);
                     continue;
                 }
@@ -643,9 +604,9 @@ public final class QueryBenchmark {
                 (warmup + 9) / 10,
                 (System.nanoTime() - tw) / 1e9);
 
-        Map<String, Stats> stats = new LinkedHashMap<>();
+        Map<String, MethodStats> stats = new LinkedHashMap<>();
         for (String m : METHODS) {
-            stats.put(m, new Stats());
+            stats.put(m, new MethodStats());
         }
         long tl = System.nanoTime();
         for (int j = 0; j < q; j++) {
@@ -657,7 +618,7 @@ public final class QueryBenchmark {
                 if (m.equals("script_score") && withScript == false) {
                     continue;
                 }
-                Stats s = stats.get(m);
+                MethodStats s = stats.get(m);
                 Result res = search(
                         index, m, queries.fingerprints[qi], queries.margins[qi], h, s, qi, queries.truth[qi][0], false);
                 if (res != null) {
@@ -695,7 +656,7 @@ public final class QueryBenchmark {
         Map<String, Double> medians = new HashMap<>();
         Map<String, Double> tookMedians = new HashMap<>();
         for (String m : METHODS) {
-            Stats s = stats.get(m);
+            MethodStats s = stats.get(m);
             double[] c = s.client.stream().mapToDouble(v -> v / 1e6).sorted().toArray();
             double[] t =
                     s.took.stream().mapToDouble(Integer::doubleValue).sorted().toArray();
@@ -703,8 +664,8 @@ public final class QueryBenchmark {
                     .mapToDouble(Result::total)
                     .sorted()
                     .toArray();
-            medians.put(m, median(c));
-            tookMedians.put(m, median(t));
+            medians.put(m, Stats.median(c));
+            tookMedians.put(m, Stats.median(t));
             if (c.length == 0) {
                 continue;
             }
@@ -713,12 +674,12 @@ public final class QueryBenchmark {
                     "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %d |%n",
                     m,
                     c.length,
-                    median(c),
-                    p99(c),
+                    Stats.median(c),
+                    Stats.p99(c),
                     Arrays.stream(c).average().orElse(Double.NaN),
-                    median(t),
-                    p99(t),
-                    median(totals),
+                    Stats.median(t),
+                    Stats.p99(t),
+                    Stats.median(totals),
                     s.errors.size());
         }
         System.out.printf(
@@ -749,7 +710,7 @@ public final class QueryBenchmark {
             }
             minusFloor.put(
                     m,
-                    median(diffs.stream()
+                    Stats.median(diffs.stream()
                             .mapToDouble(Double::doubleValue)
                             .sorted()
                             .toArray()));
@@ -759,7 +720,7 @@ public final class QueryBenchmark {
         profile(index, queries, warmup, profileQueries, h);
 
         // Correctness and recall.
-        Stats exact = stats.get("exact");
+        MethodStats exact = stats.get("exact");
         int exactVsTruthMismatch = 0;
         int truncated = 0;
         int badScores = 0;
@@ -888,7 +849,7 @@ public final class QueryBenchmark {
 
         for (String m : METHODS) {
             for (String e : stats.get(m).errors) {
-                System.out.println("error: " + abbreviate(e, 3000));
+                System.out.println("error: " + Node.abbreviate(e, 3000));
             }
         }
 
@@ -933,7 +894,7 @@ public final class QueryBenchmark {
                                 method, queries.fingerprints[qi], queries.margins[qi], h, queries.truth[qi][0], false))
                         .append('\n');
             }
-            Response r = ok("POST", "/_msearch", sb.toString(), Duration.ofMinutes(10));
+            Node.Response r = node.ok("POST", "/_msearch", sb.toString(), Duration.ofMinutes(10));
             if (batchNanos != null) {
                 batchNanos.add(r.nanos());
             }
@@ -941,12 +902,12 @@ public final class QueryBenchmark {
             String[] parts = r.body().split("\\{\"took\"\\s*:");
             if (parts.length != end - b + 2) {
                 throw new IllegalStateException(
-                        method + ": _msearch of " + (end - b) + " returned " + abbreviate(r.body(), 2000));
+                        method + ": _msearch of " + (end - b) + " returned " + Node.abbreviate(r.body(), 2000));
             }
             for (int i = 2; i < parts.length; i++) {
                 if (shardsFailed(parts[i])) {
                     throw new IllegalStateException(
-                            method + ": shard failure in _msearch: " + abbreviate(parts[i], 2000));
+                            method + ": shard failure in _msearch: " + Node.abbreviate(parts[i], 2000));
                 }
                 Set<Integer> ids = new TreeSet<>();
                 Matcher hit = HIT.matcher(parts[i]);
@@ -1031,10 +992,7 @@ public final class QueryBenchmark {
                 long t0 = System.nanoTime();
                 for (int c = 0; c < clients; c++) {
                     threads[c] = new Thread(() -> {
-                        HttpClient own = HttpClient.newBuilder()
-                                .version(HttpClient.Version.HTTP_1_1)
-                                .connectTimeout(Duration.ofSeconds(10))
-                                .build();
+                        Node own = new Node(node.url(), Duration.ofMinutes(1));
                         for (int i; (i = next.getAndIncrement()) < throughputRequests; ) {
                             int qi = warmup + i % q;
                             String body = body(
@@ -1044,15 +1002,10 @@ public final class QueryBenchmark {
                                     h,
                                     queries.truth[qi][0],
                                     false);
-                            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/" + index + "/_search"))
-                                    .timeout(Duration.ofMinutes(1))
-                                    .header("Content-Type", "application/json")
-                                    .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
-                                    .build();
                             long s0 = System.nanoTime();
                             try {
-                                HttpResponse<String> r = own.send(request, HttpResponse.BodyHandlers.ofString());
-                                if (r.statusCode() != 200 || shardsFailed(r.body())) {
+                                Node.Response r = own.call("POST", "/" + index + "/_search", body);
+                                if (r.status() != 200 || shardsFailed(r.body())) {
                                     errors.incrementAndGet();
                                 }
                             } catch (Exception e) {
@@ -1077,8 +1030,8 @@ public final class QueryBenchmark {
                         method,
                         clients,
                         throughputRequests / seconds,
-                        median(ms),
-                        p99(ms),
+                        Stats.median(ms),
+                        Stats.p99(ms),
                         errors.get());
             }
         }
@@ -1128,9 +1081,9 @@ public final class QueryBenchmark {
                 singles.add(single / 1e6);
                 batched.add(nanos.get(0) / 1e6);
             }
-            double s = median(
+            double s = Stats.median(
                     singles.stream().mapToDouble(Double::doubleValue).sorted().toArray());
-            double m = median(
+            double m = Stats.median(
                     batched.stream().mapToDouble(Double::doubleValue).sorted().toArray());
             System.out.printf(
                     Locale.ROOT,
@@ -1173,22 +1126,5 @@ public final class QueryBenchmark {
             return "n/a (took rounds to 0 ms)";
         }
         return String.format(Locale.ROOT, "%.1f", a / b);
-    }
-
-    static double median(double[] sorted) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        int m = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
-    }
-
-    /** Nearest-rank 99th percentile. */
-    static double p99(double[] sorted) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        int rank = (int) Math.ceil(0.99 * sorted.length);
-        return sorted[Math.max(0, rank - 1)];
     }
 }
