@@ -110,12 +110,7 @@ public final class SyntheticCorpus {
         long[] table = new long[n];
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            if (i < originals) {
-                gen.original(i);
-            } else {
-                gen.original(gen.pick(seed, i, originals));
-                gen.variant(seed ^ 0x5EEDL, i);
-            }
+            gen.tableDocument(i, originals);
             Fingerprint f = gen.fingerprint();
             table[i] = f.simhash();
             if ((i & ((1 << 18) - 1)) == (1 << 18) - 1) {
@@ -131,9 +126,7 @@ public final class SyntheticCorpus {
         int[] origin = new int[queries];
         Margins[] margins = new Margins[queries];
         for (int q = 0; q < queries; q++) {
-            int o = gen.pick(seed ^ 0x9E3779B97F4A7C15L, q, originals);
-            gen.original(o);
-            gen.variant(seed ^ 0xC0FFEEL, q);
+            int o = gen.queryDocument(q, originals);
             Fingerprint f = gen.fingerprint();
             qs[q] = f.simhash();
             margins[q] = f.margins();
@@ -186,7 +179,7 @@ public final class SyntheticCorpus {
             return lo;
         }
 
-        public int pick(long salt, int i, int bound) {
+        private int pick(long salt, int i, int bound) {
             return new SplittableRandom(salt * 31 + i).nextInt(bound);
         }
 
@@ -201,6 +194,27 @@ public final class SyntheticCorpus {
                 doc[j] = word(random);
             }
             docLength = len;
+        }
+
+        /**
+         * Table document i of a table whose first {@code originals} documents are originals: original i, or a variant
+         * of a random original.
+         */
+        public void tableDocument(int i, int originals) {
+            if (i < originals) {
+                original(i);
+            } else {
+                original(pick(seed, i, originals));
+                variant(seed ^ 0x5EEDL, i);
+            }
+        }
+
+        /** Query q: a fresh variant of a random one of the table's {@code originals}; returns that original. */
+        public int queryDocument(int q, int originals) {
+            int o = pick(seed ^ 0x9E3779B97F4A7C15L, q, originals);
+            original(o);
+            variant(seed ^ 0xC0FFEEL, q);
+            return o;
         }
 
         /** Edits the current document (from {@link #original}) into variant i of a stream named by salt. */

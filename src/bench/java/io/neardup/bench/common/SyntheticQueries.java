@@ -92,9 +92,7 @@ public final class SyntheticQueries {
         int tried = 0;
         long[] t = table.fingerprints;
         while (kept < count) {
-            int o = gen.pick(seed ^ 0x9E3779B97F4A7C15L, tried, originals);
-            gen.original(o);
-            gen.variant(seed ^ 0xC0FFEEL, tried);
+            gen.queryDocument(tried, originals);
             tried++;
             Fingerprint f = gen.fingerprint();
             long fp = f.simhash();

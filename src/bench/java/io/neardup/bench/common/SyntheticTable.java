@@ -66,12 +66,7 @@ public final class SyntheticTable {
                 try {
                     SyntheticCorpus.Generator gen = new SyntheticCorpus.Generator(seed);
                     for (int i = first; i < n; i += threads) {
-                        if (i < originals) {
-                            gen.original(i);
-                        } else {
-                            gen.original(gen.pick(seed, i, originals));
-                            gen.variant(seed ^ 0x5EEDL, i);
-                        }
+                        gen.tableDocument(i, originals);
                         Fingerprint f = gen.fingerprint();
                         fps[i] = f.simhash();
                         System.arraycopy(f.margins().toBytes(), 0, m, i * Margins.BITS, Margins.BITS);
