@@ -11,7 +11,7 @@ import io.neardup.core.FingerprintScratch;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.core.ShingleSetCodecTests;
+import io.neardup.core.ShingleSetFirstLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -130,7 +130,7 @@ public class FingerprintBenchmark {
             }
             shingleSets[i] = fingerprinter.finish(true).shingleSet();
             ricePayloads[i] = ShingleSetCodec.payload(shingleSets[i]);
-            firstLayoutPayloads[i] = ShingleSetCodecTests.firstLayout(shingleSets[i]);
+            firstLayoutPayloads[i] = ShingleSetFirstLayout.of(shingleSets[i]);
         }
         System.err.printf(
                 Locale.ROOT,
