@@ -105,7 +105,15 @@ public final class SyntheticCorpus {
     }
 
     public static SyntheticCorpus build(int n, int queries, long seed) {
-        Generator gen = new Generator(seed);
+        return build(n, queries, seed, new Generator(seed));
+    }
+
+    /** As {@link #build(int, int, long)}, documents of minWords to maxWords words (the suite builds a tiny one). */
+    public static SyntheticCorpus build(int n, int queries, long seed, int minWords, int maxWords) {
+        return build(n, queries, seed, new Generator(seed, minWords, maxWords));
+    }
+
+    private static SyntheticCorpus build(int n, int queries, long seed, Generator gen) {
         int originals = (int) (n * 0.8);
         long[] table = new long[n];
         long t0 = System.nanoTime();

@@ -106,6 +106,11 @@ public class FingerprintBenchmark {
         if (!Files.isReadable(corpus)) {
             throw new IllegalStateException("corpus not found: " + corpus + " (set -Dneardup.shared)");
         }
+        setup(corpus);
+    }
+
+    /** The setup over the first {@value #DOCS} documents of a corpus file (the suite's run uses a tiny one). */
+    public void setup(Path corpus) throws IOException {
         List<Corpus.Doc> docs = Corpus.read(corpus, DOCS);
         analyzer = Corpus.analyzer();
         texts = new String[docs.size()];

@@ -81,8 +81,12 @@ public class PsmBenchmark {
 
     @Setup(Level.Trial)
     public void setup() {
+        setup(SyntheticCorpus.loadOrBuild(1 << log2n, 40_000, 1));
+    }
+
+    /** The setup over a corpus of 2^{@link #log2n} documents (the suite's run uses a tiny one). */
+    public void setup(SyntheticCorpus corpus) {
         int n = 1 << log2n;
-        SyntheticCorpus corpus = SyntheticCorpus.loadOrBuild(n, 40_000, 1);
         fps = corpus.table;
         docs = new int[n];
         for (int i = 0; i < n; i++) {
