@@ -13,6 +13,24 @@ import java.util.Map;
 public final class Options {
     private Options() {}
 
+    /** Prints {@code usage} and exits with status 2 unless {@code args} holds at least {@code positional} arguments. */
+    public static void requirePositional(String[] args, int positional, String usage) {
+        if (args.length < positional) {
+            System.err.println("usage: " + usage);
+            System.exit(2);
+        }
+    }
+
+    /**
+     * The options after {@code positional} arguments ({@link #requirePositional}, then {@link #parse(String[], int,
+     * Collection, Collection)}).
+     */
+    public static Map<String, String> parse(
+            String[] args, int positional, String usage, Collection<String> switches, Collection<String> names) {
+        requirePositional(args, positional, usage);
+        return parse(args, positional, switches, names);
+    }
+
     /**
      * The options from {@code args[from]} on: {@code --name value}, or {@code --name} alone for a name in
      * {@code switches} (value {@code "true"}). Rejects a word that is not an option, a missing value, and, unless

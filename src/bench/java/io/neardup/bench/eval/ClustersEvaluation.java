@@ -90,14 +90,10 @@ public final class ClustersEvaluation {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            System.err.println(
-                    "usage: ClustersEvaluation <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9330 [--configs …] [--baseline all|N] …");
-            System.exit(2);
-        }
         Map<String, String> opt = Options.parse(
                 args,
                 2,
+                "ClustersEvaluation <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9330 [--configs …] [--baseline all|N] …",
                 List.of(),
                 List.of(
                         "url",

@@ -124,14 +124,10 @@ public final class Evaluate {
     // ------------------------------------------------------------------ options
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            System.err.println(
-                    "usage: Evaluate <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9320 [--sample N] [--sizes n1,n2] ...");
-            System.exit(2);
-        }
         Map<String, String> opt = Options.parse(
                 args,
                 2,
+                "Evaluate <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9320 [--sample N] [--sizes n1,n2] ...",
                 List.of("no-minhash-filter"),
                 List.of(
                         "url",

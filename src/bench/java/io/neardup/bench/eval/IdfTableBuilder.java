@@ -5,6 +5,7 @@
 package io.neardup.bench.eval;
 
 import io.neardup.bench.common.Corpus;
+import io.neardup.bench.common.Options;
 import io.neardup.core.IdfTable;
 import java.io.BufferedWriter;
 import java.io.ByteArrayInputStream;
@@ -38,10 +39,7 @@ import org.apache.lucene.analysis.Analyzer;
  */
 public final class IdfTableBuilder {
     public static void main(String[] args) throws Exception {
-        if (args.length < 3) {
-            System.err.println("usage: IdfTableBuilder <out.tsv> <minDf> <corpus.jsonl.gz>...");
-            System.exit(2);
-        }
+        Options.requirePositional(args, 3, "IdfTableBuilder <out.tsv> <minDf> <corpus.jsonl.gz>...");
         Path outFile = Path.of(args[0]);
         int minDf = Integer.parseInt(args[1]);
         Analyzer analyzer = Corpus.analyzer();

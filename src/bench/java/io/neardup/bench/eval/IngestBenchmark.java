@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.neardup.bench.common.Corpus;
 import io.neardup.bench.common.Node;
+import io.neardup.bench.common.Options;
 import io.neardup.bench.common.Stats;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -196,10 +197,7 @@ public final class IngestBenchmark {
     private static String lastFileSizes;
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            System.err.println("usage: IngestBenchmark <http://host:port> <corpus.jsonl.gz> [batch] [runs]");
-            System.exit(2);
-        }
+        Options.requirePositional(args, 2, "IngestBenchmark <http://host:port> <corpus.jsonl.gz> [batch] [runs]");
         String url = args[0];
         Path corpus = Path.of(args[1]);
         int batch = args.length > 2 ? Integer.parseInt(args[2]) : 500;

@@ -9,7 +9,10 @@ import static org.junit.Assert.assertEquals;
 import io.neardup.bench.TinyCorpus;
 import io.neardup.bench.common.SyntheticCorpus;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -23,34 +26,46 @@ public class JmhBenchmarksTests {
     @Rule
     public TemporaryFolder tmp = new TemporaryFolder();
 
+    /**
+     * For each of {@code values} of the parameter {@code varied}, a benchmark from {@code make} with its {@code @Param}
+     * fields set as JMH sets them ({@code fixed}, then the varied one) runs and calls {@code methods}.
+     */
+    private static void assertEachRuns(
+            List<String> methods, Supplier<Object> make, Map<String, Object> fixed, String varied, Object... values)
+            throws Exception {
+        for (Object value : values) {
+            Object bench = make.get();
+            Map<String, Object> params = new HashMap<>(fixed);
+            params.put(varied, value);
+            for (Map.Entry<String, Object> param : params.entrySet()) {
+                bench.getClass().getField(param.getKey()).set(bench, param.getValue());
+            }
+            assertEquals(params.toString(), methods, OneInvocation.run(bench));
+        }
+    }
+
     @Test
     public void testBandJoin() throws Exception {
-        for (double tau : new double[] {0.5, 0.8}) {
-            BandJoinBenchmark bench = new BandJoinBenchmark();
-            bench.n = 300;
-            bench.tau = tau;
-            assertEquals(List.of("singleLinkage"), OneInvocation.run(bench));
-        }
+        assertEachRuns(List.of("singleLinkage"), BandJoinBenchmark::new, Map.of("n", 300), "tau", 0.5, 0.8);
     }
 
     @Test
     public void testCollapse() throws Exception {
-        for (String kind : new String[] {"simhash", "minhash"}) {
-            CollapseBenchmark bench = new CollapseBenchmark();
-            bench.window = 100;
-            bench.kind = kind;
-            assertEquals(List.of("collapse"), OneInvocation.run(bench));
-        }
+        assertEachRuns(
+                List.of("collapse"), CollapseBenchmark::new, Map.of("window", 100), "kind", "simhash", "minhash");
     }
 
     @Test
     public void testFieldExposure() throws Exception {
-        for (String reader : new String[] {"segment", "opensearch", "restricted"}) {
-            FieldExposureBenchmark bench = new FieldExposureBenchmark();
-            bench.n = 300; // at least the 256 queries it draws from the documents
-            bench.reader = reader;
-            assertEquals(List.of("minhash", "simhashPsm"), OneInvocation.run(bench));
-        }
+        // n: at least the 256 queries it draws from the documents
+        assertEachRuns(
+                List.of("minhash", "simhashPsm"),
+                FieldExposureBenchmark::new,
+                Map.of("n", 300),
+                "reader",
+                "segment",
+                "opensearch",
+                "restricted");
     }
 
     @Test
@@ -90,14 +105,12 @@ public class JmhBenchmarksTests {
 
     @Test
     public void testPsmAtScale() throws Exception {
-        String cache = tmp.newFolder("cache").toString();
-        for (int k : new int[] {23, 64}) {
-            PsmAtScaleBenchmark bench = new PsmAtScaleBenchmark();
-            bench.n = 2_000;
-            bench.cache = cache;
-            bench.k = k;
-            assertEquals(
-                    List.of("build", "exact", "flipProbabilities", "flipSets", "search"), OneInvocation.run(bench));
-        }
+        assertEachRuns(
+                List.of("build", "exact", "flipProbabilities", "flipSets", "search"),
+                PsmAtScaleBenchmark::new,
+                Map.of("n", 2_000, "cache", tmp.newFolder("cache").toString()),
+                "k",
+                23,
+                64);
     }
 }
