@@ -4,7 +4,9 @@ on a running node (stdlib only).
 
 usage: python3 docs/minhash_speed.py <http://127.0.0.1:9310> <manpages.jsonl.gz> <truth.tsv> [queries=200] [seed=42]
 
-truth.tsv: from `MinhashEvaluation --truth-out` (every pair with exact 3-shingle Jaccard >= 0.5, by line number).
+truth.tsv: from `MinhashEvaluation --truth-out` (every pair with exact 3-shingle Jaccard >= 0.5, by line number;
+retired, last version: git show 71eb01a:src/bench/java/io/neardup/bench/MinhashEvaluation.java). `JaccardAccuracy --export DIR` writes
+DIR/truth.tsv in the same format, its truth from FNV-1a shingle hashes instead of the plugin's.
 Indexes the corpus twice (_id = line number, 1 shard, 0 replicas):
   nd: body -> near_dup_fingerprint pipeline (minhash only) -> body_fp.minhash (`minhash`, threshold 0.8 = 9 x 13);
   nd12x10, nd14x9: the same with bands/rows 12 x 10 and 14 x 9 (the false-negative-weighted bandings)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Plots the LSH S-curve CSV written by io.neardup.bench.MinhashEvaluation (--csv).
+"""Plots the LSH S-curve CSV written by io.neardup.bench.MinhashEvaluation (--csv; retired,
+its last version: git show 71eb01a:src/bench/java/io/neardup/bench/MinhashEvaluation.java).
 
 usage: /usr/bin/python3 docs/plot_minhash.py docs/minhash-scurve.csv docs/minhash-scurve.png
 Needs matplotlib (Debian: apt-get install python3-matplotlib).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots the CSVs that io.neardup.bench.Evaluate writes into a report folder.
+"""Plots the CSVs that io.neardup.bench.eval.Evaluate writes into a report folder.
 
 usage: python3 docs/benchmarks/plot.py <report-dir> [title]
 Writes recall_k.png (PSM recall against max_flips k), scurve.png (empirical LSH S-curve against

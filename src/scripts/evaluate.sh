@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The benchmark and evaluation command: builds the plugin, starts a real node with it (or uses --url),
-# runs io.neardup.bench.Evaluate on a JSON-lines corpus, plots, stops the node, prints the summary last.
+# runs io.neardup.bench.eval.Evaluate on a JSON-lines corpus, plots, stops the node, prints the summary last.
 #
 #   src/scripts/evaluate.sh <corpus.jsonl[.gz]> <report-dir> [--url URL] [--sample N] [--sizes n1,n2,...] [Evaluate options]
 #
-# Evaluate options (see the javadoc of src/bench/java/io/neardup/bench/Evaluate.java): --seed 42, --latency-queries 200,
+# Evaluate options (see the javadoc of src/bench/java/io/neardup/bench/eval/Evaluate.java): --seed 42, --latency-queries 200,
 # --warmup 20, --ingest-docs 20000, --ingest-runs 1, --batch 500, --threads 2, --hs 3,6, --ks 1,4,16,64,256,
 # --taus 0.5,0.7,0.8,0.9, --max-docs N, --no-minhash-filter.
 # Environment: SKIP_BUILD=1 reuses target/ as built; MVN_ARGS (e.g. -o) go to every mvn call; BUILD_DIR (default target;
 # another folder builds there with -Dbuild.dir, so two checkouts' builds do not meet); EVAL_CLASS (default
-# io.neardup.bench.Evaluate; io.neardup.bench.ClustersEvaluation evaluates _near_dup_clusters, see its javadoc);
+# io.neardup.bench.eval.Evaluate; io.neardup.bench.eval.ClustersEvaluation evaluates _near_dup_clusters, see its javadoc);
 # NEARDUP_EVAL_HTTP_PORT / NEARDUP_EVAL_TRANSPORT_PORT (9320 / 9420); NODE_HEAP (node -Xms/-Xmx; default 2g,
 # 4g for corpora over 50 MB on disk); EVAL_HEAP (the evaluation JVM; default 3g, 8g over 50 MB).
 set -euo pipefail
@@ -39,7 +39,7 @@ cd "$root"
 JAVA_HOME=$(bash src/scripts/node.sh java-home)
 export JAVA_HOME
 build=${BUILD_DIR:-target}
-eval_class=${EVAL_CLASS:-io.neardup.bench.Evaluate}
+eval_class=${EVAL_CLASS:-io.neardup.bench.eval.Evaluate}
 mvn_args=(-B -q ${MVN_ARGS:-})
 [ "$build" = target ] || mvn_args+=("-Dbuild.dir=$(readlink -m "$build")")
 
@@ -95,7 +95,7 @@ for candidate in /usr/bin/python3 python3; do
         break
     fi
 done
-if [ "$eval_class" != io.neardup.bench.Evaluate ]; then
+if [ "$eval_class" != io.neardup.bench.eval.Evaluate ]; then
     :   # the plots are Evaluate's
 elif [ -n "$python" ]; then
     "$python" docs/benchmarks/plot.py "$report" "$(basename "$corpus")" >&2 || echo "evaluate.sh: plotting failed" >&2

@@ -51,27 +51,6 @@ public class ShingleSetCodecTests {
                         new byte[] {2, 0, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f}, 0, 7));
     }
 
-    /** The first layout (varint count, first value and gaps), written here independently of the codec. */
-    public static byte[] firstLayout(int[] sortedValues) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        long previous = -1;
-        putVarint(out, sortedValues.length);
-        for (int value : sortedValues) {
-            long unsigned = Integer.toUnsignedLong(value);
-            putVarint(out, previous < 0 ? unsigned : unsigned - previous);
-            previous = unsigned;
-        }
-        return out.toByteArray();
-    }
-
-    private static void putVarint(java.io.ByteArrayOutputStream out, long value) {
-        while (value >= 0x80) {
-            out.write((int) (value & 0x7F) | 0x80);
-            value >>>= 7;
-        }
-        out.write((int) value);
-    }
-
     @Test
     public void testAPayloadEncodesAsItsSet() {
         int[] set = {1, 128, 256, 0xFFFFFFFF};
@@ -101,7 +80,7 @@ public class ShingleSetCodecTests {
             double truth = ShingleTruth.storedJaccard(a, b);
             assertEquals(message, truth, ShingleSetCodec.jaccard(pa, 0, pa.length, pb, 0, pb.length), 1e-12);
             // Payloads of both layouts read alike, and mix.
-            byte[] oldA = firstLayout(setA), oldB = firstLayout(setB);
+            byte[] oldA = ShingleSetFirstLayout.of(setA), oldB = ShingleSetFirstLayout.of(setB);
             assertArrayEquals(message, setA, ShingleSetCodec.values(oldA, 0, oldA.length));
             assertEquals(message, truth, ShingleSetCodec.jaccard(oldA, 0, oldA.length, pb, 0, pb.length), 1e-12);
             assertEquals(message, truth, ShingleSetCodec.jaccard(pa, 0, pa.length, oldB, 0, oldB.length), 1e-12);
@@ -139,7 +118,7 @@ public class ShingleSetCodecTests {
         // for 1,000; Rice codes take 23.6 bits on average (k = 21: 22 bits and a quotient of mean 1.55), with a
         // standard deviation of about 8 bytes over 1,000. The first layout took 4 bytes for most distances.
         assertTrue("seed " + SEED + ": " + payload.length, payload.length > 2_935 && payload.length < 3_000);
-        assertTrue(firstLayout(set).length > 3_500);
+        assertTrue(ShingleSetFirstLayout.of(set).length > 3_500);
     }
 
     @Test

@@ -9,7 +9,7 @@ import io.neardup.ShingleTruth;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.core.ShingleSetCodecTests;
+import io.neardup.core.ShingleSetFirstLayout;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -57,7 +57,7 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
 
     /** A shingle set in either stored layout: segments written before the current one hold the first. */
     private static byte[] storedSet(int[] set) {
-        return random().nextBoolean() ? ShingleSetCodecTests.firstLayout(set) : ShingleSetCodec.payload(set);
+        return random().nextBoolean() ? ShingleSetFirstLayout.of(set) : ShingleSetCodec.payload(set);
     }
 
     private static Document document(int id, int[] signature, long[] set, LshBanding banding) {

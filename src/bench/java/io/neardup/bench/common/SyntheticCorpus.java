@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.common;
 
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
@@ -32,8 +32,8 @@ import java.util.SplittableRandom;
  */
 public final class SyntheticCorpus {
     public static final int VOCABULARY = 200_000;
-    static final double MIN_EDIT = 0.01;
-    static final double MAX_EDIT = 0.10;
+    public static final double MIN_EDIT = 0.01;
+    public static final double MAX_EDIT = 0.10;
 
     /** Table fingerprints (doc id = index), query fingerprints, query margins. */
     public final long[] table;
@@ -105,17 +105,20 @@ public final class SyntheticCorpus {
     }
 
     public static SyntheticCorpus build(int n, int queries, long seed) {
-        Generator gen = new Generator(seed);
+        return build(n, queries, seed, new Generator(seed));
+    }
+
+    /** As {@link #build(int, int, long)}, documents of minWords to maxWords words (the suite builds a tiny one). */
+    public static SyntheticCorpus build(int n, int queries, long seed, int minWords, int maxWords) {
+        return build(n, queries, seed, new Generator(seed, minWords, maxWords));
+    }
+
+    private static SyntheticCorpus build(int n, int queries, long seed, Generator gen) {
         int originals = (int) (n * 0.8);
         long[] table = new long[n];
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            if (i < originals) {
-                gen.original(i);
-            } else {
-                gen.original(gen.pick(seed, i, originals));
-                gen.variant(seed ^ 0x5EEDL, i);
-            }
+            gen.tableDocument(i, originals);
             Fingerprint f = gen.fingerprint();
             table[i] = f.simhash();
             if ((i & ((1 << 18) - 1)) == (1 << 18) - 1) {
@@ -131,9 +134,7 @@ public final class SyntheticCorpus {
         int[] origin = new int[queries];
         Margins[] margins = new Margins[queries];
         for (int q = 0; q < queries; q++) {
-            int o = gen.pick(seed ^ 0x9E3779B97F4A7C15L, q, originals);
-            gen.original(o);
-            gen.variant(seed ^ 0xC0FFEEL, q);
+            int o = gen.queryDocument(q, originals);
             Fingerprint f = gen.fingerprint();
             qs[q] = f.simhash();
             margins[q] = f.margins();
@@ -143,7 +144,7 @@ public final class SyntheticCorpus {
     }
 
     /** Words, documents and fingerprints; reuses its buffers. */
-    static final class Generator {
+    public static final class Generator {
         private final long seed;
         private final char[][] words = new char[VOCABULARY][];
         private final double[] cumulative = new double[VOCABULARY];
@@ -154,12 +155,12 @@ public final class SyntheticCorpus {
         private final int minWords;
         private final int maxWords;
 
-        Generator(long seed) {
+        public Generator(long seed) {
             this(seed, 200, 2000);
         }
 
         /** Documents of minWords to maxWords words (the PSM experiments use 200–2,000; {@link SyntheticJsonl} 50–300). */
-        Generator(long seed, int minWords, int maxWords) {
+        public Generator(long seed, int minWords, int maxWords) {
             this.seed = seed;
             this.minWords = minWords;
             this.maxWords = maxWords;
@@ -186,12 +187,12 @@ public final class SyntheticCorpus {
             return lo;
         }
 
-        int pick(long salt, int i, int bound) {
+        private int pick(long salt, int i, int bound) {
             return new SplittableRandom(salt * 31 + i).nextInt(bound);
         }
 
         /** Generates original document i into the internal buffer. */
-        void original(int i) {
+        public void original(int i) {
             SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + i);
             int len = minWords + random.nextInt(maxWords - minWords + 1);
             if (doc.length < len) {
@@ -203,8 +204,29 @@ public final class SyntheticCorpus {
             docLength = len;
         }
 
+        /**
+         * Table document i of a table whose first {@code originals} documents are originals: original i, or a variant
+         * of a random original.
+         */
+        public void tableDocument(int i, int originals) {
+            if (i < originals) {
+                original(i);
+            } else {
+                original(pick(seed, i, originals));
+                variant(seed ^ 0x5EEDL, i);
+            }
+        }
+
+        /** Query q: a fresh variant of a random one of the table's {@code originals}; returns that original. */
+        public int queryDocument(int q, int originals) {
+            int o = pick(seed ^ 0x9E3779B97F4A7C15L, q, originals);
+            original(o);
+            variant(seed ^ 0xC0FFEEL, q);
+            return o;
+        }
+
         /** Edits the current document (from {@link #original}) into variant i of a stream named by salt. */
-        void variant(long salt, int i) {
+        public void variant(long salt, int i) {
             SplittableRandom random = new SplittableRandom(salt * 0xBF58476D1CE4E5B9L + i);
             double rate = MIN_EDIT + random.nextDouble() * (MAX_EDIT - MIN_EDIT);
             int out = 0;
@@ -235,7 +257,7 @@ public final class SyntheticCorpus {
         }
 
         /** The current document as text: its words separated by single spaces. */
-        void text(StringBuilder out) {
+        public void text(StringBuilder out) {
             for (int j = 0; j < docLength; j++) {
                 if (j > 0) {
                     out.append(' ');
@@ -245,7 +267,7 @@ public final class SyntheticCorpus {
         }
 
         /** Fingerprints the current document. */
-        Fingerprint fingerprint() {
+        public Fingerprint fingerprint() {
             fingerprinter.reset();
             for (int j = 0; j < docLength; j++) {
                 char[] w = words[doc[j]];

@@ -2,12 +2,16 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import io.neardup.bench.common.Corpus;
+import io.neardup.bench.common.Json;
+import io.neardup.bench.common.Node;
+import io.neardup.bench.common.Options;
+import io.neardup.bench.common.Stats;
+import io.neardup.bench.common.SyntheticTable;
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
@@ -20,10 +24,6 @@ import io.neardup.index.MinhashFieldMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.StringWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +36,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -58,7 +57,7 @@ import org.apache.lucene.analysis.Analyzer;
  *     {@code _id} = line number, and force-merged to one segment.</li>
  * <li><b>Truth</b>, independent of the query path: the fingerprints the node stored are read back from
  *     {@code _source} (scroll); simhash neighbours by brute-force Hamming distance in-process; the exact
- *     Jaccard of the sets of distinct 3-token shingle hashes ({@link ManpagesEvaluation#shingleSet}, the
+ *     Jaccard of the sets of distinct 3-token shingle hashes ({@link Corpus#shingleSet}, the
  *     set the processor's MinHash hashes), for every (query, document) pair by an exact inverted-index
  *     join (postings of the query documents' shingles, every document probed). Query documents: all
  *     documents, or a fixed random sample ({@code --sample}, seed {@code --seed}).</li>
@@ -84,7 +83,7 @@ import org.apache.lucene.analysis.Analyzer;
  * {@code src/scripts/evaluate.sh}, which builds, starts a node and runs this.
  *
  * <pre>
- * java -Xmx3g -cp target/classes:target/test-classes:$(cat target/bench-cp.txt) io.neardup.bench.Evaluate \
+ * java -Xmx3g -cp target/classes:target/test-classes:$(cat target/bench-cp.txt) io.neardup.bench.eval.Evaluate \
  *     corpus.jsonl.gz report-dir --url http://127.0.0.1:9320 [--sample 2000] [--sizes 10000,100000] [--seed 42]
  *     [--latency-queries 200] [--warmup 20] [--ingest-docs 20000] [--ingest-runs 1] [--batch 500] [--threads 2]
  *     [--hs 3,6] [--ks 1,4,16,64,256] [--taus 0.5,0.7,0.8,0.9] [--max-docs N] [--no-minhash-filter] [--command "…"]
@@ -105,78 +104,50 @@ public final class Evaluate {
     static final double MH_FILTER_MSM = 0.8;
     static final String SCRIPT = "if (doc['fp.simhash'].size() == 0) { return 0; } " + QueryBenchmark.SCRIPT;
 
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
+    private final Node node;
     private final String url;
     private final QueryBenchmark qb;
     private final StringBuilder report = new StringBuilder();
     private final Map<String, String> summary = new LinkedHashMap<>();
 
     Evaluate(String url) {
-        this.url = url.replaceAll("/$", "");
-        this.qb = new QueryBenchmark(this.url);
+        this.node = new Node(url, Duration.ofMinutes(30));
+        this.url = node.url();
+        this.qb = new QueryBenchmark(node);
+    }
+
+    /** The node this evaluation runs against. */
+    Node node() {
+        return node;
     }
 
     // ------------------------------------------------------------------ options
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            System.err.println(
-                    "usage: Evaluate <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9320 [--sample N] [--sizes n1,n2] ...");
-            System.exit(2);
-        }
-        Map<String, String> opt = new HashMap<>();
-        for (int i = 2; i < args.length; i++) {
-            String a = args[i];
-            if (a.startsWith("--") == false) {
-                throw new IllegalArgumentException("unexpected argument " + a);
-            }
-            String key = a.substring(2);
-            if (key.equals("no-minhash-filter")) {
-                opt.put(key, "true");
-            } else {
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("missing value for " + a);
-                }
-                opt.put(key, args[++i]);
-            }
-        }
-        for (String k : opt.keySet()) {
-            if (List.of(
-                                    "url",
-                                    "sample",
-                                    "sizes",
-                                    "seed",
-                                    "latency-queries",
-                                    "warmup",
-                                    "ingest-docs",
-                                    "ingest-runs",
-                                    "batch",
-                                    "threads",
-                                    "hs",
-                                    "ks",
-                                    "taus",
-                                    "max-docs",
-                                    "no-minhash-filter",
-                                    "command")
-                            .contains(k)
-                    == false) {
-                throw new IllegalArgumentException("unknown option --" + k);
-            }
-        }
+        Map<String, String> opt = Options.parse(
+                args,
+                2,
+                "Evaluate <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9320 [--sample N] [--sizes n1,n2] ...",
+                List.of("no-minhash-filter"),
+                List.of(
+                        "url",
+                        "sample",
+                        "sizes",
+                        "seed",
+                        "latency-queries",
+                        "warmup",
+                        "ingest-docs",
+                        "ingest-runs",
+                        "batch",
+                        "threads",
+                        "hs",
+                        "ks",
+                        "taus",
+                        "max-docs",
+                        "no-minhash-filter",
+                        "command"));
         Evaluate e = new Evaluate(opt.getOrDefault("url", "http://127.0.0.1:9320"));
         e.run(Path.of(args[0]), Path.of(args[1]), opt);
-    }
-
-    static int[] ints(String csv) {
-        return csv.isBlank()
-                ? new int[0]
-                : Arrays.stream(csv.split(","))
-                        .map(String::trim)
-                        .mapToInt(Integer::parseInt)
-                        .toArray();
     }
 
     // ------------------------------------------------------------------ the run
@@ -187,8 +158,8 @@ public final class Evaluate {
         long seed = Long.parseLong(opt.getOrDefault("seed", "42"));
         int threads = Integer.parseInt(opt.getOrDefault("threads", "2"));
         int batch = Integer.parseInt(opt.getOrDefault("batch", "500"));
-        int[] hs = ints(opt.getOrDefault("hs", "3,6"));
-        int[] ks = ints(opt.getOrDefault("ks", "1,4,16,64,256"));
+        int[] hs = Options.ints(opt.getOrDefault("hs", "3,6"));
+        int[] ks = Options.ints(opt.getOrDefault("ks", "1,4,16,64,256"));
         double[] taus = Arrays.stream(
                         opt.getOrDefault("taus", "0.5,0.7,0.8,0.9").split(","))
                 .mapToDouble(Double::parseDouble)
@@ -199,7 +170,8 @@ public final class Evaluate {
                 Corpus.read(corpus, Integer.parseInt(opt.getOrDefault("max-docs", String.valueOf(Integer.MAX_VALUE))));
         int n = docs.size();
         long textBytes = IngestBenchmark.textBytes(docs);
-        String version = string(path(json(ok("GET", "/", null).body()), "version", "number"));
+        String version =
+                Json.string(Json.path(Json.parse(node.ok("GET", "/", null).body()), "version", "number"));
         log(
                 "corpus %s: %,d documents, %.1f MB of text; node %s (OpenSearch %s)",
                 corpus, n, textBytes / 1e6, url, version);
@@ -280,7 +252,7 @@ public final class Evaluate {
         Stored st = fetch(n);
         String sampleOpt = opt.get("sample");
         int sampleSize = sampleOpt != null ? Math.min(n, Integer.parseInt(sampleOpt)) : (n <= 20_000 ? n : 2_000);
-        int[] perm = permutation(n, seed);
+        int[] perm = Stats.permutation(n, seed);
         TokenHasher th = new TokenHasher(0);
         Analyzer analyzer = Corpus.analyzer();
         List<Integer> qlist = new ArrayList<>();
@@ -293,8 +265,8 @@ public final class Evaluate {
                 skippedNoFp++;
                 continue;
             }
-            long[] set = ManpagesEvaluation.shingleSet(
-                    Corpus.tokenize(analyzer, docs.get(d).text()), th, new ShingleHasher(SHINGLE, 0));
+            long[] set =
+                    Corpus.shingleSet(Corpus.tokenize(analyzer, docs.get(d).text()), th, new ShingleHasher(SHINGLE, 0));
             if (set.length == 0) {
                 skippedNoShingles++;
                 continue;
@@ -714,7 +686,7 @@ public final class Evaluate {
                 String.format(Locale.ROOT, "%,.0f bytes", mainStore / (double) n));
 
         // 6. Sizes.
-        int[] sizes = ints(opt.getOrDefault("sizes", ""));
+        int[] sizes = Options.ints(opt.getOrDefault("sizes", ""));
         if (sizes.length > 0) {
             sizes(sizes, st, queries, lq, warmup, out);
         }
@@ -753,9 +725,9 @@ public final class Evaluate {
 
     void cleanup() throws Exception {
         for (String i : new String[] {INDEX, MH_INDEX}) {
-            call("DELETE", "/" + i, null);
+            node.call("DELETE", "/" + i, null);
         }
-        call("DELETE", "/_ingest/pipeline/" + PIPELINE, null);
+        node.call("DELETE", "/_ingest/pipeline/" + PIPELINE, null);
     }
 
     // ------------------------------------------------------------------ indexing
@@ -775,13 +747,13 @@ public final class Evaluate {
      * to the {@code fp.minhash} mapping.
      */
     double[] indexCorpus(List<Corpus.Doc> docs, int batch, int shards, String minhashParams) throws Exception {
-        call("DELETE", "/" + INDEX, null);
-        ok(
+        node.call("DELETE", "/" + INDEX, null);
+        node.ok(
                 "PUT",
                 "/_ingest/pipeline/" + PIPELINE,
                 "{\"description\": \"neardup evaluation\", \"processors\": [{\"near_dup_fingerprint\": "
                         + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}");
-        ok(
+        node.ok(
                 "PUT",
                 "/" + INDEX,
                 "{\"settings\": {\"number_of_shards\": " + shards
@@ -796,8 +768,8 @@ public final class Evaluate {
     }
 
     double[] indexMinhashFilter(List<Corpus.Doc> docs, int batch) throws Exception {
-        call("DELETE", "/" + MH_INDEX, null);
-        ok(
+        node.call("DELETE", "/" + MH_INDEX, null);
+        node.ok(
                 "PUT",
                 "/" + MH_INDEX,
                 "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
@@ -834,16 +806,10 @@ public final class Evaluate {
                 }
                 body.write('\n');
             }
-            HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(URI.create(url + "/" + index + "/_bulk"))
-                            .header("Content-Type", "application/x-ndjson")
-                            .timeout(Duration.ofMinutes(10))
-                            .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
-                throw new IllegalStateException("bulk into " + index + " -> " + r.statusCode() + ": "
-                        + QueryBenchmark.abbreviate(r.body(), 2000));
+            Node.Response r = node.callRaw("POST", "/" + index + "/_bulk", body.toByteArray(), Duration.ofMinutes(10));
+            if (r.status() != 200) {
+                throw new IllegalStateException(
+                        "bulk into " + index + " -> " + r.status() + ": " + Node.abbreviate(r.body(), 2000));
             }
             if (r.body().contains("\"errors\":true")) {
                 Matcher m = BULK_ERROR.matcher(r.body());
@@ -851,7 +817,7 @@ public final class Evaluate {
                     if (failed++ < 5) {
                         log(
                                 "bulk item failed: _id %s: %s: %s",
-                                m.group(1), m.group(2), QueryBenchmark.abbreviate(m.group(3), 300));
+                                m.group(1), m.group(2), Node.abbreviate(m.group(3), 300));
                     }
                 }
             }
@@ -866,10 +832,10 @@ public final class Evaluate {
             }
         }
         double bulkSeconds = (System.nanoTime() - t0) / 1e9;
-        ok("POST", "/" + index + "/_refresh", null);
+        node.ok("POST", "/" + index + "/_refresh", null);
         long t1 = System.nanoTime();
-        ok("POST", "/" + index + "/_forcemerge?max_num_segments=1", null);
-        ok("POST", "/" + index + "/_refresh", null);
+        node.ok("POST", "/" + index + "/_forcemerge?max_num_segments=1", null);
+        node.ok("POST", "/" + index + "/_refresh", null);
         double mergeSeconds = (System.nanoTime() - t1) / 1e9;
         long count = qb.docCount(index);
         log(
@@ -907,19 +873,19 @@ public final class Evaluate {
         st.bandKeys = new long[(long) n * bands > Integer.MAX_VALUE ? 0 : n * bands];
         long t0 = System.nanoTime();
         String body = "{\"size\": 5000, \"sort\": [\"_doc\"], \"_source\": [\"fp.simhash\", \"fp.minhash\"]}";
-        Map<String, Object> r =
-                json(ok("POST", "/" + INDEX + "/_search?scroll=5m", body).body());
+        Map<String, Object> r = Json.parse(
+                node.ok("POST", "/" + INDEX + "/_search?scroll=5m", body).body());
         Base64.Decoder b64 = Base64.getUrlDecoder();
         while (true) {
-            List<?> hits = (List<?>) path(r, "hits", "hits");
+            List<?> hits = (List<?>) Json.path(r, "hits", "hits");
             if (hits == null || hits.isEmpty()) {
                 break;
             }
             for (Object o : hits) {
                 Map<?, ?> h = (Map<?, ?>) o;
                 int id = Integer.parseInt((String) h.get("_id"));
-                Object sim = path(h, "_source", "fp", "simhash");
-                Object mh = path(h, "_source", "fp", "minhash");
+                Object sim = Json.path(h, "_source", "fp", "simhash");
+                Object mh = Json.path(h, "_source", "fp", "minhash");
                 if (sim instanceof Map<?, ?> s && mh instanceof Map<?, ?> m) {
                     st.simhash[id] = Long.parseUnsignedLong((String) s.get("value"), 16);
                     String mb = (String) s.get("margins");
@@ -944,10 +910,10 @@ public final class Evaluate {
                 }
             }
             String scroll = (String) r.get("_scroll_id");
-            r = json(ok("POST", "/_search/scroll", "{\"scroll\": \"5m\", \"scroll_id\": \"" + scroll + "\"}")
+            r = Json.parse(node.ok("POST", "/_search/scroll", "{\"scroll\": \"5m\", \"scroll_id\": \"" + scroll + "\"}")
                     .body());
         }
-        call("DELETE", "/_search/scroll/_all", null);
+        node.call("DELETE", "/_search/scroll/_all", null);
         log(
                 "fingerprints read back from _source: %,d of %,d documents in %.1f s; scheme %s; minhash banding %d x %d",
                 st.count, n, (System.nanoTime() - t0) / 1e9, st.scheme, bands, rows);
@@ -1117,7 +1083,7 @@ public final class Evaluate {
                         }
                         long[] set = queryOf[d] >= 0
                                 ? qsets.get(queryOf[d])
-                                : ManpagesEvaluation.shingleSet(
+                                : Corpus.shingleSet(
                                         Corpus.tokenize(analyzer, docs.get(d).text()), th, sh);
                         if (set.length == 0) {
                             continue;
@@ -1284,12 +1250,12 @@ public final class Evaluate {
             futures.add(pool.submit(() -> {
                 for (int i = next.getAndIncrement(); i < q; i = next.getAndIncrement()) {
                     for (String c : configs) {
-                        HttpResponse<String> r = send("POST", "/" + INDEX + "/_search", qualityBody(c, queries[i]));
-                        if (r.statusCode() != 200) {
+                        Node.Response r = node.call("POST", "/" + INDEX + "/_search", qualityBody(c, queries[i]));
+                        if (r.status() != 200) {
                             if (errs.get(c).getAndIncrement() < 3) {
                                 log(
                                         "ERROR %s on doc %d -> %d: %s",
-                                        c, queries[i], r.statusCode(), QueryBenchmark.abbreviate(r.body(), 500));
+                                        c, queries[i], r.status(), Node.abbreviate(r.body(), 500));
                             }
                             continue;
                         }
@@ -1368,13 +1334,13 @@ public final class Evaluate {
     // ------------------------------------------------------------------ latency
 
     List<String> termVector(int doc) throws Exception {
-        Map<String, Object> tv = json(ok(
+        Map<String, Object> tv = Json.parse(node.ok(
                         "GET",
                         "/" + MH_INDEX + "/_termvectors/" + doc
                                 + "?fields=text&positions=false&offsets=false&term_statistics=false&field_statistics=false",
                         null)
                 .body());
-        Object terms = path(tv, "term_vectors", "text", "terms");
+        Object terms = Json.path(tv, "term_vectors", "text", "terms");
         return terms instanceof Map<?, ?> m
                 ? m.keySet().stream().map(Object::toString).sorted().toList()
                 : List.of();
@@ -1460,12 +1426,12 @@ public final class Evaluate {
                 String idx = m.equals("minhash_filter") ? MH_INDEX : index;
                 String body = latencyBody(m, doc, st, tokens, n, 100);
                 long t0 = System.nanoTime();
-                HttpResponse<String> resp = send("POST", "/" + idx + "/_search", body);
+                Node.Response resp = node.call("POST", "/" + idx + "/_search", body);
                 long nanos = System.nanoTime() - t0;
-                if (resp.statusCode() != 200) {
+                if (resp.status() != 200) {
                     log(
                             "ERROR latency %s on doc %d -> %d: %s",
-                            m, doc, resp.statusCode(), QueryBenchmark.abbreviate(resp.body(), 500));
+                            m, doc, resp.status(), Node.abbreviate(resp.body(), 500));
                     continue;
                 }
                 if (j < warmup) {
@@ -1501,10 +1467,10 @@ public final class Evaluate {
                     .toArray();
             long[] p = prf.get(m);
             out.put(m, new double[] {
-                QueryBenchmark.median(c),
-                QueryBenchmark.p99(c),
+                Stats.median(c),
+                Stats.p99(c),
                 Arrays.stream(c).average().orElse(Double.NaN),
-                QueryBenchmark.median(t),
+                Stats.median(t),
                 prec(p),
                 rec(p),
                 f1(p)
@@ -1542,7 +1508,7 @@ public final class Evaluate {
             }
             String index = "neardup-eval-size-" + m;
             long[] before = nearDupStats();
-            qb.index(index, true, new QueryBenchmark.Table(fps, margins), st.scheme, false);
+            qb.index(index, true, new SyntheticTable(fps, margins), st.scheme, false);
             Map<String, double[]> lat = latency(index, methods, queries, lq, warmup, st, Map.of(), m, null);
             long[] after = nearDupStats();
             report.append(String.format(
@@ -1557,7 +1523,7 @@ public final class Evaluate {
             for (String me : methods) {
                 csv.append(String.format(Locale.ROOT, "%d,%s,%.4f,%.4f%n", m, me, lat.get(me)[0], lat.get(me)[1]));
             }
-            call("DELETE", "/" + index, null);
+            node.call("DELETE", "/" + index, null);
             log(
                     "size %,d: psm %s, exact %s, script_score %s ms",
                     m, fmtLat(lat.get("psm")), fmtLat(lat.get("exact")), fmtLat(lat.get("script_score")));
@@ -1580,7 +1546,8 @@ public final class Evaluate {
 
     /** {entries, bytes, builds} of segment_structures, summed over the nodes. */
     long[] nearDupStats() throws Exception {
-        Map<String, Object> s = json(ok("GET", "/_plugins/neardup/stats", null).body());
+        Map<String, Object> s =
+                Json.parse(node.ok("GET", "/_plugins/neardup/stats", null).body());
         long[] r = new long[3];
         Map<?, ?> nodes = (Map<?, ?>) s.get("nodes");
         for (Object node : nodes.values()) {
@@ -1590,114 +1557,5 @@ public final class Evaluate {
             r[2] += ((Number) ss.get("builds")).longValue();
         }
         return r;
-    }
-
-    HttpResponse<String> send(String method, String path, String body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofMinutes(30));
-        if (body != null) {
-            b.header("Content-Type", "application/json")
-                    .method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
-        } else {
-            b.method(method, HttpRequest.BodyPublishers.noBody());
-        }
-        try {
-            return http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        } catch (IOException | InterruptedException e) {
-            throw new RuntimeException(method + " " + path + ": " + e, e);
-        }
-    }
-
-    HttpResponse<String> call(String method, String path, String body) {
-        return send(method, path, body);
-    }
-
-    HttpResponse<String> ok(String method, String path, String body) {
-        HttpResponse<String> r = send(method, path, body);
-        if (r.statusCode() / 100 != 2) {
-            throw new IllegalStateException(
-                    method + " " + path + " -> " + r.statusCode() + ": " + QueryBenchmark.abbreviate(r.body(), 2000)
-                            + (body == null ? "" : "\nrequest: " + QueryBenchmark.abbreviate(body, 1000)));
-        }
-        return r;
-    }
-
-    static final JsonFactory JSON = new JsonFactory();
-
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> json(String s) throws IOException {
-        try (JsonParser p = JSON.createParser(s)) {
-            p.nextToken();
-            return (Map<String, Object>) value(p);
-        }
-    }
-
-    private static Object value(JsonParser p) throws IOException {
-        JsonToken t = p.currentToken();
-        switch (t) {
-            case START_OBJECT -> {
-                Map<String, Object> m = new LinkedHashMap<>();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    p.nextToken();
-                    m.put(name, value(p));
-                }
-                return m;
-            }
-            case START_ARRAY -> {
-                List<Object> l = new ArrayList<>();
-                while (p.nextToken() != JsonToken.END_ARRAY) {
-                    l.add(value(p));
-                }
-                return l;
-            }
-            case VALUE_STRING -> {
-                return p.getText();
-            }
-            case VALUE_NUMBER_INT -> {
-                return p.getLongValue();
-            }
-            case VALUE_NUMBER_FLOAT -> {
-                return p.getDoubleValue();
-            }
-            case VALUE_TRUE -> {
-                return Boolean.TRUE;
-            }
-            case VALUE_FALSE -> {
-                return Boolean.FALSE;
-            }
-            default -> {
-                return null;
-            }
-        }
-    }
-
-    static Object path(Object o, String... keys) {
-        for (String k : keys) {
-            if (o instanceof Map<?, ?> m) {
-                o = m.get(k);
-            } else {
-                return null;
-            }
-        }
-        return o;
-    }
-
-    static String string(Object o) {
-        return o == null ? "?" : o.toString();
-    }
-
-    static int[] permutation(int n, long seed) {
-        int[] p = new int[n];
-        for (int i = 0; i < n; i++) {
-            p[i] = i;
-        }
-        SplittableRandom r = new SplittableRandom(seed);
-        for (int i = n - 1; i > 0; i--) {
-            int j = r.nextInt(i + 1);
-            int t = p[i];
-            p[i] = p[j];
-            p[j] = t;
-        }
-        return p;
     }
 }

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.jmh;
 
 import io.neardup.collapse.CollapseTestHits;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
@@ -47,7 +47,7 @@ import org.opensearch.search.pipeline.Processor;
  * parsed {@code _source} is cached in a hit), built outside the measurement.
  *
  * <pre>
- * mvn -B -o -Pbench -Dbuild.dir=/tmp/h6-target test-compile exec:exec -Dbench.args="CollapseBenchmark -f 1 -wi 2 -i 3"
+ * mvn -B -o -Pbench -Dbuild.dir=$BUILD test-compile exec:exec -Dbench.args="CollapseBenchmark -f 1 -wi 2 -i 3"
  * </pre>
  */
 @BenchmarkMode(Mode.SampleTime)

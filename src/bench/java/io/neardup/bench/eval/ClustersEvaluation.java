@@ -2,10 +2,14 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
+import io.neardup.bench.common.Corpus;
+import io.neardup.bench.common.Json;
+import io.neardup.bench.common.Node;
+import io.neardup.bench.common.Options;
+import io.neardup.bench.common.Stats;
 import io.neardup.core.ClusterGraph;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -55,10 +59,10 @@ import org.apache.lucene.analysis.Analyzer;
  * shards' join) and URL
  * parameters of the run such as {@code :slices=auto}; the target field is {@code dup_<kind>_<threshold>[_exact][_leader][_pages][_slicesauto]}. Writes {@code report.md},
  * {@code summary.md} and {@code clusters.csv} to the report folder. The usual entry point is
- * {@code src/scripts/evaluate.sh} with {@code EVAL_CLASS=io.neardup.bench.ClustersEvaluation}:
+ * {@code src/scripts/evaluate.sh} with {@code EVAL_CLASS=io.neardup.bench.eval.ClustersEvaluation}:
  *
  * <pre>
- * EVAL_CLASS=io.neardup.bench.ClustersEvaluation bash src/scripts/evaluate.sh ../shared/corpus/manpages.jsonl.gz /tmp/clusters-manpages \
+ * EVAL_CLASS=io.neardup.bench.eval.ClustersEvaluation bash src/scripts/evaluate.sh $DATA/manpages.jsonl.gz $REPORTS/clusters-manpages \
  *     [--configs minhash:0.5,minhash:0.8,simhash:3,simhash:6] [--shards 1] [--baseline all|N] [--msearch 100] [--dry-run true]
  *     [--collapse-config minhash:0.8|none] [--collapse-query "file descriptor"] [--page 20] [--batch 500] [--max-docs N] [--seed 42]
  *     [--exact-truth false] [--minhash-floor F]
@@ -72,7 +76,8 @@ import org.apache.lucene.analysis.Analyzer;
 public final class ClustersEvaluation {
     static final String INDEX = Evaluate.INDEX;
 
-    private final Evaluate node;
+    private final Evaluate evaluate;
+    private final Node node;
     private final StringBuilder report = new StringBuilder();
     private final Map<String, String> summary = new LinkedHashMap<>();
     private final StringBuilder csv = new StringBuilder(
@@ -80,45 +85,33 @@ public final class ClustersEvaluation {
                     + "baseline_ms,baseline_queries,baseline_extrapolated_ms\n");
 
     ClustersEvaluation(String url) {
-        this.node = new Evaluate(url);
+        this.evaluate = new Evaluate(url);
+        this.node = evaluate.node();
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            System.err.println(
-                    "usage: ClustersEvaluation <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9330 [--configs …] [--baseline all|N] …");
-            System.exit(2);
-        }
-        Map<String, String> opt = new HashMap<>();
-        for (int i = 2; i < args.length; i += 2) {
-            if (args[i].startsWith("--") == false || i + 1 >= args.length) {
-                throw new IllegalArgumentException("expected --option value at " + args[i]);
-            }
-            opt.put(args[i].substring(2), args[i + 1]);
-        }
-        for (String k : opt.keySet()) {
-            if (List.of(
-                                    "url",
-                                    "configs",
-                                    "shards",
-                                    "baseline",
-                                    "msearch",
-                                    "dry-run",
-                                    "collapse-config",
-                                    "collapse-query",
-                                    "page",
-                                    "batch",
-                                    "max-docs",
-                                    "seed",
-                                    "command",
-                                    "exact-truth",
-                                    "minhash-floor",
-                                    "keep-index")
-                            .contains(k)
-                    == false) {
-                throw new IllegalArgumentException("unknown option --" + k);
-            }
-        }
+        Map<String, String> opt = Options.parse(
+                args,
+                2,
+                "ClustersEvaluation <corpus.jsonl[.gz]> <report-dir> --url http://127.0.0.1:9330 [--configs …] [--baseline all|N] …",
+                List.of(),
+                List.of(
+                        "url",
+                        "configs",
+                        "shards",
+                        "baseline",
+                        "msearch",
+                        "dry-run",
+                        "collapse-config",
+                        "collapse-query",
+                        "page",
+                        "batch",
+                        "max-docs",
+                        "seed",
+                        "command",
+                        "exact-truth",
+                        "minhash-floor",
+                        "keep-index"));
         new ClustersEvaluation(opt.getOrDefault("url", "http://127.0.0.1:9330"))
                 .run(Path.of(args[0]), Path.of(args[1]), opt);
     }
@@ -207,8 +200,8 @@ public final class ClustersEvaluation {
                 Corpus.read(corpus, Integer.parseInt(opt.getOrDefault("max-docs", String.valueOf(Integer.MAX_VALUE))));
         int n = docs.size();
         int[] truth = groupLabels(docs);
-        String version = Evaluate.string(
-                Evaluate.path(Evaluate.json(node.ok("GET", "/", null).body()), "version", "number"));
+        String version =
+                Json.string(Json.path(Json.parse(node.ok("GET", "/", null).body()), "version", "number"));
         Evaluate.log("corpus %s: %,d documents; OpenSearch %s", corpus, n, version);
         report.append("# _near_dup_clusters evaluation: ")
                 .append(corpus.getFileName())
@@ -231,10 +224,10 @@ public final class ClustersEvaluation {
                 INDEX,
                 shards,
                 new TreeMap<>(opt),
-                loadAverage()));
+                Stats.loadAverage(3, "?")));
 
         String floor = opt.get("minhash-floor");
-        double[] ingest = node.indexCorpus(
+        double[] ingest = evaluate.indexCorpus(
                 docs, batch, shards, floor == null ? "" : ", \"min_similarity_floor\": " + Double.parseDouble(floor));
         report.append(String.format(
                 Locale.ROOT,
@@ -243,8 +236,8 @@ public final class ClustersEvaluation {
                 ingest[0],
                 n / ingest[0],
                 ingest[1],
-                loadAverage()));
-        long[] structuresBefore = node.nearDupStats();
+                Stats.loadAverage(3, "?")));
+        long[] structuresBefore = evaluate.nearDupStats();
 
         section("Clusters against the `group` labels");
         report.append(
@@ -284,7 +277,7 @@ public final class ClustersEvaluation {
             }
             double[] q = quality(clusterOf, truth);
             Map<String, Object> resp = r.response;
-            String load = loadAverage();
+            String load = Stats.loadAverage(3, "?");
             report.append(String.format(
                     Locale.ROOT,
                     "| `%s` | %.2f | %.2f | %s | %,d | %,d | %,d | %,d | %.4f | %.4f | %.4f | %.4f | %.1f | %.0f | %s |%n",
@@ -351,7 +344,7 @@ public final class ClustersEvaluation {
                     baselineMs[1],
                     baselineMs[2]));
         }
-        long[] structuresAfter = node.nearDupStats();
+        long[] structuresAfter = evaluate.nearDupStats();
         report.append(String.format(
                 Locale.ROOT,
                 "%n`GET _plugins/neardup/stats` segment structures: %,d entries / %,d bytes before the runs, "
@@ -401,7 +394,7 @@ public final class ClustersEvaluation {
         report.append(String.format(Locale.ROOT, "%n_Run took %.0f s in all._%n", (System.nanoTime() - t0) / 1e9));
         Files.writeString(out.resolve("report.md"), report.toString());
         if (Boolean.parseBoolean(opt.getOrDefault("keep-index", "false")) == false) {
-            node.cleanup();
+            evaluate.cleanup();
         }
         System.out.println();
         System.out.print(sum);
@@ -433,7 +426,7 @@ public final class ClustersEvaluation {
         long t0 = System.nanoTime();
         String path =
                 "/" + INDEX + "/_near_dup_clusters?refresh=true" + (dryRun ? "&dry_run=true" : "") + c.urlParams();
-        HttpResponse<String> r;
+        Node.Response r;
         try {
             r = node.ok("POST", path, c.body(target, singletons));
         } finally {
@@ -441,7 +434,7 @@ public final class ClustersEvaluation {
             poller.join();
         }
         long wallMs = (System.nanoTime() - t0) / 1_000_000;
-        Map<String, Object> response = Evaluate.json(r.body());
+        Map<String, Object> response = Json.parse(r.body());
         Evaluate.log(
                 "%s%s%s: took %d ms (wall %d ms): %s",
                 c.spec(),
@@ -449,9 +442,9 @@ public final class ClustersEvaluation {
                 singletons ? " (singletons)" : "",
                 response.get("took"),
                 wallMs,
-                QueryBenchmark.abbreviate(r.body(), 600));
+                Node.abbreviate(r.body(), 600));
         if (response.get("failures") instanceof List<?> failures && failures.isEmpty() == false) {
-            Evaluate.log("  failures: %s", QueryBenchmark.abbreviate(failures.toString(), 1000));
+            Evaluate.log("  failures: %s", Node.abbreviate(failures.toString(), 1000));
         }
         return new Run(response, wallMs, peakBreaker.get(), peakHeap.get());
     }
@@ -459,11 +452,11 @@ public final class ClustersEvaluation {
     /** {neardup breaker estimate, heap used}, summed over the nodes. */
     long[] breakerAndHeap() throws Exception {
         Map<String, Object> s =
-                Evaluate.json(node.ok("GET", "/_nodes/stats/jvm,breaker", null).body());
+                Json.parse(node.ok("GET", "/_nodes/stats/jvm,breaker", null).body());
         long[] r = new long[2];
         for (Object n : ((Map<?, ?>) s.get("nodes")).values()) {
-            r[0] += ((Number) Evaluate.path(n, "breakers", "neardup", "estimated_size_in_bytes")).longValue();
-            r[1] += ((Number) Evaluate.path(n, "jvm", "mem", "heap_used_in_bytes")).longValue();
+            r[0] += ((Number) Json.path(n, "breakers", "neardup", "estimated_size_in_bytes")).longValue();
+            r[1] += ((Number) Json.path(n, "jvm", "mem", "heap_used_in_bytes")).longValue();
         }
         return r;
     }
@@ -475,7 +468,7 @@ public final class ClustersEvaluation {
             clusterOf[i] = i;
         }
         String field = target + ".cluster";
-        Map<String, Object> r = Evaluate.json(node.ok(
+        Map<String, Object> r = Json.parse(node.ok(
                         "POST",
                         "/" + INDEX + "/_search?scroll=5m",
                         "{\"size\": 10000, \"sort\": [\"_doc\"], "
@@ -483,16 +476,16 @@ public final class ClustersEvaluation {
                                 + "\"}}, \"docvalue_fields\": [\"" + field + "\"]}")
                 .body());
         while (true) {
-            List<?> hits = (List<?>) Evaluate.path(r, "hits", "hits");
+            List<?> hits = (List<?>) Json.path(r, "hits", "hits");
             if (hits == null || hits.isEmpty()) {
                 break;
             }
             for (Object h : hits) {
                 int id = Integer.parseInt((String) ((Map<?, ?>) h).get("_id"));
-                List<?> values = (List<?>) Evaluate.path(h, "fields", field);
+                List<?> values = (List<?>) Json.path(h, "fields", field);
                 clusterOf[id] = Integer.parseInt((String) values.get(0));
             }
-            r = Evaluate.json(node.ok(
+            r = Json.parse(node.ok(
                             "POST",
                             "/_search/scroll",
                             "{\"scroll\": \"5m\", \"scroll_id\": \"" + r.get("_scroll_id") + "\"}")
@@ -605,13 +598,13 @@ public final class ClustersEvaluation {
             for (Map.Entry<Long, Double> pair : pairs.entrySet()) {
                 if (pair.getValue() >= tau) {
                     above++;
-                    int a = root(parent, (int) (pair.getKey() >>> 32)), b = root(parent, (int) (long) pair.getKey());
+                    int a = find(parent, (int) (pair.getKey() >>> 32)), b = find(parent, (int) (long) pair.getKey());
                     parent[Math.max(a, b)] = Math.min(a, b);
                 }
             }
             int[] exact = new int[n];
             for (int i = 0; i < n; i++) {
-                exact[i] = root(parent, i);
+                exact[i] = find(parent, i);
             }
             int[] clusterOf = clusterings.get(c);
             long split = 0;
@@ -652,14 +645,6 @@ public final class ClustersEvaluation {
         return Double.parseDouble(c.spec().split(":")[1]);
     }
 
-    private static int root(int[] parent, int i) {
-        while (parent[i] != i) {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        return i;
-    }
-
     static String histogram(int[] clusterOf) {
         boolean[] all = new boolean[clusterOf.length];
         Arrays.fill(all, true);
@@ -692,7 +677,7 @@ public final class ClustersEvaluation {
                 queries[i] = i;
             }
         } else {
-            queries = Arrays.copyOf(Evaluate.permutation(n, seed), Math.min(n, Integer.parseInt(which)));
+            queries = Arrays.copyOf(Stats.permutation(n, seed), Math.min(n, Integer.parseInt(which)));
             Arrays.sort(queries);
         }
         int[] parent = new int[n];
@@ -700,7 +685,7 @@ public final class ClustersEvaluation {
             parent[i] = i;
         }
         long edges = 0, edgesInOneTaskCluster = 0, errors = 0;
-        String load0 = loadAverage();
+        String load0 = Stats.loadAverage(3, "?");
         long t0 = System.nanoTime();
         for (int from = 0; from < queries.length; from += perRequest) {
             int to = Math.min(queries.length, from + perRequest);
@@ -710,22 +695,21 @@ public final class ClustersEvaluation {
                         .append(c.query(Integer.toString(queries[q])))
                         .append('\n');
             }
-            HttpResponse<String> r = node.ok(
+            Node.Response r = node.ok(
                     "POST",
                     "/" + INDEX + "/_msearch?filter_path=responses.hits.hits._id,responses.error,responses.status",
                     body.toString());
-            List<?> responses = (List<?>) Evaluate.json(r.body()).get("responses");
+            List<?> responses = (List<?>) Json.parse(r.body()).get("responses");
             for (int q = from; q < to; q++) {
                 Object resp = responses.get(q - from);
-                if (Evaluate.path(resp, "error") != null) {
+                if (Json.path(resp, "error") != null) {
                     if (errors++ < 3) {
                         Evaluate.log(
-                                "baseline: query of %d failed: %s",
-                                queries[q], QueryBenchmark.abbreviate(resp.toString(), 500));
+                                "baseline: query of %d failed: %s", queries[q], Node.abbreviate(resp.toString(), 500));
                     }
                     continue;
                 }
-                Object hits = Evaluate.path(resp, "hits", "hits");
+                Object hits = Json.path(resp, "hits", "hits");
                 if (hits instanceof List<?> list) {
                     for (Object h : list) {
                         int b = Integer.parseInt((String) ((Map<?, ?>) h).get("_id"));
@@ -749,7 +733,7 @@ public final class ClustersEvaluation {
             }
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        String load1 = loadAverage();
+        String load1 = Stats.loadAverage(3, "?");
         long extrapolated = Math.round(ms * (double) n / queries.length);
         long took = (Long) task.response().get("took");
         boolean full = queries.length == n;
@@ -893,7 +877,7 @@ public final class ClustersEvaluation {
                 (Long) r.get("clusters"),
                 (Long) r.get("version_conflicts")));
         String field = c.target() + ".cluster";
-        String query = "{\"match\": {\"text\": " + quote(text) + "}}";
+        String query = "{\"match\": {\"text\": " + Json.quote(text) + "}}";
         String plain = "{\"size\": " + page + ", \"track_total_hits\": true, \"_source\": false, \"query\": " + query
                 + ", \"aggs\": {\"distinct\": {\"cardinality\": {\"field\": \"" + field
                 + "\", \"precision_threshold\": 40000}}}}";
@@ -910,21 +894,21 @@ public final class ClustersEvaluation {
                 field));
         String[][] searches = {{"plain `match`", plain}, {"`match` + `collapse` on `" + field + "`", collapsed}};
         for (String[] s : searches) {
-            Map<String, Object> resp = Evaluate.json(
-                    node.ok("POST", "/" + INDEX + "/_search", s[1]).body());
-            List<?> hits = (List<?>) Evaluate.path(resp, "hits", "hits");
+            Map<String, Object> resp =
+                    Json.parse(node.ok("POST", "/" + INDEX + "/_search", s[1]).body());
+            List<?> hits = (List<?>) Json.path(resp, "hits", "hits");
             Set<String> groups = new HashSet<>();
             long copies = 0;
             for (Object h : hits) {
                 int id = Integer.parseInt((String) ((Map<?, ?>) h).get("_id"));
                 String g = docs.get(id).group();
                 groups.add(g == null ? "#" + id : g);
-                Object inner = Evaluate.path(h, "inner_hits", "copies", "hits", "total", "value");
+                Object inner = Json.path(h, "inner_hits", "copies", "hits", "total", "value");
                 if (inner instanceof Number v) {
                     copies += v.longValue() - 1;
                 }
             }
-            Object distinct = Evaluate.path(resp, "aggregations", "distinct", "value");
+            Object distinct = Json.path(resp, "aggregations", "distinct", "value");
             report.append(String.format(
                     Locale.ROOT,
                     "| %s | %d | %d | %s | %s | %s |%n",
@@ -932,7 +916,7 @@ public final class ClustersEvaluation {
                     hits.size(),
                     groups.size(),
                     s == searches[0] ? "–" : Long.toString(copies),
-                    Evaluate.path(resp, "hits", "total", "value"),
+                    Json.path(resp, "hits", "total", "value"),
                     distinct == null ? "–" : distinct));
             summary.put(
                     "collapse on `" + field + "`, "
@@ -942,23 +926,9 @@ public final class ClustersEvaluation {
         report.append('\n');
     }
 
-    static String quote(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
     // ------------------------------------------------------------------ report helpers
 
     void section(String title) {
         report.append("\n## ").append(title).append("\n\n");
-    }
-
-    /** The 1-, 5- and 15-minute load averages of this machine, as {@code uptime} prints them. */
-    static String loadAverage() {
-        try {
-            String[] p = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return p[0] + " " + p[1] + " " + p[2];
-        } catch (Exception e) {
-            return "?";
-        }
     }
 }

@@ -2,8 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.jmh;
 
+import io.neardup.bench.common.SyntheticCorpus;
 import io.neardup.core.FlipModel;
 import io.neardup.core.FlipSetGenerator;
 import io.neardup.core.LinearScan;
@@ -44,10 +45,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * Sample mode: JMH reports the median (p0.50) per query.
  *
- * <p>Run (from the project root; the corpus is cached by PsmRecallExperiment or built in the setup, which
- * takes ~4 minutes the first time):
+ * <p>Run (from the project root; the corpus is built in the setup, which takes ~4 minutes the first time, and
+ * cached in {@code -Dneardup.cache} or java.io.tmpdir, see {@link SyntheticCorpus#loadOrBuild}):
  * <pre>
- * mvn -B -o -Pbench -Dbuild.dir=/tmp/h4-target test-compile exec:exec -Dbench.args="PsmBenchmark -f 1 -wi 2 -i 3"
+ * mvn -B -o -Pbench -Dbuild.dir=$BUILD test-compile exec:exec -Dbench.args="PsmBenchmark -f 1 -wi 2 -i 3"
  * </pre>
  */
 @BenchmarkMode(Mode.SampleTime)
@@ -80,8 +81,12 @@ public class PsmBenchmark {
 
     @Setup(Level.Trial)
     public void setup() {
+        setup(SyntheticCorpus.loadOrBuild(1 << log2n, 40_000, 1));
+    }
+
+    /** The setup over a corpus of 2^{@link #log2n} documents (the suite's run uses a tiny one). */
+    public void setup(SyntheticCorpus corpus) {
         int n = 1 << log2n;
-        SyntheticCorpus corpus = SyntheticCorpus.loadOrBuild(n, 40_000, 1);
         fps = corpus.table;
         docs = new int[n];
         for (int i = 0; i < n; i++) {

@@ -2,16 +2,17 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.neardup.bench.common.Corpus;
+import io.neardup.bench.common.Node;
+import io.neardup.bench.common.Options;
+import io.neardup.bench.common.Stats;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +36,7 @@ import java.util.Locale;
  * <p>Command line (node started as described in docs/fingerprints.md):
  * <pre>
  * $JAVA_HOME/bin/java -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) \
- *     io.neardup.bench.IngestBenchmark http://127.0.0.1:9281 ../shared/corpus/manpages.jsonl.gz [batch=500] [runs=3] \
+ *     io.neardup.bench.eval.IngestBenchmark http://127.0.0.1:9281 $DATA/manpages.jsonl.gz [batch=500] [runs=3] \
  *     [variants=plain,fingerprint]
  * </pre>
  * Variants, each a key of {@link #VARIANTS}:
@@ -187,17 +188,17 @@ public final class IngestBenchmark {
 
     private static final String DERIVED_SUFFIX = "_derived";
 
-    private static HttpClient http;
+    /** HTTP/1.1 or h2c, as the JDK client chooses (this program's measurements were taken so). */
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    private static Node node;
     private static long lastStoreBytes;
     private static String lastFileSizes;
-    private static String base;
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            System.err.println("usage: IngestBenchmark <http://host:port> <corpus.jsonl.gz> [batch] [runs]");
-            System.exit(2);
-        }
-        base = args[0].replaceAll("/$", "");
+        Options.requirePositional(args, 2, "IngestBenchmark <http://host:port> <corpus.jsonl.gz> [batch] [runs]");
+        String url = args[0];
         Path corpus = Path.of(args[1]);
         int batch = args.length > 2 ? Integer.parseInt(args[2]) : 500;
         int runs = args.length > 3 ? Integer.parseInt(args[3]) : 3;
@@ -206,7 +207,7 @@ public final class IngestBenchmark {
         List<Corpus.Doc> docs = Corpus.read(corpus, Integer.MAX_VALUE);
         System.out.printf(Locale.ROOT, "corpus %s%n", corpus);
         long[] storePerDoc = new long[variants.length];
-        double[] medians = measure(base, docs, batch, runs, true, variants, storePerDoc);
+        double[] medians = measure(url, docs, batch, runs, true, variants, storePerDoc);
         long textBytes = textBytes(docs);
         int plainIndex = Arrays.asList(variants).indexOf("plain");
         double plain = plainIndex < 0 ? Double.NaN : medians[plainIndex];
@@ -258,12 +259,7 @@ public final class IngestBenchmark {
             String[] variants,
             long[] storePerDoc)
             throws Exception {
-        base = url.replaceAll("/$", "");
-        if (http == null) {
-            http = HttpClient.newBuilder()
-                    .connectTimeout(Duration.ofSeconds(10))
-                    .build();
-        }
+        node = new Node(url, Duration.ofMinutes(2), HTTP);
         long textBytes = textBytes(docs);
         List<byte[]> bodies = bulkBodies(docs, batch);
         System.out.printf(
@@ -280,13 +276,13 @@ public final class IngestBenchmark {
                 throw new IllegalArgumentException("unknown variant " + v + ", expected one of " + VARIANTS.keySet());
             }
             if (variant.processors() != null) {
-                send(
+                node.ok(
                         "PUT",
                         "/_ingest/pipeline/" + PIPELINE + "-" + v,
                         "{\"description\":\"ingest bench\",\"processors\":[" + variant.processors() + "]}");
             }
         }
-        System.out.printf(Locale.ROOT, "load average before: %s%n", loadAverage());
+        System.out.printf(Locale.ROOT, "load average before: %s%n", Stats.loadAverage(1, "n/a"));
 
         double[][] seconds = new double[variants.length][runs];
         for (int r = warmup ? -1 : 0; r < runs; r++) {
@@ -309,16 +305,18 @@ public final class IngestBenchmark {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "load average after: %s%n", loadAverage());
-        sendAllowing404("DELETE", "/" + INDEX);
+        System.out.printf(Locale.ROOT, "load average after: %s%n", Stats.loadAverage(1, "n/a"));
+        node.okOr404("DELETE", "/" + INDEX);
         for (String v : variants) {
             if (variant(v).processors() != null) {
-                send("DELETE", "/_ingest/pipeline/" + PIPELINE + "-" + v, null);
+                node.ok("DELETE", "/_ingest/pipeline/" + PIPELINE + "-" + v, null);
             }
         }
         double[] medians = new double[variants.length];
         for (int v = 0; v < variants.length; v++) {
-            medians[v] = median(seconds[v]);
+            double[] sorted = seconds[v].clone();
+            Arrays.sort(sorted);
+            medians[v] = Stats.median(sorted); // NaN for runs = 0: a warm-up only, e.g. before a profiler is attached
         }
         return medians;
     }
@@ -331,11 +329,11 @@ public final class IngestBenchmark {
 
     private static double run(List<byte[]> bodies, int expected, String name, Variant variant, boolean derived)
             throws Exception {
-        sendAllowing404("DELETE", "/" + INDEX);
+        node.okOr404("DELETE", "/" + INDEX);
         String pipeline = variant.processors() == null ? null : PIPELINE + "-" + name;
         String target = variant.targetMapping() == null ? "" : ",\"text_fp\":" + variant.targetMapping();
         String analysis = variant.analysis() == null ? "" : ",\"analysis\":" + variant.analysis();
-        send(
+        node.ok(
                 "PUT",
                 "/" + INDEX,
                 "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"" + analysis
@@ -345,33 +343,31 @@ public final class IngestBenchmark {
         String path = "/" + INDEX + "/_bulk" + (pipeline != null ? "?pipeline=" + pipeline : "");
         long t0 = System.nanoTime();
         for (byte[] body : bodies) {
-            HttpResponse<String> resp = http.send(
-                    HttpRequest.newBuilder(URI.create(base + path))
-                            .header("Content-Type", "application/x-ndjson")
-                            .timeout(Duration.ofMinutes(5))
-                            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (resp.statusCode() != 200
+            Node.Response resp = node.callRaw("POST", path, body, Duration.ofMinutes(5));
+            if (resp.status() != 200
                     || !resp.body().startsWith("{\"took\"")
                     || !resp.body().contains("\"errors\":false")) {
-                throw new IllegalStateException("bulk failed: " + resp.statusCode() + " "
+                throw new IllegalStateException("bulk failed: " + resp.status() + " "
                         + resp.body().substring(0, Math.min(1000, resp.body().length())));
             }
         }
         double s = (System.nanoTime() - t0) / 1e9;
-        send("POST", "/" + INDEX + "/_refresh", null);
-        send("POST", "/" + INDEX + "/_forcemerge?max_num_segments=1", null);
-        send("POST", "/" + INDEX + "/_refresh", null); // lets the merged-away segments' files go
-        lastStoreBytes = storeBytes(send("GET", "/" + INDEX + "/_stats/store", null));
+        node.ok("POST", "/" + INDEX + "/_refresh", null);
+        node.ok("POST", "/" + INDEX + "/_forcemerge?max_num_segments=1", null);
+        node.ok("POST", "/" + INDEX + "/_refresh", null); // lets the merged-away segments' files go
+        lastStoreBytes =
+                storeBytes(node.ok("GET", "/" + INDEX + "/_stats/store", null).body());
         lastFileSizes = fileSizesPerDoc(
-                send("GET", "/" + INDEX + "/_stats/segments?include_segment_file_sizes=true", null), expected);
-        String count = send("GET", "/" + INDEX + "/_count", null);
+                node.ok("GET", "/" + INDEX + "/_stats/segments?include_segment_file_sizes=true", null)
+                        .body(),
+                expected);
+        String count = node.ok("GET", "/" + INDEX + "/_count", null).body();
         if (!count.contains("\"count\":" + expected + ",")) {
             throw new IllegalStateException("expected " + expected + " docs, got " + count);
         }
         if (variant.checks().length > 0) {
-            String hit = send("GET", "/" + INDEX + "/_search?size=1&_source_includes=text_fp", null);
+            String hit = node.ok("GET", "/" + INDEX + "/_search?size=1&_source_includes=text_fp", null)
+                    .body();
             for (String check : variant.checks()) {
                 if (hit.contains(check) == false) {
                     throw new IllegalStateException("no " + check + " stored: " + hit);
@@ -404,30 +400,6 @@ public final class IngestBenchmark {
         return bodies;
     }
 
-    private static String send(String method, String path, String body) throws Exception {
-        HttpResponse<String> resp = request(method, path, body);
-        if (resp.statusCode() / 100 != 2) {
-            throw new IllegalStateException(method + " " + path + ": " + resp.statusCode() + " " + resp.body());
-        }
-        return resp.body();
-    }
-
-    private static void sendAllowing404(String method, String path) throws Exception {
-        HttpResponse<String> resp = request(method, path, null);
-        if (resp.statusCode() / 100 != 2 && resp.statusCode() != 404) {
-            throw new IllegalStateException(method + " " + path + ": " + resp.statusCode() + " " + resp.body());
-        }
-    }
-
-    private static HttpResponse<String> request(String method, String path, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
-                .timeout(Duration.ofMinutes(2))
-                .header("Content-Type", "application/json");
-        b.method(
-                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
     private static long storeBytes(String stats) {
         java.util.regex.Matcher m =
                 java.util.regex.Pattern.compile("\"size_in_bytes\":(\\d+)").matcher(stats);
@@ -451,23 +423,5 @@ public final class IngestBenchmark {
                         .append(' ')
                         .append(String.format(Locale.ROOT, "%,d ", e.getValue() / docs)));
         return out.toString().trim();
-    }
-
-    /** The 1-minute load average (Linux), or "n/a". */
-    static String loadAverage() {
-        try {
-            return java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
-        } catch (IOException e) {
-            return "n/a";
-        }
-    }
-
-    private static double median(double[] values) {
-        if (values.length == 0) {
-            return Double.NaN; // runs = 0: a warm-up only, e.g. before a profiler is attached
-        }
-        double[] v = values.clone();
-        Arrays.sort(v);
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 }

@@ -2,12 +2,12 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.neardup.bench.common.Corpus;
+import io.neardup.bench.common.Json;
+import io.neardup.bench.common.Node;
+import io.neardup.bench.common.Stats;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ import java.util.Locale;
  * hashing), the copies left unflagged and the flags without an earlier near-duplicate.
  *
  * <pre>
- * java -cp … io.neardup.bench.LookupWindowEvaluation http://127.0.0.1:9240 ../shared/corpus/manpages.jsonl.gz \
+ * java -cp … io.neardup.bench.eval.LookupWindowEvaluation http://127.0.0.1:9240 $DATA/manpages.jsonl.gz \
  *     [docs=3000] [refresh=1s,30s] [docsPerSecond=100] [recentTtl=5s]
  * </pre>
  */
@@ -31,13 +31,12 @@ public final class LookupWindowEvaluation {
     private static final int BULK = 20;
 
     public static void main(String[] args) throws Exception {
-        String base = args[0].replaceAll("/$", "");
         List<Corpus.Doc> all = Corpus.read(Path.of(args[1]), Integer.MAX_VALUE);
         int n = Math.min(all.size(), args.length > 2 ? Integer.parseInt(args[2]) : 3000);
         String[] refreshes = (args.length > 3 ? args[3] : "1s,30s").split(",");
         int rate = args.length > 4 ? Integer.parseInt(args[4]) : 100;
         String recentTtl = args.length > 5 ? args[5] : "5s";
-        int[] order = Evaluate.permutation(all.size(), 42);
+        int[] order = Stats.permutation(all.size(), 42);
         List<Corpus.Doc> arrivals = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             arrivals.add(all.get(order[i]));
@@ -47,10 +46,7 @@ public final class LookupWindowEvaluation {
         for (boolean b : hasEarlierCopy) {
             copies += b ? 1 : 0;
         }
-        HttpClient http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10))
-                .build();
+        Node node = new Node(args[0], Duration.ofMinutes(5));
         System.out.printf(
                 Locale.ROOT,
                 "%d documents, %d with an earlier near-duplicate (J >= %.1f); %d docs/s in bulks of %d; "
@@ -65,19 +61,17 @@ public final class LookupWindowEvaluation {
         System.out.println("|---|---|---|---|");
         for (String refresh : refreshes) {
             String index = "window-" + refresh.toLowerCase(Locale.ROOT);
-            send(http, "DELETE", base + "/" + index + "?ignore_unavailable=true", null);
-            send(
-                    http,
+            node.okOr404("DELETE", "/" + index + "?ignore_unavailable=true");
+            node.ok(
                     "PUT",
-                    base + "/_ingest/pipeline/window",
+                    "/_ingest/pipeline/window",
                     "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}, "
                             + "{\"near_dup_lookup\": {\"field\": \"text_fp.minhash\", \"min_similarity\": " + TAU
                             + ", \"target_field\": \"dup\", "
                             + "\"recent_ttl\": \"" + recentTtl + "\"}}]}");
-            send(
-                    http,
+            node.ok(
                     "PUT",
-                    base + "/" + index,
+                    "/" + index,
                     "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0, "
                             + "\"refresh_interval\": \"" + refresh
                             + "\", \"index.default_pipeline\": \"window\"}, \"mappings\": {\"properties\": {"
@@ -91,10 +85,11 @@ public final class LookupWindowEvaluation {
                             .append(i)
                             .append("\"}}\n")
                             .append("{\"text\": ")
-                            .append(quote(arrivals.get(i).text()))
+                            .append(Json.quote(arrivals.get(i).text()))
                             .append("}\n");
                 }
-                String response = send(http, "POST", base + "/" + index + "/_bulk", bulk.toString());
+                String response =
+                        node.ok("POST", "/" + index + "/_bulk", bulk.toString()).body();
                 if (response.contains("\"errors\":true")) {
                     throw new IllegalStateException(
                             "bulk errors: " + response.substring(0, Math.min(2000, response.length())));
@@ -105,14 +100,14 @@ public final class LookupWindowEvaluation {
                     Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                 }
             }
-            send(http, "POST", base + "/" + index + "/_refresh", null);
+            node.ok("POST", "/" + index + "/_refresh", null);
             boolean[] flagged = new boolean[n];
-            String hits = send(
-                    http,
-                    "POST",
-                    base + "/" + index + "/_search",
-                    "{\"size\": 10000, \"_source\": false, "
-                            + "\"query\": {\"exists\": {\"field\": \"dup.duplicate_of\"}}}");
+            String hits = node.ok(
+                            "POST",
+                            "/" + index + "/_search",
+                            "{\"size\": 10000, \"_source\": false, "
+                                    + "\"query\": {\"exists\": {\"field\": \"dup.duplicate_of\"}}}")
+                    .body();
             for (int id : Evaluate.hitIds(hits)) {
                 flagged[id] = true;
             }
@@ -150,45 +145,10 @@ public final class LookupWindowEvaluation {
         boolean[] result = new boolean[sets.length];
         for (int i = 0; i < sets.length; i++) {
             for (int j = 0; j < i && result[i] == false; j++) {
-                result[i] = ManpagesEvaluation.jaccard(sets[i], sets[j]) >= TAU;
+                result[i] = Corpus.jaccard(sets[i], sets[j]) >= TAU;
             }
         }
         return result;
-    }
-
-    private static String quote(String text) {
-        StringBuilder out = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
-    }
-
-    private static String send(HttpClient http, String method, String url, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
-                .timeout(Duration.ofMinutes(5))
-                .header("Content-Type", url.endsWith("_bulk") ? "application/x-ndjson" : "application/json");
-        request.method(
-                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() >= 300 && (method.equals("DELETE") == false || response.statusCode() != 404)) {
-            throw new IllegalStateException(
-                    method + " " + url + " -> " + response.statusCode() + ": " + response.body());
-        }
-        return response.body();
     }
 
     private LookupWindowEvaluation() {}

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.jmh;
 
 import io.neardup.MinhashDocuments;
 import io.neardup.core.LshBanding;

@@ -2,8 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
+import io.neardup.bench.common.Corpus;
 import io.neardup.core.FeatureWeighting;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
@@ -54,14 +55,14 @@ import org.apache.lucene.analysis.Analyzer;
  *
  * <p>Command line (from the project root):
  * <pre>
- * export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 MAVEN_OPTS=--sun-misc-unsafe-memory-access=allow
- * mvn -B -o -q -Dbuild.dir=/tmp/h2-target test-compile
- * mvn -B -o -q -Dbuild.dir=/tmp/h2-target dependency:build-classpath -Dmdep.outputFile=/tmp/h2-cp.txt \
+ * export MAVEN_OPTS=--sun-misc-unsafe-memory-access=allow
+ * mvn -B -o -q -Dbuild.dir=$BUILD test-compile
+ * mvn -B -o -q -Dbuild.dir=$BUILD dependency:build-classpath -Dmdep.outputFile=$BUILD/bench-cp.txt \
  *     -Dmdep.includeScope=test
- * $JAVA_HOME/bin/java -Xmx8g -cp /tmp/h2-target/classes:/tmp/h2-target/test-classes:$(cat /tmp/h2-cp.txt) \
- *     io.neardup.bench.SimhashSchemeEvaluation --out /tmp/h2/report.md \
- *     ../shared/corpus/manpages.jsonl.gz ../shared/corpus/debian-descriptions.jsonl.gz \
- *     ../shared/corpus/wordnet.jsonl.gz
+ * $JAVA_HOME/bin/java -Xmx8g -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) \
+ *     io.neardup.bench.eval.SimhashSchemeEvaluation --out report.md \
+ *     $DATA/manpages.jsonl.gz $DATA/debian-descriptions.jsonl.gz \
+ *     $DATA/wordnet.jsonl.gz
  * </pre>
  * Options: {@code --out} (markdown report; default stdout), {@code --idf-table} (default
  * {@code config/english-idf.tsv}, loaded as the ingest factory loads it: name = file name without
@@ -378,7 +379,7 @@ public final class SimhashSchemeEvaluation {
             if (a == b) {
                 continue;
             }
-            double j = ManpagesEvaluation.jaccard(shingleSets[a], shingleSets[b]);
+            double j = Corpus.jaccard(shingleSets[a], shingleSets[b]);
             int label = j < UNRELATED_BELOW ? 1 : j >= NEAR_THRESHOLD ? 2 : 0;
             randomUnrelated += label == 1 ? 1 : 0;
             randomNear += label == 2 ? 1 : 0;
@@ -535,7 +536,7 @@ public final class SimhashSchemeEvaluation {
                         continue;
                     }
                     lastProbedBy[y] = x;
-                    double j = ManpagesEvaluation.jaccard(sets[x], sets[y]);
+                    double j = Corpus.jaccard(sets[x], sets[y]);
                     if (j >= NEAR_THRESHOLD) {
                         out.offer(Math.min(x, y), Math.max(x, y), bucket(j));
                     }

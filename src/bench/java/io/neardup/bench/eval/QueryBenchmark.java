@@ -2,24 +2,17 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
-import io.neardup.core.Fingerprint;
+import io.neardup.bench.common.Node;
+import io.neardup.bench.common.Options;
+import io.neardup.bench.common.Stats;
+import io.neardup.bench.common.SyntheticCorpus;
+import io.neardup.bench.common.SyntheticQueries;
+import io.neardup.bench.common.SyntheticTable;
 import io.neardup.core.FingerprintScheme;
-import io.neardup.core.Margins;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -61,10 +54,10 @@ import java.util.regex.Pattern;
  * as single requests, for every {@code near_duplicate} method.
  *
  * <pre>
- * cd opensearch-neardup &amp;&amp; export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
- * java -Xmx3g -cp /tmp/h5-target/classes:/tmp/h5-target/test-classes:$(cat /tmp/h5-cp.txt) io.neardup.bench.QueryBenchmark \
+ * cd opensearch-neardup &amp;&amp; export
+ * java -Xmx3g -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) io.neardup.bench.eval.QueryBenchmark \
  *     --url http://127.0.0.1:9290 --n 1000000 --queries 500 --warmup 100 --script-queries 50 --h 3 \
- *     --indices unsorted,sorted --cache /tmp/h5-cache [--profile-queries 100] [--id-queries 50] [--reuse] [--threads 2]
+ *     --indices unsorted,sorted --cache $CACHE [--profile-queries 100] [--id-queries 50] [--reuse] [--threads 2]
  *     [--sweep 16,23,32,...|none] [--throughput-clients 1,2,4] [--throughput-requests 2000]
  * </pre>
  * {@code --reuse} keeps an existing index that already holds N documents in one segment.
@@ -85,29 +78,14 @@ public final class QueryBenchmark {
     static final String SCRIPT =
             "int d = Long.bitCount(doc['fp.simhash'].value ^ params.q); return d <= params.h ? 64 - d : 0;";
 
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
-    private final String url;
+    private final Node node;
 
-    QueryBenchmark(String url) {
-        this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    QueryBenchmark(Node node) {
+        this.node = node;
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opt = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].startsWith("--") == false) {
-                throw new IllegalArgumentException("unexpected argument " + args[i]);
-            }
-            String key = args[i].substring(2);
-            if (key.equals("reuse")) {
-                opt.put(key, "true");
-            } else {
-                opt.put(key, args[++i]);
-            }
-        }
+        Map<String, String> opt = Options.parse(args, 0, List.of("reuse"), null);
         String url = opt.getOrDefault("url", "http://127.0.0.1:9290");
         int n = Integer.parseInt(opt.getOrDefault("n", "1000000"));
         int q = Integer.parseInt(opt.getOrDefault("queries", "500"));
@@ -138,8 +116,8 @@ public final class QueryBenchmark {
         Files.createDirectories(cache);
 
         String scheme = FingerprintScheme.defaults("standard").id();
-        Table table = Table.loadOrBuild(cache, n, seed, threads);
-        Queries queries = Queries.loadOrBuild(cache, table, warmup + q, h, seed);
+        SyntheticTable table = SyntheticTable.loadOrBuild(cache, n, seed, threads);
+        SyntheticQueries queries = SyntheticQueries.loadOrBuild(cache, table, warmup + q, h, seed);
         System.out.printf(
                 Locale.ROOT,
                 "corpus: n = %,d (%,d originals + %,d variants), scheme %s; queries: %,d fresh variants tried, "
@@ -155,7 +133,7 @@ public final class QueryBenchmark {
                 h,
                 Arrays.toString(queries.pairsByDistance(warmup, warmup + q, h)));
 
-        QueryBenchmark bench = new QueryBenchmark(url);
+        QueryBenchmark bench = new QueryBenchmark(new Node(url, Duration.ofMinutes(30)));
         long breakerBefore = bench.breakerBytes();
         System.out.printf(Locale.ROOT, "neardup breaker before: %,d bytes%n", breakerBefore);
         for (String index : indices) {
@@ -168,259 +146,13 @@ public final class QueryBenchmark {
 
     // ---------------------------------------------------------------- corpus
 
-    /** The indexed fingerprints and their margins (64 bytes each, consecutive). */
-    static final class Table {
-        final long[] fingerprints;
-        final byte[] margins;
-
-        Table(long[] fingerprints, byte[] margins) {
-            this.fingerprints = fingerprints;
-            this.margins = margins;
-        }
-
-        int size() {
-            return fingerprints.length;
-        }
-
-        String marginsB64(int i) {
-            return Margins.ofQuantized(Arrays.copyOfRange(margins, i * Margins.BITS, (i + 1) * Margins.BITS))
-                    .encode();
-        }
-
-        static Table loadOrBuild(Path dir, int n, long seed, int threads) throws Exception {
-            Path file = dir.resolve("qbench-table-v1-n" + n + "-s" + seed + ".bin");
-            if (Files.exists(file)) {
-                long[] fps = new long[n];
-                byte[] m = new byte[n * Margins.BITS];
-                try (DataInputStream in =
-                        new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
-                    for (int i = 0; i < n; i++) {
-                        fps[i] = in.readLong();
-                    }
-                    in.readFully(m);
-                }
-                System.out.println("table: read " + file);
-                return new Table(fps, m);
-            }
-            long[] fps = new long[n];
-            byte[] m = new byte[n * Margins.BITS];
-            int originals = (int) (n * 0.8);
-            long t0 = System.nanoTime();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread[] workers = new Thread[threads];
-            for (int t = 0; t < threads; t++) {
-                int first = t;
-                workers[t] = new Thread(() -> {
-                    try {
-                        SyntheticCorpus.Generator gen = new SyntheticCorpus.Generator(seed);
-                        for (int i = first; i < n; i += threads) {
-                            if (i < originals) {
-                                gen.original(i);
-                            } else {
-                                gen.original(gen.pick(seed, i, originals));
-                                gen.variant(seed ^ 0x5EEDL, i);
-                            }
-                            Fingerprint f = gen.fingerprint();
-                            fps[i] = f.simhash();
-                            System.arraycopy(f.margins().toBytes(), 0, m, i * Margins.BITS, Margins.BITS);
-                            if (first == 0 && (i / threads) % 100_000 == 0 && i > 0) {
-                                System.err.printf(
-                                        Locale.ROOT,
-                                        "  fingerprinted ~%,d of %,d (%.0f s)%n",
-                                        i,
-                                        n,
-                                        (System.nanoTime() - t0) / 1e9);
-                            }
-                        }
-                    } catch (Throwable e) {
-                        failure.set(e);
-                    }
-                });
-                workers[t].start();
-            }
-            for (Thread w : workers) {
-                w.join();
-            }
-            if (failure.get() != null) {
-                throw new RuntimeException(failure.get());
-            }
-            System.out.printf(
-                    Locale.ROOT,
-                    "table: fingerprinted %,d documents in %.0f s (%d threads)%n",
-                    n,
-                    (System.nanoTime() - t0) / 1e9,
-                    threads);
-            Path tmp = Files.createTempFile(dir, "qbench-table", ".tmp");
-            try (DataOutputStream out =
-                    new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
-                for (long fp : fps) {
-                    out.writeLong(fp);
-                }
-                out.write(m);
-            }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            return new Table(fps, m);
-        }
-    }
-
-    /** Query fingerprints with at least one neighbour within h, and their ground truth (ids within h). */
-    static final class Queries {
-        final long[] fingerprints;
-        final String[] margins;
-        final int[][] truth;
-        final int[][] truthDistances;
-        final int tried;
-
-        Queries(long[] fingerprints, String[] margins, int[][] truth, int[][] truthDistances, int tried) {
-            this.fingerprints = fingerprints;
-            this.margins = margins;
-            this.truth = truth;
-            this.truthDistances = truthDistances;
-            this.tried = tried;
-        }
-
-        int size() {
-            return fingerprints.length;
-        }
-
-        int pairs(int from, int to) {
-            int p = 0;
-            for (int i = from; i < to; i++) {
-                p += truth[i].length;
-            }
-            return p;
-        }
-
-        int[] pairsByDistance(int from, int to, int h) {
-            int[] by = new int[h + 1];
-            for (int i = from; i < to; i++) {
-                for (int d : truthDistances[i]) {
-                    by[d]++;
-                }
-            }
-            return by;
-        }
-
-        static Queries loadOrBuild(Path dir, Table table, int count, int h, long seed) throws IOException {
-            Path file =
-                    dir.resolve("qbench-queries-v1-n" + table.size() + "-c" + count + "-h" + h + "-s" + seed + ".bin");
-            if (Files.exists(file)) {
-                try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
-                    int tried = in.readInt();
-                    long[] fps = new long[count];
-                    String[] ms = new String[count];
-                    int[][] truth = new int[count][];
-                    int[][] dist = new int[count][];
-                    for (int i = 0; i < count; i++) {
-                        fps[i] = in.readLong();
-                        ms[i] = in.readUTF();
-                        int k = in.readInt();
-                        truth[i] = new int[k];
-                        dist[i] = new int[k];
-                        for (int j = 0; j < k; j++) {
-                            truth[i][j] = in.readInt();
-                            dist[i][j] = in.readInt();
-                        }
-                    }
-                    System.out.println("queries: read " + file);
-                    return new Queries(fps, ms, truth, dist, tried);
-                }
-            }
-            long t0 = System.nanoTime();
-            int n = table.size();
-            int originals = (int) (n * 0.8);
-            SyntheticCorpus.Generator gen = new SyntheticCorpus.Generator(seed);
-            long[] fps = new long[count];
-            String[] ms = new String[count];
-            int[][] truth = new int[count][];
-            int[][] dist = new int[count][];
-            int kept = 0;
-            int tried = 0;
-            long[] t = table.fingerprints;
-            while (kept < count) {
-                int o = gen.pick(seed ^ 0x9E3779B97F4A7C15L, tried, originals);
-                gen.original(o);
-                gen.variant(seed ^ 0xC0FFEEL, tried);
-                tried++;
-                Fingerprint f = gen.fingerprint();
-                long fp = f.simhash();
-                List<int[]> found = new ArrayList<>();
-                for (int i = 0; i < n; i++) {
-                    int d = Long.bitCount(t[i] ^ fp);
-                    if (d <= h) {
-                        found.add(new int[] {i, d});
-                    }
-                }
-                if (found.isEmpty()) {
-                    continue;
-                }
-                fps[kept] = fp;
-                ms[kept] = f.margins().encode();
-                truth[kept] = found.stream().mapToInt(a -> a[0]).toArray();
-                dist[kept] = found.stream().mapToInt(a -> a[1]).toArray();
-                kept++;
-            }
-            System.out.printf(
-                    Locale.ROOT,
-                    "queries: %,d of %,d fresh variants have a neighbour within %d (%.0f s)%n",
-                    count,
-                    tried,
-                    h,
-                    (System.nanoTime() - t0) / 1e9);
-            Path tmp = Files.createTempFile(dir, "qbench-queries", ".tmp");
-            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp)))) {
-                out.writeInt(tried);
-                for (int i = 0; i < count; i++) {
-                    out.writeLong(fps[i]);
-                    out.writeUTF(ms[i]);
-                    out.writeInt(truth[i].length);
-                    for (int j = 0; j < truth[i].length; j++) {
-                        out.writeInt(truth[i][j]);
-                        out.writeInt(dist[i][j]);
-                    }
-                }
-            }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            return new Queries(fps, ms, truth, dist, tried);
-        }
-    }
-
     // ---------------------------------------------------------------- HTTP
-
-    record Response(int status, String body, long nanos) {}
-
-    Response call(String method, String path, String body, Duration timeout) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path)).timeout(timeout);
-        if (body != null) {
-            b.header("Content-Type", path.contains("_bulk") ? "application/x-ndjson" : "application/json");
-            b.method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
-        } else {
-            b.method(method, HttpRequest.BodyPublishers.noBody());
-        }
-        HttpRequest request = b.build();
-        long t0 = System.nanoTime();
-        HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        return new Response(r.statusCode(), r.body(), System.nanoTime() - t0);
-    }
-
-    Response ok(String method, String path, String body, Duration timeout) throws IOException, InterruptedException {
-        Response r = call(method, path, body, timeout);
-        if (r.status() / 100 != 2) {
-            throw new IllegalStateException(method + " " + path + " -> " + r.status() + ": "
-                    + abbreviate(r.body(), 2000) + (body == null ? "" : "\nrequest: " + abbreviate(body, 2000)));
-        }
-        return r;
-    }
-
-    static String abbreviate(String s, int max) {
-        return s.length() <= max ? s : s.substring(0, max) + "…";
-    }
 
     // ---------------------------------------------------------------- indexing
 
-    void index(String index, boolean sorted, Table table, String scheme, boolean reuse) throws Exception {
+    void index(String index, boolean sorted, SyntheticTable table, String scheme, boolean reuse) throws Exception {
         int n = table.size();
-        Response exists = call("HEAD", "/" + index, null, Duration.ofSeconds(30));
+        Node.Response exists = node.call("HEAD", "/" + index, null, Duration.ofSeconds(30));
         if (exists.status() == 200 && reuse) {
             long count = docCount(index);
             int segments = segments(index);
@@ -432,17 +164,21 @@ public final class QueryBenchmark {
                     Locale.ROOT, "index %s exists with %,d docs in %d segments: rebuilding%n", index, count, segments);
         }
         if (exists.status() == 200) {
-            ok("DELETE", "/" + index, null, Duration.ofMinutes(2));
+            node.ok("DELETE", "/" + index, null, Duration.ofMinutes(2));
         }
         String settings = "\"number_of_shards\": 1, \"number_of_replicas\": 0, \"refresh_interval\": \"-1\""
                 + (sorted ? ", \"index.sort.field\": \"" + FIELD + "\"" : "");
-        ok(
+        node.ok(
                 "PUT",
                 "/" + index,
                 "{\"settings\": {" + settings + "}, \"mappings\": {\"properties\": {\"fp\": {\"properties\": "
                         + "{\"simhash\": {\"type\": \"simhash\"}}}}}}",
                 Duration.ofMinutes(2));
-        ok("GET", "/_cluster/health/" + index + "?wait_for_status=green&timeout=60s", null, Duration.ofSeconds(90));
+        node.ok(
+                "GET",
+                "/_cluster/health/" + index + "?wait_for_status=green&timeout=60s",
+                null,
+                Duration.ofSeconds(90));
 
         int batch = 5_000;
         Semaphore inFlight = new Semaphore(2);
@@ -463,24 +199,21 @@ public final class QueryBenchmark {
                         .append("\"}}}\n");
             }
             inFlight.acquire();
-            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/" + index + "/_bulk?pipeline=_none"))
-                    .timeout(Duration.ofMinutes(5))
-                    .header("Content-Type", "application/x-ndjson")
-                    .POST(HttpRequest.BodyPublishers.ofString(sb.toString(), StandardCharsets.UTF_8))
-                    .build();
             int batchFrom = from;
             // Not kept: a completed future holds its response body (~750 KB a bulk).
-            http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
-                if (e != null) {
-                    error.compareAndSet(null, "bulk from " + batchFrom + ": " + e);
-                } else if (r.statusCode() != 200
-                        || r.body().startsWith("{\"took\":") && r.body().contains("\"errors\":true")) {
-                    error.compareAndSet(
-                            null,
-                            "bulk from " + batchFrom + " -> " + r.statusCode() + ": " + abbreviate(r.body(), 3000));
-                }
-                inFlight.release();
-            });
+            node.callAsync("POST", "/" + index + "/_bulk?pipeline=_none", sb.toString(), Duration.ofMinutes(5))
+                    .whenComplete((r, e) -> {
+                        if (e != null) {
+                            error.compareAndSet(null, "bulk from " + batchFrom + ": " + e);
+                        } else if (r.status() != 200
+                                || r.body().startsWith("{\"took\":") && r.body().contains("\"errors\":true")) {
+                            error.compareAndSet(
+                                    null,
+                                    "bulk from " + batchFrom + " -> " + r.status() + ": "
+                                            + Node.abbreviate(r.body(), 3000));
+                        }
+                        inFlight.release();
+                    });
             if ((to / batch) % 40 == 0) {
                 System.err.printf(
                         Locale.ROOT, "  %s: sent %,d of %,d (%.0f s)%n", index, to, n, (System.nanoTime() - t0) / 1e9);
@@ -491,10 +224,10 @@ public final class QueryBenchmark {
             throw new IllegalStateException(error.get());
         }
         double indexSeconds = (System.nanoTime() - t0) / 1e9;
-        ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
+        node.ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
         long t1 = System.nanoTime();
-        ok("POST", "/" + index + "/_forcemerge?max_num_segments=1", null, Duration.ofMinutes(60));
-        ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
+        node.ok("POST", "/" + index + "/_forcemerge?max_num_segments=1", null, Duration.ofMinutes(60));
+        node.ok("POST", "/" + index + "/_refresh", null, Duration.ofMinutes(10));
         double mergeSeconds = (System.nanoTime() - t1) / 1e9;
         long count = docCount(index);
         int segments = segments(index);
@@ -514,17 +247,18 @@ public final class QueryBenchmark {
     }
 
     long docCount(String index) throws Exception {
-        Response r = ok("GET", "/_cat/indices/" + index + "?h=docs.count", null, Duration.ofSeconds(30));
+        Node.Response r = node.ok("GET", "/_cat/indices/" + index + "?h=docs.count", null, Duration.ofSeconds(30));
         return Long.parseLong(r.body().trim());
     }
 
     int segments(String index) throws Exception {
-        Response r = ok("GET", "/_cat/segments/" + index + "?h=segment", null, Duration.ofSeconds(30));
+        Node.Response r = node.ok("GET", "/_cat/segments/" + index + "?h=segment", null, Duration.ofSeconds(30));
         return (int) r.body().lines().filter(l -> l.isBlank() == false).count();
     }
 
     long storeBytes(String index) throws Exception {
-        Response r = ok("GET", "/_cat/indices/" + index + "?bytes=b&h=pri.store.size", null, Duration.ofSeconds(30));
+        Node.Response r =
+                node.ok("GET", "/_cat/indices/" + index + "?bytes=b&h=pri.store.size", null, Duration.ofSeconds(30));
         return Long.parseLong(r.body().trim());
     }
 
@@ -532,11 +266,11 @@ public final class QueryBenchmark {
             Pattern.compile("\"neardup\"\\s*:\\s*\\{[^}]*?\"estimated_size_in_bytes\"\\s*:\\s*(\\d+)");
 
     long breakerBytes() throws Exception {
-        Response r = ok("GET", "/_nodes/stats/breaker", null, Duration.ofSeconds(30));
+        Node.Response r = node.ok("GET", "/_nodes/stats/breaker", null, Duration.ofSeconds(30));
         Matcher m = BREAKER.matcher(r.body());
         if (m.find() == false) {
             throw new IllegalStateException(
-                    "no [neardup] breaker in _nodes/stats/breaker: " + abbreviate(r.body(), 3000));
+                    "no [neardup] breaker in _nodes/stats/breaker: " + Node.abbreviate(r.body(), 3000));
         }
         return Long.parseLong(m.group(1));
     }
@@ -590,14 +324,14 @@ public final class QueryBenchmark {
     record Result(long clientNanos, int took, int total, String relation, int[] ids, float[] scores) {}
 
     /** Per method: latencies, results by query index, errors. */
-    static final class Stats {
+    static final class MethodStats {
         final List<Long> client = new ArrayList<>();
         final List<Integer> took = new ArrayList<>();
         final Map<Integer, Result> results = new LinkedHashMap<>();
         final List<String> errors = new ArrayList<>();
     }
 
-    Result search(String index, String method, long fp, String margins, int h, Stats stats, int queryIndex)
+    Result search(String index, String method, long fp, String margins, int h, MethodStats stats, int queryIndex)
             throws Exception {
         return search(index, method, fp, margins, h, stats, queryIndex, -1, false);
     }
@@ -610,16 +344,16 @@ public final class QueryBenchmark {
             long fp,
             String margins,
             int h,
-            Stats stats,
+            MethodStats stats,
             int queryIndex,
             int baselineId,
             boolean profile)
             throws Exception {
         String body = body(method, fp, margins, h, baselineId, profile);
-        Response r = call("POST", "/" + index + "/_search", body, Duration.ofMinutes(5));
+        Node.Response r = node.call("POST", "/" + index + "/_search", body, Duration.ofMinutes(5));
         if (r.status() != 200) {
-            String e = method + " query " + queryIndex + " -> HTTP " + r.status() + ": " + abbreviate(r.body(), 1500)
-                    + "\n  request: POST /" + index + "/_search " + body;
+            String e = method + " query " + queryIndex + " -> HTTP " + r.status() + ": "
+                    + Node.abbreviate(r.body(), 1500) + "\n  request: POST /" + index + "/_search " + body;
             if (stats != null) {
                 stats.errors.add(e);
             }
@@ -629,7 +363,7 @@ public final class QueryBenchmark {
             return null;
         }
         if (shardsFailed(r.body())) {
-            String e = method + " query " + queryIndex + " -> shard failures: " + abbreviate(r.body(), 1500)
+            String e = method + " query " + queryIndex + " -> shard failures: " + Node.abbreviate(r.body(), 1500)
                     + "\n  request: " + body;
             if (stats != null) {
                 stats.errors.add(e);
@@ -640,7 +374,7 @@ public final class QueryBenchmark {
         Matcher took = TOOK.matcher(r.body());
         Matcher total = TOTAL.matcher(r.body());
         if (took.find() == false || total.find() == false) {
-            throw new IllegalStateException("unexpected response: " + abbreviate(r.body(), 1500));
+            throw new IllegalStateException("unexpected response: " + Node.abbreviate(r.body(), 1500));
         }
         Matcher hit = HIT.matcher(r.body());
         List<int[]> ids = new ArrayList<>();
@@ -674,7 +408,7 @@ public final class QueryBenchmark {
             Pattern.compile("\"collector\"\\s*:\\s*\\[\\s*\\{[^}]*?\"time_in_nanos\"\\s*:\\s*(\\d+)");
 
     /** Server-side query time from the search profiler (top-level query time_in_nanos, plus collector). */
-    void profile(String index, Queries queries, int warmup, int count, int h) throws Exception {
+    void profile(String index, SyntheticQueries queries, int warmup, int count, int h) throws Exception {
         if (count <= 0) {
             return;
         }
@@ -707,7 +441,7 @@ public final class QueryBenchmark {
                 Matcher pq = PROFILE_QUERY.matcher(lastBody);
                 Matcher pc = PROFILE_COLLECTOR.matcher(lastBody);
                 if (pq.find() == false) {
-                    System.out.println("no profile in " + abbreviate(lastBody, 1500));
+                    System.out.println("no profile in " + Node.abbreviate(lastBody, 1500));
                     continue;
                 }
                 queryUs.get(m).add(Long.parseLong(pq.group(1)) / 1e3);
@@ -734,7 +468,13 @@ public final class QueryBenchmark {
                     .sorted()
                     .toArray();
             System.out.printf(
-                    Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f |%n", m, q.length, median(q), p99(q), median(c));
+                    Locale.ROOT,
+                    "| %s | %d | %.1f | %.1f | %.1f |%n",
+                    m,
+                    q.length,
+                    Stats.median(q),
+                    Stats.p99(q),
+                    Stats.median(c));
         }
         System.out.println(
                 "(the profiler times every nextDoc/score call: for script_score's 1M calls that inflates its time; compare its `took` instead)");
@@ -744,7 +484,7 @@ public final class QueryBenchmark {
      * like: {_id} on indexed variants (margins from the stored field): psm k = 64 and exact against brute force over the table,
      * excluding the document itself.
      */
-    void idCheck(String index, Table table, int count, int h, long seed) throws Exception {
+    void idCheck(String index, SyntheticTable table, int count, int h, long seed) throws Exception {
         if (count <= 0) {
             return;
         }
@@ -773,9 +513,9 @@ public final class QueryBenchmark {
                         "{\"size\": 100, \"_source\": false, \"track_total_hits\": true, \"query\": {\"near_duplicate\": {\"field\": \""
                                 + FIELD + "\", \"like\": {\"_id\": \"" + i + "\"}, \"max_distance\": " + h
                                 + ", \"mode\": \"" + mode + "\"}}}";
-                Response r = call("POST", "/" + index + "/_search", body, Duration.ofMinutes(1));
+                Node.Response r = node.call("POST", "/" + index + "/_search", body, Duration.ofMinutes(1));
                 if (r.status() != 200) {
-                    System.out.println("ERROR like _id -> " + r.status() + ": " + abbreviate(r.body(), 1500)
+                    System.out.println("ERROR like _id -> " + r.status() + ": " + Node.abbreviate(r.body(), 1500)
                             + "\n  request: POST /" + index + "/_search " + body);
                     continue;
                 }
@@ -815,7 +555,14 @@ public final class QueryBenchmark {
     }
 
     void run(
-            String index, Table table, Queries queries, int warmup, int q, int scriptQueries, int h, long breakerBefore)
+            String index,
+            SyntheticTable table,
+            SyntheticQueries queries,
+            int warmup,
+            int q,
+            int scriptQueries,
+            int h,
+            long breakerBefore)
             throws Exception {
         int scriptStride = Math.max(1, q / Math.max(1, scriptQueries));
         // Warm-up: the first near_duplicate query builds the segment's structure; time it alone.
@@ -857,9 +604,9 @@ public final class QueryBenchmark {
                 (warmup + 9) / 10,
                 (System.nanoTime() - tw) / 1e9);
 
-        Map<String, Stats> stats = new LinkedHashMap<>();
+        Map<String, MethodStats> stats = new LinkedHashMap<>();
         for (String m : METHODS) {
-            stats.put(m, new Stats());
+            stats.put(m, new MethodStats());
         }
         long tl = System.nanoTime();
         for (int j = 0; j < q; j++) {
@@ -871,7 +618,7 @@ public final class QueryBenchmark {
                 if (m.equals("script_score") && withScript == false) {
                     continue;
                 }
-                Stats s = stats.get(m);
+                MethodStats s = stats.get(m);
                 Result res = search(
                         index, m, queries.fingerprints[qi], queries.margins[qi], h, s, qi, queries.truth[qi][0], false);
                 if (res != null) {
@@ -909,7 +656,7 @@ public final class QueryBenchmark {
         Map<String, Double> medians = new HashMap<>();
         Map<String, Double> tookMedians = new HashMap<>();
         for (String m : METHODS) {
-            Stats s = stats.get(m);
+            MethodStats s = stats.get(m);
             double[] c = s.client.stream().mapToDouble(v -> v / 1e6).sorted().toArray();
             double[] t =
                     s.took.stream().mapToDouble(Integer::doubleValue).sorted().toArray();
@@ -917,8 +664,8 @@ public final class QueryBenchmark {
                     .mapToDouble(Result::total)
                     .sorted()
                     .toArray();
-            medians.put(m, median(c));
-            tookMedians.put(m, median(t));
+            medians.put(m, Stats.median(c));
+            tookMedians.put(m, Stats.median(t));
             if (c.length == 0) {
                 continue;
             }
@@ -927,12 +674,12 @@ public final class QueryBenchmark {
                     "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %d |%n",
                     m,
                     c.length,
-                    median(c),
-                    p99(c),
+                    Stats.median(c),
+                    Stats.p99(c),
                     Arrays.stream(c).average().orElse(Double.NaN),
-                    median(t),
-                    p99(t),
-                    median(totals),
+                    Stats.median(t),
+                    Stats.p99(t),
+                    Stats.median(totals),
                     s.errors.size());
         }
         System.out.printf(
@@ -963,7 +710,7 @@ public final class QueryBenchmark {
             }
             minusFloor.put(
                     m,
-                    median(diffs.stream()
+                    Stats.median(diffs.stream()
                             .mapToDouble(Double::doubleValue)
                             .sorted()
                             .toArray()));
@@ -973,7 +720,7 @@ public final class QueryBenchmark {
         profile(index, queries, warmup, profileQueries, h);
 
         // Correctness and recall.
-        Stats exact = stats.get("exact");
+        MethodStats exact = stats.get("exact");
         int exactVsTruthMismatch = 0;
         int truncated = 0;
         int badScores = 0;
@@ -1102,7 +849,7 @@ public final class QueryBenchmark {
 
         for (String m : METHODS) {
             for (String e : stats.get(m).errors) {
-                System.out.println("error: " + abbreviate(e, 3000));
+                System.out.println("error: " + Node.abbreviate(e, 3000));
             }
         }
 
@@ -1126,7 +873,14 @@ public final class QueryBenchmark {
      * batch goes to {@code batchNanos} if given.
      */
     List<Set<Integer>> msearch(
-            String index, String method, Queries queries, int from, int to, int h, int batch, List<Long> batchNanos)
+            String index,
+            String method,
+            SyntheticQueries queries,
+            int from,
+            int to,
+            int h,
+            int batch,
+            List<Long> batchNanos)
             throws Exception {
         List<Set<Integer>> hits = new ArrayList<>();
         for (int b = from; b < to; b += batch) {
@@ -1140,7 +894,7 @@ public final class QueryBenchmark {
                                 method, queries.fingerprints[qi], queries.margins[qi], h, queries.truth[qi][0], false))
                         .append('\n');
             }
-            Response r = ok("POST", "/_msearch", sb.toString(), Duration.ofMinutes(10));
+            Node.Response r = node.ok("POST", "/_msearch", sb.toString(), Duration.ofMinutes(10));
             if (batchNanos != null) {
                 batchNanos.add(r.nanos());
             }
@@ -1148,12 +902,12 @@ public final class QueryBenchmark {
             String[] parts = r.body().split("\\{\"took\"\\s*:");
             if (parts.length != end - b + 2) {
                 throw new IllegalStateException(
-                        method + ": _msearch of " + (end - b) + " returned " + abbreviate(r.body(), 2000));
+                        method + ": _msearch of " + (end - b) + " returned " + Node.abbreviate(r.body(), 2000));
             }
             for (int i = 2; i < parts.length; i++) {
                 if (shardsFailed(parts[i])) {
                     throw new IllegalStateException(
-                            method + ": shard failure in _msearch: " + abbreviate(parts[i], 2000));
+                            method + ": shard failure in _msearch: " + Node.abbreviate(parts[i], 2000));
                 }
                 Set<Integer> ids = new TreeSet<>();
                 Matcher hit = HIT.matcher(parts[i]);
@@ -1170,7 +924,7 @@ public final class QueryBenchmark {
      * Pair recall of PSM against the in-process brute force for each swept k on the measured queries; returns the
      * smallest k reaching 0.99 (the largest swept if none does).
      */
-    int sweep(String index, Queries queries, int warmup, int q, int h) throws Exception {
+    int sweep(String index, SyntheticQueries queries, int warmup, int q, int h) throws Exception {
         System.out.printf(
                 Locale.ROOT,
                 "%nPSM recall by max_flips on `%s` (%d queries, %d pairs; _msearch in batches of 100, client time)%n%n",
@@ -1220,7 +974,8 @@ public final class QueryBenchmark {
      * Queries per second with 1, 2, 4 concurrent clients (one keep-alive connection each), cycling over the measured
      * queries; every response checked for HTTP 200 and no shard failure.
      */
-    void throughput(String index, Queries queries, int warmup, int q, int h, String[] methods) throws Exception {
+    void throughput(String index, SyntheticQueries queries, int warmup, int q, int h, String[] methods)
+            throws Exception {
         System.out.printf(
                 Locale.ROOT,
                 "%nthroughput on `%s`: %,d requests per cell, clients on the same 2-core machine as the node%n%n",
@@ -1237,10 +992,7 @@ public final class QueryBenchmark {
                 long t0 = System.nanoTime();
                 for (int c = 0; c < clients; c++) {
                     threads[c] = new Thread(() -> {
-                        HttpClient own = HttpClient.newBuilder()
-                                .version(HttpClient.Version.HTTP_1_1)
-                                .connectTimeout(Duration.ofSeconds(10))
-                                .build();
+                        Node own = new Node(node.url(), Duration.ofMinutes(1));
                         for (int i; (i = next.getAndIncrement()) < throughputRequests; ) {
                             int qi = warmup + i % q;
                             String body = body(
@@ -1250,15 +1002,10 @@ public final class QueryBenchmark {
                                     h,
                                     queries.truth[qi][0],
                                     false);
-                            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/" + index + "/_search"))
-                                    .timeout(Duration.ofMinutes(1))
-                                    .header("Content-Type", "application/json")
-                                    .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
-                                    .build();
                             long s0 = System.nanoTime();
                             try {
-                                HttpResponse<String> r = own.send(request, HttpResponse.BodyHandlers.ofString());
-                                if (r.statusCode() != 200 || shardsFailed(r.body())) {
+                                Node.Response r = own.call("POST", "/" + index + "/_search", body);
+                                if (r.status() != 200 || shardsFailed(r.body())) {
                                     errors.incrementAndGet();
                                 }
                             } catch (Exception e) {
@@ -1283,8 +1030,8 @@ public final class QueryBenchmark {
                         method,
                         clients,
                         throughputRequests / seconds,
-                        median(ms),
-                        p99(ms),
+                        Stats.median(ms),
+                        Stats.p99(ms),
                         errors.get());
             }
         }
@@ -1294,7 +1041,7 @@ public final class QueryBenchmark {
      * 100 queries as one {@code _msearch} against the same 100 as single requests one after the other, batch by
      * batch alternating; the hits of both must be equal.
      */
-    void batches(String index, Queries queries, int warmup, int q, int h, String[] methods) throws Exception {
+    void batches(String index, SyntheticQueries queries, int warmup, int q, int h, String[] methods) throws Exception {
         System.out.printf(
                 Locale.ROOT,
                 "%n_msearch of 100 against 100 single requests on `%s` (client ms per 100 queries)%n%n",
@@ -1334,9 +1081,9 @@ public final class QueryBenchmark {
                 singles.add(single / 1e6);
                 batched.add(nanos.get(0) / 1e6);
             }
-            double s = median(
+            double s = Stats.median(
                     singles.stream().mapToDouble(Double::doubleValue).sorted().toArray());
-            double m = median(
+            double m = Stats.median(
                     batched.stream().mapToDouble(Double::doubleValue).sorted().toArray());
             System.out.printf(
                     Locale.ROOT,
@@ -1351,7 +1098,7 @@ public final class QueryBenchmark {
     }
 
     /** Checks each hit's score: near_duplicate scores 1 - d/64, the script 64 - d. Returns the number of wrong ones. */
-    static int checkScores(Result r, long fp, Table table, float unit, boolean script) {
+    static int checkScores(Result r, long fp, SyntheticTable table, float unit, boolean script) {
         int bad = 0;
         for (int i = 0; i < r.ids().length; i++) {
             int d = Long.bitCount(table.fingerprints[r.ids()[i]] ^ fp);
@@ -1379,22 +1126,5 @@ public final class QueryBenchmark {
             return "n/a (took rounds to 0 ms)";
         }
         return String.format(Locale.ROOT, "%.1f", a / b);
-    }
-
-    static double median(double[] sorted) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        int m = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
-    }
-
-    /** Nearest-rank 99th percentile. */
-    static double p99(double[] sorted) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        int rank = (int) Math.ceil(0.99 * sorted.length);
-        return sorted[Math.max(0, rank - 1)];
     }
 }

@@ -2,8 +2,10 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.jmh;
 
+import io.neardup.bench.common.SyntheticQueries;
+import io.neardup.bench.common.SyntheticTable;
 import io.neardup.core.FlipModel;
 import io.neardup.core.FlipSetGenerator;
 import io.neardup.core.Margins;
@@ -73,8 +75,8 @@ public class PsmAtScaleBenchmark {
 
     @Setup(Level.Trial)
     public void setup() throws Exception {
-        QueryBenchmark.Table corpus = QueryBenchmark.Table.loadOrBuild(Path.of(cache), n, 1, 2);
-        QueryBenchmark.Queries q = QueryBenchmark.Queries.loadOrBuild(Path.of(cache), corpus, QUERIES, H, 1);
+        SyntheticTable corpus = SyntheticTable.loadOrBuild(Path.of(cache), n, 1, 2);
+        SyntheticQueries q = SyntheticQueries.loadOrBuild(Path.of(cache), corpus, QUERIES, H, 1);
         fingerprints = corpus.fingerprints;
         docs = new int[n];
         for (int i = 0; i < n; i++) {

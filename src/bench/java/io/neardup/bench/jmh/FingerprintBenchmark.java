@@ -2,15 +2,16 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.jmh;
 
+import io.neardup.bench.common.Corpus;
 import io.neardup.core.ContentHash;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.FingerprintScratch;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.core.ShingleSetCodecTests;
+import io.neardup.core.ShingleSetFirstLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -56,7 +57,7 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>Run (from the project root):
  * <pre>
- * mvn -B -o -Pbench -Dbuild.dir=/tmp/h3-target test-compile exec:exec -Dbench.args="FingerprintBenchmark -f 1 -wi 3 -i 5"
+ * mvn -B -o -Pbench -Dbuild.dir=$BUILD test-compile exec:exec -Dbench.args="FingerprintBenchmark -f 1 -wi 3 -i 5"
  * </pre>
  * The bench profile passes {@code -Dneardup.shared=<project>/../shared} to the JMH host JVM; JMH
  * forks with the host's JVM arguments, so the forked JVM sees it too (the setup fails loudly if
@@ -105,6 +106,11 @@ public class FingerprintBenchmark {
         if (!Files.isReadable(corpus)) {
             throw new IllegalStateException("corpus not found: " + corpus + " (set -Dneardup.shared)");
         }
+        setup(corpus);
+    }
+
+    /** The setup over the first {@value #DOCS} documents of a corpus file (the suite's run uses a tiny one). */
+    public void setup(Path corpus) throws IOException {
         List<Corpus.Doc> docs = Corpus.read(corpus, DOCS);
         analyzer = Corpus.analyzer();
         texts = new String[docs.size()];
@@ -129,7 +135,7 @@ public class FingerprintBenchmark {
             }
             shingleSets[i] = fingerprinter.finish(true).shingleSet();
             ricePayloads[i] = ShingleSetCodec.payload(shingleSets[i]);
-            firstLayoutPayloads[i] = ShingleSetCodecTests.firstLayout(shingleSets[i]);
+            firstLayoutPayloads[i] = ShingleSetFirstLayout.of(shingleSets[i]);
         }
         System.err.printf(
                 Locale.ROOT,

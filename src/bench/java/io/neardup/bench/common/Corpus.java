@@ -2,11 +2,13 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.common;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.neardup.core.ShingleHasher;
+import io.neardup.core.TokenHasher;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -30,36 +32,36 @@ import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
  * tokenizes texts with Lucene's {@link StandardAnalyzer} without stop words, which is what
  * OpenSearch's {@code standard} analyzer (the processor's default) runs.
  */
-final class Corpus {
+public final class Corpus {
     private Corpus() {}
 
     /** One document; {@code group} is null where the corpus has none. */
-    record Doc(String id, String group, String text) {
-        int utf8Bytes() {
+    public record Doc(String id, String group, String text) {
+        public int utf8Bytes() {
             return text.getBytes(StandardCharsets.UTF_8).length;
         }
     }
 
     /** Tokens of one text, packed: token i is {@code chars[starts[i], starts[i+1])}. */
-    record Tokens(char[] chars, int[] starts) {
-        int size() {
+    public record Tokens(char[] chars, int[] starts) {
+        public int size() {
             return starts.length - 1;
         }
 
-        int start(int i) {
+        public int start(int i) {
             return starts[i];
         }
 
-        int length(int i) {
+        public int length(int i) {
             return starts[i + 1] - starts[i];
         }
 
-        String term(int i) {
+        public String term(int i) {
             return new String(chars, starts[i], length(i));
         }
     }
 
-    static List<Doc> read(Path path, int limit) throws IOException {
+    public static List<Doc> read(Path path, int limit) throws IOException {
         JsonFactory json = new JsonFactory();
         List<Doc> docs = new ArrayList<>();
         try (BufferedReader in =
@@ -98,7 +100,7 @@ final class Corpus {
     }
 
     /** The file's bytes, gunzipped when it starts with the gzip magic (so .jsonl and .jsonl.gz both work). */
-    static java.io.InputStream open(Path path) throws IOException {
+    public static java.io.InputStream open(Path path) throws IOException {
         java.io.BufferedInputStream in = new java.io.BufferedInputStream(Files.newInputStream(path), 1 << 16);
         in.mark(2);
         int b0 = in.read(), b1 = in.read();
@@ -106,11 +108,11 @@ final class Corpus {
         return b0 == 0x1f && b1 == 0x8b ? new GZIPInputStream(in, 1 << 16) : in;
     }
 
-    static Analyzer analyzer() {
+    public static Analyzer analyzer() {
         return new StandardAnalyzer(); // Lucene 10: no stop words, max token length 255
     }
 
-    static Tokens tokenize(Analyzer analyzer, String text) {
+    public static Tokens tokenize(Analyzer analyzer, String text) {
         char[] chars = new char[Math.max(16, text.length())];
         int[] starts = new int[64];
         int n = 0;
@@ -143,7 +145,7 @@ final class Corpus {
      * hashes of the text's word {@code size}-shingles (the words joined by a space, which analyzer
      * tokens never hold), one shingle of all words for a shorter text, none for a text without words.
      */
-    static long[] truthShingles(Tokens tokens, int size) {
+    public static long[] truthShingles(Tokens tokens, int size) {
         int words = tokens.size();
         int count = words == 0 ? 0 : Math.max(1, words - size + 1);
         long[] set = new long[count];
@@ -167,7 +169,7 @@ final class Corpus {
      * Every unordered pair of {@code sets} (each sorted and distinct) with exact Jaccard >= {@code floor},
      * keyed {@code i << 32 | j} with i < j, by counting intersections over an inverted index.
      */
-    static Map<Long, Double> exactPairs(long[][] sets, double floor) {
+    public static Map<Long, Double> exactPairs(long[][] sets, double floor) {
         int n = sets.length;
         Postings index = Postings.of(sets);
         int[][] ids = index.ids();
@@ -201,8 +203,47 @@ final class Corpus {
         return pairs;
     }
 
+    /**
+     * The set the processor's MinHash side hashes: the sorted distinct shingle hashes of {@code t}'s tokens, with the
+     * plugin's own {@link TokenHasher} and {@link ShingleHasher} (whose size and seed the caller chose).
+     */
+    public static long[] shingleSet(Tokens t, TokenHasher th, ShingleHasher sh) {
+        sh.reset();
+        long[] set = new long[Math.max(1, t.size())];
+        int m = 0;
+        for (int k = 0; k < t.size(); k++) {
+            if (sh.add(th.hash(t.chars(), t.start(k), t.length(k)))) {
+                set[m++] = sh.shingle();
+            }
+        }
+        if (sh.finish()) {
+            set[m++] = sh.shingle();
+        }
+        return sortedDistinct(Arrays.copyOf(set, m));
+    }
+
+    /** Exact Jaccard of two sorted sets; two empty sets are equal (1). */
+    public static double jaccard(long[] a, long[] b) {
+        if (a.length == 0 && b.length == 0) {
+            return 1;
+        }
+        int i = 0, j = 0, inter = 0;
+        while (i < a.length && j < b.length) {
+            if (a[i] == b[j]) {
+                inter++;
+                i++;
+                j++;
+            } else if (a[i] < b[j]) {
+                i++;
+            } else {
+                j++;
+            }
+        }
+        return (double) inter / (a.length + b.length - inter);
+    }
+
     /** The distinct values, ascending (sorts {@code values} in place). */
-    static long[] sortedDistinct(long[] values) {
+    public static long[] sortedDistinct(long[] values) {
         Arrays.sort(values);
         int u = 0;
         for (int i = 0; i < values.length; i++) {
@@ -218,8 +259,8 @@ final class Corpus {
      * i's shingles as dictionary positions, and shingle s's documents (ascending) are
      * {@code postings[start[s], start[s + 1])}; {@code df[s]} is their number.
      */
-    record Postings(int dictionarySize, int[][] ids, int[] df, int[] start, int[] postings) {
-        static Postings of(long[][] sets) {
+    public record Postings(int dictionarySize, int[][] ids, int[] df, int[] start, int[] postings) {
+        public static Postings of(long[][] sets) {
             long[] dictionary = Arrays.stream(sets)
                     .flatMapToLong(Arrays::stream)
                     .sorted()

@@ -2,8 +2,10 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
+import io.neardup.bench.common.Corpus;
+import io.neardup.bench.common.Options;
 import io.neardup.core.IdfTable;
 import java.io.BufferedWriter;
 import java.io.ByteArrayInputStream;
@@ -25,11 +27,11 @@ import org.apache.lucene.analysis.Analyzer;
  * df counts documents (JSON lines) whose {@code text} contains the term, as Lucene's
  * StandardAnalyzer without stop words (OpenSearch's {@code standard} analyzer) emits it.
  *
- * <p>Command line (from the project root; {@code cp.txt} as in {@link ManpagesEvaluation}):
+ * <p>Command line (from the project root; {@code bench-cp.txt} as in docs/fingerprints.md):
  * <pre>
- * $JAVA_HOME/bin/java -cp /tmp/h3-target/test-classes:/tmp/h3-target/classes:$(cat /tmp/h3-target/cp.txt) \
- *     io.neardup.bench.IdfTableBuilder config/english-idf.tsv 3 \
- *     ../shared/corpus/wordnet.jsonl.gz ../shared/corpus/fortunes.jsonl.gz ../shared/corpus/manpages.jsonl.gz
+ * $JAVA_HOME/bin/java -cp $BUILD/test-classes:$BUILD/classes:$(cat $BUILD/bench-cp.txt) \
+ *     io.neardup.bench.eval.IdfTableBuilder config/english-idf.tsv 3 \
+ *     $DATA/wordnet.jsonl.gz $DATA/fortunes.jsonl.gz $DATA/manpages.jsonl.gz
  * </pre>
  * Arguments: output file, minimum df (terms below it are dropped; they get the table's default,
  * rare-term idf), then one or more {@code .jsonl.gz} corpora. The file is re-read with
@@ -37,10 +39,7 @@ import org.apache.lucene.analysis.Analyzer;
  */
 public final class IdfTableBuilder {
     public static void main(String[] args) throws Exception {
-        if (args.length < 3) {
-            System.err.println("usage: IdfTableBuilder <out.tsv> <minDf> <corpus.jsonl.gz>...");
-            System.exit(2);
-        }
+        Options.requirePositional(args, 3, "IdfTableBuilder <out.tsv> <minDf> <corpus.jsonl.gz>...");
         Path outFile = Path.of(args[0]);
         int minDf = Integer.parseInt(args[1]);
         Analyzer analyzer = Corpus.analyzer();

@@ -2,10 +2,11 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.neardup.bench.common.SyntheticCorpus;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -25,7 +26,7 @@ import java.util.zip.GZIPOutputStream;
  * (~0.35 GB gzipped) and take about a minute.
  *
  * <pre>
- * java -cp target/classes:target/test-classes:$(cat target/bench-cp.txt) io.neardup.bench.SyntheticJsonl 1000000 1 /tmp/synthetic-1m.jsonl.gz
+ * java -cp target/classes:target/test-classes:$(cat target/bench-cp.txt) io.neardup.bench.eval.SyntheticJsonl 1000000 1 $DATA/synthetic-1m.jsonl.gz
  * </pre>
  * The output is gzipped when its name ends in {@code .gz}.
  */

@@ -2,9 +2,10 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.bench;
+package io.neardup.bench.eval;
 
 import io.neardup.MinhashDocuments;
+import io.neardup.bench.common.Corpus;
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
@@ -69,11 +70,11 @@ import org.apache.lucene.store.FSDirectory;
  * of the shingle sets, and the merged index size with and without them).
  *
  * <pre>
- * export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 MAVEN_OPTS=--sun-misc-unsafe-memory-access=allow
- * mvn -B -o -Dbuild.dir=/tmp/ja-target test-compile
- * mvn -B -o -Dbuild.dir=/tmp/ja-target dependency:build-classpath -Dmdep.outputFile=/tmp/ja-cp.txt -Dmdep.includeScope=test
- * $JAVA_HOME/bin/java -Xmx6g -cp /tmp/ja-target/classes:/tmp/ja-target/test-classes:$(cat /tmp/ja-cp.txt) \
- *     io.neardup.bench.JaccardAccuracy ../shared/corpus/manpages.jsonl.gz [--out report.md] [--export DIR]
+ * export MAVEN_OPTS=--sun-misc-unsafe-memory-access=allow
+ * mvn -B -o -Dbuild.dir=$BUILD test-compile
+ * mvn -B -o -Dbuild.dir=$BUILD dependency:build-classpath -Dmdep.outputFile=$BUILD/bench-cp.txt -Dmdep.includeScope=test
+ * $JAVA_HOME/bin/java -Xmx6g -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) \
+ *     io.neardup.bench.eval.JaccardAccuracy $DATA/manpages.jsonl.gz [--out report.md] [--export DIR]
  * </pre>
  * {@code --export DIR} writes {@code shingles.tsv} (one line per document: its 3-shingles' 32-bit
  * values as the plugin stores them, space-separated) and {@code truth.tsv} ({@code i j jaccard} for

@@ -1,0 +1,86 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.bench.eval;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.neardup.bench.TinyCorpus;
+import io.neardup.bench.common.Corpus;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/**
+ * The evaluation programs that need no node, each run through its {@code main} on tiny inputs (the demo corpus's first
+ * lines, a synthetic corpus it writes itself), so that none can rot unnoticed. Those that talk to a node run in
+ * {@link NodeProgramsIT}.
+ */
+public class EvaluationProgramsTests {
+    @Rule
+    public TemporaryFolder tmp = new TemporaryFolder();
+
+    @Test
+    public void testSyntheticJsonl() throws Exception {
+        Path out = tmp.getRoot().toPath().resolve("synthetic.jsonl.gz");
+        SyntheticJsonl.main(new String[] {"200", "1", out.toString()});
+        List<Corpus.Doc> docs = Corpus.read(out, Integer.MAX_VALUE);
+        assertEquals(200, docs.size());
+        assertTrue("planted variants have a group", docs.stream().anyMatch(d -> d.group() != null));
+    }
+
+    @Test
+    public void testIdfTableBuilder() throws Exception {
+        Path corpus = TinyCorpus.write(tmp.getRoot().toPath(), "tiny.jsonl", 30);
+        Path table = tmp.getRoot().toPath().resolve("idf/tiny-idf.tsv");
+        IdfTableBuilder.main(new String[] {table.toString(), "2", corpus.toString()});
+        List<String> lines = Files.readAllLines(table, StandardCharsets.UTF_8);
+        assertEquals("#docs\t30", lines.get(0));
+        assertTrue(lines.size() > 100);
+    }
+
+    @Test
+    public void testJaccardAccuracy() throws Exception {
+        Path corpus = TinyCorpus.write(tmp.getRoot().toPath(), "tiny.jsonl", 40);
+        Path report = tmp.getRoot().toPath().resolve("accuracy.md");
+        Path export = tmp.newFolder("export").toPath();
+        JaccardAccuracy.main(
+                new String[] {corpus.toString(), "--out", report.toString(), "--export", export.toString()});
+        assertTrue(Files.readString(report).contains("|"));
+        assertEquals(40, Files.readAllLines(export.resolve("shingles.tsv")).size());
+        assertTrue(Files.exists(export.resolve("truth.tsv")));
+    }
+
+    @Test
+    public void testSimhashSchemeEvaluation() throws Exception {
+        Path dir = tmp.getRoot().toPath();
+        Path manpages = TinyCorpus.write(dir, "manpages.jsonl", 40);
+        Path synthetic = dir.resolve("synthetic.jsonl");
+        SyntheticJsonl.main(new String[] {"100", "1", synthetic.toString()});
+        Path idf = dir.resolve("tiny-idf.tsv");
+        IdfTableBuilder.main(new String[] {idf.toString(), "1", manpages.toString()});
+        Path report = dir.resolve("schemes.md");
+        SimhashSchemeEvaluation.main(new String[] {
+            "--out",
+            report.toString(),
+            "--idf-table",
+            idf.toString(),
+            "--idf-built-from",
+            "manpages",
+            "--random-pairs",
+            "500",
+            "--threads",
+            "1",
+            manpages.toString(),
+            synthetic.toString()
+        });
+        String text = Files.readString(report);
+        assertTrue(text, text.contains("manpages") && text.contains("synthetic"));
+    }
+}
