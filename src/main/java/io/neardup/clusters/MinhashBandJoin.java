@@ -43,19 +43,17 @@ final class MinhashBandJoin {
 
     private MinhashBandJoin() {}
 
-    static void run(ShardJoinStep step, ActionListener<ShardJoinResponse> listener) throws IOException {
-        MatchSpec.BandMatching matching = step.request().spec().bandMatching(step.context(), step.shardId());
-        if (step.request().bandsWithin()) {
-            listener.onResponse(joinWithin(step, matching));
-        } else {
-            probeOtherShard(step, matching, listener);
-        }
+    /** The pairs within the shard, and the count of its documents (the step that counts them). */
+    static void joinWithin(
+            ShardJoinStep step, ShardJoinRequest.BandsWithin within, ActionListener<ShardJoinResponse> listener)
+            throws IOException {
+        listener.onResponse(joinWithin(step, within));
     }
 
-    /** The pairs within the shard, and the count of its documents (the step that counts them). */
-    private static ShardJoinResponse joinWithin(ShardJoinStep step, MatchSpec.BandMatching matching)
+    private static ShardJoinResponse joinWithin(ShardJoinStep step, ShardJoinRequest.BandsWithin within)
             throws IOException {
         ShardJoinRequest request = step.request();
+        MatchSpec.BandMatching matching = request.spec().bandMatching(step.context(), step.shardId());
         String field = request.spec().field();
         IndexReader reader = step.searcher().getIndexReader();
         MemoryBudget budget = BreakerBudget.of(step.breaker(), "near_dup_clusters band join of [" + field + "]");
@@ -72,7 +70,7 @@ final class MinhashBandJoin {
                     matching.minSimilarity(),
                     MAX_BUCKET,
                     MAX_LEADERS,
-                    request.allPairs() == false,
+                    within.allPairs() == false,
                     new ShardJaccard(reader, field, matching.exact()),
                     (a, b, similarity) -> {
                         try {
@@ -104,17 +102,18 @@ final class MinhashBandJoin {
 
     /**
      * The pairs across shards: every live document of this shard with a signature that can share a
-     * bucket with a document of the shard {@code request.otherShards()} names (each pair of shards is
+     * bucket with a document of the shard {@code across} names (each pair of shards is
      * named once), judged by that shard's {@link ShardBandBuckets.KeyFilter}: at least
      * {@code min_band_matches} of its band keys pass the filter, or one is an oversized bucket there.
      * Those are looked up there by the bands that passed, in batches of {@link #PROBE_BATCH}, as the
      * caller and with its reader there. The filter is charged to the breaker when it arrives and
      * released when its look-ups are answered.
      */
-    private static void probeOtherShard(
-            ShardJoinStep step, MatchSpec.BandMatching matching, ActionListener<ShardJoinResponse> listener)
+    static void lookUpIn(
+            ShardJoinStep step, ShardJoinRequest.BandsAcross across, ActionListener<ShardJoinResponse> listener)
             throws IOException {
         ShardJoinRequest request = step.request();
+        MatchSpec.BandMatching matching = request.spec().bandMatching(step.context(), step.shardId());
         String field = request.spec().field();
         IndexReader reader = step.searcher().getIndexReader();
         ShardBandBuckets.BandTerms own = new ShardBandBuckets(reader, field, MemoryBudget.NONE).open();
@@ -123,7 +122,7 @@ final class MinhashBandJoin {
             return;
         }
         String scheme = own.scheme();
-        int other = request.otherShards()[0];
+        int other = across.otherShard();
         step.lookUp(
                 ShardMatchRequest.bandFilter(request.index(), other, request.spec()),
                 ActionListener.wrap(

@@ -99,7 +99,10 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                                     job,
                                                     graph,
                                                     new ShardJoinRequest(
-                                                            job.index(), shard, request.spec(), from, to, otherShards),
+                                                            job.index(),
+                                                            shard,
+                                                            request.spec(),
+                                                            new ShardJoinRequest.Window(from, to, otherShards)),
                                                     next);
                                         },
                                         done);
@@ -129,9 +132,16 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                             job,
                             graph,
                             step == 0
-                                    ? ShardJoinRequest.bandsWithin(job.index(), shard, request.spec(), allPairs)
-                                    : ShardJoinRequest.bandsAcross(
-                                            job.index(), shard, request.spec(), others[step - 1]),
+                                    ? new ShardJoinRequest(
+                                            job.index(),
+                                            shard,
+                                            request.spec(),
+                                            new ShardJoinRequest.BandsWithin(allPairs))
+                                    : new ShardJoinRequest(
+                                            job.index(),
+                                            shard,
+                                            request.spec(),
+                                            new ShardJoinRequest.BandsAcross(others[step - 1])),
                             next),
                     done);
         }

@@ -49,16 +49,20 @@ final class SimhashWindowJoin {
 
     private final ShardJoinStep step;
     private final ShardJoinRequest request;
+    /** The sequence numbers the window spans, and the shards it is looked up in. */
+    private final ShardJoinRequest.Window range;
+
     private final List<Releasable> held = new ArrayList<>();
 
-    private SimhashWindowJoin(ShardJoinStep step) {
+    private SimhashWindowJoin(ShardJoinStep step, ShardJoinRequest.Window range) {
         this.step = step;
         this.request = step.request();
+        this.range = range;
     }
 
     /** Joins the step's window; {@code listener} has the answer once the other shards' look-ups are in. */
-    static void run(ShardJoinStep step, ActionListener<ShardJoinResponse> listener) throws IOException {
-        SimhashWindowJoin join = new SimhashWindowJoin(step);
+    static void run(ShardJoinStep step, ShardJoinRequest.Window range, ActionListener<ShardJoinResponse> listener) {
+        SimhashWindowJoin join = new SimhashWindowJoin(step, range);
         ActionListener<ShardJoinResponse> releasing =
                 ActionListener.runAfter(listener, () -> Releasables.close(join.held));
         try {
@@ -69,7 +73,7 @@ final class SimhashWindowJoin {
     }
 
     /** The window's documents with a simhash, in doc id order. */
-    private record Window(int size, int[] docs, long[] simhashes, long[] seqNos, int[] leaves, long scanned) {}
+    private record WindowDocs(int size, int[] docs, long[] simhashes, long[] seqNos, int[] leaves, long scanned) {}
 
     /** What the window found: its pairs within the shard, or one other shard's answer to a batch of its values. */
     private sealed interface Found permits OwnPairs, Answer {}
@@ -93,12 +97,12 @@ final class SimhashWindowJoin {
                     "[field] [" + spec.field() + "] is not a [simhash] field with doc values in " + step.shardId());
         }
         long capacity = Math.min(
-                request.toSeqNo() - request.fromSeqNo(),
+                range.toSeqNo() - range.fromSeqNo(),
                 step.searcher().getIndexReader().maxDoc());
         long charge = capacity * BYTES_PER_WINDOW_DOCUMENT;
         step.breaker().addEstimateBytesAndMaybeBreak(charge, "near_dup_clusters window");
         held.add(() -> step.breaker().addWithoutBreaking(-charge));
-        Window window = readWindow(context, (int) capacity);
+        WindowDocs window = readWindow(context, (int) capacity);
         MatchSpec.SiblingVerification verification = spec.siblingVerification(context, step.shardId());
         Verifier verifier = null;
         if (verification != null) {
@@ -113,11 +117,11 @@ final class SimhashWindowJoin {
         List<ProbeBatch> probes = probeBatches(blocks, window, verifier);
         GroupedActionListener<Found> found = new GroupedActionListener<>(
                 ActionListener.wrap(all -> listener.onResponse(answer(window, all)), listener::onFailure),
-                probes.size() * request.otherShards().length + 1);
+                probes.size() * range.otherShards().length + 1);
         // The other shards search while this one joins the window with itself.
         int sent = 0;
         for (ProbeBatch probe : probes) {
-            for (int other : request.otherShards()) {
+            for (int other : range.otherShards()) {
                 int order = sent++;
                 step.lookUp(
                         new ShardMatchRequest(
@@ -138,7 +142,7 @@ final class SimhashWindowJoin {
     }
 
     /** The window's pairs within the shard, as doc ids: their {@code _id}s are read when every answer is in. */
-    private DocMatches joinWithinShard(SimhashBatchMatcher blocks, Window window, Verifier verifier)
+    private DocMatches joinWithinShard(SimhashBatchMatcher blocks, WindowDocs window, Verifier verifier)
             throws IOException {
         int maxMatches = TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT;
         DocMatches pairs = new DocMatches(step.matchedBudget());
@@ -158,9 +162,9 @@ final class SimhashWindowJoin {
                 }
                 considered++;
                 long seqNo = docs.seqNo(doc);
-                boolean inWindow = seqNo >= request.fromSeqNo() && seqNo < request.toSeqNo();
+                boolean inWindow = seqNo >= range.fromSeqNo() && seqNo < range.toSeqNo();
                 // A neighbour of an earlier window reported this pair there; one of this window, from the lower doc id.
-                if (seqNo < request.fromSeqNo() || (inWindow && doc < window.docs()[i])) {
+                if (seqNo < range.fromSeqNo() || (inWindow && doc < window.docs()[i])) {
                     continue;
                 }
                 if (verifier == null) {
@@ -177,7 +181,7 @@ final class SimhashWindowJoin {
     }
 
     /** The window's matches, once the pairs within the shard and every other shard's answer are in. */
-    private ShardJoinResponse answer(Window window, Collection<Found> found) throws IOException {
+    private ShardJoinResponse answer(WindowDocs window, Collection<Found> found) throws IOException {
         // Read on this thread with readers of its own: doc values belong to the thread that opens them.
         try (MatchList matches = new MatchList(step.breaker());
                 ShardDocs docs = new ShardDocs(step.searcher(), null, step.matchedBudget())) {
@@ -217,12 +221,12 @@ final class SimhashWindowJoin {
         }
     }
 
-    private Window readWindow(QueryShardContext context, int capacity) throws IOException {
+    private WindowDocs readWindow(QueryShardContext context, int capacity) throws IOException {
         List<LeafReaderContext> leaves = step.searcher().getIndexReader().leaves();
-        Query range = context.fieldMapper(SeqNoFieldMapper.NAME)
-                .rangeQuery(request.fromSeqNo(), request.toSeqNo() - 1, true, true, null, null, null, context);
+        Query inWindow = context.fieldMapper(SeqNoFieldMapper.NAME)
+                .rangeQuery(range.fromSeqNo(), range.toSeqNo() - 1, true, true, null, null, null, context);
         Weight weight =
-                context.searcher().createWeight(context.searcher().rewrite(range), ScoreMode.COMPLETE_NO_SCORES, 1f);
+                context.searcher().createWeight(context.searcher().rewrite(inWindow), ScoreMode.COMPLETE_NO_SCORES, 1f);
         int[] docs = new int[capacity];
         long[] simhashes = new long[capacity];
         long[] seqNos = new long[capacity];
@@ -254,7 +258,7 @@ final class SimhashWindowJoin {
                 leafOf[size++] = l;
             }
         }
-        return new Window(size, docs, simhashes, seqNos, leafOf, scanned);
+        return new WindowDocs(size, docs, simhashes, seqNos, leafOf, scanned);
     }
 
     /**
@@ -287,9 +291,9 @@ final class SimhashWindowJoin {
     private record ProbeBatch(int[] windowIndexes, ShardMatchRequest.Simhashes values) {}
 
     /** Segments of one shard may record different schemes (an error when matched, as in the query): one batch per scheme. */
-    private List<ProbeBatch> probeBatches(SimhashBatchMatcher blocks, Window window, Verifier verifier) {
+    private List<ProbeBatch> probeBatches(SimhashBatchMatcher blocks, WindowDocs window, Verifier verifier) {
         List<ProbeBatch> probes = new ArrayList<>();
-        if (request.otherShards().length == 0 || window.size() == 0) {
+        if (range.otherShards().length == 0 || window.size() == 0) {
             return probes;
         }
         boolean[] sent = new boolean[window.size()];

@@ -76,10 +76,10 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
             ShardJoinStep step = new ShardJoinStep(request, shardId, context, searcher, services, client, threadPool);
-            if (request.bands()) {
-                MinhashBandJoin.run(step, releasing);
-            } else {
-                SimhashWindowJoin.run(step, releasing);
+            switch (request.step()) {
+                case ShardJoinRequest.Window window -> SimhashWindowJoin.run(step, window, releasing);
+                case ShardJoinRequest.BandsWithin within -> MinhashBandJoin.joinWithin(step, within, releasing);
+                case ShardJoinRequest.BandsAcross across -> MinhashBandJoin.lookUpIn(step, across, releasing);
             }
         } catch (Exception e) {
             releasing.onFailure(e);

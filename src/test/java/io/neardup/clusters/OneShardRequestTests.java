@@ -14,8 +14,11 @@ import org.opensearch.test.OpenSearchTestCase;
 public class OneShardRequestTests extends OpenSearchTestCase {
 
     public void testCancelledTaskStopsTheShardWork() {
-        ShardJoinRequest request = ShardJoinRequest.bandsWithin(
-                "index", 0, new MatchSpec("fp.minhash", null, null, null, 0.8, null), false);
+        ShardJoinRequest request = new ShardJoinRequest(
+                "index",
+                0,
+                new MatchSpec("fp.minhash", null, null, null, 0.8, null),
+                new ShardJoinRequest.BandsWithin(false));
         request.ensureNotCancelled(); // not run as a task yet: nothing to cancel
         CancellableTask task = (CancellableTask)
                 request.createTask(1, "transport", ShardJoinAction.NAME, new TaskId("node", 7), Map.of());

@@ -6,6 +6,8 @@ package io.neardup.clusters;
 
 import java.io.IOException;
 import org.opensearch.common.io.stream.BytesStreamOutput;
+import org.opensearch.core.common.bytes.BytesArray;
+import org.opensearch.core.common.bytes.BytesReference;
 import org.opensearch.test.OpenSearchTestCase;
 
 /** The band join's two kinds of step, as the coordinator sends them and as a data node reads them. */
@@ -15,21 +17,39 @@ public class ShardJoinRequestTests extends OpenSearchTestCase {
 
     public void testTheSelfJoinStepLooksUpNoOtherShard() throws IOException {
         boolean allPairs = randomBoolean();
-        ShardJoinRequest read = roundTrip(ShardJoinRequest.bandsWithin("index", 2, SPEC, allPairs));
-        assertTrue(read.bands());
-        assertTrue(read.bandsWithin());
-        assertArrayEquals(new int[0], read.otherShards());
-        assertEquals(allPairs, read.allPairs());
+        ShardJoinRequest read =
+                roundTrip(new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.BandsWithin(allPairs)));
+        assertEquals(new ShardJoinRequest.BandsWithin(allPairs), read.step());
         assertNull(read.validate());
     }
 
     public void testAStepAcrossShardsLooksUpOneOtherShardOnly() throws IOException {
         int other = between(0, 100);
-        ShardJoinRequest read = roundTrip(ShardJoinRequest.bandsAcross("index", 2, SPEC, other));
-        assertTrue(read.bands());
-        assertFalse(read.bandsWithin());
-        assertArrayEquals(new int[] {other}, read.otherShards());
+        ShardJoinRequest read =
+                roundTrip(new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.BandsAcross(other)));
+        assertEquals(new ShardJoinRequest.BandsAcross(other), read.step());
         assertNull(read.validate());
+        // A band step naming two other shards cannot be written any more; read from an older writer, it is refused.
+        try (BytesStreamOutput out = new BytesStreamOutput()) {
+            new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.Window(0, 10, new int[] {1, 3})).writeTo(out);
+            byte[] bytes = BytesReference.toBytes(out.bytes());
+            bytes[bytes.length - 2] = 1; // the "bands" flag
+            expectThrows(
+                    IllegalArgumentException.class, () -> new ShardJoinRequest(new BytesArray(bytes).streamInput()));
+        }
+    }
+
+    public void testAWindowCrossesTheWireAndIsBounded() throws IOException {
+        ShardJoinRequest.Window window = (ShardJoinRequest.Window) roundTrip(
+                        new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.Window(5, 15, new int[] {0, 1})))
+                .step();
+        assertEquals(5, window.fromSeqNo());
+        assertEquals(15, window.toSeqNo());
+        assertArrayEquals(new int[] {0, 1}, window.otherShards());
+        assertNotNull(new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.Window(5, 5, new int[0])).validate());
+        assertNotNull(new ShardJoinRequest(
+                        "index", 2, SPEC, new ShardJoinRequest.Window(0, ShardJoinRequest.MAX_WINDOW + 1, new int[0]))
+                .validate());
     }
 
     private static ShardJoinRequest roundTrip(ShardJoinRequest request) throws IOException {
