@@ -33,8 +33,9 @@ public final class ClusterSteps {
 
     /**
      * The pool of the runs' own work: the coordinating steps and the shard joins. One thread a
-     * processor, as the search pool is sized for CPU work; the queue holds the steps of many runs
-     * at once (a step is queued, never a thread parked).
+     * processor, as the search pool is sized for CPU work. Steps are queued with forced execution, so
+     * that no run is rejected halfway; what bounds the queue is each run's {@code slices} (one step and
+     * one bulk a lane at a time), not the queue size.
      */
     static final String EXECUTOR = "neardup_clusters";
 
