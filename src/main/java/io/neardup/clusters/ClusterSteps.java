@@ -92,18 +92,7 @@ public final class ClusterSteps {
      */
     static void inTurn(
             ThreadPool threadPool, int count, BooleanSupplier stop, IndexedStep step, ActionListener<Void> done) {
-        new Object() {
-            void run(int i) {
-                if (i >= count || stop.getAsBoolean()) {
-                    done.onResponse(null);
-                    return;
-                }
-                fork(
-                        threadPool,
-                        done,
-                        failing -> step.run(i, ActionListener.wrap(v -> run(i + 1), failing::onFailure)));
-            }
-        }.run(0);
+        inLanes(threadPool, count, 1, stop, step, done);
     }
 
     /**

@@ -138,31 +138,37 @@ final class ClusterWriter {
                 job.threadPool(),
                 job.shards(),
                 () -> task.isCancelled() || writesStopped,
-                // Up to the shard's newest operation now: the documents this pass writes come back at new sequence
-                // numbers, beyond it.
-                (shard, next) -> job.maxSeqNo(
-                        shard,
-                        ActionListener.wrap(
-                                newest -> {
-                                    QueryBuilder upToNow = QueryBuilders.boolQuery()
-                                            .filter(documents)
-                                            .filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME)
-                                                    .lte(newest));
-                                    job.forEachPage(
-                                            shard,
-                                            upToNow,
-                                            new String[] {request.targetField()},
-                                            () -> writesStopped == false,
-                                            (hits, page) -> {
-                                                addOthers(hits, bulks);
-                                                if (bulks.sendNowOr(() -> page.onResponse(null))) {
-                                                    page.onResponse(null);
-                                                }
-                                            },
-                                            next);
-                                },
-                                next::onFailure)),
+                (shard, next) -> writeOthersOf(shard, documents, bulks, next),
                 ActionListener.wrap(v -> bulks.finish(done), done::onFailure));
+    }
+
+    /**
+     * One shard's documents of {@code documents} up to its newest operation now: the documents this pass writes come
+     * back at new sequence numbers, beyond it.
+     */
+    private void writeOthersOf(int shard, QueryBuilder documents, Bulks bulks, ActionListener<Void> next) {
+        job.maxSeqNo(
+                shard,
+                ActionListener.wrap(
+                        newest -> {
+                            QueryBuilder upToNow = QueryBuilders.boolQuery()
+                                    .filter(documents)
+                                    .filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME)
+                                            .lte(newest));
+                            job.forEachPage(
+                                    shard,
+                                    upToNow,
+                                    new String[] {request.targetField()},
+                                    () -> writesStopped == false,
+                                    (hits, page) -> {
+                                        addOthers(hits, bulks);
+                                        if (bulks.sendNowOr(() -> page.onResponse(null))) {
+                                            page.onResponse(null);
+                                        }
+                                    },
+                                    next);
+                        },
+                        next::onFailure));
     }
 
     private void addOthers(SearchHit[] hits, Bulks bulks) {
@@ -237,19 +243,17 @@ final class ClusterWriter {
             bulk = new BulkRequest();
             clearing = new ArrayList<>();
             Runnable whenAllowed = () -> {
-                if (task.isCancelled()) {
-                    goOn.run();
-                } else if (sendOrQueue(toSend, clears, goOn)) {
+                if (sendUnlessCancelled(toSend, clears, goOn)) {
                     goOn.run();
                 }
             };
-            if (job.throttle().runWhenAllowed(toSend.numberOfActions(), whenAllowed) == false) {
-                return false;
-            }
-            if (task.isCancelled()) {
-                return true;
-            }
-            return sendOrQueue(toSend, clears, goOn);
+            return job.throttle().runWhenAllowed(toSend.numberOfActions(), whenAllowed)
+                    && sendUnlessCancelled(toSend, clears, goOn);
+        }
+
+        /** A cancelled run sends nothing more (true: nothing waits); else as {@link #sendOrQueue}. */
+        private boolean sendUnlessCancelled(BulkRequest toSend, List<Boolean> clears, Runnable goOn) {
+            return task.isCancelled() || sendOrQueue(toSend, clears, goOn);
         }
 
         /** Sends now if a slot is free (true); else queues the send, and {@code goOn} after it (false). */
@@ -300,7 +304,7 @@ final class ClusterWriter {
                         conflict(
                                 item.getId(),
                                 "document [" + item.getId()
-                                        + "] changed after it was read; run again to cluster its new" + " version");
+                                        + "] changed after it was read; run again to cluster its new version");
                     } else {
                         failure(item.getId(), item.getFailure().getStatus().getStatus(), item.getFailureMessage());
                         writesStopped = true;

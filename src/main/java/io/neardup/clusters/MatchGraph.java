@@ -10,6 +10,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.IntToLongFunction;
 import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.index.seqno.SequenceNumbers;
 
@@ -42,26 +44,18 @@ final class MatchGraph {
 
     /** Adds what a shard's join found, and what it scanned to the task's counts. */
     void addJoined(ShardJoinResponse joined) {
-        ShardMatchResponse matches = joined.matches();
-        synchronized (this) {
-            for (int i = 0; i < matches.size(); i++) {
-                int query = matches.query(i);
-                addMatch(
-                        node(joined.queryId(query), joined.querySeqNo(query)),
-                        node(matches.target(i), matches.targetSeqNo(i)),
-                        matches.similarity(i));
-            }
-        }
+        addMatches(joined::queryId, joined::querySeqNo, joined.matches());
         task.noFingerprint.addAndGet(joined.noFingerprint());
         task.scanned.addAndGet(joined.scanned());
     }
 
-    /** Adds a shard's matches of documents a page sent: query {@code q} is {@code ids.get(q)} at {@code seqNos[q]}. */
-    synchronized void addMatches(List<String> queryIds, long[] querySeqNos, ShardMatchResponse matches) {
+    /** Adds a shard's matches: query {@code q} is the document {@code queryId(q)}, read at {@code querySeqNo(q)}. */
+    synchronized void addMatches(
+            IntFunction<String> queryId, IntToLongFunction querySeqNo, ShardMatchResponse matches) {
         for (int i = 0; i < matches.size(); i++) {
             int query = matches.query(i);
             addMatch(
-                    node(queryIds.get(query), querySeqNos[query]),
+                    node(queryId.apply(query), querySeqNo.applyAsLong(query)),
                     node(matches.target(i), matches.targetSeqNo(i)),
                     matches.similarity(i));
         }

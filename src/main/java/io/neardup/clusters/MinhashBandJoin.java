@@ -44,14 +44,7 @@ final class MinhashBandJoin {
     private MinhashBandJoin() {}
 
     /** The pairs within the shard, and the count of its documents (the step that counts them). */
-    static void joinWithin(
-            ShardJoinStep step, ShardJoinRequest.BandsWithin within, ActionListener<ShardJoinResponse> listener)
-            throws IOException {
-        listener.onResponse(joinWithin(step, within));
-    }
-
-    private static ShardJoinResponse joinWithin(ShardJoinStep step, ShardJoinRequest.BandsWithin within)
-            throws IOException {
+    static ShardJoinResponse joinWithin(ShardJoinStep step, ShardJoinRequest.BandsWithin within) throws IOException {
         ShardJoinRequest request = step.request();
         MatchSpec.BandMatching matching = request.spec().bandMatching(step.context(), step.shardId());
         String field = request.spec().field();

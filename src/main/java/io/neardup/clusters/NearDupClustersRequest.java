@@ -312,10 +312,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         if (slices < AUTO_SLICES || slices > MAX_SLICES) {
             e = addValidationError("[slices] must be in [1, " + MAX_SLICES + "] or [auto], got [" + slices + "]", e);
         }
-        if ((requestsPerSecond > 0) == false) {
-            e = addValidationError(
-                    "[requests_per_second] must be > 0 or -1 (unlimited), got [" + requestsPerSecond + "]", e);
-        }
+        e = validateRequestsPerSecond(requestsPerSecond, e);
         if (representativeSort.size() > MAX_SORT_FIELDS) {
             e = addValidationError(
                     "[representative.sort] has " + representativeSort.size() + " fields, more than " + MAX_SORT_FIELDS,
@@ -437,6 +434,15 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     public NearDupClustersRequest slices(int slices) {
         this.slices = slices;
         return this;
+    }
+
+    /** {@code requests_per_second} of a run and of its rethrottle: above 0 ({@link Float#POSITIVE_INFINITY}: unlimited). */
+    static ActionRequestValidationException validateRequestsPerSecond(
+            float requestsPerSecond, ActionRequestValidationException e) {
+        return requestsPerSecond > 0
+                ? e
+                : addValidationError(
+                        "[requests_per_second] must be > 0 or -1 (unlimited), got [" + requestsPerSecond + "]", e);
     }
 
     public float requestsPerSecond() {

@@ -67,18 +67,9 @@ public final class NearDupClustersRethrottleAction extends ActionType<ListTasksR
         public ActionRequestValidationException validate() {
             ActionRequestValidationException e = super.validate();
             if (getTaskId().isSet() == false) {
-                e = addValidationError("a [_near_dup_clusters] task id is required", e);
+                e = ValidateActions.addValidationError("a [_near_dup_clusters] task id is required", e);
             }
-            if ((requestsPerSecond > 0) == false) {
-                e = addValidationError(
-                        "[requests_per_second] must be > 0 or -1 (unlimited), got [" + requestsPerSecond + "]", e);
-            }
-            return e;
-        }
-
-        private static ActionRequestValidationException addValidationError(
-                String error, ActionRequestValidationException e) {
-            return ValidateActions.addValidationError(error, e);
+            return NearDupClustersRequest.validateRequestsPerSecond(requestsPerSecond, e);
         }
     }
 

@@ -202,7 +202,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     ActionListener.wrap(
                             v -> {
                                 for (ShardMatchResponse matches : answers) {
-                                    graph.addMatches(batchIds, batchSeqNos, matches);
+                                    graph.addMatches(batchIds::get, q -> batchSeqNos[q], matches);
                                 }
                                 next.onResponse(null);
                             },

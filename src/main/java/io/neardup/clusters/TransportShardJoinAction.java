@@ -78,7 +78,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             ShardJoinStep step = new ShardJoinStep(request, shardId, context, searcher, services, client, threadPool);
             switch (request.step()) {
                 case ShardJoinRequest.Window window -> SimhashWindowJoin.run(step, window, releasing);
-                case ShardJoinRequest.BandsWithin within -> MinhashBandJoin.joinWithin(step, within, releasing);
+                case ShardJoinRequest.BandsWithin within ->
+                    releasing.onResponse(MinhashBandJoin.joinWithin(step, within));
                 case ShardJoinRequest.BandsAcross across -> MinhashBandJoin.lookUpIn(step, across, releasing);
             }
         } catch (Exception e) {

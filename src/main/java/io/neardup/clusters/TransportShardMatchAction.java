@@ -212,14 +212,14 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
             IndexReader reader = searcher.getIndexReader();
-            if (request.batch() instanceof ShardMatchRequest.BandFilter) {
-                return keyFilter(request, context, reader, shardId);
-            }
             try (ShardDocs docs = new ShardDocs(
                     searcher,
                     request.clusterField(),
                     ShardJoinStep.matchedBudget(services.cache().breaker()))) {
                 switch (request.batch()) {
+                    case ShardMatchRequest.BandFilter filter -> {
+                        return keyFilter(request, context, reader, shardId);
+                    }
                     case ShardMatchRequest.Signatures signatures ->
                         matchSignatures(request, signatures, context, reader, docs, matches, shardId);
                     case ShardMatchRequest.Simhashes simhashes -> {
@@ -233,7 +233,6 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                     }
                     case ShardMatchRequest.Documents documents ->
                         matchDocuments(request, documents, context, searcher, shardId, docs, matches);
-                    case ShardMatchRequest.BandFilter filter -> throw new AssertionError("answered above");
                 }
                 return matches.toResponse();
             }

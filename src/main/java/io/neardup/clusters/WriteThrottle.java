@@ -25,8 +25,12 @@ final class WriteThrottle {
     /** The bulk waiting for its time, and when it was scheduled to run. */
     private Waiting waiting;
 
-    /** {@code send} as given, {@code once} what is scheduled: it runs {@code send} unless rescheduled or run already. */
-    private record Waiting(Runnable send, Runnable once, Scheduler.ScheduledCancellable scheduled, long atNanos) {}
+    /**
+     * {@code send} as given, {@code once} what is scheduled (it runs {@code send} unless rescheduled or run already), when
+     * it is due, and since when the bulk has waited.
+     */
+    private record Waiting(
+            Runnable send, Runnable once, Scheduler.ScheduledCancellable scheduled, long atNanos, long sinceNanos) {}
 
     WriteThrottle(ThreadPool threadPool, float requestsPerSecond) {
         this.threadPool = threadPool;
@@ -52,18 +56,17 @@ final class WriteThrottle {
         return Float.isInfinite(requestsPerSecond) ? 0 : (long) (documents * 1e9 / requestsPerSecond);
     }
 
-    private void schedule(Runnable send, long waitNanos, long now) {
+    /** Schedules {@code send} in {@code waitNanos}; it has waited for its time since {@code sinceNanos}. */
+    private void schedule(Runnable send, long waitNanos, long sinceNanos) {
         Runnable once = new Runnable() {
-            private boolean ran;
-
             @Override
             public void run() {
                 synchronized (WriteThrottle.this) {
-                    if (ran || waiting == null || waiting.once() != this) {
+                    // Rescheduled (by a rethrottle) or run already (woken by a cancellation): not again.
+                    if (waiting == null || waiting.once() != this) {
                         return;
                     }
-                    ran = true;
-                    throttledNanos += Math.max(0, System.nanoTime() - now);
+                    throttledNanos += Math.max(0, System.nanoTime() - sinceNanos);
                     waiting = null;
                 }
                 send.run();
@@ -73,7 +76,8 @@ final class WriteThrottle {
                 send,
                 once,
                 threadPool.schedule(once, TimeValue.timeValueNanos(waitNanos), ClusterSteps.EXECUTOR),
-                now + waitNanos);
+                System.nanoTime() + waitNanos,
+                sinceNanos);
     }
 
     /** The new rate; a bulk waiting under a slower one is brought forward to the new rate's time. */
@@ -89,9 +93,7 @@ final class WriteThrottle {
                 Float.isInfinite(newRequestsPerSecond) ? 0 : (long) (remaining * old / newRequestsPerSecond);
         nextAllowedNanos = now + newRemaining;
         if (waiting.scheduled().cancel()) {
-            Runnable send = waiting.send();
-            waiting = null;
-            schedule(send, newRemaining, now);
+            schedule(waiting.send(), newRemaining, waiting.sinceNanos());
         }
     }
 
