@@ -20,6 +20,7 @@ import io.neardup.clusters.TransportShardMatchAction;
 import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
+import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.index.SimhashDocValueFormat;
@@ -112,7 +113,12 @@ public class NearDupPlugin extends Plugin
         ingestService = parameters.ingestService;
         return Map.of(
                 NearDupFingerprintProcessor.TYPE,
-                new NearDupFingerprintProcessorFactory(parameters.analysisRegistry, parameters.env, scratchPool),
+                new NearDupFingerprintProcessorFactory(
+                        parameters.analysisRegistry,
+                        parameters.env,
+                        scratchPool,
+                        target -> IndexFingerprintFormat.forWrite(
+                                parameters.ingestService.getClusterService().state(), target)),
                 NearDupLookupProcessor.TYPE,
                 new NearDupLookupProcessor.Factory(
                         parameters.client,
@@ -147,7 +153,7 @@ public class NearDupPlugin extends Plugin
 
     @Override
     public List<Setting<?>> getSettings() {
-        return List.of(BREAKER_LIMIT);
+        return List.of(BREAKER_LIMIT, io.neardup.index.IndexFingerprintFormat.SETTING);
     }
 
     /** The pool of {@code _near_dup_clusters} runs: their steps queue there instead of holding generic threads. */

@@ -132,7 +132,12 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
     }
 
     /** How a {@code minhash} spec matches by band: the field's banding, τ, the query's automatic {@code min_band_matches}, and whether shingle sets verify. */
-    record BandMatching(LshBanding banding, double minSimilarity, int minBandMatches, boolean exact) {}
+    record BandMatching(
+            MinhashFieldMapper.MinhashFieldType fieldType, double minSimilarity, int minBandMatches, boolean exact) {
+        LshBanding banding() {
+            return fieldType.banding();
+        }
+    }
 
     /** This spec's {@link BandMatching} on a shard whose mapping is {@code context}'s; a 400 if the field is not a {@code minhash} field there. */
     BandMatching bandMatching(QueryShardContext context, ShardId shardId) {
@@ -143,11 +148,11 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
         }
         LshBanding banding = minhash.banding();
         double tau = options.effectiveMinSimilarity();
-        return new BandMatching(banding, tau, banding.minBandMatchesFor(tau), options.exactVerification());
+        return new BandMatching(minhash, tau, banding.minBandMatchesFor(tau), options.exactVerification());
     }
 
     /** How a {@code simhash} spec with {@code min_similarity} verifies its neighbours: on the sibling {@code minhash} field. */
-    record SiblingVerification(String minhashField, double minSimilarity, boolean exact) {}
+    record SiblingVerification(MinhashFieldMapper.MinhashFieldType minhash, double minSimilarity, boolean exact) {}
 
     /**
      * This spec's {@link SiblingVerification}, or null without {@code min_similarity}; a 400 if the
@@ -159,11 +164,13 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
             return null;
         }
         String sibling = FingerprintFields.siblingMinhashField(field);
-        if (MinhashFieldMapper.MinhashFieldType.of(context.fieldMapper(sibling)) == null) {
+        MinhashFieldMapper.MinhashFieldType minhash =
+                MinhashFieldMapper.MinhashFieldType.of(context.fieldMapper(sibling));
+        if (minhash == null) {
             throw new IllegalArgumentException("[min_similarity] on [simhash] field [" + field + "] verifies candidates"
                     + " on the [minhash] field [" + sibling + "] of the same fingerprint object, which is not mapped"
                     + " as [minhash] in " + shardId);
         }
-        return new SiblingVerification(sibling, options.minSimilarity(), options.exactVerification());
+        return new SiblingVerification(minhash, options.minSimilarity(), options.exactVerification());
     }
 }

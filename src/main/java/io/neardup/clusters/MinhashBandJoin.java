@@ -6,10 +6,10 @@ package io.neardup.clusters;
 
 import io.neardup.core.BandJoin;
 import io.neardup.core.BandKeyFilter;
-import io.neardup.core.LshBanding;
 import io.neardup.core.MemoryBudget;
 import io.neardup.index.BreakerBudget;
 import io.neardup.index.MinhashDocValues;
+import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.SegmentScheme;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -50,21 +50,21 @@ final class MinhashBandJoin {
         String field = request.spec().field();
         IndexReader reader = step.searcher().getIndexReader();
         MemoryBudget budget = BreakerBudget.of(step.breaker(), "near_dup_clusters band join of [" + field + "]");
-        long[] counts = countFingerprints(reader, field);
+        long[] counts = countFingerprints(reader, matching.fieldType());
         budget.reserve(8L * reader.maxDoc()); // the query numbering
         try (MatchList matches = new MatchList(step.breaker());
                 DocMatches pairs = new DocMatches(step.matchedBudget());
                 ShardDocs docs = new ShardDocs(step.searcher(), null, step.matchedBudget())) {
             ShardJoinStep.Queries queries = new ShardJoinStep.Queries(reader.maxDoc());
             BandJoin.join(
-                    new ShardBandBuckets(reader, field, budget, request::ensureNotCancelled),
+                    new ShardBandBuckets(reader, matching.fieldType(), budget, request::ensureNotCancelled),
                     reader.maxDoc(),
                     matching.minBandMatches(),
                     matching.minSimilarity(),
                     MAX_BUCKET,
                     MAX_LEADERS,
                     within.allPairs() == false,
-                    new ShardJaccard(reader, field, matching.exact()),
+                    new ShardJaccard(reader, matching.fieldType(), matching.exact()),
                     (a, b, similarity) -> {
                         try {
                             pairs.add(a, b, docs.seqNo(b), (float) similarity);
@@ -109,7 +109,7 @@ final class MinhashBandJoin {
         MatchSpec.BandMatching matching = request.spec().bandMatching(step.context(), step.shardId());
         String field = request.spec().field();
         IndexReader reader = step.searcher().getIndexReader();
-        ShardBandBuckets.BandTerms own = new ShardBandBuckets(reader, field, MemoryBudget.NONE).open();
+        ShardBandBuckets.BandTerms own = new ShardBandBuckets(reader, matching.fieldType(), MemoryBudget.NONE).open();
         if (own == null) {
             listener.onResponse(collect(step, List.of(), List.of()));
             return;
@@ -227,15 +227,14 @@ final class MinhashBandJoin {
 
         /** True when it stopped with a full batch sent (or after a failure); false at the end of the shard. */
         private boolean readOn() throws IOException {
-            String field = request.spec().field();
+            MinhashFieldMapper.MinhashFieldType fieldType = matching.fieldType();
             int bandCount = matching.banding().bands();
-            int rows = matching.banding().rows();
             long[] keys = new long[bandCount];
             int[] passed = new int[bandCount];
             List<LeafReaderContext> leaves = step.searcher().getIndexReader().leaves();
             for (; leaf < leaves.size(); leaf++, nextDoc = 0) {
                 LeafReaderContext context = leaves.get(leaf);
-                MinhashDocValues values = MinhashDocValues.open(context.reader(), field, true);
+                MinhashDocValues values = fieldType.docValues(context.reader(), true);
                 Bits live = context.reader().getLiveDocs();
                 for (int doc = values.advance(nextDoc); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
                     if (live != null && live.get(doc) == false) {
@@ -246,8 +245,8 @@ final class MinhashBandJoin {
                     }
                     BytesRef signature = values.signature();
                     for (int band = 0; band < bandCount; band++) {
-                        keys[band] = BandKeyFilter.keyOf(
-                                band, LshBanding.bandKey(signature.bytes, signature.offset, band, rows));
+                        keys[band] =
+                                BandKeyFilter.keyOf(band, fieldType.bandKey(signature.bytes, signature.offset, band));
                     }
                     int count = filter.bandsToLookUp(keys, matching.minBandMatches(), passed);
                     if (count == 0) {
@@ -384,7 +383,8 @@ final class MinhashBandJoin {
     }
 
     /** The caller's live documents, and those of them with a signature the caller may see. */
-    private static long[] countFingerprints(IndexReader reader, String field) throws IOException {
+    private static long[] countFingerprints(IndexReader reader, MinhashFieldMapper.MinhashFieldType fieldType)
+            throws IOException {
         long live = 0;
         long withSignature = 0;
         for (LeafReaderContext leaf : reader.leaves()) {
@@ -392,7 +392,7 @@ final class MinhashBandJoin {
             for (int doc = 0; doc < leaf.reader().maxDoc(); doc++) {
                 live += liveDocs == null || liveDocs.get(doc) ? 1 : 0;
             }
-            MinhashDocValues signatures = MinhashDocValues.open(leaf.reader(), field, false);
+            MinhashDocValues signatures = fieldType.docValues(leaf.reader(), false);
             for (int doc = signatures.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = signatures.nextDoc()) {
                 withSignature += liveDocs == null || liveDocs.get(doc) ? 1 : 0;
             }

@@ -39,6 +39,7 @@ import org.apache.lucene.util.BytesRef;
  */
 final class ShardBandBuckets implements BandJoin.Buckets {
     private final IndexReader reader;
+    private final MinhashFieldMapper.MinhashFieldType fieldType;
     private final String field;
     private final MemoryBudget budget;
 
@@ -50,13 +51,18 @@ final class ShardBandBuckets implements BandJoin.Buckets {
     /** Keys buffered before they are added to a {@link BandKeyFilter}. */
     private static final int ADD_BATCH = 1024;
 
-    ShardBandBuckets(IndexReader reader, String field, MemoryBudget budget) {
-        this(reader, field, budget, () -> {});
+    ShardBandBuckets(IndexReader reader, MinhashFieldMapper.MinhashFieldType fieldType, MemoryBudget budget) {
+        this(reader, fieldType, budget, () -> {});
     }
 
-    ShardBandBuckets(IndexReader reader, String field, MemoryBudget budget, Runnable checkpoint) {
+    ShardBandBuckets(
+            IndexReader reader,
+            MinhashFieldMapper.MinhashFieldType fieldType,
+            MemoryBudget budget,
+            Runnable checkpoint) {
         this.reader = reader;
-        this.field = field;
+        this.fieldType = fieldType;
+        this.field = fieldType.name();
         this.budget = budget;
         this.checkpoint = checkpoint;
     }
@@ -197,7 +203,7 @@ final class ShardBandBuckets implements BandJoin.Buckets {
             }
             TermsEnum termsEnum = terms.iterator();
             for (BytesRef term = termsEnum.next(); term != null; term = termsEnum.next()) {
-                long key = BandKeyFilter.keyOf(MinhashFieldMapper.bandOf(term), MinhashFieldMapper.keyOf(term));
+                long key = BandKeyFilter.keyOf(MinhashFieldMapper.MinhashFieldType.bandOf(term), fieldType.keyOf(term));
                 if (termsEnum.docFreq() <= maxBucket) {
                     pending[pendingCount++] = key;
                     if (pendingCount == ADD_BATCH) {

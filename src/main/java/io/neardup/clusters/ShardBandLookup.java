@@ -6,7 +6,6 @@ package io.neardup.clusters;
 
 import io.neardup.core.LshBanding;
 import io.neardup.core.MemoryBudget;
-import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.util.Arrays;
 import org.apache.lucene.index.IndexReader;
@@ -59,7 +58,7 @@ final class ShardBandLookup {
             throws IOException {
         LshBanding banding = matching.banding();
         int n = signatures.length;
-        ShardJaccard verifier = new ShardJaccard(reader, field, matching.exact());
+        ShardJaccard verifier = new ShardJaccard(reader, matching.fieldType(), matching.exact());
         // A document's shared bands, counted in a short (at most MinHasher.MAX_HASHES = 1,024 bands); the documents
         // touched by one
         // looked-up document in one segment: at most its bands' postings, each of at most maxBucket documents.
@@ -73,7 +72,7 @@ final class ShardBandLookup {
             int[] candidatesOf = new int[n];
             int[] kept = new int[n];
             int candidateCap = CANDIDATES_PER_MATCH * maxMatches;
-            BytesRef term = new BytesRef(new byte[MinhashFieldMapper.BAND_TERM_BYTES]);
+            BytesRef term = new BytesRef(new byte[matching.fieldType().bandTermBytes()]);
             PostingsEnum postings = null;
             for (LeafReaderContext leaf : reader.leaves()) {
                 Terms terms = ShardBandBuckets.exposedTerms(leaf.reader(), field);
@@ -94,7 +93,7 @@ final class ShardBandLookup {
                             throw new IllegalArgumentException(
                                     "band " + band + " out of [0, " + banding.bands() + ") for [" + field + "]");
                         }
-                        MinhashFieldMapper.bandTerm(signatures[q], band, banding.rows(), term);
+                        matching.fieldType().bandTerm(band, matching.fieldType().bandKey(signatures[q], 0, band), term);
                         if (termsEnum.seekExact(term) == false) {
                             continue;
                         }

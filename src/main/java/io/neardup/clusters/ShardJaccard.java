@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import io.neardup.core.BandJoin;
 import io.neardup.core.MemoryBudget;
 import io.neardup.index.MinhashDocValues;
+import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -24,15 +25,17 @@ import org.apache.lucene.util.BytesRef;
  */
 final class ShardJaccard implements BandJoin.Verifier {
     private final List<LeafReaderContext> leaves;
+    private final MinhashFieldMapper.MinhashFieldType fieldType;
     private final String field;
     private final boolean exact;
     private final Cursor left = new Cursor();
     private final Cursor right = new Cursor();
 
     /** @param exact false: always the estimate (the query's {@code verification: estimate}) */
-    ShardJaccard(IndexReader reader, String field, boolean exact) {
+    ShardJaccard(IndexReader reader, MinhashFieldMapper.MinhashFieldType fieldType, boolean exact) {
         this.leaves = reader.leaves();
-        this.field = field;
+        this.fieldType = fieldType;
+        this.field = fieldType.name();
         this.exact = exact;
     }
 
@@ -99,7 +102,7 @@ final class ShardJaccard implements BandJoin.Verifier {
             int segmentDoc = doc - context.docBase;
             if (target != leaf || values == null || values.docID() > segmentDoc) {
                 leaf = target;
-                values = MinhashDocValues.open(context.reader(), field, true);
+                values = fieldType.docValues(context.reader(), true);
             }
             if (values.advanceExact(segmentDoc) == false) {
                 return false;

@@ -108,8 +108,7 @@ final class SimhashWindowJoin {
         if (verification != null) {
             verifier = new Verifier(
                     verification,
-                    new ShardJaccard(
-                            step.searcher().getIndexReader(), verification.minhashField(), verification.exact()),
+                    new ShardJaccard(step.searcher().getIndexReader(), verification.minhash(), verification.exact()),
                     BreakerBudget.of(step.breaker(), "near_dup_clusters window signatures"));
             Verifier charged = verifier;
             held.add(() -> charged.budget.release(charged.held));

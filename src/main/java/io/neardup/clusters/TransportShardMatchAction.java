@@ -164,9 +164,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
         BlockNeighbours neighbours = new BlockNeighbours();
         long[] simhashes = batch.values();
         MatchSpec.SiblingVerification verification = request.spec().siblingVerification(context, shardId);
-        ShardJaccard jaccard = verification == null
-                ? null
-                : new ShardJaccard(reader, verification.minhashField(), verification.exact());
+        ShardJaccard jaccard =
+                verification == null ? null : new ShardJaccard(reader, verification.minhash(), verification.exact());
         try (DocMatches found =
                 new DocMatches(ShardJoinStep.matchedBudget(services.cache().breaker()))) {
             for (int i = 0; i < simhashes.length; i++) {
@@ -195,10 +194,10 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             ShardMatchRequest request, QueryShardContext context, IndexReader reader, ShardId shardId)
             throws IOException {
         String field = request.spec().field();
-        request.spec().bandMatching(context, shardId); // a minhash field, or a clear error
+        MatchSpec.BandMatching matching = request.spec().bandMatching(context, shardId); // or a clear error
         MemoryBudget budget = BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band key filter");
         ShardBandBuckets.KeyFilter filter =
-                new ShardBandBuckets(reader, field, budget).keyFilter(MinhashBandJoin.MAX_BUCKET);
+                new ShardBandBuckets(reader, matching.fieldType(), budget).keyFilter(MinhashBandJoin.MAX_BUCKET);
         budget.release(BandKeyFilter.bytesFor(filter.keys()));
         return new ShardMatchResponse(filter);
     }

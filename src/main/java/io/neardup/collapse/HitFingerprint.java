@@ -4,10 +4,12 @@
  */
 package io.neardup.collapse;
 
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.index.MinhashFieldMapper;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -63,6 +65,9 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         } catch (IllegalArgumentException e) {
             throw notAFingerprint(hit, field, value);
         }
+        if (stored.value() == null) {
+            return compact(hit, field, stored.shingles());
+        }
         HitFingerprint fingerprint = parse(hit, field, stored.value(), stored.scheme());
         if (fingerprint.kind() == Kind.MINHASH && stored.shingles() != null) {
             return fingerprint.withShingleSet(hit, field, stored.shingles());
@@ -97,10 +102,42 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         if (signature.length == 0) {
             throw notAFingerprint(hit, field, value);
         }
-        int schemeHash = SignatureCodec.schemeHashOf(value);
-        int values = signature.length;
         return new HitFingerprint(
-                Kind.MINHASH, 0, signature, null, String.format(Locale.ROOT, "%08x/%d", schemeHash, values));
+                Kind.MINHASH,
+                0,
+                signature,
+                null,
+                comparableAs(SignatureCodec.schemeHashOf(value), signature.length, SignatureCodec.formatOf(value)));
+    }
+
+    /**
+     * What two hits must share to be compared: the scheme hash, the signature length, and the fingerprint format
+     * (signatures of two formats never meet; format 1 keeps its key of before).
+     */
+    private static String comparableAs(int schemeHash, int values, FingerprintFormat format) {
+        String key = String.format(Locale.ROOT, "%08x/%d", schemeHash, values);
+        return format == FingerprintFormat.SIGNATURE ? key : key + "/" + format.number();
+    }
+
+    /**
+     * A compact fingerprint (format 2), its set and no signature: the set's at the default length stands for it, as a
+     * compact document that stores a signature has one of that length unless its pipeline chose another.
+     */
+    private static HitFingerprint compact(SearchHit hit, String field, String encoded) {
+        try {
+            int schemeHash = ShingleSetCodec.schemeHashOf(encoded);
+            byte[] payload = ShingleSetCodec.decodePayload(encoded, schemeHash);
+            int[] set = ShingleSetCodec.values(payload, 0, payload.length);
+            int[] signature = FingerprintFormat.signatureOfSet(set, MinhashFieldMapper.DEFAULT_NUM_HASHES);
+            return new HitFingerprint(
+                    Kind.MINHASH,
+                    0,
+                    signature,
+                    set,
+                    comparableAs(schemeHash, signature.length, FingerprintFormat.COMPACT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(prefix(hit, field) + "has a bad shingle set: " + e.getMessage(), e);
+        }
     }
 
     private HitFingerprint withShingleSet(SearchHit hit, String field, String encoded) {

@@ -16,6 +16,8 @@ import java.util.Map;
  * "simhash": {"value": "&lt;16 hex&gt;", "margins": "&lt;base64url&gt;", "scheme": "&lt;scheme id&gt;"}                     or "&lt;16 hex&gt;"
  * "minhash": {"value": "&lt;signature&gt;", "shingles": "&lt;shingle set&gt;", "scheme": "&lt;scheme id&gt;"}          or "&lt;signature&gt;"
  * </pre>
+ * In {@link FingerprintFormat#COMPACT} a MinHash object with {@code shingles} has no {@code value}: its
+ * signature is the set's ({@link FingerprintFormat#signatureOfSet}).
  * The value encodings belong to {@link SimhashCodec}, {@link Margins}, {@link SignatureCodec} and
  * {@link ShingleSetCodec}; this class owns the keys and the object around them.
  */
@@ -35,7 +37,10 @@ public final class FingerprintObject {
 
     private FingerprintObject() {}
 
-    /** A stored fingerprint: its mandatory {@code value} and the optional parts, null when absent. */
+    /**
+     * A stored fingerprint: its {@code value} (null only in a MinHash object of the compact format, which has
+     * {@code shingles} instead) and the optional parts, null when absent.
+     */
     public record Parts(String value, String margins, String shingles, String scheme) {}
 
     public static Map<String, Object> simhash(long simhash, Margins margins, String schemeId) {
@@ -53,8 +58,19 @@ public final class FingerprintObject {
      *                   once, not per document
      */
     public static Map<String, Object> minhash(int[] signature, int[] shingleSet, int schemeHash, String schemeId) {
+        return minhash(signature, shingleSet, schemeHash, schemeId, FingerprintFormat.SIGNATURE);
+    }
+
+    /**
+     * As {@link #minhash(int[], int[], int, String)}, for an index of {@code format}: in the compact format a
+     * document with a shingle set has no {@code value}, and a signature's header names its format.
+     */
+    public static Map<String, Object> minhash(
+            int[] signature, int[] shingleSet, int schemeHash, String schemeId, FingerprintFormat format) {
         Map<String, Object> object = new LinkedHashMap<>();
-        object.put(VALUE, SignatureCodec.encode(signature, schemeHash));
+        if (shingleSet == null || format.derivesSignatureFromSet() == false) {
+            object.put(VALUE, SignatureCodec.encode(signature, schemeHash, format));
+        }
         if (shingleSet != null) {
             object.put(SHINGLES, ShingleSetCodec.encode(shingleSet, schemeHash));
         }
@@ -72,7 +88,9 @@ public final class FingerprintObject {
             return parts.value();
         }
         Map<String, Object> object = new LinkedHashMap<>();
-        object.put(VALUE, parts.value());
+        if (parts.value() != null) {
+            object.put(VALUE, parts.value());
+        }
         if (parts.margins() != null) {
             object.put(MARGINS, parts.margins());
         }
@@ -87,7 +105,7 @@ public final class FingerprintObject {
 
     /**
      * Reads a stored value: null (returns null), a bare string (the value alone), or an object whose
-     * keys are among {@code keys}, each a string. A malformed one fails with an
+     * keys are among {@code keys}, each a string, with a {@code value} or (compact MinHash) {@code shingles}. A malformed one fails with an
      * {@link IllegalArgumentException} saying what is wrong, for the caller to prefix with where.
      */
     public static Parts read(Object stored, List<String> keys) {
@@ -109,8 +127,9 @@ public final class FingerprintObject {
                 }
             }
             String value = (String) map.get(VALUE);
-            if (value == null) {
-                throw new IllegalArgumentException("object has no [" + VALUE + "]");
+            if (value == null && (keys.contains(SHINGLES) == false || map.get(SHINGLES) == null)) {
+                throw new IllegalArgumentException("object has no [" + VALUE + "]"
+                        + (keys.contains(SHINGLES) ? " and no [" + SHINGLES + "]" : ""));
             }
             String scheme = (String) map.get(SCHEME);
             if (scheme != null && (scheme.isEmpty() || scheme.length() > MAX_SCHEME_LENGTH)) {

@@ -36,6 +36,7 @@ public final class Fingerprinter {
     private final LongIndexMap shingles;
     private final boolean withSimhash;
     private final boolean withMinhash;
+    private final FingerprintFormat format;
     private boolean finished;
 
     /**
@@ -67,8 +68,31 @@ public final class Fingerprinter {
             FingerprintScratch scratch,
             boolean withSimhash,
             boolean withMinhash) {
+        this(scheme, idfTable, scratch, withSimhash, withMinhash, FingerprintFormat.SIGNATURE);
+    }
+
+    /**
+     * As {@link #Fingerprinter(FingerprintScheme, IdfTable, FingerprintScratch, boolean, boolean)}, with the MinHash
+     * signature of {@code format}: in {@link FingerprintFormat#COMPACT} the set's ({@link
+     * FingerprintFormat#signatureOfSet}), which has no {@code minhash_method} of its own.
+     */
+    public Fingerprinter(
+            FingerprintScheme scheme,
+            IdfTable idfTable,
+            FingerprintScratch scratch,
+            boolean withSimhash,
+            boolean withMinhash,
+            FingerprintFormat format) {
         if (scheme == null) {
             throw new IllegalArgumentException("scheme must not be null");
+        }
+        if (withMinhash
+                && format.derivesSignatureFromSet()
+                && scheme.minhashMethod() != MinHasher.Method.ONE_PERMUTATION) {
+            throw new IllegalArgumentException(
+                    "[minhash_method] [" + scheme.minhashMethod().paramName()
+                            + "] does not apply to " + format.describe()
+                            + ", whose signatures are one-permutation MinHash of the shingle set: leave [minhash_method] out");
         }
         if (withSimhash == false && withMinhash == false) {
             throw new IllegalArgumentException("a fingerprinter computes the simhash, the MinHash signature or both");
@@ -99,6 +123,7 @@ public final class Fingerprinter {
         this.shingles = scratch.shingles;
         this.withSimhash = withSimhash;
         this.withMinhash = withMinhash;
+        this.format = format;
         reset();
     }
 
@@ -175,8 +200,14 @@ public final class Fingerprinter {
             if (minhashShingles.finish()) {
                 shingles.add(minhashShingles.shingle());
             }
-            minhash = minHasher.signature(shingles.keysArray(), shingles.size());
-            shingleSet = withShingleSet ? ShingleSetCodec.of(shingles.keysArray(), shingles.size()) : null;
+            if (format.derivesSignatureFromSet()) {
+                int[] set = ShingleSetCodec.of(shingles.keysArray(), shingles.size());
+                minhash = FingerprintFormat.signatureOfSet(set, scheme.numHashes());
+                shingleSet = withShingleSet ? set : null;
+            } else {
+                minhash = minHasher.signature(shingles.keysArray(), shingles.size());
+                shingleSet = withShingleSet ? ShingleSetCodec.of(shingles.keysArray(), shingles.size()) : null;
+            }
         }
         // Each side's hasher counts every token it is given; a fingerprinter computes at least one side.
         long tokens = withSimhash ? simhashShingles.tokens() : minhashShingles.tokens();

@@ -10,7 +10,7 @@ import java.util.Base64;
  * The header before every binary fingerprint payload in {@code _source} (a MinHash signature, a
  * shingle set), its one owner, as DataSketches' {@code PreambleUtil} owns a sketch's preamble:
  * <pre>
- * byte    format version ({@value #FORMAT_VERSION})
+ * byte    format version: {@value #FORMAT_VERSION}; a signature's is its {@link FingerprintFormat#number()}
  * int32   scheme hash, big-endian: {@link FingerprintScheme#schemeHash()} of the scheme that made it
  * </pre>
  * The whole is URL-safe base64 without padding. The scheme hash makes mixing schemes fail loudly
@@ -29,8 +29,13 @@ public final class PayloadHeader {
 
     /** A new array of the header and {@code payloadBytes} bytes after it, the header written. */
     static byte[] allocate(int payloadBytes, int schemeHash) {
+        return allocate(payloadBytes, schemeHash, FORMAT_VERSION);
+    }
+
+    /** As {@link #allocate(int, int)}, with the format version {@code version}. */
+    static byte[] allocate(int payloadBytes, int schemeHash, int version) {
         byte[] out = new byte[BYTES + payloadBytes];
-        out[0] = FORMAT_VERSION;
+        out[0] = (byte) version;
         out[1] = (byte) (schemeHash >>> 24);
         out[2] = (byte) (schemeHash >>> 16);
         out[3] = (byte) (schemeHash >>> 8);
@@ -71,13 +76,23 @@ public final class PayloadHeader {
         return (bytes[1] & 0xFF) << 24 | (bytes[2] & 0xFF) << 16 | (bytes[3] & 0xFF) << 8 | (bytes[4] & 0xFF);
     }
 
+    /** The format version of a header read by {@link #decode}. */
+    static int version(byte[] bytes) {
+        return bytes[0] & 0xFF;
+    }
+
     /** Checks the format version, then that the scheme that made the payload is the expected one. */
     static void check(byte[] bytes, String what, int expectedSchemeHash) {
-        int version = bytes[0] & 0xFF;
+        int version = version(bytes);
         if (version != FORMAT_VERSION) {
             throw new IllegalArgumentException(
                     what + " has format version " + version + ", expected " + FORMAT_VERSION);
         }
+        checkScheme(bytes, what, expectedSchemeHash);
+    }
+
+    /** Checks that the scheme that made the payload is the expected one (the caller checked the version). */
+    static void checkScheme(byte[] bytes, String what, int expectedSchemeHash) {
         int schemeHash = schemeHash(bytes);
         if (schemeHash != expectedSchemeHash) {
             throw new IllegalArgumentException(what + " was made by another fingerprint scheme: scheme hash "

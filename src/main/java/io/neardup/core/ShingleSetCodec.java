@@ -227,6 +227,11 @@ public final class ShingleSetCodec {
         return payload;
     }
 
+    /** The scheme hash in an encoded set's header. */
+    public static int schemeHashOf(String encoded) {
+        return PayloadHeader.schemeHash(PayloadHeader.decode(encoded, WHAT, 1, " and a count"));
+    }
+
     /** The number of values in a payload, after checking all of it. */
     public static int size(byte[] bytes, int offset, int length) {
         Reader reader = new Reader(bytes, offset, length);

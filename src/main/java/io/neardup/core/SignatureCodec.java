@@ -10,7 +10,9 @@ import java.util.Locale;
 /**
  * Serializes a MinHash signature for storage in {@code _source}: a {@link PayloadHeader} (format
  * version, the scheme hash of the scheme that made it), then the values as big-endian int32, all in
- * URL-safe base64. Stateless and thread-safe.
+ * URL-safe base64. A signature's format version is the number of its {@link FingerprintFormat} (1: over the
+ * shingle hashes; 2: of the shingle set), so that a signature never meets one of the other format unnoticed.
+ * Stateless and thread-safe.
  */
 public final class SignatureCodec {
     public static final int FORMAT_VERSION = PayloadHeader.FORMAT_VERSION;
@@ -18,9 +20,14 @@ public final class SignatureCodec {
 
     private SignatureCodec() {}
 
+    /** A signature of format 1 ({@link FingerprintFormat#SIGNATURE}). */
     public static String encode(int[] signature, int schemeHash) {
+        return encode(signature, schemeHash, FingerprintFormat.SIGNATURE);
+    }
+
+    public static String encode(int[] signature, int schemeHash, FingerprintFormat format) {
         requireValues(signature.length);
-        byte[] out = PayloadHeader.allocate(4 * signature.length, schemeHash);
+        byte[] out = PayloadHeader.allocate(4 * signature.length, schemeHash, format.number());
         ByteBuffer buf = ByteBuffer.wrap(out, PayloadHeader.BYTES, 4 * signature.length);
         for (int v : signature) {
             buf.putInt(v);
@@ -33,12 +40,17 @@ public final class SignatureCodec {
      * field's doc value), without decoding them.
      */
     public static String encode(byte[] values, int offset, int length, int schemeHash) {
+        return encode(values, offset, length, schemeHash, FingerprintFormat.SIGNATURE);
+    }
+
+    /** {@link #encode(byte[], int, int, int)} of a signature of {@code format}. */
+    public static String encode(byte[] values, int offset, int length, int schemeHash, FingerprintFormat format) {
         if (length % 4 != 0) {
             throw new IllegalArgumentException(
                     "minhash signature has " + length + " bytes, not a whole number of 4-byte values");
         }
         requireValues(length / 4);
-        byte[] out = PayloadHeader.allocate(length, schemeHash);
+        byte[] out = PayloadHeader.allocate(length, schemeHash, format.number());
         System.arraycopy(values, offset, out, PayloadHeader.BYTES, length);
         return PayloadHeader.encode(out);
     }
@@ -67,16 +79,44 @@ public final class SignatureCodec {
      * failing with a message that names what was found and what was expected.
      */
     public static int[] decode(String encoded, int expectedValues, int expectedSchemeHash) {
+        return decode(encoded, expectedValues, expectedSchemeHash, FingerprintFormat.SIGNATURE);
+    }
+
+    /** As {@link #decode(String, int, int)}, for a signature of {@code format}; one of the other format is refused, naming both. */
+    public static int[] decode(String encoded, int expectedValues, int expectedSchemeHash, FingerprintFormat format) {
         byte[] bytes = PayloadHeader.decode(encoded, WHAT, 0, "");
-        PayloadHeader.check(bytes, WHAT, expectedSchemeHash);
+        checkFormat(bytes, format);
+        PayloadHeader.checkScheme(bytes, WHAT, expectedSchemeHash);
         return values(bytes, expectedValues);
     }
 
-    /** Decodes a signature of any length made by the scheme its own header names (after checking the format). */
+    /** Decodes a signature of any length made by the scheme its own header names, of the format its header names. */
     public static int[] decode(String encoded) {
         byte[] bytes = PayloadHeader.decode(encoded, WHAT, 0, "");
-        PayloadHeader.check(bytes, WHAT, PayloadHeader.schemeHash(bytes));
+        checkFormat(bytes, formatOf(bytes));
         return values(bytes, (bytes.length - PayloadHeader.BYTES) / 4);
+    }
+
+    /** The format an encoded signature's header names; an unknown one fails, naming it. */
+    public static FingerprintFormat formatOf(String encoded) {
+        return formatOf(PayloadHeader.decode(encoded, WHAT, 0, ""));
+    }
+
+    private static FingerprintFormat formatOf(byte[] bytes) {
+        int version = PayloadHeader.version(bytes);
+        try {
+            return FingerprintFormat.of(version);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(WHAT + " has format version " + version + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void checkFormat(byte[] bytes, FingerprintFormat expected) {
+        FingerprintFormat format = formatOf(bytes);
+        if (format != expected) {
+            throw new IllegalArgumentException(
+                    WHAT + " is of " + format.describe() + ", expected " + expected.describe());
+        }
     }
 
     /** The values after a checked header: a whole number of them, as many as expected. */

@@ -107,16 +107,24 @@ final class DerivedFingerprintSource {
         builder.field(name, FingerprintObject.write(parts, isObject(form)));
     }
 
-    static void writeMinhash(XContentBuilder builder, LeafReader reader, int docId, String field, String name)
+    static void writeMinhash(
+            XContentBuilder builder,
+            LeafReader reader,
+            int docId,
+            MinhashFieldMapper.MinhashFieldType fieldType,
+            String name)
             throws IOException {
+        String field = fieldType.name();
         if (FieldExposure.exposes(reader, field) == false) {
             return;
         }
         BytesRef signatureBytes = binary(reader, field, docId);
         BytesRef form = binary(reader, formField(field), docId);
+        BytesRef shingles = binary(reader, FingerprintFields.shinglesField(field), docId);
+        // An empty signature is a compact document's, whose signature is its set's: it has no [value].
+        boolean signatureStored = signatureBytes != null && signatureBytes.length > 0;
         if (signatureBytes == null
-                || signatureBytes.length < 4
-                || signatureBytes.length % 4 != 0
+                || (signatureStored ? signatureBytes.length % 4 != 0 : shingles == null)
                 || form == null
                 || form.length != 5) {
             return;
@@ -125,9 +133,15 @@ final class DerivedFingerprintSource {
                 | (form.bytes[form.offset + 2] & 0xFF) << 16
                 | (form.bytes[form.offset + 3] & 0xFF) << 8
                 | (form.bytes[form.offset + 4] & 0xFF);
-        BytesRef shingles = binary(reader, FingerprintFields.shinglesField(field), docId);
         FingerprintObject.Parts parts = new FingerprintObject.Parts(
-                SignatureCodec.encode(signatureBytes.bytes, signatureBytes.offset, signatureBytes.length, schemeHash),
+                signatureStored
+                        ? SignatureCodec.encode(
+                                signatureBytes.bytes,
+                                signatureBytes.offset,
+                                signatureBytes.length,
+                                schemeHash,
+                                fieldType.format())
+                        : null,
                 null,
                 shingles == null
                         ? null

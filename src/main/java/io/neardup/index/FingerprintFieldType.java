@@ -62,8 +62,8 @@ public abstract sealed class FingerprintFieldType extends MappedFieldType
     /** Refuses a {@code format} other than the ones this field renders its values in; null is the default. */
     protected abstract void checkFormat(String format);
 
-    /** A {@code _source} value as {@code fields} shows it in the default format. */
-    protected abstract Object render(Object value);
+    /** A {@code _source} value (bare or the object) as {@code fields} shows it in the default format, or null. */
+    protected abstract Object render(Object stored);
 
     /** From {@code _source}: the value rendered, or with {@link FingerprintFormats#OBJECT} the stored object. */
     @Override

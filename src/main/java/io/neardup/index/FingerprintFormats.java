@@ -4,7 +4,6 @@
  */
 package io.neardup.index;
 
-import io.neardup.core.FingerprintObject;
 import java.util.function.Function;
 
 /**
@@ -46,13 +45,9 @@ public final class FingerprintFormats {
 
     /**
      * The {@code fields} value of a fingerprint field: the stored object as the processor wrote it for {@link #OBJECT},
-     * else {@code rendered} of its value.
+     * else {@code rendered} of it.
      */
     public static Object fetched(Object stored, String format, Function<Object, Object> rendered) {
-        if (OBJECT.equals(format)) {
-            return stored;
-        }
-        Object value = FingerprintObject.valueOf(stored);
-        return value == null ? null : rendered.apply(value);
+        return OBJECT.equals(format) || stored == null ? stored : rendered.apply(stored);
     }
 }

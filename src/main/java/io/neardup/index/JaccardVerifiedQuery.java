@@ -29,24 +29,24 @@ public final class JaccardVerifiedQuery extends Query {
     private final JaccardVerifier verifier;
 
     /**
-     * @param minhashField the {@code minhash} field holding the documents' signatures and shingle sets
+     * @param minhash      the {@code minhash} field holding the documents' signatures and shingle sets
      * @param schemeHash   the scheme hash of the query's signature, checked against every segment's
      * @param shingleSet   the query's shingle set payload, or null to verify by the estimate
      */
     public JaccardVerifiedQuery(
             Query candidates,
-            String minhashField,
+            MinhashFieldMapper.MinhashFieldType minhash,
             int[] signature,
             byte[] shingleSet,
             int schemeHash,
             double minSimilarity) {
-        this(candidates, minhashField, signature, shingleSet, schemeHash, minSimilarity, null);
+        this(candidates, minhash, signature, shingleSet, schemeHash, minSimilarity, null);
     }
 
     /** @param stats where verifications are counted, or null */
     public JaccardVerifiedQuery(
             Query candidates,
-            String minhashField,
+            MinhashFieldMapper.MinhashFieldType minhash,
             int[] signature,
             byte[] shingleSet,
             int schemeHash,
@@ -54,7 +54,7 @@ public final class JaccardVerifiedQuery extends Query {
             QueryStats stats) {
         this.candidates = Objects.requireNonNull(candidates, "candidates");
         this.schemeHash = schemeHash;
-        this.verifier = new JaccardVerifier(minhashField, signature, shingleSet, minSimilarity, stats);
+        this.verifier = new JaccardVerifier(minhash, signature, shingleSet, minSimilarity, stats);
     }
 
     @Override

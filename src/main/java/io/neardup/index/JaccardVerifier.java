@@ -23,6 +23,7 @@ import org.apache.lucene.util.BytesRef;
  * which the joins use too). Immutable; {@link #leaf} gives the per-segment, single-threaded part.
  */
 final class JaccardVerifier {
+    private final MinhashFieldMapper.MinhashFieldType minhash;
     private final String minhashField;
     /** The query signature in the stored layout (4 bytes a value). */
     private final byte[] signatureBytes;
@@ -37,8 +38,14 @@ final class JaccardVerifier {
     /** Where verifications are counted; null counts nothing. Not part of the query's identity. */
     private final QueryStats stats;
 
-    JaccardVerifier(String minhashField, int[] signature, byte[] shingleSet, double minSimilarity, QueryStats stats) {
-        this.minhashField = Objects.requireNonNull(minhashField, "minhashField");
+    JaccardVerifier(
+            MinhashFieldMapper.MinhashFieldType minhash,
+            int[] signature,
+            byte[] shingleSet,
+            double minSimilarity,
+            QueryStats stats) {
+        this.minhash = Objects.requireNonNull(minhash, "minhash");
+        this.minhashField = minhash.name();
         this.signatureBytes = SignatureCodec.valueBytes(signature);
         this.shingleSet = shingleSet;
         this.signatureRef = new BytesRef(signatureBytes);
@@ -74,7 +81,7 @@ final class JaccardVerifier {
     Leaf leaf(LeafReaderContext context, boolean record) throws IOException {
         LeafReader reader = context.reader();
         // A segment that hides the field from this caller reads as one without it, so nothing matches.
-        return new Leaf(MinhashDocValues.open(reader, minhashField, shingleSet != null), record ? stats : null);
+        return new Leaf(minhash.docValues(reader, shingleSet != null), record ? stats : null);
     }
 
     boolean isCacheable(LeafReaderContext context) {
@@ -140,6 +147,7 @@ final class JaccardVerifier {
     public boolean equals(Object o) {
         return o instanceof JaccardVerifier that
                 && minhashField.equals(that.minhashField)
+                && minhash.format() == that.minhash.format()
                 && Arrays.equals(signatureBytes, that.signatureBytes)
                 && Arrays.equals(shingleSet, that.shingleSet)
                 && minSimilarity == that.minSimilarity;

@@ -28,6 +28,11 @@ public final class MinhashDocValues {
     private final String field;
     private final BinaryDocValues signatures;
     private final BinaryDocValues shingleSets;
+    /** The field, which derives the signature of a document that stores none (the compact format). */
+    private final MinhashFieldMapper.MinhashFieldType fieldType;
+    /** Whether {@link #similarityTo} may compare shingle sets (the caller asked for them). */
+    private final boolean exact;
+
     private BytesRef signature;
     private int doc = -1;
     /** The current document's shingle set, read when first asked for: most band candidates never need it. */
@@ -35,27 +40,42 @@ public final class MinhashDocValues {
 
     private boolean shingleSetRead;
 
-    private MinhashDocValues(LeafReader reader, String field, BinaryDocValues signatures, BinaryDocValues shingleSets) {
+    private MinhashDocValues(
+            LeafReader reader,
+            String field,
+            BinaryDocValues signatures,
+            BinaryDocValues shingleSets,
+            MinhashFieldMapper.MinhashFieldType fieldType,
+            boolean exact) {
         this.reader = reader;
         this.field = field;
         this.signatures = signatures;
         this.shingleSets = shingleSets;
+        this.fieldType = fieldType;
+        this.exact = exact;
     }
 
     /**
-     * The values of {@code field} in {@code reader}'s segment as the caller may see them.
+     * The values of {@code field} in {@code reader}'s segment as the caller may see them
+     * ({@link MinhashFieldMapper.MinhashFieldType#docValues}).
      *
-     * @param withShingleSets false reads the signatures alone (verification by the estimate)
+     * @param withShingleSets false reads the signatures alone (verification by the estimate); a format whose
+     *     signatures are derived from the sets reads the sets anyway
      */
-    public static MinhashDocValues open(LeafReader reader, String field, boolean withShingleSets) throws IOException {
+    static MinhashDocValues open(
+            LeafReader reader, String field, boolean withShingleSets, MinhashFieldMapper.MinhashFieldType fieldType)
+            throws IOException {
         if (FieldExposure.exposes(reader, field) == false) {
-            return new MinhashDocValues(reader, field, null, null);
+            return new MinhashDocValues(reader, field, null, null, fieldType, withShingleSets);
         }
+        boolean readSets = withShingleSets || fieldType.format().derivesSignatureFromSet();
         return new MinhashDocValues(
                 reader,
                 field,
                 reader.getBinaryDocValues(field),
-                withShingleSets ? reader.getBinaryDocValues(FingerprintFields.shinglesField(field)) : null);
+                readSets ? reader.getBinaryDocValues(FingerprintFields.shinglesField(field)) : null,
+                fieldType,
+                withShingleSets);
     }
 
     /** Whether {@code doc} has a signature; then {@link #signature()} and {@link #shingleSet()} are its values. */
@@ -106,8 +126,29 @@ public final class MinhashDocValues {
         shingleSetRead = false;
     }
 
-    /** The current document's signature in the stored layout. */
-    public BytesRef signature() {
+    /** The signature of a document that stores none: its shingle set's (the compact format). */
+    private BytesRef derivedSignature() throws IOException {
+        BytesRef set = shingleSet();
+        if (set == null) {
+            throw new IllegalArgumentException(
+                    "document [" + idOf(doc) + "] has neither a signature nor a shingle set in [" + field + "]");
+        }
+        try {
+            return new BytesRef(fieldType.signatureOfSet(set.bytes, set.offset, set.length));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "document [" + idOf(doc) + "] has a corrupt shingle set in [" + field + "]: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The current document's signature in the stored layout; derived from its set where it stores none (the compact
+     * format), when first asked for: counting documents needs none.
+     */
+    public BytesRef signature() throws IOException {
+        if (signature.length == 0) {
+            signature = derivedSignature();
+        }
         return signature;
     }
 
@@ -125,7 +166,7 @@ public final class MinhashDocValues {
      * {@code shingleSet} exactly: both have one (the current document's read if this instance reads them).
      */
     public boolean exactWith(BytesRef shingleSet) throws IOException {
-        return shingleSet != null && shingleSet() != null;
+        return exact && shingleSet != null && shingleSet() != null;
     }
 
     /**
@@ -157,7 +198,7 @@ public final class MinhashDocValues {
                         e);
             }
         }
-        BytesRef stored = this.signature;
+        BytesRef stored = signature();
         if (stored.length != signature.length) {
             throw new IllegalArgumentException("document [" + idOf(doc) + "] has a signature of " + stored.length / 4
                     + " values in [" + field + "], expected " + signature.length / 4);

@@ -39,21 +39,24 @@ import org.opensearch.search.sort.SortOrder;
  * scripts and {@code terms} aggregations see the value users know, and {@code near_dup_collapse}
  * can read it. The doc values keep the signature without its header; the header's scheme hash is
  * taken from the document's scheme string when it is a scheme id ({@code nd1-xxxxxxxx}, what the
- * processor writes), else it is 0: a bare signature's scheme hash is not kept.
+ * processor writes), else it is 0: a bare signature's scheme hash is not kept. A compact document, which stores no
+ * signature, shows its set's ({@link io.neardup.core.FingerprintFormat#signatureOfSet}), with its format's header.
  */
 final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
 
     /** A scheme hash where the document's scheme is not a scheme id. */
     static final int UNKNOWN_SCHEME_HASH = 0;
 
+    private final MinhashFieldMapper.MinhashFieldType fieldType;
     private final String field;
 
-    private MinhashFieldData(String field) {
-        this.field = field;
+    private MinhashFieldData(MinhashFieldMapper.MinhashFieldType fieldType) {
+        this.fieldType = fieldType;
+        this.field = fieldType.name();
     }
 
-    static IndexFieldData.Builder builder(String field) {
-        return (IndexFieldDataCache cache, CircuitBreakerService breakerService) -> new MinhashFieldData(field);
+    static IndexFieldData.Builder builder(MinhashFieldMapper.MinhashFieldType fieldType) {
+        return (IndexFieldDataCache cache, CircuitBreakerService breakerService) -> new MinhashFieldData(fieldType);
     }
 
     @Override
@@ -77,7 +80,7 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
 
     @Override
     public Leaf loadDirect(LeafReaderContext context) throws IOException {
-        return new Leaf(context.reader(), field);
+        return new Leaf(context.reader(), fieldType);
     }
 
     @Override
@@ -106,11 +109,13 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
 
     static final class Leaf implements LeafFieldData {
         private final LeafReader reader;
+        private final MinhashFieldMapper.MinhashFieldType fieldType;
         private final String field;
 
-        Leaf(LeafReader reader, String field) {
+        Leaf(LeafReader reader, MinhashFieldMapper.MinhashFieldType fieldType) {
             this.reader = reader;
-            this.field = field;
+            this.fieldType = fieldType;
+            this.field = fieldType.name();
         }
 
         @Override
@@ -122,7 +127,9 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
         public SortedBinaryDocValues getBytesValues() {
             try {
                 return new SignatureStrings(
+                        fieldType,
                         DocValues.getBinary(reader, field),
+                        DocValues.getBinary(reader, FingerprintFields.shinglesField(field)),
                         DocValues.getSorted(reader, FingerprintFields.schemeField(field)));
             } catch (IOException e) {
                 throw new UncheckedIOException("reading the doc values of [minhash] field [" + field + "]", e);
@@ -145,12 +152,20 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
 
     /** One signature string a document, built from the header-less doc value and the scheme string. */
     private static final class SignatureStrings extends SortedBinaryDocValues {
+        private final MinhashFieldMapper.MinhashFieldType fieldType;
         private final BinaryDocValues signatures;
+        private final BinaryDocValues shingleSets;
         private final SortedDocValues schemes;
         private int schemeHash;
 
-        SignatureStrings(BinaryDocValues signatures, SortedDocValues schemes) {
+        SignatureStrings(
+                MinhashFieldMapper.MinhashFieldType fieldType,
+                BinaryDocValues signatures,
+                BinaryDocValues shingleSets,
+                SortedDocValues schemes) {
+            this.fieldType = fieldType;
             this.signatures = signatures;
+            this.shingleSets = shingleSets;
             this.schemes = schemes;
         }
 
@@ -171,7 +186,11 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
         @Override
         public BytesRef nextValue() throws IOException {
             BytesRef raw = signatures.binaryValue();
-            return new BytesRef(SignatureCodec.encode(raw.bytes, raw.offset, raw.length, schemeHash)
+            if (raw.length == 0 && shingleSets.advanceExact(signatures.docID())) {
+                BytesRef set = shingleSets.binaryValue();
+                raw = new BytesRef(fieldType.signatureOfSet(set.bytes, set.offset, set.length));
+            }
+            return new BytesRef(SignatureCodec.encode(raw.bytes, raw.offset, raw.length, schemeHash, fieldType.format())
                     .getBytes(StandardCharsets.UTF_8));
         }
 

@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.LshBanding;
@@ -52,15 +53,19 @@ import org.opensearch.search.lookup.SearchLookup;
  * <p>Lucene fields for a field named {@code f} (the query depends on these):
  * <ul>
  * <li>{@code f}: BinaryDocValues, the signature as {@code num_hashes} big-endian int32 values
- *     ({@link SignatureCodec#valueBytes}), no header.</li>
- * <li>{@code f}: one indexed term per band (DOCS only, no norms, no positions), {@link #bandTerm}:
- *     2 bytes band index (big-endian) followed by 8 bytes (big-endian) of
- *     {@link LshBanding#bandKey} ({@code Murmur3.hash64}, seed 0) over the band's {@code rows} values as big-endian int32
+ *     ({@link SignatureCodec#valueBytes}), no header; in the compact format ({@link FingerprintFormat#COMPACT})
+ *     an empty value where the document has a shingle set, whose signature it is
+ *     ({@link FingerprintFormat#signatureOfSet}).</li>
+ * <li>{@code f}: one indexed term per band (DOCS only, no norms, no positions), {@link MinhashFieldType#bandTerm}:
+ *     2 bytes band index (big-endian) followed by the {@link FingerprintFormat#bandKeyBytes} (big-endian) of
+ *     {@link FingerprintFormat#bandKey} over the band's {@code rows} values as big-endian int32
  *     bytes; band {@code i} covers values {@code [i * rows, (i + 1) * rows)}.</li>
  * <li>{@code f._shingles}: BinaryDocValues, the document's shingle set as a {@link ShingleSetCodec}
  *     payload, when the value has {@code shingles} (its header must carry the signature's scheme hash).</li>
  * <li>{@code f._scheme}: SortedDocValues of the scheme string, when the value had one.</li>
  * </ul>
+ * The index's format ({@link IndexFingerprintFormat}) is the field's, fixed when the index was created; a value of
+ * the other format is refused, naming both.
  * The signature's header (format version, scheme hash) is checked: a wrong length or version fails,
  * and when the scheme string has the form {@code nd<version>-<8 hex>} ({@code FingerprintScheme.id()})
  * its hash must equal the header's. Arrays are rejected.
@@ -96,47 +101,6 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
 
     private static MinhashFieldMapper toType(FieldMapper in) {
         return (MinhashFieldMapper) in;
-    }
-
-    /** The length of a band term: the band index (2 bytes) and the band key (8 bytes). */
-    public static final int BAND_TERM_BYTES = 10;
-
-    /** The term of band {@code band} of a signature in {@link SignatureCodec#valueBytes} layout. */
-    public static BytesRef bandTerm(byte[] signatureBytes, int band, int rows) {
-        BytesRef term = new BytesRef(new byte[BAND_TERM_BYTES]);
-        bandTerm(signatureBytes, band, rows, term);
-        return term;
-    }
-
-    /** {@link #bandTerm(byte[], int, int)} written into {@code term}, whose bytes hold at least {@link #BAND_TERM_BYTES}. */
-    public static void bandTerm(byte[] signatureBytes, int band, int rows, BytesRef term) {
-        bandTerm(band, LshBanding.bandKey(signatureBytes, band, rows), term);
-    }
-
-    /** The band index of a band term. */
-    public static int bandOf(BytesRef term) {
-        return ((term.bytes[term.offset] & 0xFF) << 8) | (term.bytes[term.offset + 1] & 0xFF);
-    }
-
-    /** The band key of a band term ({@link LshBanding#bandKey}). */
-    public static long keyOf(BytesRef term) {
-        long key = 0;
-        for (int i = 0; i < 8; i++) {
-            key = (key << 8) | (term.bytes[term.offset + 2 + i] & 0xFF);
-        }
-        return key;
-    }
-
-    /** The term of band {@code band} with key {@code key} ({@link LshBanding#bandKey}), written into {@code term}. */
-    public static void bandTerm(int band, long key, BytesRef term) {
-        byte[] bytes = term.bytes;
-        int at = term.offset;
-        bytes[at] = (byte) (band >>> 8);
-        bytes[at + 1] = (byte) band;
-        for (int i = 0; i < 8; i++) {
-            bytes[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
-        }
-        term.length = BAND_TERM_BYTES;
     }
 
     private static Parameter<Integer> nullableInt(
@@ -195,6 +159,8 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
                         "false_negative_weight", false, m -> toType(m).fnWeight, DEFAULT_FALSE_NEGATIVE_WEIGHT)
                 .setValidator(v -> requireWeight("false_negative_weight", v));
         private final Parameter<Map<String, String>> meta = Parameter.metaParam();
+        /** The format of the mapper this one is merged from, or null: then the index's, from the settings given. */
+        private FingerprintFormat format;
 
         public Builder(String name) {
             super(name);
@@ -247,8 +213,12 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         @Override
         public MinhashFieldMapper build(BuilderContext context) {
             LshBanding banding = banding();
-            MinhashFieldType ft =
-                    new MinhashFieldType(buildFullName(context), numHashes.getValue(), banding, meta.getValue());
+            MinhashFieldType ft = new MinhashFieldType(
+                    buildFullName(context),
+                    numHashes.getValue(),
+                    banding,
+                    format != null ? format : IndexFingerprintFormat.of(context.indexSettings()),
+                    meta.getValue());
             return new MinhashFieldMapper(name, ft, multiFieldsBuilder.build(this, context), copyTo.build(), this);
         }
     }
@@ -258,16 +228,19 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
     public static final class MinhashFieldType extends FingerprintFieldType {
         private final int numHashes;
         private final LshBanding banding;
+        private final FingerprintFormat format;
 
         /** {@code type} as a {@code minhash} field type, or null if it is another (or none). */
         public static MinhashFieldType of(MappedFieldType type) {
             return type instanceof MinhashFieldType minhash ? minhash : null;
         }
 
-        public MinhashFieldType(String name, int numHashes, LshBanding banding, Map<String, String> meta) {
+        public MinhashFieldType(
+                String name, int numHashes, LshBanding banding, FingerprintFormat format, Map<String, String> meta) {
             super(name, true, true, TextSearchInfo.NONE, meta);
             this.numHashes = numHashes;
             this.banding = banding;
+            this.format = format;
         }
 
         @Override
@@ -295,15 +268,121 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
             return banding;
         }
 
+        /** The format of the field's index, fixed when it was created. */
+        public FingerprintFormat format() {
+            return format;
+        }
+
+        /** The length of a band term: the band index (2 bytes) and the format's band key. */
+        public int bandTermBytes() {
+            return 2 + format.bandKeyBytes();
+        }
+
+        /** The key of band {@code band} of a signature in its stored layout at {@code offset} of {@code signatureBytes}. */
+        public long bandKey(byte[] signatureBytes, int offset, int band) {
+            return format.bandKey(signatureBytes, offset, band, banding.rows());
+        }
+
+        /** The term of band {@code band} of a signature in {@link SignatureCodec#valueBytes} layout. */
+        public BytesRef bandTerm(byte[] signatureBytes, int band) {
+            BytesRef term = new BytesRef(new byte[bandTermBytes()]);
+            bandTerm(band, bandKey(signatureBytes, 0, band), term);
+            return term;
+        }
+
+        /** The term of band {@code band} with key {@code key} ({@link #bandKey}), written into {@code term}, whose bytes hold at least {@link #bandTermBytes}. */
+        public void bandTerm(int band, long key, BytesRef term) {
+            byte[] bytes = term.bytes;
+            int at = term.offset;
+            bytes[at] = (byte) (band >>> 8);
+            bytes[at + 1] = (byte) band;
+            int keyBytes = format.bandKeyBytes();
+            for (int i = 0; i < keyBytes; i++) {
+                bytes[at + 2 + i] = (byte) (key >>> (8 * (keyBytes - 1 - i)));
+            }
+            term.length = 2 + keyBytes;
+        }
+
+        /** The band index of a band term. */
+        public static int bandOf(BytesRef term) {
+            return ((term.bytes[term.offset] & 0xFF) << 8) | (term.bytes[term.offset + 1] & 0xFF);
+        }
+
+        /** The band key of a band term ({@link #bandKey}). */
+        public long keyOf(BytesRef term) {
+            long key = 0;
+            for (int i = 2; i < term.length; i++) {
+                key = (key << 8) | (term.bytes[term.offset + i] & 0xFF);
+            }
+            return key;
+        }
+
+        /**
+         * A fingerprint read from a document or a request ({@code value}, {@code shingles}, {@code scheme}, as
+         * {@link FingerprintObject} reads them) as this field compares it: a signature of its format and length, and
+         * the set. A signature of the other format serves only through its set, in the compact format; otherwise the
+         * fingerprint is refused, naming both formats.
+         *
+         * @throws IllegalArgumentException what is wrong, for the caller to say where the fingerprint came from
+         */
+        public NearDupTargets.Minhash targetOf(String value, String shingles, String scheme) {
+            FingerprintFormat given = value == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(value);
+            int schemeHash =
+                    value != null ? SignatureCodec.schemeHashOf(value) : ShingleSetCodec.schemeHashOf(shingles);
+            byte[] set = shingles == null ? null : ShingleSetCodec.decodePayload(shingles, schemeHash);
+            if (given == format && value != null) {
+                return new NearDupTargets.Minhash(
+                        SignatureCodec.decode(value, numHashes, schemeHash, format), set, schemeHash, scheme);
+            }
+            if (format.derivesSignatureFromSet() && set != null) {
+                int[] signature =
+                        FingerprintFormat.signatureOfSet(ShingleSetCodec.values(set, 0, set.length), numHashes);
+                return new NearDupTargets.Minhash(signature, set, schemeHash, scheme);
+            }
+            throw new IllegalArgumentException("its fingerprint is of " + given.describe() + " and field [" + name()
+                    + "] of " + format.describe()
+                    + (format.derivesSignatureFromSet()
+                            ? ", and it has no shingle set to derive this format's signature from"
+                            : ", whose signatures cannot be derived from a shingle set")
+                    + "; fingerprint the text instead ([like.text])");
+        }
+
+        /** The field's values in {@code reader}'s segment, as the caller may see them ({@link MinhashDocValues}). */
+        public MinhashDocValues docValues(LeafReader reader, boolean withShingleSets) throws IOException {
+            return MinhashDocValues.open(reader, name(), withShingleSets, this);
+        }
+
+        /**
+         * The signature of a document that stores none, in the stored layout: in the compact format, of its shingle
+         * set payload ({@link FingerprintFormat#signatureOfSet}).
+         */
+        byte[] signatureOfSet(byte[] payload, int offset, int length) {
+            return FingerprintFormat.signatureBytesOfSet(payload, offset, length, numHashes);
+        }
+
         @Override
         protected void checkFormat(String format) {
             FingerprintFormats.requireDefault(typeName(), name(), format);
         }
 
-        /** Signature strings are shown as stored. */
+        /**
+         * Signature strings are shown as stored; a compact document's, which stores none, as its set's signature
+         * ({@link FingerprintFormat#signatureOfSet}) with its format's header, as {@code docvalue_fields} shows it.
+         */
         @Override
-        protected Object render(Object signature) {
-            return signature;
+        protected Object render(Object stored) {
+            Object value = FingerprintObject.valueOf(stored);
+            if (value != null || format.derivesSignatureFromSet() == false || stored instanceof Map<?, ?> == false) {
+                return value;
+            }
+            Object shingles = ((Map<?, ?>) stored).get(FingerprintObject.SHINGLES);
+            if (shingles instanceof String encoded) {
+                int schemeHash = ShingleSetCodec.schemeHashOf(encoded);
+                byte[] set = ShingleSetCodec.decodePayload(encoded, schemeHash);
+                byte[] signature = signatureOfSet(set, 0, set.length);
+                return SignatureCodec.encode(signature, 0, signature.length, schemeHash, format);
+            }
+            return null;
         }
 
         /** Signature strings, as in {@code _source}: what {@code docvalue_fields}, scripts and {@code terms} read. */
@@ -311,7 +390,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         public IndexFieldData.Builder fielddataBuilder(
                 String fullyQualifiedIndexName, Supplier<SearchLookup> searchLookup) {
             failIfNoDocValues();
-            return MinhashFieldData.builder(name());
+            return MinhashFieldData.builder(this);
         }
 
         @Override
@@ -351,8 +430,11 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         return (MinhashFieldType) super.fieldType();
     }
 
-    /** A decoded value: the signature, the shingle set payload (null without one), and the scheme hash of their headers. */
-    record Minhash(int[] signature, byte[] shingleSet, int schemeHash) {}
+    /**
+     * A decoded value: the signature (stored, or derived from the set in the compact format), whether the
+     * document stores it, the shingle set payload (null without one), and the scheme hash of their headers.
+     */
+    record Minhash(int[] signature, boolean signatureStored, byte[] shingleSet, int schemeHash) {}
 
     @Override
     protected List<String> keys() {
@@ -361,26 +443,62 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
 
     @Override
     protected Minhash decode(FingerprintObject.Parts raw) {
-        int headerHash = SignatureCodec.schemeHashOf(raw.value());
+        FingerprintFormat format = fieldType().format();
+        if (raw.value() == null && format.derivesSignatureFromSet() == false) {
+            throw new IllegalArgumentException("the value has [" + FingerprintObject.SHINGLES + "] and no ["
+                    + FingerprintObject.VALUE + "]: that is " + FingerprintFormat.COMPACT.describe()
+                    + ", and this index has " + format.describe()
+                    + "; fingerprint the text with a pipeline whose target is this index");
+        }
+        int headerHash = raw.value() != null
+                ? SignatureCodec.schemeHashOf(raw.value())
+                : ShingleSetCodec.schemeHashOf(raw.shingles());
         if (raw.scheme() != null) {
             Integer schemeHash = FingerprintScheme.schemeHashOfId(raw.scheme());
             if (schemeHash != null && schemeHash != headerHash) {
-                throw new IllegalArgumentException("signature header has scheme hash " + SignatureCodec.hex(headerHash)
-                        + " but [scheme] is [" + raw.scheme() + "]");
+                throw new IllegalArgumentException(
+                        (raw.value() != null ? "signature" : "shingle set") + " header has scheme hash "
+                                + SignatureCodec.hex(headerHash) + " but [scheme] is [" + raw.scheme() + "]");
             }
         }
-        int[] signature = SignatureCodec.decode(raw.value(), numHashes, headerHash);
         byte[] shingleSet = raw.shingles() == null ? null : ShingleSetCodec.decodePayload(raw.shingles(), headerHash);
-        return new Minhash(signature, shingleSet, headerHash);
+        if (raw.value() == null) {
+            int[] signature = FingerprintFormat.signatureOfSet(
+                    ShingleSetCodec.values(shingleSet, 0, shingleSet.length), numHashes);
+            return new Minhash(signature, false, shingleSet, headerHash);
+        }
+        int[] signature = decodeSignature(raw.value(), headerHash, format);
+        if (shingleSet != null && format.derivesSignatureFromSet()) {
+            throw new IllegalArgumentException("the value has [" + FingerprintObject.SHINGLES + "] and a ["
+                    + FingerprintObject.VALUE + "]: in " + format.describe()
+                    + " a document with a shingle set stores no signature");
+        }
+        return new Minhash(signature, true, shingleSet, headerHash);
+    }
+
+    private int[] decodeSignature(String value, int headerHash, FingerprintFormat format) {
+        try {
+            return SignatureCodec.decode(value, numHashes, headerHash, format);
+        } catch (IllegalArgumentException e) {
+            if (SignatureCodec.formatOf(value) != format) {
+                throw new IllegalArgumentException(
+                        e.getMessage() + ", the format of this index"
+                                + "; fingerprint the text with a pipeline whose target is this index",
+                        e);
+            }
+            throw e;
+        }
     }
 
     @Override
     protected void addFields(ParseContext context, String field, Minhash value) {
         byte[] bytes = SignatureCodec.valueBytes(value.signature());
-        context.doc().addWithKey(field, new BinaryDocValuesField(field, new BytesRef(bytes)));
-        LshBanding banding = fieldType().banding();
-        for (int band = 0; band < banding.bands(); band++) {
-            context.doc().add(new Field(field, bandTerm(bytes, band, banding.rows()), BAND_FIELD_TYPE));
+        // An empty value marks a document whose signature is its set's: what every reader iterates stays one field.
+        BytesRef stored = value.signatureStored() ? new BytesRef(bytes) : new BytesRef();
+        context.doc().addWithKey(field, new BinaryDocValuesField(field, stored));
+        MinhashFieldType type = fieldType();
+        for (int band = 0; band < type.banding().bands(); band++) {
+            context.doc().add(new Field(field, type.bandTerm(bytes, band), BAND_FIELD_TYPE));
         }
         if (value.shingleSet() != null) {
             context.doc()
@@ -396,12 +514,14 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
 
     /** Overrides FieldMapper's from OpenSearch 3.1 on (see {@link #canDeriveSource}). */
     public void deriveSource(XContentBuilder builder, LeafReader leafReader, int docId) throws IOException {
-        DerivedFingerprintSource.writeMinhash(
-                builder, leafReader, docId, fieldType().name(), simpleName());
+        DerivedFingerprintSource.writeMinhash(builder, leafReader, docId, fieldType(), simpleName());
     }
 
+    /** Keeps the field's format: OpenSearch builds a merged mapper without the index's settings. */
     @Override
     public ParametrizedFieldMapper.Builder getMergeBuilder() {
-        return new Builder(simpleName()).init(this);
+        Builder builder = new Builder(simpleName());
+        builder.format = fieldType().format();
+        return builder.init(this);
     }
 }

@@ -31,6 +31,7 @@ import org.apache.lucene.search.Weight;
  */
 public final class MinhashSimilarityQuery extends Query {
 
+    private final MinhashFieldMapper.MinhashFieldType fieldType;
     private final String field;
     private final int schemeHash;
     private final String scheme;
@@ -44,32 +45,31 @@ public final class MinhashSimilarityQuery extends Query {
      *                   every candidate by the estimate
      */
     public MinhashSimilarityQuery(
-            String field,
+            MinhashFieldMapper.MinhashFieldType fieldType,
             int[] signature,
             byte[] shingleSet,
             int schemeHash,
             String scheme,
-            LshBanding banding,
             int minBandMatches,
             double minSimilarity) {
-        this(field, signature, shingleSet, schemeHash, scheme, banding, minBandMatches, minSimilarity, null);
+        this(fieldType, signature, shingleSet, schemeHash, scheme, minBandMatches, minSimilarity, null);
     }
 
     /** @param stats where the query and its verifications are counted, or null */
     public MinhashSimilarityQuery(
-            String field,
+            MinhashFieldMapper.MinhashFieldType fieldType,
             int[] signature,
             byte[] shingleSet,
             int schemeHash,
             String scheme,
-            LshBanding banding,
             int minBandMatches,
             double minSimilarity,
             QueryStats stats) {
-        this.field = Objects.requireNonNull(field, "field");
+        this.fieldType = Objects.requireNonNull(fieldType, "fieldType");
+        this.field = fieldType.name();
         this.schemeHash = schemeHash;
         this.scheme = scheme;
-        this.banding = Objects.requireNonNull(banding, "banding");
+        this.banding = fieldType.banding();
         if (banding.bands() * banding.rows() > signature.length) {
             throw new IllegalArgumentException("banding " + banding.bands() + " x " + banding.rows() + " needs "
                     + banding.bands() * banding.rows() + " values, the signature has " + signature.length);
@@ -79,7 +79,7 @@ public final class MinhashSimilarityQuery extends Query {
                     "min_band_matches must be in [1, " + banding.bands() + "], got " + minBandMatches);
         }
         this.minBandMatches = minBandMatches;
-        this.verifier = new JaccardVerifier(field, signature, shingleSet, minSimilarity, stats);
+        this.verifier = new JaccardVerifier(fieldType, signature, shingleSet, minSimilarity, stats);
         this.stats = stats;
     }
 
@@ -88,8 +88,7 @@ public final class MinhashSimilarityQuery extends Query {
         BooleanQuery.Builder bands = new BooleanQuery.Builder();
         for (int band = 0; band < banding.bands(); band++) {
             bands.add(
-                    new TermQuery(new Term(
-                            field, MinhashFieldMapper.bandTerm(verifier.signatureBytes(), band, banding.rows()))),
+                    new TermQuery(new Term(field, fieldType.bandTerm(verifier.signatureBytes(), band))),
                     BooleanClause.Occur.SHOULD);
         }
         return bands.setMinimumNumberShouldMatch(minBandMatches).build();
@@ -179,6 +178,7 @@ public final class MinhashSimilarityQuery extends Query {
                 && schemeHash == that.schemeHash
                 && Objects.equals(scheme, that.scheme)
                 && banding.equals(that.banding)
+                && fieldType.format() == that.fieldType.format()
                 && minBandMatches == that.minBandMatches;
     }
 

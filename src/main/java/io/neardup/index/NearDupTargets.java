@@ -19,8 +19,8 @@ public interface NearDupTargets {
     /** The simhash to look for in the {@code simhash} field {@code field}. */
     Simhash simhash(String field, QueryShardContext context);
 
-    /** The signature (and shingle set) to compare with the {@code minhash} field {@code field}'s, of {@code numHashes} values. */
-    Minhash minhash(String field, int numHashes, QueryShardContext context);
+    /** The signature (and shingle set) to compare with the {@code minhash} field {@code field}'s, in its format. */
+    Minhash minhash(MinhashFieldMapper.MinhashFieldType field, QueryShardContext context);
 
     /** Whether {@code like} is a bare simhash value, which has no MinHash signature to verify candidates with. */
     boolean bareSimhash();

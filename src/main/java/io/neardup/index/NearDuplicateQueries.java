@@ -75,10 +75,10 @@ final class NearDuplicateQueries {
                 throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field
                         + "] needs the query " + "document's MinHash signature: query by [_id] or [text]");
             }
-            NearDupTargets.Minhash target = like.minhash(sibling, minhash.numHashes(), context);
+            NearDupTargets.Minhash target = like.minhash(minhash, context);
             return new JaccardVerifiedQuery(
                     candidates,
-                    sibling,
+                    minhash,
                     target.signature(),
                     exactSet(options, target, sibling),
                     target.schemeHash(),
@@ -100,7 +100,7 @@ final class NearDuplicateQueries {
             QueryShardContext context,
             SegmentFingerprintCache cache) {
         String field = fieldType.name();
-        NearDupTargets.Minhash target = like.minhash(field, fieldType.numHashes(), context);
+        NearDupTargets.Minhash target = like.minhash(fieldType, context);
         LshBanding banding = fieldType.banding();
         double tau = options.effectiveMinSimilarity();
         // By default as many bands must agree as still find a pair at tau with probability 0.99: few
@@ -133,12 +133,11 @@ final class NearDuplicateQueries {
                     remedy));
         }
         return new MinhashSimilarityQuery(
-                field,
+                fieldType,
                 target.signature(),
                 exactSet(options, target, field),
                 target.schemeHash(),
                 target.scheme(),
-                banding,
                 m,
                 tau,
                 cache.queryStats());

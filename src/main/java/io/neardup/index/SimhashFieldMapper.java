@@ -128,8 +128,9 @@ public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFiel
         }
 
         @Override
-        protected Object render(Object hex) {
-            return SimhashCodec.toHex(SimhashCodec.parseHex(hex.toString()));
+        protected Object render(Object stored) {
+            Object hex = FingerprintObject.valueOf(stored);
+            return hex == null ? null : SimhashCodec.toHex(SimhashCodec.parseHex(hex.toString()));
         }
 
         @Override

@@ -6,6 +6,7 @@ package io.neardup.ingest;
 
 import io.neardup.core.ContentHash;
 import io.neardup.core.Fingerprint;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
@@ -73,6 +75,8 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
     private final IdfTable idfTable;
     /** Ingest runs on many threads at once; each thread reuses its own scratch, shared by every processor. */
     private final FingerprintScratchPool scratchPool;
+    /** The format of the index a document goes to, by its {@code _index}: each index keeps the one it was created with. */
+    private final Function<String, FingerprintFormat> formatOfTarget;
 
     NearDupFingerprintProcessor(
             String tag,
@@ -87,8 +91,10 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
             Analyzer analyzer,
             FingerprintScheme scheme,
             IdfTable idfTable,
-            FingerprintScratchPool scratchPool) {
+            FingerprintScratchPool scratchPool,
+            Function<String, FingerprintFormat> formatOfTarget) {
         super(tag, description);
+        this.formatOfTarget = formatOfTarget;
         this.field = field;
         this.targetField = targetField;
         this.ignoreMissing = ignoreMissing;
@@ -172,7 +178,8 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
             text = text.substring(0, end);
             truncated = true;
         }
-        document.setFieldValue(targetField, fingerprintOf(text, truncated));
+        String target = document.getFieldValue(IngestDocument.Metadata.INDEX.getFieldName(), String.class, true);
+        document.setFieldValue(targetField, fingerprintOf(text, truncated, formatOfTarget.apply(target)));
         return document;
     }
 
@@ -219,10 +226,10 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return text.codePoints().anyMatch(Character::isLetterOrDigit);
     }
 
-    private Map<String, Object> fingerprintOf(String text, boolean truncated) {
+    private Map<String, Object> fingerprintOf(String text, boolean truncated, FingerprintFormat format) {
         Map<String, Object> out = new LinkedHashMap<>();
         if (outputs.contains(Output.SIMHASH) || outputs.contains(Output.MINHASH)) {
-            Fingerprint fingerprint = fingerprint(text, writesShingleSets());
+            Fingerprint fingerprint = fingerprint(text, writesShingleSets(), format);
             // A text without tokens has no simhash or MinHash; writing zeros would make every such
             // document a false near-duplicate of every other.
             if (fingerprint.tokens() > 0) {
@@ -239,7 +246,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
                                     : null;
                     out.put(
                             "minhash",
-                            FingerprintObject.minhash(fingerprint.minhash(), shingleSet, schemeHash, schemeId));
+                            FingerprintObject.minhash(fingerprint.minhash(), shingleSet, schemeHash, schemeId, format));
                 }
             }
             out.put("tokens", fingerprint.tokens());
@@ -273,17 +280,22 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return outputs.contains(Output.SHINGLES);
     }
 
-    /** The fingerprints of a text, exactly as {@link #execute} computes them for a document. */
-    public Fingerprint fingerprint(String text) {
-        return fingerprint(text, false);
+    /** The fingerprints of a text, exactly as {@link #execute} computes them for a document of an index of {@code format}. */
+    public Fingerprint fingerprint(String text, FingerprintFormat format) {
+        return fingerprint(text, false, format);
     }
 
-    /** As {@link #fingerprint(String)}, with the shingle set when {@code withShingleSet}. */
-    public Fingerprint fingerprint(String text, boolean withShingleSet) {
+    /** As {@link #fingerprint(String, FingerprintFormat)}, with the shingle set when {@code withShingleSet}. */
+    public Fingerprint fingerprint(String text, boolean withShingleSet, FingerprintFormat format) {
         String analyzed = withoutLoneSurrogates(text);
         return scratchPool.withScratch(scratch -> {
             Fingerprinter fingerprinter = new Fingerprinter(
-                    scheme, idfTable, scratch, outputs.contains(Output.SIMHASH), outputs.contains(Output.MINHASH));
+                    scheme,
+                    idfTable,
+                    scratch,
+                    outputs.contains(Output.SIMHASH),
+                    outputs.contains(Output.MINHASH),
+                    format);
             try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, analyzed)) {
                 CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
                 tokens.reset();

@@ -8,6 +8,7 @@ import static io.neardup.ingest.NearDupFingerprintProcessor.TYPE;
 import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
 
 import io.neardup.core.FeatureWeighting;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.IdfTable;
 import io.neardup.core.MinHasher;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.lucene.analysis.Analyzer;
 import org.opensearch.OpenSearchException;
@@ -68,16 +70,27 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
     private final Environment environment;
 
     private final FingerprintScratchPool scratchPool;
+    private final Function<String, FingerprintFormat> formatOfTarget;
 
-    public NearDupFingerprintProcessorFactory(AnalysisRegistry analysisRegistry, Environment environment) {
-        this(analysisRegistry, environment, FingerprintScratchPool.unaccounted());
+    /** A factory whose processors write every document in {@code format} (tests and tools, which have no cluster). */
+    public NearDupFingerprintProcessorFactory(
+            AnalysisRegistry analysisRegistry, Environment environment, FingerprintFormat format) {
+        this(analysisRegistry, environment, FingerprintScratchPool.unaccounted(), target -> format);
     }
 
+    /**
+     * @param formatOfTarget the format of the index a document is written to, by the document's {@code _index}
+     *     ({@code IndexFingerprintFormat.forWrite} on the node's cluster state)
+     */
     public NearDupFingerprintProcessorFactory(
-            AnalysisRegistry analysisRegistry, Environment environment, FingerprintScratchPool scratchPool) {
+            AnalysisRegistry analysisRegistry,
+            Environment environment,
+            FingerprintScratchPool scratchPool,
+            Function<String, FingerprintFormat> formatOfTarget) {
         this.analysisRegistry = analysisRegistry;
         this.environment = environment;
         this.scratchPool = scratchPool;
+        this.formatOfTarget = formatOfTarget;
     }
 
     @Override
@@ -165,7 +178,8 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
                 analyzer.analyzer(),
                 scheme,
                 idfTable,
-                scratchPool);
+                scratchPool,
+                formatOfTarget);
     }
 
     private record AnalyzerChoice(Analyzer analyzer, String schemeName) {}

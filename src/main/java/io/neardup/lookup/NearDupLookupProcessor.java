@@ -13,11 +13,13 @@ import io.neardup.clusters.NearDupLookupAction;
 import io.neardup.clusters.ShardMatchRequest;
 import io.neardup.clusters.ShardMatchResponse;
 import io.neardup.clusters.TransportShardMatchAction;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.RecentFingerprints;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupOptions;
 import java.util.List;
 import java.util.Map;
@@ -173,15 +175,28 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 recentMatch =
                         () -> recent.closestSimhash(scope, id, scheme, value, distance, before, nanoTime.getAsLong());
             } else {
-                int[] signature = SignatureCodec.decode(parts.value());
-                byte[] shingles = parts.shingles() == null
-                        ? null
-                        : ShingleSetCodec.decodePayload(parts.shingles(), SignatureCodec.schemeHashOf(parts.value()));
+                FingerprintFormat format =
+                        parts.value() == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(parts.value());
+                int schemeHash = parts.value() != null
+                        ? SignatureCodec.schemeHashOf(parts.value())
+                        : ShingleSetCodec.schemeHashOf(parts.shingles());
+                byte[] shingles =
+                        parts.shingles() == null ? null : ShingleSetCodec.decodePayload(parts.shingles(), schemeHash);
+                // A compact document with a set stores no signature: the window's, a prefilter before the sets are
+                // compared, is the set's at the default length (one that stores a signature of another length is
+                // compared with it by neither).
+                int[] signature = parts.value() != null
+                        ? SignatureCodec.decode(parts.value())
+                        : FingerprintFormat.signatureOfSet(
+                                ShingleSetCodec.values(shingles, 0, shingles.length),
+                                MinhashFieldMapper.DEFAULT_NUM_HASHES);
+                // Signatures of two formats never meet: each format has its own part of the window.
+                int formatScheme = 31 * scheme + format.number();
                 double tau = spec.options().effectiveMinSimilarity();
-                self = id == null ? null : recent.addSignature(scope, id, scheme, signature, shingles, now);
+                self = id == null ? null : recent.addSignature(scope, id, formatScheme, signature, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch = () -> recent.mostSimilarSignature(
-                        scope, id, scheme, signature, shingles, tau, before, nanoTime.getAsLong());
+                        scope, id, formatScheme, signature, shingles, tau, before, nanoTime.getAsLong());
             }
         } catch (RuntimeException e) {
             handler.accept(null, e);

@@ -100,10 +100,15 @@ public sealed interface Like extends Writeable, ToXContentObject {
         }
     }
 
-    /** A MinHash signature as the processor writes it, with its shingle set (null: verified by the estimate) and scheme. */
+    /**
+     * A MinHash fingerprint as the processor writes it: its signature, shingle set (null: verified by the estimate)
+     * and scheme; a compact one (fingerprint format 2) has the set and no signature.
+     */
     record Minhash(String signature, String shingles, String scheme) implements Like {
         public Minhash {
-            requireText(signature, MINHASH);
+            requireText(
+                    signature == null ? shingles : signature,
+                    signature == null && shingles != null ? SHINGLES : MINHASH);
         }
 
         @Override
@@ -225,8 +230,9 @@ public sealed interface Like extends Writeable, ToXContentObject {
                         parser.getTokenLocation(), "[like." + name + "] must be a string, got [" + token + "]");
             }
         }
-        int given =
-                (id != null ? 1 : 0) + (text != null ? 1 : 0) + (simhash != null ? 1 : 0) + (minhash != null ? 1 : 0);
+        // A compact MinHash fingerprint (fingerprint format 2) has [shingles] and no signature.
+        boolean minhashKind = minhash != null || (shingles != null && id == null && text == null && simhash == null);
+        int given = (id != null ? 1 : 0) + (text != null ? 1 : 0) + (simhash != null ? 1 : 0) + (minhashKind ? 1 : 0);
         if (given != 1) {
             throw new ParsingException(
                     parser.getTokenLocation(),

@@ -5,11 +5,13 @@
 package io.neardup.query;
 
 import io.neardup.core.Fingerprint;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
-import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.index.IndexFingerprintFormat;
+import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupTargets;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import java.util.List;
@@ -57,15 +59,18 @@ public final class LikeResolver {
         };
     }
 
-    public NearDupTargets.Minhash resolveMinhash(Like like, String field, int numHashes, QueryShardContext context) {
+    public NearDupTargets.Minhash resolveMinhash(
+            Like like, MinhashFieldMapper.MinhashFieldType fieldType, QueryShardContext context) {
+        String field = fieldType.name();
+        int numHashes = fieldType.numHashes();
         return switch (like) {
             case Like.Minhash minhash ->
-                signature(minhash.signature(), minhash.shingles(), minhash.scheme(), numHashes, null);
-            case Like.ById byId -> storedSignature(byId.id(), byId, field, numHashes, context);
-            case Like.Fetched fetched -> storedSignature(fetched.id(), fetched, field, numHashes, context);
+                signature(minhash.signature(), minhash.shingles(), minhash.scheme(), fieldType, null);
+            case Like.ById byId -> storedSignature(byId.id(), byId, fieldType, context);
+            case Like.Fetched fetched -> storedSignature(fetched.id(), fetched, fieldType, context);
             case Like.Text text -> {
                 NearDupFingerprintProcessor processor = processorFor(text, field, context, true);
-                Fingerprint fingerprint = fingerprintOf(processor, text.text());
+                Fingerprint fingerprint = fingerprintOf(processor, text.text(), fieldType.format());
                 if (fingerprint.minhash().length != numHashes) {
                     throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(text, context)
                             + "] makes signatures of " + fingerprint.minhash().length + " values but field [" + field
@@ -86,26 +91,26 @@ public final class LikeResolver {
     }
 
     private static NearDupTargets.Minhash storedSignature(
-            String id, Like document, String field, int numHashes, QueryShardContext context) {
-        FingerprintObject.Parts stored =
-                storedParts(id, document, field, context, FingerprintObject.MINHASH_KEYS, "MinHash signature");
-        return signature(stored.value(), stored.shingles(), stored.scheme(), numHashes, id);
+            String id, Like document, MinhashFieldMapper.MinhashFieldType fieldType, QueryShardContext context) {
+        FingerprintObject.Parts stored = storedParts(
+                id, document, fieldType.name(), context, FingerprintObject.MINHASH_KEYS, "MinHash signature");
+        return signature(stored.value(), stored.shingles(), stored.scheme(), fieldType, id);
     }
 
     private static NearDupTargets.Minhash signature(
-            String encoded, String shingles, String scheme, int numHashes, String selfId) {
-        int schemeHash = SignatureCodec.schemeHashOf(encoded);
-        int[] signature = SignatureCodec.decode(encoded, numHashes, schemeHash);
-        byte[] shingleSet;
+            String encoded,
+            String shingles,
+            String scheme,
+            MinhashFieldMapper.MinhashFieldType fieldType,
+            String selfId) {
         try {
-            shingleSet = shingles == null ? null : ShingleSetCodec.decodePayload(shingles, schemeHash);
+            return fieldType.targetOf(encoded, shingles, scheme);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    (selfId == null ? "[like.shingles]" : "[like._id] document [" + selfId + "]") + ": "
+                    (selfId == null ? "[like.minhash]" : "[like._id] document [" + selfId + "]") + ": "
                             + e.getMessage(),
                     e);
         }
-        return new NearDupTargets.Minhash(signature, shingleSet, schemeHash, scheme);
     }
 
     /**
@@ -166,7 +171,10 @@ public final class LikeResolver {
 
     private NearDupTargets.Simhash fromText(Like.Text like, String field, QueryShardContext context) {
         NearDupFingerprintProcessor processor = processorFor(like, field, context, false);
-        Fingerprint fingerprint = fingerprintOf(processor, like.text());
+        Fingerprint fingerprint = fingerprintOf(
+                processor,
+                like.text(),
+                IndexFingerprintFormat.of(context.getIndexSettings().getSettings()));
         return new NearDupTargets.Simhash(
                 fingerprint.simhash(), fingerprint.margins(), processor.scheme().id());
     }
@@ -215,8 +223,9 @@ public final class LikeResolver {
                 + (minhash ? "MinHash signature" : "simhash") + " to [" + field + "]");
     }
 
-    private static Fingerprint fingerprintOf(NearDupFingerprintProcessor processor, String text) {
-        Fingerprint fingerprint = processor.fingerprint(text, processor.writesShingleSets());
+    private static Fingerprint fingerprintOf(
+            NearDupFingerprintProcessor processor, String text, FingerprintFormat format) {
+        Fingerprint fingerprint = processor.fingerprint(text, processor.writesShingleSets(), format);
         if (fingerprint.tokens() == 0) {
             throw new IllegalArgumentException("[like.text] has no tokens after analysis, so it has no fingerprint");
         }

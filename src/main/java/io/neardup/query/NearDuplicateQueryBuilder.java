@@ -6,6 +6,7 @@ package io.neardup.query;
 
 import io.neardup.index.FingerprintFieldType;
 import io.neardup.index.FingerprintFields;
+import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupOptions;
 import io.neardup.index.NearDupTargets;
 import java.io.IOException;
@@ -493,8 +494,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         }
 
         @Override
-        public Minhash minhash(String field, int numHashes, QueryShardContext context) {
-            return services.resolver().resolveMinhash(like, field, numHashes, context);
+        public Minhash minhash(MinhashFieldMapper.MinhashFieldType field, QueryShardContext context) {
+            return services.resolver().resolveMinhash(like, field, context);
         }
 
         @Override

@@ -115,14 +115,14 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                         }
                         Map<Long, Double> found = new HashMap<>();
                         BandJoin.join(
-                                new ShardBandBuckets(reader, FIELD, MemoryBudget.NONE),
+                                new ShardBandBuckets(reader, MinhashDocuments.fieldType(FIELD), MemoryBudget.NONE),
                                 reader.maxDoc(),
                                 m,
                                 tau,
                                 Integer.MAX_VALUE,
                                 1,
                                 false,
-                                new ShardJaccard(reader, FIELD, true),
+                                new ShardJaccard(reader, MinhashDocuments.fieldType(FIELD), true),
                                 (x, y, similarity) -> {
                                     int a = Math.min(idOf[x], idOf[y]);
                                     int b = Math.max(idOf[x], idOf[y]);
@@ -173,11 +173,12 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
             try (IndexReader reader = DirectoryReader.open(directory)) {
                 assertEquals(2, reader.leaves().size());
                 List<Integer> members = new ArrayList<>();
-                new ShardBandBuckets(reader, FIELD, MemoryBudget.NONE).forEach((docs, size) -> {
-                    for (int i = 0; i < size; i++) {
-                        members.add(docs[i]);
-                    }
-                });
+                new ShardBandBuckets(reader, MinhashDocuments.fieldType(FIELD), MemoryBudget.NONE)
+                        .forEach((docs, size) -> {
+                            for (int i = 0; i < size; i++) {
+                                members.add(docs[i]);
+                            }
+                        });
                 Map<String, Integer> buckets = new HashMap<>();
                 for (int doc : members) {
                     buckets.merge(reader.storedFields().document(doc).get("id"), 1, Integer::sum);
@@ -209,7 +210,8 @@ public class ShardBandBucketsTests extends OpenSearchTestCase {
                 assertEquals(2, reader.leaves().size());
                 IllegalArgumentException e = expectThrows(
                         IllegalArgumentException.class,
-                        () -> new ShardBandBuckets(reader, FIELD, MemoryBudget.NONE).forEach((members, size) -> {}));
+                        () -> new ShardBandBuckets(reader, MinhashDocuments.fieldType(FIELD), MemoryBudget.NONE)
+                                .forEach((members, size) -> {}));
                 assertTrue(e.getMessage(), e.getMessage().contains("nd1-aaaaaaaa"));
                 assertTrue(e.getMessage(), e.getMessage().contains("nd1-bbbbbbbb"));
             }

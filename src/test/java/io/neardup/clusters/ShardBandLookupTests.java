@@ -128,8 +128,9 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
             index(random, directory, shard, banding, false, randomBoolean());
             try (IndexReader reader = DirectoryReader.open(directory)) {
                 int maxBucket = between(1, 4);
-                ShardBandBuckets.KeyFilter filter =
-                        new ShardBandBuckets(reader, FIELD, MemoryBudget.NONE).keyFilter(maxBucket);
+                ShardBandBuckets.KeyFilter filter = new ShardBandBuckets(
+                                reader, MinhashDocuments.fieldType(FIELD), MemoryBudget.NONE)
+                        .keyFilter(maxBucket);
                 Map<Long, Integer> documentsOfKey = new HashMap<>();
                 for (int[] signature : shard.signatures()) {
                     byte[] bytes = SignatureCodec.valueBytes(signature);
@@ -175,7 +176,7 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
                         () -> ShardBandLookup.lookUp(
                                 reader,
                                 FIELD,
-                                new MatchSpec.BandMatching(banding, 0.5, 1, true),
+                                new MatchSpec.BandMatching(MinhashDocuments.fieldType(FIELD, banding), 0.5, 1, true),
                                 null,
                                 signatures,
                                 new byte[n][],
@@ -299,7 +300,8 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
             int maxBucket,
             int maxLeaders)
             throws IOException {
-        ShardBandBuckets.KeyFilter filter = new ShardBandBuckets(reader, FIELD, MemoryBudget.NONE).keyFilter(maxBucket);
+        ShardBandBuckets.KeyFilter filter =
+                new ShardBandBuckets(reader, MinhashDocuments.fieldType(FIELD), MemoryBudget.NONE).keyFilter(maxBucket);
         int n = probes.sets().length;
         byte[][] signatures = new byte[n][];
         byte[][] sets = new byte[n][];
@@ -320,7 +322,7 @@ public class ShardBandLookupTests extends OpenSearchTestCase {
         ShardBandLookup.lookUp(
                 reader,
                 FIELD,
-                new MatchSpec.BandMatching(banding, tau, m, true),
+                new MatchSpec.BandMatching(MinhashDocuments.fieldType(FIELD, banding), tau, m, true),
                 null,
                 signatures,
                 sets,

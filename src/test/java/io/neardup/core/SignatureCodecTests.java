@@ -84,7 +84,15 @@ public class SignatureCodecTests extends OpenSearchTestCase {
         byte[] b = ByteBuffer.allocate(9).put((byte) 2).putInt(0).putInt(7).array();
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(raw(b), 1, 0));
-        assertEquals("minhash signature has format version 2, expected 1", e.getMessage());
+        assertEquals(
+                "minhash signature is of fingerprint format 2 (compact), expected fingerprint format 1 (stored signature)",
+                e.getMessage());
+        byte[] unknown =
+                ByteBuffer.allocate(9).put((byte) 3).putInt(0).putInt(7).array();
+        e = assertThrows(IllegalArgumentException.class, () -> SignatureCodec.decode(raw(unknown), 1, 0));
+        assertEquals(
+                "minhash signature has format version 3: unknown fingerprint format [3], expected one of [1, 2]",
+                e.getMessage());
     }
 
     @Test

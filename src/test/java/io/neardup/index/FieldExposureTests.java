@@ -215,7 +215,14 @@ public class FieldExposureTests extends OpenSearchTestCase {
     }
 
     private static Query minhashQuery(boolean exact) {
-        return new MinhashSimilarityQuery(MINHASH, signature(7), exact ? shingles(7) : null, 0, null, BANDING, 1, 0.8);
+        return new MinhashSimilarityQuery(
+                MinhashDocuments.fieldType(MINHASH, BANDING),
+                signature(7),
+                exact ? shingles(7) : null,
+                0,
+                null,
+                1,
+                0.8);
     }
 
     /** Without Lucene's query cache, which the Security plugin also bypasses for readers it restricts. */
@@ -321,6 +328,7 @@ public class FieldExposureTests extends OpenSearchTestCase {
     }
 
     private Query verifiedSimhashQuery() {
-        return new JaccardVerifiedQuery(simhashQuery(), MINHASH, signature(7), shingles(7), 0, 0.8);
+        return new JaccardVerifiedQuery(
+                simhashQuery(), MinhashDocuments.fieldType(MINHASH), signature(7), shingles(7), 0, 0.8);
     }
 }

@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.MinhashDocuments;
 import io.neardup.ShingleTruth;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
@@ -85,8 +86,8 @@ public class JaccardVerifiedQueryTests extends OpenSearchTestCase {
                             expected.put(i, similarity);
                         }
                     }
-                    JaccardVerifiedQuery query =
-                            new JaccardVerifiedQuery(candidates, MINHASH, signatures[q], querySet, SCHEME_HASH, tau);
+                    JaccardVerifiedQuery query = new JaccardVerifiedQuery(
+                            candidates, MinhashDocuments.fieldType(MINHASH), signatures[q], querySet, SCHEME_HASH, tau);
                     Map<Integer, Double> found = new HashMap<>();
                     for (ScoreDoc hit : searcher.search(query, n).scoreDocs) {
                         found.put(
@@ -101,14 +102,27 @@ public class JaccardVerifiedQueryTests extends OpenSearchTestCase {
                     CheckHits.checkExplanations(query, "id", searcher);
                 }
                 Explanation explanation = searcher.explain(
-                        new JaccardVerifiedQuery(candidates, MINHASH, signatures[q], querySet, SCHEME_HASH, 0.01), 0);
+                        new JaccardVerifiedQuery(
+                                candidates,
+                                MinhashDocuments.fieldType(MINHASH),
+                                signatures[q],
+                                querySet,
+                                SCHEME_HASH,
+                                0.01),
+                        0);
                 assertTrue(
                         explanation.toString(),
                         explanation.toString().contains(candidate[docOf(searcher, 0)] ? "Jaccard" : "not a candidate"));
                 IllegalArgumentException e = expectThrows(
                         IllegalArgumentException.class,
                         () -> searcher.search(
-                                new JaccardVerifiedQuery(candidates, MINHASH, signatures[q], querySet, 0x12345678, 0.5),
+                                new JaccardVerifiedQuery(
+                                        candidates,
+                                        MinhashDocuments.fieldType(MINHASH),
+                                        signatures[q],
+                                        querySet,
+                                        0x12345678,
+                                        0.5),
                                 10));
                 assertEquals(
                         "the query fingerprint has scheme [scheme hash 12345678] but field [fp.minhash] holds scheme [nd1-2586f90f]; "

@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.MinhashDocuments;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import java.io.IOException;
@@ -50,7 +51,7 @@ public class MinhashDocValuesTests extends OpenSearchTestCase {
         try (Directory dir = newDirectory();
                 DirectoryReader reader = index(dir, docs)) {
             LeafReader leaf = reader.leaves().get(0).reader();
-            MinhashDocValues values = MinhashDocValues.open(leaf, FIELD, true);
+            MinhashDocValues values = MinhashDocuments.fieldType(FIELD).docValues(leaf, true);
             int expected = 0;
             int visited = 0;
             for (int doc = values.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
@@ -69,7 +70,7 @@ public class MinhashDocValuesTests extends OpenSearchTestCase {
             }
             assertEquals(countWithSignature(docs), visited);
 
-            MinhashDocValues signaturesOnly = MinhashDocValues.open(leaf, FIELD, false);
+            MinhashDocValues signaturesOnly = MinhashDocuments.fieldType(FIELD).docValues(leaf, false);
             assertTrue(signaturesOnly.advanceExact(0));
             assertNull("not asked for", signaturesOnly.shingleSet());
             assertFalse(signaturesOnly.advanceExact(2));
@@ -102,7 +103,7 @@ public class MinhashDocValuesTests extends OpenSearchTestCase {
                 BytesRef signature = new BytesRef(SignatureCodec.valueBytes(new int[] {1, 2, 9, 9}));
                 BytesRef shingles = new BytesRef(ShingleSetCodec.payload(new int[] {2, 3, 4, 5}));
 
-                MinhashDocValues values = MinhashDocValues.open(leaf, FIELD, true);
+                MinhashDocValues values = MinhashDocuments.fieldType(FIELD).docValues(leaf, true);
                 assertTrue(values.advanceExact(0));
                 assertTrue(values.exactWith(shingles));
                 assertEquals(2.0 / 5, values.similarityTo(signature, shingles), 1e-9);
@@ -115,7 +116,8 @@ public class MinhashDocValuesTests extends OpenSearchTestCase {
                         "document [segment doc 0] has a signature of 4 values in [fp.minhash], expected 2",
                         e.getMessage());
 
-                MinhashDocValues signaturesOnly = MinhashDocValues.open(leaf, FIELD, false);
+                MinhashDocValues signaturesOnly =
+                        MinhashDocuments.fieldType(FIELD).docValues(leaf, false);
                 assertTrue(signaturesOnly.advanceExact(0));
                 assertFalse("the document's shingle set is not read", signaturesOnly.exactWith(shingles));
                 assertEquals(0.5, signaturesOnly.similarityTo(signature, shingles), 1e-9);
@@ -167,11 +169,11 @@ public class MinhashDocValuesTests extends OpenSearchTestCase {
                     return null;
                 }
             };
-            MinhashDocValues values = MinhashDocValues.open(hiding, FIELD, true);
+            MinhashDocValues values = MinhashDocuments.fieldType(FIELD).docValues(hiding, true);
             assertEquals(DocIdSetIterator.NO_MORE_DOCS, values.nextDoc());
             assertTrue(
                     "the unwrapped segment has the field",
-                    MinhashDocValues.open(leaf, FIELD, true).advanceExact(0));
+                    MinhashDocuments.fieldType(FIELD).docValues(leaf, true).advanceExact(0));
         }
     }
 }

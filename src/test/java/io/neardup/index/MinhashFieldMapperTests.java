@@ -6,7 +6,9 @@ package io.neardup.index;
 
 import static org.hamcrest.Matchers.containsString;
 
+import io.neardup.MinhashDocuments;
 import io.neardup.NearDupPlugin;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.LshBanding;
 import io.neardup.core.ShingleSetCodec;
@@ -210,7 +212,8 @@ public class MinhashFieldMapperTests extends MapperTestCase {
             }
         }
         assertEquals(16, terms.size());
-        assertTrue(terms.contains(MinhashFieldMapper.bandTerm(expectedBytes, 15, 8)));
+        assertTrue(terms.contains(
+                MinhashDocuments.fieldType("field", LshBanding.of(16, 8, 128)).bandTerm(expectedBytes, 15)));
         assertEquals(new BytesRef(SCHEME.id()), doc.getField("field._scheme").binaryValue());
         // Bare string: the same fields, no scheme.
         doc = mapper.parse(source("{\"field\": \"" + encoded(128) + "\"}")).rootDoc();
@@ -222,8 +225,9 @@ public class MinhashFieldMapperTests extends MapperTestCase {
     /** Equal band values in different positions give different terms; the band index is the first two bytes. */
     public void testBandTermLayout() {
         byte[] sig = SignatureCodec.valueBytes(new int[] {1, 2, 1, 2});
-        BytesRef t0 = MinhashFieldMapper.bandTerm(sig, 0, 2);
-        BytesRef t1 = MinhashFieldMapper.bandTerm(sig, 1, 2);
+        MinhashFieldMapper.MinhashFieldType type = MinhashDocuments.fieldType("field", LshBanding.of(2, 2, 4));
+        BytesRef t0 = type.bandTerm(sig, 0);
+        BytesRef t1 = type.bandTerm(sig, 1);
         assertNotEquals(t0, t1);
         assertEquals(Arrays.asList((byte) 0, (byte) 1), Arrays.asList(t1.bytes[t1.offset], t1.bytes[t1.offset + 1]));
         assertTrue(Arrays.equals(t0.bytes, t0.offset + 2, t0.offset + 10, t1.bytes, t1.offset + 2, t1.offset + 10));
@@ -239,7 +243,15 @@ public class MinhashFieldMapperTests extends MapperTestCase {
                 "\"" + encoded(64) + "\"",
                 p + "minhash signature has 64 values, expected 128 (num_hashes)",
                 "\"" + Base64.getUrlEncoder().withoutPadding().encodeToString(wrongVersion) + "\"",
-                p + "minhash signature has format version 9, expected 1",
+                p + "minhash signature has format version 9: unknown fingerprint format [9], expected one of [1, 2]",
+                "\"" + SignatureCodec.encode(signature(128), SCHEME.schemeHash(), FingerprintFormat.COMPACT) + "\"",
+                p + "minhash signature is of fingerprint format 2 (compact), expected fingerprint format 1 (stored"
+                        + " signature), the format of this index; fingerprint the text with a pipeline whose target is"
+                        + " this index",
+                "{\"shingles\": \"" + ShingleSetCodec.encode(new int[] {1, 2, 3}, SCHEME.schemeHash()) + "\"}",
+                p + "the value has [shingles] and no [value]: that is fingerprint format 2 (compact), and this index"
+                        + " has fingerprint format 1 (stored signature); fingerprint the text with a pipeline whose"
+                        + " target is this index",
                 "\"AAA\"",
                 p + "minhash signature has 2 bytes, shorter than its 5-byte header",
                 "\"not base64!\"",

@@ -119,7 +119,13 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                                 }
                             }
                             MinhashSimilarityQuery query = new MinhashSimilarityQuery(
-                                    FIELD, signatures[q], exact ? querySet : null, SCHEME_HASH, null, banding, m, tau);
+                                    MinhashDocuments.fieldType(FIELD, banding),
+                                    signatures[q],
+                                    exact ? querySet : null,
+                                    SCHEME_HASH,
+                                    null,
+                                    m,
+                                    tau);
                             Map<Integer, Double> found = new HashMap<>();
                             for (ScoreDoc hit : searcher.search(query, sets.length).scoreDocs) {
                                 found.put(
@@ -139,7 +145,13 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                         IllegalArgumentException.class,
                         () -> searcher.search(
                                 new MinhashSimilarityQuery(
-                                        FIELD, signatures[0], null, 0x12345678, null, banding, 1, 0.5),
+                                        MinhashDocuments.fieldType(FIELD, banding),
+                                        signatures[0],
+                                        null,
+                                        0x12345678,
+                                        null,
+                                        1,
+                                        0.5),
                                 10));
                 assertEquals(
                         "the query fingerprint has scheme [scheme hash 12345678] but field [fp.minhash] holds scheme [nd1-2586f90f]; "
@@ -181,7 +193,13 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                     }
                     Set<Integer> found = new HashSet<>();
                     MinhashSimilarityQuery query = new MinhashSimilarityQuery(
-                            FIELD, signatures[0], querySet, SCHEME_HASH, null, banding, 1, tau);
+                            MinhashDocuments.fieldType(FIELD, banding),
+                            signatures[0],
+                            querySet,
+                            SCHEME_HASH,
+                            null,
+                            1,
+                            tau);
                     for (ScoreDoc hit : searcher.search(query, sets.length).scoreDocs) {
                         found.add(Integer.parseInt(
                                 searcher.storedFields().document(hit.doc).get("id")));
@@ -214,7 +232,13 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                         IllegalArgumentException.class,
                         () -> searcher.search(
                                 new MinhashSimilarityQuery(
-                                        FIELD, signature, querySet, SCHEME_HASH, null, banding, 1, 0.5),
+                                        MinhashDocuments.fieldType(FIELD, banding),
+                                        signature,
+                                        querySet,
+                                        SCHEME_HASH,
+                                        null,
+                                        1,
+                                        0.5),
                                 10));
                 assertEquals(
                         "document [segment doc 0] has a corrupt shingle set in [fp.minhash]: shingle set is corrupt: it ends inside a "
@@ -231,19 +255,22 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                 "min_band_matches must be in [1, 8], got 9",
                 expectThrows(
                                 IllegalArgumentException.class,
-                                () -> new MinhashSimilarityQuery(FIELD, signature, null, 0, null, banding, 9, 0.5))
+                                () -> new MinhashSimilarityQuery(
+                                        MinhashDocuments.fieldType(FIELD, banding), signature, null, 0, null, 9, 0.5))
                         .getMessage());
         assertEquals(
                 "min_similarity must be in (0, 1], got 0.0",
                 expectThrows(
                                 IllegalArgumentException.class,
-                                () -> new MinhashSimilarityQuery(FIELD, signature, null, 0, null, banding, 1, 0))
+                                () -> new MinhashSimilarityQuery(
+                                        MinhashDocuments.fieldType(FIELD, banding), signature, null, 0, null, 1, 0))
                         .getMessage());
         assertEquals(
                 "banding 8 x 8 needs 64 values, the signature has 32",
                 expectThrows(
                                 IllegalArgumentException.class,
-                                () -> new MinhashSimilarityQuery(FIELD, new int[32], null, 0, null, banding, 1, 0.5))
+                                () -> new MinhashSimilarityQuery(
+                                        MinhashDocuments.fieldType(FIELD, banding), new int[32], null, 0, null, 1, 0.5))
                         .getMessage());
     }
 }

@@ -4,6 +4,7 @@
  */
 package io.neardup.ingest;
 
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintScheme;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,7 +35,8 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
         configFolder = environment.configDir().resolve(NearDupFingerprintProcessorFactory.CONFIG_FOLDER);
         Files.createDirectories(configFolder);
         AnalysisModule analysis = new AnalysisModule(environment, List.of(new CommonAnalysisModulePlugin()));
-        factory = new NearDupFingerprintProcessorFactory(analysis.getAnalysisRegistry(), environment);
+        factory = new NearDupFingerprintProcessorFactory(
+                analysis.getAnalysisRegistry(), environment, FingerprintFormat.SIGNATURE);
     }
 
     private NearDupFingerprintProcessor create(Map<String, Object> config) throws Exception {

@@ -7,6 +7,7 @@ package io.neardup.ingest;
 import static org.hamcrest.Matchers.containsString;
 
 import io.neardup.CountingBreaker;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.FingerprintScratch;
@@ -54,7 +55,8 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
                 new StandardAnalyzer(),
                 FingerprintScheme.defaults("standard"),
                 (IdfTable) null,
-                FingerprintScratchPool.unaccounted());
+                FingerprintScratchPool.unaccounted(),
+                target -> FingerprintFormat.SIGNATURE);
     }
 
     private static NearDupFingerprintProcessor processor() {
@@ -176,7 +178,8 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
                 new StandardAnalyzer(),
                 FingerprintScheme.defaults("standard"),
                 null,
-                FingerprintScratchPool.unaccounted());
+                FingerprintScratchPool.unaccounted(),
+                target -> FingerprintFormat.SIGNATURE);
         Map<String, Object> minhash = (Map<String, Object>) small.execute(document(TEXT))
                 .getFieldValue("body_fp", Map.class)
                 .get("minhash");
@@ -284,7 +287,8 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
                 new org.apache.lucene.analysis.en.EnglishAnalyzer(),
                 FingerprintScheme.defaults("english"),
                 (IdfTable) null,
-                FingerprintScratchPool.unaccounted());
+                FingerprintScratchPool.unaccounted(),
+                target -> FingerprintFormat.SIGNATURE);
         Map<String, Object> stopWordsOnly = (Map<String, Object>)
                 english.execute(document("The and of, to be or not to be")).getFieldValue("body_fp", Map.class);
         assertEquals(0L, ((Number) stopWordsOnly.get("tokens")).longValue());
@@ -354,7 +358,8 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
                 new StandardAnalyzer(),
                 FingerprintScheme.defaults("standard"),
                 null,
-                pool);
+                pool,
+                target -> FingerprintFormat.SIGNATURE);
     }
 
     /** A text of {@code words} distinct words. */
@@ -375,13 +380,14 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         CountingBreaker breaker = new CountingBreaker(Long.MAX_VALUE);
         FingerprintScratchPool pool = new FingerprintScratchPool(() -> breaker);
         NearDupFingerprintProcessor processor = processorWith(pool);
-        io.neardup.core.Fingerprint small = processor.fingerprint(TEXT, true);
+        io.neardup.core.Fingerprint small = processor.fingerprint(TEXT, true, FingerprintFormat.SIGNATURE);
         long held = breaker.getUsed();
         assertEquals(FingerprintScratch.bytesAtCapacity(256), held);
         assertEquals(new FingerprintScratchPool.Stats(held, 1, 0), pool.stats());
 
         int words = FingerprintScratchPool.MAX_KEPT_SCRATCH_ENTRIES + 1000;
-        io.neardup.core.Fingerprint big = processor.fingerprint(distinctWords(words), true);
+        io.neardup.core.Fingerprint big =
+                processor.fingerprint(distinctWords(words), true, FingerprintFormat.SIGNATURE);
         assertEquals(words, big.tokens());
         assertEquals("an outsized text's scratch is let go", new FingerprintScratchPool.Stats(0, 0, 1), pool.stats());
         assertEquals(0, breaker.getUsed());
@@ -390,7 +396,7 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         assertTrue("the peak was charged: " + breaker.peak(), breaker.peak() > FingerprintScratchPool.maxKeptBytes());
 
         // The next document on this thread starts small again, with the same answer as ever.
-        assertEquals(small, processor.fingerprint(TEXT, true));
+        assertEquals(small, processor.fingerprint(TEXT, true, FingerprintFormat.SIGNATURE));
         assertEquals(held, breaker.getUsed());
     }
 
@@ -399,7 +405,7 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
         CountingBreaker breaker = new CountingBreaker(Long.MAX_VALUE);
         FingerprintScratchPool pool = new FingerprintScratchPool(() -> breaker);
         for (int i = 0; i < 20; i++) {
-            processorWith(pool).fingerprint(distinctWords(5_000), true);
+            processorWith(pool).fingerprint(distinctWords(5_000), true, FingerprintFormat.SIGNATURE);
         }
         assertEquals(1, pool.stats().threads());
         assertEquals(breaker.getUsed(), pool.stats().bytes());
@@ -470,7 +476,8 @@ public class NearDupFingerprintProcessorTests extends OpenSearchTestCase {
                     new StandardAnalyzer(),
                     scheme,
                     null,
-                    FingerprintScratchPool.unaccounted());
+                    FingerprintScratchPool.unaccounted(),
+                    target -> FingerprintFormat.SIGNATURE);
             int[] a = signature(p, scheme, TEXT);
             int[] b = signature(p, scheme, TEXT.replace("lazy dog", "sleepy dog"));
             assertTrue(method + ": " + MinHasher.jaccard(a, b), MinHasher.jaccard(a, b) > 0.5);

@@ -185,25 +185,29 @@ public final class JaccardAccuracy {
                             MinhashSimilarityQuery query = switch (mode) {
                                 case 0 ->
                                     new MinhashSimilarityQuery(
-                                            OLD, signatures[i], null, scheme.schemeHash(), scheme.id(), before, 1, tau);
-                                case 1 ->
-                                    new MinhashSimilarityQuery(
-                                            NEW,
+                                            MinhashDocuments.fieldType(OLD, before),
                                             signatures[i],
                                             null,
                                             scheme.schemeHash(),
                                             scheme.id(),
-                                            floor,
+                                            1,
+                                            tau);
+                                case 1 ->
+                                    new MinhashSimilarityQuery(
+                                            MinhashDocuments.fieldType(NEW, floor),
+                                            signatures[i],
+                                            null,
+                                            scheme.schemeHash(),
+                                            scheme.id(),
                                             floor.minBandMatchesFor(tau),
                                             tau);
                                 default ->
                                     new MinhashSimilarityQuery(
-                                            NEW,
+                                            MinhashDocuments.fieldType(NEW, floor),
                                             signatures[i],
                                             set,
                                             scheme.schemeHash(),
                                             scheme.id(),
-                                            floor,
                                             floor.minBandMatchesFor(tau),
                                             tau);
                             };

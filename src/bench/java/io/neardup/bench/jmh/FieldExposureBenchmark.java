@@ -158,7 +158,8 @@ public class FieldExposureBenchmark {
             long query = simhashes[random.nextInt(n)] ^ (1L << random.nextInt(64));
             simhashQueries[q] = new SimhashNeighborQuery(
                     SIMHASH, query, Margins.ofQuantized(margins), null, 3, false, 64, 0, false, null, cache);
-            minhashQueries[q] = new MinhashSimilarityQuery(MINHASH, signatures[q], null, 0, null, BANDING, 14, 0.8);
+            minhashQueries[q] = new MinhashSimilarityQuery(
+                    MinhashDocuments.fieldType(MINHASH, BANDING), signatures[q], null, 0, null, 14, 0.8);
         }
         searcher.count(simhashQueries[0]); // builds the segment's table once, as the first query of a segment does
     }

@@ -1,0 +1,212 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.index;
+
+import static org.hamcrest.Matchers.containsString;
+
+import io.neardup.NearDupPlugin;
+import io.neardup.core.FingerprintFormat;
+import io.neardup.core.SignatureCodec;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.opensearch.action.search.SearchPhaseExecutionException;
+import org.opensearch.action.search.SearchResponse;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.common.xcontent.XContentType;
+import org.opensearch.core.common.bytes.BytesArray;
+import org.opensearch.index.query.QueryBuilder;
+import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.plugins.Plugin;
+import org.opensearch.search.SearchHit;
+import org.opensearch.test.OpenSearchSingleNodeTestCase;
+
+/**
+ * The same documents through the same pipeline into an index of each fingerprint format, with stored and derived
+ * source: the compact format stores no signature where there is a set, and answers every query as format 1 does.
+ */
+public class CompactFormatSingleNodeTests extends OpenSearchSingleNodeTestCase {
+    private static final String MAPPING = """
+        {"properties": {"body": {"type": "text"}, "title": {"type": "keyword"},
+          "body_fp": {"properties": {"simhash": {"type": "simhash"}, "minhash": {"type": "minhash"}}}}}""";
+
+    private static final String[] GROUPS = {
+        "the quick brown fox jumps over the lazy dog while the farmer watches the sheep in the green field near the old"
+                + " barn and the river runs quietly past the mill towards the sea under a grey autumn sky",
+        "install the package with the system package manager then edit the configuration file in the etc directory and"
+                + " restart the service so that the new settings take effect on every host of the cluster",
+        "a library for reading and writing compressed archives in several formats including tar zip and cpio with"
+                + " support for sparse files extended attributes and access control lists on most platforms",
+        "the committee met on tuesday to discuss the budget for the coming year and agreed to postpone the vote on the"
+                + " new building until the architects present revised plans at the next meeting in march"
+    };
+
+    @Override
+    protected Collection<Class<? extends Plugin>> getPlugins() {
+        return List.of(NearDupPlugin.class);
+    }
+
+    @Override
+    protected boolean resetNodeAfterTest() {
+        return true;
+    }
+
+    /** Each group's text and two edits of it: a word changed, a word dropped. */
+    private static List<String> texts() {
+        List<String> texts = new ArrayList<>();
+        for (String text : GROUPS) {
+            texts.add(text);
+            texts.add(text.replaceFirst(" the ", " a "));
+            texts.add(text.substring(text.indexOf(' ') + 1));
+        }
+        return texts;
+    }
+
+    private void putPipeline() {
+        client().admin()
+                .cluster()
+                .preparePutPipeline(
+                        "fp",
+                        new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\"}}]}"),
+                        XContentType.JSON)
+                .get();
+    }
+
+    private void createIndex(String index, FingerprintFormat format, boolean derived) {
+        Settings.Builder settings = Settings.builder()
+                .put("index.number_of_shards", 1)
+                .put("index.default_pipeline", "fp")
+                .put(IndexFingerprintFormat.SETTING.getKey(), format.number());
+        if (derived) {
+            settings.put("index.derived_source.enabled", true);
+        }
+        client().admin()
+                .indices()
+                .prepareCreate(index)
+                .setSettings(settings)
+                .setMapping(MAPPING)
+                .get();
+        List<String> texts = texts();
+        for (int i = 0; i < texts.size(); i++) {
+            client().prepareIndex(index)
+                    .setId("d" + i)
+                    .setSource(Map.of("body", texts.get(i)))
+                    .get();
+        }
+        client().admin().indices().prepareRefresh(index).get();
+    }
+
+    private static QueryBuilder nearDuplicate(String json) {
+        return QueryBuilders.wrapperQuery("{\"near_duplicate\": " + json + "}");
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> fingerprint(String index, String id) {
+        return (Map<String, Object>)
+                client().prepareGet(index, id).get().getSourceAsMap().get("body_fp");
+    }
+
+    /** Each document's near-duplicates (like its _id) at 0.5, with their scores. */
+    private Map<String, Map<String, Float>> answers(String index) {
+        Map<String, Map<String, Float>> answers = new LinkedHashMap<>();
+        for (int i = 0; i < texts().size(); i++) {
+            SearchResponse response = client().prepareSearch(index)
+                    .setQuery(nearDuplicate("{\"field\": \"body_fp.minhash\", \"like\": {\"_id\": \"d" + i
+                            + "\"}, \"min_similarity\": 0.5}"))
+                    .setSize(100)
+                    .get();
+            Map<String, Float> hits = new LinkedHashMap<>();
+            for (SearchHit hit : response.getHits().getHits()) {
+                hits.put(hit.getId(), hit.getScore());
+            }
+            answers.put("d" + i, hits);
+        }
+        return answers;
+    }
+
+    @SuppressWarnings("unchecked")
+    public void testCompactStoresNoSignatureAndAnswersAsFormatOne() {
+        putPipeline();
+        createIndex("one", FingerprintFormat.SIGNATURE, false);
+        createIndex("two", FingerprintFormat.COMPACT, false);
+        createIndex("two_derived", FingerprintFormat.COMPACT, true);
+        for (int i = 0; i < texts().size(); i++) {
+            Map<String, Object> one = fingerprint("one", "d" + i);
+            Map<String, Object> two = fingerprint("two", "d" + i);
+            Map<String, Object> minhashOne = (Map<String, Object>) one.get("minhash");
+            Map<String, Object> minhashTwo = (Map<String, Object>) two.get("minhash");
+            assertEquals(java.util.Set.of("value", "shingles", "scheme"), minhashOne.keySet());
+            assertEquals(java.util.Set.of("shingles", "scheme"), minhashTwo.keySet());
+            assertEquals(minhashOne.get("shingles"), minhashTwo.get("shingles"));
+            assertEquals(one.get("simhash"), two.get("simhash"));
+            // Derived source rebuilds what the processor wrote, string for string.
+            assertEquals(two, fingerprint("two_derived", "d" + i));
+        }
+        Map<String, Map<String, Float>> expected = answers("one");
+        int pairs = expected.values().stream().mapToInt(Map::size).sum();
+        assertTrue("near-duplicates were found: " + expected, pairs >= 2 * GROUPS.length * 2);
+        assertEquals(expected, answers("two"));
+        assertEquals(expected, answers("two_derived"));
+    }
+
+    /** fields and docvalue_fields show a compact document's signature: its set's, with format 2's header. */
+    public void testFetchShowsTheSetsSignature() {
+        putPipeline();
+        createIndex("two", FingerprintFormat.COMPACT, false);
+        SearchResponse fetched = client().prepareSearch("two")
+                .addFetchField("body_fp.minhash")
+                .setSize(100)
+                .get();
+        SearchResponse docValues = client().prepareSearch("two")
+                .addDocValueField("body_fp.minhash")
+                .setSize(100)
+                .get();
+        assertEquals(texts().size(), fetched.getHits().getHits().length);
+        Map<String, Object> fromDocValues = new LinkedHashMap<>();
+        for (SearchHit hit : docValues.getHits().getHits()) {
+            fromDocValues.put(hit.getId(), hit.field("body_fp.minhash").getValue());
+        }
+        for (SearchHit hit : fetched.getHits().getHits()) {
+            String signature = hit.field("body_fp.minhash").getValue();
+            assertEquals(hit.getId(), signature, fromDocValues.get(hit.getId()));
+            assertEquals(FingerprintFormat.COMPACT, SignatureCodec.formatOf(signature));
+            assertEquals(128, SignatureCodec.decode(signature).length);
+        }
+    }
+
+    /**
+     * A liked document of the other format: a compact field derives its signature from a format 1 document's set; a
+     * format 1 field cannot use a compact document's, and says so, naming both formats.
+     */
+    public void testLikeFromTheOtherFormat() {
+        putPipeline();
+        createIndex("one", FingerprintFormat.SIGNATURE, false);
+        createIndex("two", FingerprintFormat.COMPACT, false);
+        SearchResponse fromOne = client().prepareSearch("two")
+                .setQuery(nearDuplicate("{\"field\": \"body_fp.minhash\", \"like\": {\"_id\": \"d0\","
+                        + " \"_index\": \"one\"}, \"min_similarity\": 0.5}"))
+                .get();
+        List<String> ids = java.util.Arrays.stream(fromOne.getHits().getHits())
+                .map(SearchHit::getId)
+                .toList();
+        // d0 itself is left out by its _id, as a liked document is.
+        assertTrue(ids.toString(), ids.containsAll(List.of("d1", "d2")));
+
+        SearchPhaseExecutionException e = expectThrows(
+                SearchPhaseExecutionException.class,
+                () -> client().prepareSearch("one")
+                        .setQuery(nearDuplicate("{\"field\": \"body_fp.minhash\", \"like\":"
+                                + " {\"_id\": \"d0\", \"_index\": \"two\"}, \"min_similarity\": 0.5}"))
+                        .get());
+        assertThat(
+                e.getCause().getMessage() + " / " + e.getMessage(),
+                e.getCause().getMessage(),
+                containsString(
+                        "[like._id] document [d0]: its fingerprint is of fingerprint format 2 (compact) and field"
+                                + " [body_fp.minhash] of fingerprint format 1 (stored signature)"));
+    }
+}
