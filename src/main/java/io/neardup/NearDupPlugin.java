@@ -20,6 +20,7 @@ import io.neardup.clusters.TransportShardMatchAction;
 import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
+import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.index.SimhashDocValueFormat;
@@ -147,7 +148,7 @@ public class NearDupPlugin extends Plugin
 
     @Override
     public List<Setting<?>> getSettings() {
-        return List.of(BREAKER_LIMIT);
+        return List.of(BREAKER_LIMIT, IndexFingerprintFormat.SETTING);
     }
 
     /** The pool of {@code _near_dup_clusters} runs: their steps queue there instead of holding generic threads. */
