@@ -16,8 +16,11 @@ import org.opensearch.action.admin.indices.shrink.ResizeRequest;
 import org.opensearch.action.support.ActionFilter;
 import org.opensearch.action.support.ActionFilterChain;
 import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.metadata.Metadata;
+import org.opensearch.cluster.metadata.MetadataIndexTemplateService;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.settings.Setting;
 import org.opensearch.common.settings.Setting.Property;
@@ -46,6 +49,8 @@ import org.opensearch.tasks.Task;
  *     {@code ignore_index_settings} drop it.</li>
  * <li>No settings update changes it ({@link Property#Final}).</li>
  * </ul>
+ * {@link #forWrite} finds the format a document written to an index, alias or data stream gets, also where the write
+ * creates the index.
  */
 public final class IndexFingerprintFormat {
 
@@ -55,10 +60,12 @@ public final class IndexFingerprintFormat {
             .map(FingerprintFormat::number)
             .toList();
 
+    private static final String UNRECORDED_VALUE = Integer.toString(FingerprintFormat.UNRECORDED.number());
+
     /** {@value #KEY}; its default is the format of an index created before formats were recorded. */
     public static final Setting<FingerprintFormat> SETTING = new Setting<>(
             KEY,
-            settings -> Integer.toString(FingerprintFormat.UNRECORDED.number()),
+            settings -> UNRECORDED_VALUE, // computed each time the setting is read: a constant
             IndexFingerprintFormat::parse,
             Property.IndexScope,
             Property.Final,
@@ -89,6 +96,62 @@ public final class IndexFingerprintFormat {
                 return templateAndRequestSettings.keySet().contains(KEY) ? Settings.EMPTY : recorded;
             }
         };
+    }
+
+    /**
+     * The format a document written to {@code target} gets, as the ingest processor asks per document: the format
+     * of the index the write goes to, found as OpenSearch finds that index.
+     *
+     * <ul>
+     * <li>a concrete index: its own (a map lookup and the setting's parse: the common case);</li>
+     * <li>an alias: its write index's, or that of the one index it points to; a data stream: its write backing
+     *     index's;</li>
+     * <li>a name that does not exist yet (the write creates it): the format the new index will get, from the
+     *     settings of the composable template that matches the name (its component templates' and context's
+     *     included), or where none does from the legacy templates that match (the highest {@code order} wins), else
+     *     {@link FingerprintFormat#NEW_INDEX_DEFAULT};</li>
+     * <li>date math ({@code <logs-{now/d}>}) is resolved first, at the time of the call, as the write resolves it
+     *     (a write across midnight may resolve to the next day's index);</li>
+     * <li>a target the write cannot go to (date math that does not parse, an alias with several indices and no
+     *     write index): {@link FingerprintFormat#NEW_INDEX_DEFAULT}; OpenSearch refuses the write itself.</li>
+     * </ul>
+     * A template that names the setting as {@code null} gives an index without it: {@link FingerprintFormat#UNRECORDED}.
+     */
+    public static FingerprintFormat forWrite(ClusterState state, String target) {
+        return forWrite(state, target, FingerprintFormat.NEW_INDEX_DEFAULT);
+    }
+
+    /** {@link #forWrite(ClusterState, String)} where new indices get {@code newIndexFormat} (tests: either format). */
+    static FingerprintFormat forWrite(ClusterState state, String target, FingerprintFormat newIndexFormat) {
+        Metadata metadata = state.metadata();
+        IndexMetadata index = metadata.index(target);
+        if (index != null) {
+            return of(index.getSettings());
+        }
+        String name = resolveDateMath(target);
+        if (name == null) {
+            return newIndexFormat;
+        }
+        IndexAbstraction abstraction = metadata.getIndicesLookup().get(name);
+        if (abstraction != null) {
+            IndexMetadata writeIndex = abstraction.getWriteIndex();
+            return writeIndex == null ? newIndexFormat : of(writeIndex.getSettings());
+        }
+        // As MetadataCreateIndexService picks an auto-created index's templates (its request names no index.hidden).
+        String composable = MetadataIndexTemplateService.findV2Template(metadata, name, false);
+        Settings templateSettings = composable != null
+                ? MetadataIndexTemplateService.resolveSettings(metadata, composable)
+                : MetadataIndexTemplateService.resolveSettings(
+                        MetadataIndexTemplateService.findV1Templates(metadata, name, null));
+        return formatOfNewIndex(templateSettings, newIndexFormat);
+    }
+
+    /**
+     * The format an index created with these template and request settings gets: theirs where they name the setting,
+     * else {@code newIndexFormat} (the provider's).
+     */
+    static FingerprintFormat formatOfNewIndex(Settings templateAndRequestSettings, FingerprintFormat newIndexFormat) {
+        return templateAndRequestSettings.keySet().contains(KEY) ? of(templateAndRequestSettings) : newIndexFormat;
     }
 
     /**

@@ -11,12 +11,17 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import org.opensearch.ExceptionsHelper;
+import org.opensearch.action.DocWriteRequest;
+import org.opensearch.action.admin.indices.alias.IndicesAliasesRequest.AliasActions;
+import org.opensearch.action.admin.indices.datastream.DeleteDataStreamAction;
 import org.opensearch.action.admin.indices.shrink.ResizeRequest;
 import org.opensearch.action.admin.indices.shrink.ResizeType;
 import org.opensearch.action.admin.indices.template.delete.DeleteComposableIndexTemplateAction;
 import org.opensearch.action.admin.indices.template.put.PutComposableIndexTemplateAction;
 import org.opensearch.cluster.metadata.ComposableIndexTemplate;
+import org.opensearch.cluster.metadata.DataStream;
 import org.opensearch.cluster.metadata.Template;
+import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.core.rest.RestStatus;
 import org.opensearch.plugins.Plugin;
@@ -418,5 +423,89 @@ public class IndexFingerprintFormatSingleNodeTests extends OpenSearchSingleNodeT
             client().admin().cluster().prepareDeleteSnapshot("fmt", "one").get();
             client().admin().cluster().prepareDeleteRepository("fmt").get();
         }
+    }
+
+    /**
+     * {@code forWrite} answers, before a write, the format of the index the write goes to, also where the write
+     * creates it: the format found in that index after the write.
+     */
+    public void testForWriteFindsTheIndexTheWriteGoesTo() {
+        FingerprintFormat templated = other(newIndexFormat());
+        client().admin()
+                .indices()
+                .preparePutTemplate("low")
+                .setPatterns(List.of("legacy-*"))
+                .setOrder(1)
+                .setSettings(format(newIndexFormat()))
+                .get();
+        client().admin()
+                .indices()
+                .preparePutTemplate("high")
+                .setPatterns(List.of("legacy-*"))
+                .setOrder(2)
+                .setSettings(format(templated))
+                .get();
+        putComposableTemplate("composed", "composed-*", format(templated), false);
+        putComposableTemplate("events", "events-*", format(templated), true);
+        try {
+            createIndex("old", format(newIndexFormat()));
+            createIndex("current", format(templated));
+            client().admin()
+                    .indices()
+                    .prepareAliases()
+                    .addAliasAction(
+                            AliasActions.add().index("old").alias("logs").writeIndex(false))
+                    .addAliasAction(
+                            AliasActions.add().index("current").alias("logs").writeIndex(true))
+                    .get();
+            for (String target : List.of(
+                    "old",
+                    "current",
+                    "logs",
+                    "legacy-a",
+                    "legacy-a",
+                    "composed-a",
+                    "events-a",
+                    "events-a",
+                    "plain-a",
+                    "<dated-{now/d}>",
+                    "<legacy-{now/d}>")) {
+                FingerprintFormat predicted = IndexFingerprintFormat.forWrite(
+                        getInstanceFromNode(ClusterService.class).state(), target, newIndexFormat());
+                String index = client().prepareIndex(target)
+                        .setOpType(DocWriteRequest.OpType.CREATE)
+                        .setSource("@timestamp", "2026-01-01T00:00:00Z")
+                        .get()
+                        .getIndex();
+                assertSame(
+                        target + " went to " + index,
+                        predicted,
+                        formatOf(index, providerFormat() != null || templated(index)));
+            }
+            assertEquals(
+                    "a data stream's backing index",
+                    DataStream.getDefaultBackingIndexName("events-a", 1),
+                    client().prepareIndex("events-a")
+                            .setOpType(DocWriteRequest.OpType.CREATE)
+                            .setSource("@timestamp", "2026-01-01T00:00:00Z")
+                            .get()
+                            .getIndex());
+        } finally {
+            client().execute(DeleteDataStreamAction.INSTANCE, new DeleteDataStreamAction.Request(new String[] {"*"}))
+                    .actionGet();
+            deleteComposableTemplate("events");
+            deleteComposableTemplate("composed");
+            client().admin().indices().prepareDeleteTemplate("high").get();
+            client().admin().indices().prepareDeleteTemplate("low").get();
+        }
+    }
+
+    /** Whether a template names the format of an index these tests write to. */
+    private static boolean templated(String index) {
+        return index.startsWith("legacy-")
+                || index.startsWith("composed-")
+                || index.startsWith(".ds-events-")
+                || index.equals("old")
+                || index.equals("current");
     }
 }
