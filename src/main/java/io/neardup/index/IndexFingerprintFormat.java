@@ -14,7 +14,6 @@ import org.opensearch.action.admin.indices.create.CreateIndexRequest;
 import org.opensearch.action.admin.indices.shrink.ResizeAction;
 import org.opensearch.action.admin.indices.shrink.ResizeRequest;
 import org.opensearch.action.support.ActionFilter;
-import org.opensearch.action.support.ActionFilterChain;
 import org.opensearch.cluster.ClusterState;
 import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
@@ -27,9 +26,7 @@ import org.opensearch.common.settings.Setting.Property;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.util.concurrent.ThreadContext;
 import org.opensearch.core.action.ActionListener;
-import org.opensearch.core.action.ActionResponse;
 import org.opensearch.index.shard.IndexSettingProvider;
-import org.opensearch.tasks.Task;
 
 /**
  * Where an index's {@link FingerprintFormat} is recorded: the index setting {@value #KEY}, 1 or 2, set when the
@@ -161,7 +158,7 @@ public final class IndexFingerprintFormat {
      * The first is refused with a 400 where it names another format; to the second the source's value is added. On the
      * node that receives the request: the source's value is final, so the master finds the same.
      */
-    public static final class ResizeCheck implements ActionFilter {
+    public static final class ResizeCheck extends ActionFilter.Simple {
         private final Supplier<ClusterService> clusterService;
 
         /** A supplier because the plugin's services are created after its action filters. */
@@ -175,22 +172,17 @@ public final class IndexFingerprintFormat {
         }
 
         @Override
-        public <Request extends ActionRequest, Response extends ActionResponse> void apply(
-                Task task,
-                String action,
-                Request request,
-                ActionListener<Response> listener,
-                ActionFilterChain<Request, Response> chain) {
+        protected boolean apply(String action, ActionRequest request, ActionListener<?> listener) {
             ClusterService cluster = clusterService.get();
             if (ResizeAction.NAME.equals(action) && request instanceof ResizeRequest resize && cluster != null) {
                 try {
                     keepSourceFormat(cluster.state(), resize);
                 } catch (IllegalArgumentException e) {
                     listener.onFailure(e);
-                    return;
+                    return false;
                 }
             }
-            chain.proceed(task, action, request, listener);
+            return true;
         }
     }
 

@@ -4,6 +4,8 @@
  */
 package io.neardup.index;
 
+import static io.neardup.index.IndexFingerprintFormatTests.other;
+
 import io.neardup.NearDupPlugin;
 import io.neardup.core.FingerprintFormat;
 import java.util.Collection;

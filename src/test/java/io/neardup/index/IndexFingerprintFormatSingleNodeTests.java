@@ -4,6 +4,10 @@
  */
 package io.neardup.index;
 
+import static io.neardup.index.IndexFingerprintFormatTests.format;
+import static io.neardup.index.IndexFingerprintFormatTests.noFormat;
+import static io.neardup.index.IndexFingerprintFormatTests.other;
+
 import io.neardup.NearDupPlugin;
 import io.neardup.core.FingerprintFormat;
 import java.util.ArrayList;
@@ -12,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import org.opensearch.ExceptionsHelper;
 import org.opensearch.action.DocWriteRequest;
+import org.opensearch.action.admin.cluster.snapshots.restore.RestoreSnapshotRequestBuilder;
 import org.opensearch.action.admin.indices.alias.IndicesAliasesRequest.AliasActions;
 import org.opensearch.action.admin.indices.datastream.DeleteDataStreamAction;
 import org.opensearch.action.admin.indices.shrink.ResizeRequest;
@@ -50,10 +55,6 @@ public class IndexFingerprintFormatSingleNodeTests extends OpenSearchSingleNodeT
         return providerFormat() == null ? FingerprintFormat.UNRECORDED : providerFormat();
     }
 
-    static FingerprintFormat other(FingerprintFormat format) {
-        return format == FingerprintFormat.SIGNATURE ? FingerprintFormat.COMPACT : FingerprintFormat.SIGNATURE;
-    }
-
     private Settings settingsOf(String index) {
         return client().admin()
                 .indices()
@@ -68,17 +69,6 @@ public class IndexFingerprintFormatSingleNodeTests extends OpenSearchSingleNodeT
         Settings settings = settingsOf(index);
         assertEquals(index + ": " + settings, recorded, settings.get(IndexFingerprintFormat.KEY) != null);
         return IndexFingerprintFormat.of(settings);
-    }
-
-    private static Settings format(FingerprintFormat format) {
-        return Settings.builder()
-                .put(IndexFingerprintFormat.KEY, format.number())
-                .build();
-    }
-
-    /** The setting named as null: an index without one, as before formats were recorded. */
-    private static Settings noFormat() {
-        return Settings.builder().putNull(IndexFingerprintFormat.KEY).build();
     }
 
     private static void assertRefusedNaming(String value, Exception e) {
@@ -110,13 +100,7 @@ public class IndexFingerprintFormatSingleNodeTests extends OpenSearchSingleNodeT
 
     public void testALegacyTemplateWinsAndTheRequestOverIt() {
         FingerprintFormat templated = other(newIndexFormat());
-        client().admin()
-                .indices()
-                .preparePutTemplate("fmt")
-                .setPatterns(List.of("tpl-*"))
-                .setOrder(1)
-                .setSettings(format(templated))
-                .get();
+        putLegacyTemplate("fmt", "tpl-*", 1, format(templated));
         try {
             createIndex("tpl-a");
             assertSame(templated, formatOf("tpl-a", true));
@@ -138,6 +122,16 @@ public class IndexFingerprintFormatSingleNodeTests extends OpenSearchSingleNodeT
         } finally {
             deleteComposableTemplate("fmt");
         }
+    }
+
+    private void putLegacyTemplate(String name, String pattern, int order, Settings settings) {
+        client().admin()
+                .indices()
+                .preparePutTemplate(name)
+                .setPatterns(List.of(pattern))
+                .setOrder(order)
+                .setSettings(settings)
+                .get();
     }
 
     void putComposableTemplate(String name, String pattern, Settings settings, boolean dataStream) {
@@ -179,28 +173,16 @@ public class IndexFingerprintFormatSingleNodeTests extends OpenSearchSingleNodeT
         for (String bad : new String[] {"3", "x"}) {
             Settings settings =
                     Settings.builder().put(IndexFingerprintFormat.KEY, bad).build();
-            Exception legacy = expectThrows(
-                    Exception.class,
-                    () -> client().admin()
-                            .indices()
-                            .preparePutTemplate("bad")
-                            .setPatterns(List.of("bad-*"))
-                            .setSettings(settings)
-                            .get());
-            assertEquals(RestStatus.BAD_REQUEST, ExceptionsHelper.status(legacy));
-            assertTrue(
-                    legacy.getMessage(),
-                    ExceptionsHelper.stackTrace(legacy)
-                            .contains("[index.neardup.fingerprint_format] must be one of [1, 2] (a fingerprint format),"
-                                    + " got [" + bad + "]"));
-            Exception composable =
-                    expectThrows(Exception.class, () -> putComposableTemplate("bad", "bad-*", settings, false));
-            assertEquals(RestStatus.BAD_REQUEST, ExceptionsHelper.status(composable));
-            assertTrue(
-                    composable.getMessage(),
-                    ExceptionsHelper.stackTrace(composable)
-                            .contains("[index.neardup.fingerprint_format] must be one of [1, 2] (a fingerprint format),"
-                                    + " got [" + bad + "]"));
+            for (Exception e : List.of(
+                    expectThrows(Exception.class, () -> putLegacyTemplate("bad", "bad-*", 0, settings)),
+                    expectThrows(Exception.class, () -> putComposableTemplate("bad", "bad-*", settings, false)))) {
+                assertEquals(RestStatus.BAD_REQUEST, ExceptionsHelper.status(e));
+                assertTrue(
+                        e.getMessage(),
+                        ExceptionsHelper.stackTrace(e)
+                                .contains("[index.neardup.fingerprint_format] must be one of [1, 2] (a fingerprint"
+                                        + " format), got [" + bad + "]"));
+            }
         }
     }
 
@@ -352,33 +334,15 @@ public class IndexFingerprintFormatSingleNodeTests extends OpenSearchSingleNodeT
                     .setIndices("source-*")
                     .setWaitForCompletion(true)
                     .get();
-            client().admin()
-                    .cluster()
-                    .prepareRestoreSnapshot("fmt", "one")
-                    .setIndices("source-*")
-                    .setRenamePattern("source-(.+)")
-                    .setRenameReplacement("renamed-$1")
-                    .setWaitForCompletion(true)
-                    .get();
-            for (int i = 0; i < sources.size(); i++) {
-                FingerprintFormat format = IndexFingerprintFormat.of(sourceSettings.get(i));
-                boolean recorded = recorded(sourceSettings.get(i));
-                assertSame(sources.get(i), format, formatOf(sources.get(i), recorded));
-                String renamed = sources.get(i).replace("source-", "renamed-");
-                assertSame(renamed, format, formatOf(renamed, recorded));
-            }
+            restoreAs("renamed-").get();
+            assertRestoredAs("source-", sources, sourceSettings);
+            assertRestoredAs("renamed-", sources, sourceSettings);
             // A restore can neither set nor drop it.
             for (FingerprintFormat asked : FingerprintFormat.values()) {
                 Exception set = expectThrows(
                         Exception.class,
-                        () -> client().admin()
-                                .cluster()
-                                .prepareRestoreSnapshot("fmt", "one")
-                                .setIndices("source-*")
-                                .setRenamePattern("source-(.+)")
-                                .setRenameReplacement("again-$1")
+                        () -> restoreAs("again-")
                                 .setIndexSettings(format(asked))
-                                .setWaitForCompletion(true)
                                 .get());
                 assertTrue(
                         set.getMessage(),
@@ -389,39 +353,41 @@ public class IndexFingerprintFormatSingleNodeTests extends OpenSearchSingleNodeT
             }
             Exception dropped = expectThrows(
                     Exception.class,
-                    () -> client().admin()
-                            .cluster()
-                            .prepareRestoreSnapshot("fmt", "one")
-                            .setIndices("source-*")
-                            .setRenamePattern("source-(.+)")
-                            .setRenameReplacement("again-$1")
+                    () -> restoreAs("again-")
                             .setIgnoreIndexSettings(IndexFingerprintFormat.KEY)
-                            .setWaitForCompletion(true)
                             .get());
             assertTrue(
                     dropped.getMessage(),
                     dropped.getMessage()
                             .endsWith("cannot remove UnmodifiableOnRestore setting [index.neardup.fingerprint_format]"
                                     + " on restore"));
-            client().admin()
-                    .cluster()
-                    .prepareRestoreSnapshot("fmt", "one")
-                    .setIndices("source-*")
-                    .setRenamePattern("source-(.+)")
-                    .setRenameReplacement("wild-$1")
-                    .setIgnoreIndexSettings("index.neardup.*")
-                    .setWaitForCompletion(true)
-                    .get();
-            for (int i = 0; i < sources.size(); i++) {
-                String wild = sources.get(i).replace("source-", "wild-");
-                assertSame(
-                        wild,
-                        IndexFingerprintFormat.of(sourceSettings.get(i)),
-                        formatOf(wild, recorded(sourceSettings.get(i))));
-            }
+            // A pattern leaves it in place.
+            restoreAs("wild-").setIgnoreIndexSettings("index.neardup.*").get();
+            assertRestoredAs("wild-", sources, sourceSettings);
         } finally {
             client().admin().cluster().prepareDeleteSnapshot("fmt", "one").get();
             client().admin().cluster().prepareDeleteRepository("fmt").get();
+        }
+    }
+
+    /** A restore of snapshot {@code one}'s sources, renamed to start with {@code prefix}. */
+    private RestoreSnapshotRequestBuilder restoreAs(String prefix) {
+        return client().admin()
+                .cluster()
+                .prepareRestoreSnapshot("fmt", "one")
+                .setIndices("source-*")
+                .setRenamePattern("source-(.+)")
+                .setRenameReplacement(prefix + "$1")
+                .setWaitForCompletion(true);
+    }
+
+    private void assertRestoredAs(String prefix, List<String> sources, List<Settings> sourceSettings) {
+        for (int i = 0; i < sources.size(); i++) {
+            String restored = sources.get(i).replace("source-", prefix);
+            assertSame(
+                    restored,
+                    IndexFingerprintFormat.of(sourceSettings.get(i)),
+                    formatOf(restored, recorded(sourceSettings.get(i))));
         }
     }
 
@@ -431,20 +397,8 @@ public class IndexFingerprintFormatSingleNodeTests extends OpenSearchSingleNodeT
      */
     public void testForWriteFindsTheIndexTheWriteGoesTo() {
         FingerprintFormat templated = other(newIndexFormat());
-        client().admin()
-                .indices()
-                .preparePutTemplate("low")
-                .setPatterns(List.of("legacy-*"))
-                .setOrder(1)
-                .setSettings(format(newIndexFormat()))
-                .get();
-        client().admin()
-                .indices()
-                .preparePutTemplate("high")
-                .setPatterns(List.of("legacy-*"))
-                .setOrder(2)
-                .setSettings(format(templated))
-                .get();
+        putLegacyTemplate("low", "legacy-*", 1, format(newIndexFormat()));
+        putLegacyTemplate("high", "legacy-*", 2, format(templated));
         putComposableTemplate("composed", "composed-*", format(templated), false);
         putComposableTemplate("events", "events-*", format(templated), true);
         try {

@@ -221,13 +221,14 @@ public class IndexFingerprintFormatTests extends OpenSearchTestCase {
         return format == FingerprintFormat.SIGNATURE ? FingerprintFormat.COMPACT : FingerprintFormat.SIGNATURE;
     }
 
-    private static Settings format(FingerprintFormat format) {
+    static Settings format(FingerprintFormat format) {
         return Settings.builder()
                 .put(IndexFingerprintFormat.KEY, format.number())
                 .build();
     }
 
-    private static Settings noFormat() {
+    /** The setting given as null: an index without one, as before formats were recorded. */
+    static Settings noFormat() {
         return Settings.builder().putNull(IndexFingerprintFormat.KEY).build();
     }
 
