@@ -62,7 +62,7 @@ public final class IndexFingerprintFormat {
     /** {@value #KEY}; its default is the format of an index created before formats were recorded. */
     public static final Setting<FingerprintFormat> SETTING = new Setting<>(
             KEY,
-            settings -> UNRECORDED_VALUE, // computed each time the setting is read: a constant
+            settings -> UNRECORDED_VALUE, // asked for at every read: a constant, not a string built each time
             IndexFingerprintFormat::parse,
             Property.IndexScope,
             Property.Final,
