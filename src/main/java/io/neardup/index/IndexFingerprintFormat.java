@@ -110,7 +110,8 @@ public final class IndexFingerprintFormat {
      * <li>date math ({@code <logs-{now/d}>}) is resolved first, at the time of the call, as the write resolves it
      *     (a write across midnight may resolve to the next day's index);</li>
      * <li>a target the write cannot go to (date math that does not parse, an alias with several indices and no
-     *     write index): {@link FingerprintFormat#NEW_INDEX_DEFAULT}; OpenSearch refuses the write itself.</li>
+     *     write index): {@link FingerprintFormat#NEW_INDEX_DEFAULT}; OpenSearch refuses the write itself;</li>
+     * <li>no target (null: a document without {@code _index}): {@link FingerprintFormat#NEW_INDEX_DEFAULT}.</li>
      * </ul>
      * A template that names the setting as {@code null} gives an index without it: {@link FingerprintFormat#UNRECORDED}.
      */
@@ -120,6 +121,9 @@ public final class IndexFingerprintFormat {
 
     /** {@link #forWrite(ClusterState, String)} where new indices get {@code newIndexFormat} (tests: either format). */
     static FingerprintFormat forWrite(ClusterState state, String target, FingerprintFormat newIndexFormat) {
+        if (target == null) {
+            return newIndexFormat;
+        }
         Metadata metadata = state.metadata();
         IndexMetadata index = metadata.index(target);
         if (index != null) {

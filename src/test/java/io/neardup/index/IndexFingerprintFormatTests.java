@@ -150,6 +150,7 @@ public class IndexFingerprintFormatTests extends OpenSearchTestCase {
                 .put("elsewhere", composable("elsewhere2-*", 5, format(FingerprintFormat.COMPACT), List.of())));
         for (FingerprintFormat newIndexFormat : FORMATS) {
             assertSame(newIndexFormat, IndexFingerprintFormat.forWrite(state, "missing", newIndexFormat));
+            assertSame("no _index", newIndexFormat, IndexFingerprintFormat.forWrite(state, null, newIndexFormat));
         }
     }
 
