@@ -20,6 +20,7 @@ import io.neardup.clusters.TransportShardMatchAction;
 import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.SegmentFingerprintCache;
@@ -58,6 +59,7 @@ import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.env.Environment;
 import org.opensearch.env.NodeEnvironment;
 import org.opensearch.index.mapper.Mapper;
+import org.opensearch.index.shard.IndexSettingProvider;
 import org.opensearch.indices.breaker.BreakerSettings;
 import org.opensearch.ingest.IngestService;
 import org.opensearch.ingest.Processor;
@@ -144,16 +146,23 @@ public class NearDupPlugin extends Plugin
 
     /**
      * Bad {@code format}s and aggregations on fingerprint fields fail the search on the coordinating
-     * node, not some shards' fetch phase or the node's heap.
+     * node, not some shards' fetch phase or the node's heap; a shrink, split or clone keeps its source's
+     * fingerprint format.
      */
     @Override
     public List<ActionFilter> getActionFilters() {
-        return List.of(searchChecks);
+        return List.of(searchChecks, new IndexFingerprintFormat.ResizeCheck(() -> clusterService));
+    }
+
+    /** Every new index records its fingerprint format: {@link FingerprintFormat#NEW_INDEX_DEFAULT} unless it names one. */
+    @Override
+    public Collection<IndexSettingProvider> getAdditionalIndexSettingProviders() {
+        return List.of(IndexFingerprintFormat.newIndexProvider(FingerprintFormat.NEW_INDEX_DEFAULT));
     }
 
     @Override
     public List<Setting<?>> getSettings() {
-        return List.of(BREAKER_LIMIT, io.neardup.index.IndexFingerprintFormat.SETTING);
+        return List.of(BREAKER_LIMIT, IndexFingerprintFormat.SETTING);
     }
 
     /** The pool of {@code _near_dup_clusters} runs: their steps queue there instead of holding generic threads. */
