@@ -63,6 +63,9 @@ import java.util.Locale;
  * <li>Any variant with the suffix {@code _derived} ({@code plain_derived}, {@code mapped_derived}): the same in an
  *     index with derived source ({@code index.derived_source.enabled}: no {@code _source} stored, the fields
  *     rebuild it).</li>
+ * <li>Any variant with the suffix {@code _format<N>} before it ({@code mapped_format1}, {@code mapped_format2_derived}):
+ *     the same in an index of fingerprint format N ({@code index.neardup.fingerprint_format}); without it, the format a
+ *     new index gets.</li>
  * </ul>
  * After each run the index is force-merged to one segment (untimed) and its store measured, in all and by
  * Lucene file extension ({@code include_segment_file_sizes}): the medians' table gives bytes a document.
@@ -187,6 +190,7 @@ public final class IngestBenchmark {
                             "\"minhash\"")));
 
     private static final String DERIVED_SUFFIX = "_derived";
+    private static final java.util.regex.Pattern FORMAT_SUFFIX = java.util.regex.Pattern.compile("_format([0-9]+)$");
 
     /** HTTP/1.1 or h2c, as the JDK client chooses (this program's measurements were taken so). */
     private static final HttpClient HTTP =
@@ -321,10 +325,22 @@ public final class IngestBenchmark {
         return medians;
     }
 
-    /** A variant by name; {@code <name>_derived} is {@code <name>} in an index with derived source. */
+    /**
+     * A variant by name: {@code <name>[_format<N>][_derived]} is {@code <name>} in an index of fingerprint format N
+     * (else the node's default for a new index) with derived source.
+     */
     private static Variant variant(String name) {
-        return VARIANTS.get(
-                name.endsWith(DERIVED_SUFFIX) ? name.substring(0, name.length() - DERIVED_SUFFIX.length()) : name);
+        return VARIANTS.get(FORMAT_SUFFIX.matcher(withoutDerived(name)).replaceFirst(""));
+    }
+
+    private static String withoutDerived(String name) {
+        return name.endsWith(DERIVED_SUFFIX) ? name.substring(0, name.length() - DERIVED_SUFFIX.length()) : name;
+    }
+
+    /** The {@code index.neardup.fingerprint_format} setting a variant's name asks for, or "" for the default. */
+    private static String formatSetting(String name) {
+        java.util.regex.Matcher format = FORMAT_SUFFIX.matcher(withoutDerived(name));
+        return format.find() ? ",\"index.neardup.fingerprint_format\":" + format.group(1) : "";
     }
 
     private static double run(List<byte[]> bodies, int expected, String name, Variant variant, boolean derived)
@@ -337,7 +353,7 @@ public final class IngestBenchmark {
                 "PUT",
                 "/" + INDEX,
                 "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"" + analysis
-                        + (derived ? ",\"index.derived_source.enabled\":true" : "")
+                        + (derived ? ",\"index.derived_source.enabled\":true" : "") + formatSetting(name)
                         + "},\"mappings\":{\"properties\":{\"id\":{\"type\":\"keyword\"},\"group\":{\"type\":\"keyword\"},"
                         + "\"text\":" + variant.textMapping() + target + "}}}");
         String path = "/" + INDEX + "/_bulk" + (pipeline != null ? "?pipeline=" + pipeline : "");
