@@ -33,7 +33,7 @@ public enum FingerprintFormat {
     public static final FingerprintFormat UNRECORDED = SIGNATURE;
 
     /** The format a new index gets unless its settings or templates choose one. */
-    public static final FingerprintFormat NEW_INDEX_DEFAULT = SIGNATURE;
+    public static final FingerprintFormat NEW_INDEX_DEFAULT = COMPACT;
 
     /**
      * The seed of {@link #signatureOfSet}: fixed, since the scheme's {@code seed} already chose the set's values and

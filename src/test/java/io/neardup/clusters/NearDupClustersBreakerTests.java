@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import java.util.Collection;
@@ -140,7 +141,8 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
         assertAcked(prepareCreate(index)
                 .setSettings(Settings.builder().put("index.number_of_shards", 1).put("index.number_of_replicas", 0))
                 .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"minhash\": {\"type\": \"minhash\"}}}}}"));
-        String signature = SignatureCodec.encode(random().ints(128).toArray(), 0x5eed);
+        String signature =
+                SignatureCodec.encode(random().ints(128).toArray(), 0x5eed, FingerprintFormat.NEW_INDEX_DEFAULT);
         BulkRequestBuilder bulk = client().prepareBulk();
         for (int i = 0; i < copies; i++) {
             bulk.add(client().prepareIndex(index)

@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import java.util.Collection;
@@ -114,7 +115,9 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                     ? Map.of(
                             "value",
                             SignatureCodec.encode(
-                                    new java.util.Random(i / 2).ints(128).toArray(), 0x5eed))
+                                    new java.util.Random(i / 2).ints(128).toArray(),
+                                    0x5eed,
+                                    FingerprintFormat.NEW_INDEX_DEFAULT))
                     : SimhashCodec.toHex((long) (i / 2) * 0x9E3779B97F4A7C15L);
             bulk.add(client().prepareIndex("red").setId("d" + i).setSource(Map.of("fp", Map.of(kind, fingerprint))));
         }

@@ -209,4 +209,85 @@ public class CompactFormatSingleNodeTests extends OpenSearchSingleNodeTestCase {
                         "[like._id] document [d0]: its fingerprint is of fingerprint format 2 (compact) and field"
                                 + " [body_fp.minhash] of fingerprint format 1 (stored signature)"));
     }
+
+    /** One pipeline, one bulk, two indices: each document is written in its own index's format. */
+    @SuppressWarnings("unchecked")
+    public void testOnePipelineWritesEachIndexItsFormat() {
+        putPipeline();
+        for (FingerprintFormat format : FingerprintFormat.values()) {
+            client().admin()
+                    .indices()
+                    .prepareCreate("f" + format.number())
+                    .setSettings(Settings.builder()
+                            .put("index.number_of_shards", 1)
+                            .put(IndexFingerprintFormat.SETTING.getKey(), format.number()))
+                    .setMapping(MAPPING)
+                    .get();
+        }
+        org.opensearch.action.bulk.BulkRequestBuilder bulk =
+                client().prepareBulk().setRefreshPolicy("true");
+        for (int i = 0; i < 4; i++) {
+            bulk.add(client().prepareIndex("f" + (1 + i % 2))
+                    .setId("d" + i)
+                    .setPipeline("fp")
+                    .setSource(Map.of("body", GROUPS[i])));
+        }
+        assertFalse(bulk.get().buildFailureMessage(), bulk.get().hasFailures());
+        for (int i = 0; i < 4; i++) {
+            String index = "f" + (1 + i % 2);
+            Map<String, Object> minhash =
+                    (Map<String, Object>) fingerprint(index, "d" + i).get("minhash");
+            assertEquals(index, i % 2 == 0, minhash.containsKey("value"));
+        }
+    }
+
+    /**
+     * near_dup_lookup in an index of the other format: a format 1 document's set serves a compact lookup index; a
+     * compact document cannot be looked up in a format 1 index, and the document fails naming both formats.
+     */
+    @SuppressWarnings("unchecked")
+    public void testLookupInAnIndexOfTheOtherFormat() {
+        putPipeline();
+        createIndex("one", FingerprintFormat.SIGNATURE, false);
+        createIndex("two", FingerprintFormat.COMPACT, false);
+        for (String lookupIndex : List.of("one", "two")) {
+            client().admin()
+                    .cluster()
+                    .preparePutPipeline(
+                            "lookup-" + lookupIndex,
+                            new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\"}},"
+                                    + " {\"near_dup_lookup\": {\"field\": \"body_fp.minhash\", \"index\": \""
+                                    + lookupIndex + "\", \"min_similarity\": 0.5, \"target_field\": \"body_dup\"}}]}"),
+                            XContentType.JSON)
+                    .get();
+        }
+        // A format 1 document looked up in the compact index finds the copy there.
+        client().admin()
+                .indices()
+                .prepareCreate("new-one")
+                .setSettings(Settings.builder().put(IndexFingerprintFormat.SETTING.getKey(), 1))
+                .setMapping(MAPPING)
+                .get();
+        client().prepareIndex("new-one")
+                .setId("x")
+                .setPipeline("lookup-two")
+                .setSource(Map.of("body", texts().get(1)))
+                .get();
+        Map<String, Object> dup = (Map<String, Object>)
+                client().prepareGet("new-one", "x").get().getSourceAsMap().get("body_dup");
+        assertNotNull(dup);
+        assertTrue(dup.toString(), List.of("d0", "d1", "d2").contains(dup.get("duplicate_of")));
+
+        Exception e = expectThrows(
+                Exception.class,
+                () -> client().prepareIndex("two")
+                        .setId("y")
+                        .setPipeline("lookup-one")
+                        .setSource(Map.of("body", texts().get(1)))
+                        .get());
+        assertThat(
+                e.getMessage(),
+                containsString("its fingerprint is of fingerprint format 2 (compact) and field [body_fp.minhash] of"
+                        + " fingerprint format 1 (stored signature)"));
+    }
 }

@@ -6,6 +6,7 @@ package io.neardup.index;
 
 import io.neardup.DemoCorpus;
 import io.neardup.NearDupRestTestCase;
+import io.neardup.core.FingerprintFormat;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -32,11 +33,11 @@ public class DerivedFingerprintSourceIT extends NearDupRestTestCase {
          "representative": {"sort": [{"text_fp.tokens": "desc"}, "_id"]}}""";
 
     /** Strings as keywords: a dynamic text field with a keyword sub-field cannot derive its source. */
-    private static String setup(boolean derived, boolean pipeline) {
+    private static String setup(FingerprintFormat format, boolean derived, boolean pipeline) {
         return String.format(
                 Locale.ROOT,
                 """
-            {"settings": {"number_of_shards": 2, "number_of_replicas": 0%s%s},
+            {"settings": {"number_of_shards": 2, "number_of_replicas": 0, "index.neardup.fingerprint_format": %d%s%s},
              "mappings": {"dynamic_templates": [{"strings": {"match_mapping_type": "string", "mapping": {"type": "keyword"}}}],
                "properties": {
                  "text": {"type": "text"},
@@ -44,6 +45,7 @@ public class DerivedFingerprintSourceIT extends NearDupRestTestCase {
                    "simhash": {"type": "simhash"},
                    "minhash": {"type": "minhash", "num_hashes": 128},
                    "content_hash": {"type": "keyword"}}}}}}""",
+                format.number(),
                 derived ? ", \"index.derived_source.enabled\": true" : "",
                 pipeline ? ", \"index.default_pipeline\": \"" + DemoCorpus.PIPELINE + "\"" : "");
     }
@@ -97,12 +99,25 @@ public class DerivedFingerprintSourceIT extends NearDupRestTestCase {
         return ((Number) XContentMapValues.extractValue("_all.primaries.store.size_in_bytes", stats)).longValue();
     }
 
+    public void testFingerprintsComeBackExactlyThroughEveryPathInFormatOne() throws IOException {
+        everyPath(FingerprintFormat.SIGNATURE);
+    }
+
+    /** Format 2 (compact) on every path too: no signature where there is a set, and nothing else changes. */
+    public void testFingerprintsComeBackExactlyThroughEveryPathInFormatTwo() throws IOException {
+        everyPath(FingerprintFormat.COMPACT);
+    }
+
     @SuppressWarnings("unchecked")
-    public void testFingerprintsComeBackExactlyThroughEveryPath() throws IOException {
-        int documents = DemoCorpus.load(client(), "fp-stored", setup(false, true));
-        DemoCorpus.load(client(), "fp-derived", setup(true, true));
+    private void everyPath(FingerprintFormat format) throws IOException {
+        int documents = DemoCorpus.load(client(), "fp-stored", setup(format, false, true));
+        DemoCorpus.load(client(), "fp-derived", setup(format, true, true));
         Map<String, Object> expected = sourceValues("fp-stored", "text_fp");
         assertEquals(documents, expected.size());
+        for (Object fingerprint : expected.values()) {
+            Map<String, Object> minhash = (Map<String, Object>) ((Map<String, Object>) fingerprint).get("minhash");
+            assertEquals(minhash.toString(), format == FingerprintFormat.SIGNATURE, minhash.containsKey("value"));
+        }
         assertEquals("search", expected, sourceValues("fp-derived", "text_fp"));
         long stored = storeBytes("fp-stored");
         long derived = storeBytes("fp-derived");
@@ -135,7 +150,7 @@ public class DerivedFingerprintSourceIT extends NearDupRestTestCase {
         assertEquals("after the clusters write", expected, sourceValues("fp-derived", "text_fp"));
 
         // A reindex into an index without the pipeline keeps the fingerprints, and they index the same doc values.
-        send("PUT", "/fp-copy", setup(true, false));
+        send("PUT", "/fp-copy", setup(format, true, false));
         Map<String, Object> reindexed = send(
                 "POST",
                 "/_reindex?refresh=true",
@@ -149,11 +164,22 @@ public class DerivedFingerprintSourceIT extends NearDupRestTestCase {
         assertEquals(clusters, sourceValues("fp-copy", "text_dup"));
 
         send("PUT", "/_snapshot/derived", "{\"type\": \"fs\", \"settings\": {\"location\": \"derived\"}}");
-        send("PUT", "/_snapshot/derived/one?wait_for_completion=true", "{\"indices\": \"fp-derived\"}");
+        send(
+                "PUT",
+                "/_snapshot/derived/one-" + format.number() + "?wait_for_completion=true",
+                "{\"indices\": \"fp-derived\"}");
         send("DELETE", "/fp-derived", null);
-        send("POST", "/_snapshot/derived/one/_restore?wait_for_completion=true", "{\"indices\": \"fp-derived\"}");
+        send(
+                "POST",
+                "/_snapshot/derived/one-" + format.number() + "/_restore?wait_for_completion=true",
+                "{\"indices\": \"fp-derived\"}");
         send("GET", "/_cluster/health/fp-derived?wait_for_status=green&timeout=60s", null);
         assertEquals("snapshot restored", expected, sourceValues("fp-derived", "text_fp"));
-        send("DELETE", "/_snapshot/derived/one", null);
+        assertEquals(
+                String.valueOf(format.number()),
+                XContentMapValues.extractValue(
+                        "fp-derived.settings.index.neardup.fingerprint_format",
+                        send("GET", "/fp-derived/_settings", null)));
+        send("DELETE", "/_snapshot/derived/one-" + format.number(), null);
     }
 }

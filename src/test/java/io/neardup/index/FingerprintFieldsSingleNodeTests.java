@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.containsString;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.core.FeatureWeighting;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Margins;
@@ -38,6 +39,11 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
           "simhash": {"type": "simhash"},
           "minhash": {"type": "minhash", "num_hashes": 8, "bands": 4, "rows": 2}}}}}""";
 
+    /** The raw values these tests index are signatures of format 1 (the compact format's are its own tests'). */
+    private static final Settings FORMAT_ONE = Settings.builder()
+            .put(IndexFingerprintFormat.SETTING.getKey(), FingerprintFormat.SIGNATURE.number())
+            .build();
+
     @Override
     protected Collection<Class<? extends Plugin>> getPlugins() {
         return List.of(NearDupPlugin.class);
@@ -54,8 +60,10 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
         client().admin()
                 .indices()
                 .prepareCreate("docs")
-                .setSettings(
-                        Settings.builder().put("index.sort.field", "fp.simhash").put("index.number_of_shards", 1))
+                .setSettings(Settings.builder()
+                        .put("index.sort.field", "fp.simhash")
+                        .put("index.number_of_shards", 1)
+                        .put(FORMAT_ONE))
                 .setMapping(MAPPING)
                 .get();
         String minhash = SignatureCodec.encode(new int[] {1, 2, 3, 4, 5, 6, 7, 8}, 42);
@@ -140,7 +148,7 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
      * prefix queries and numeric aggregations, which have no meaning for a fingerprint, are 400s.
      */
     public void testRangesSortAndAggregationsOnFingerprints() {
-        createIndex("docs");
+        createIndex("docs", FORMAT_ONE);
         client().admin()
                 .indices()
                 .preparePutMapping("docs")
@@ -226,7 +234,7 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
         client().admin()
                 .indices()
                 .prepareCreate("docs")
-                .setSettings(Settings.builder().put("index.number_of_shards", 3))
+                .setSettings(Settings.builder().put("index.number_of_shards", 3).put(FORMAT_ONE))
                 .setMapping(MAPPING)
                 .get();
         int[] values = {1, 2, 3, 4, 5, 6, 7, -8};
@@ -301,8 +309,10 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
         client().admin()
                 .indices()
                 .prepareCreate("derived")
-                .setSettings(
-                        Settings.builder().put("index.number_of_shards", 2).put("index.derived_source.enabled", true))
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", 2)
+                        .put("index.derived_source.enabled", true)
+                        .put(FORMAT_ONE))
                 .setMapping("""
                     {"properties": {"title": {"type": "keyword"}, "fp": {"properties": {
                       "simhash": {"type": "simhash"},
@@ -422,7 +432,9 @@ public class FingerprintFieldsSingleNodeTests extends OpenSearchSingleNodeTestCa
                 () -> client().admin()
                         .indices()
                         .prepareCreate("no-doc-values")
-                        .setSettings(Settings.builder().put("index.derived_source.enabled", true))
+                        .setSettings(Settings.builder()
+                                .put("index.derived_source.enabled", true)
+                                .put(FORMAT_ONE))
                         .setMapping("{\"properties\": {\"sh\": {\"type\": \"simhash\", \"doc_values\": false}}}")
                         .get());
         assertThat(refused.getMessage(), containsString("Unable to derive source for [sh] with doc values disabled"));
