@@ -9,7 +9,6 @@ import io.neardup.core.FingerprintObject;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
-import io.neardup.index.MinhashFieldMapper;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -119,16 +118,13 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         return format == FingerprintFormat.SIGNATURE ? key : key + "/" + format.number();
     }
 
-    /**
-     * A compact fingerprint (format 2), its set and no signature: the set's at the default length stands for it, as a
-     * compact document that stores a signature has one of that length unless its pipeline chose another.
-     */
+    /** A compact fingerprint (format 2), its set and no signature: the set's stands for it, at the length its header gives. */
     private static HitFingerprint compact(SearchHit hit, String field, String encoded) {
         try {
             int schemeHash = ShingleSetCodec.schemeHashOf(encoded);
             byte[] payload = ShingleSetCodec.decodePayload(encoded, schemeHash);
             int[] set = ShingleSetCodec.values(payload, 0, payload.length);
-            int[] signature = FingerprintFormat.signatureOfSet(set, MinhashFieldMapper.DEFAULT_NUM_HASHES);
+            int[] signature = FingerprintFormat.signatureOfSet(set, ShingleSetCodec.signatureLengthOf(encoded));
             return new HitFingerprint(
                     Kind.MINHASH,
                     0,

@@ -72,7 +72,11 @@ public final class FingerprintObject {
             object.put(VALUE, SignatureCodec.encode(signature, schemeHash, format));
         }
         if (shingleSet != null) {
-            object.put(SHINGLES, ShingleSetCodec.encode(shingleSet, schemeHash));
+            object.put(
+                    SHINGLES,
+                    format.derivesSignatureFromSet()
+                            ? ShingleSetCodec.encode(shingleSet, schemeHash, signature.length)
+                            : ShingleSetCodec.encode(shingleSet, schemeHash));
         }
         object.put(SCHEME, schemeId);
         return object;

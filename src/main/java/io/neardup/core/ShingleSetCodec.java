@@ -40,7 +40,10 @@ import java.util.Locale;
  * varint[] the first value, then n - 1 gaps to the next (each at least 1), unsigned LEB128
  * </pre>
  * It took about 4 bytes a shingle for a thousand shingles. An empty set is written in it (one byte).
- * In {@code _source} the payload follows a {@link PayloadHeader} (format version, scheme hash), all in
+ * In {@code _source} the payload follows a {@link PayloadHeader} (format version, scheme hash); in fingerprint format
+ * 2 ({@link FingerprintFormat#COMPACT}, where the set stands for the signature) the header's version is 2 and two
+ * more bytes, big-endian, give the length of the signature the set stands for (the processor's {@code num_hashes}),
+ * so that a field of another length refuses it as it refuses such a signature; all in
  * URL-safe base64.
  *
  * <p>{@link #jaccard} merges two payloads while decoding them, allocation-free, and checks their
@@ -95,11 +98,65 @@ public final class ShingleSetCodec {
         return PayloadHeader.encode(out);
     }
 
+    /**
+     * The {@code _source} form of a compact fingerprint's set (header version 2): it stands for a signature of
+     * {@code signatureLength} values.
+     */
+    public static String encode(int[] sortedValues, int schemeHash, int signatureLength) {
+        byte[] out = allocateCompact(payloadBytes(sortedValues), schemeHash, signatureLength);
+        putPayload(sortedValues, out, COMPACT_HEADER_BYTES);
+        return PayloadHeader.encode(out);
+    }
+
     /** The {@code _source} form of a payload ({@link #payload}, or as {@link #decodePayload} returned it). */
     public static String encodePayload(byte[] payload, int offset, int length, int schemeHash) {
         byte[] out = PayloadHeader.allocate(length, schemeHash);
         System.arraycopy(payload, offset, out, PayloadHeader.BYTES, length);
         return PayloadHeader.encode(out);
+    }
+
+    /** {@link #encodePayload(byte[], int, int, int)} with a compact fingerprint's header ({@link #encode(int[], int, int)}). */
+    public static String encodePayload(byte[] payload, int offset, int length, int schemeHash, int signatureLength) {
+        byte[] out = allocateCompact(length, schemeHash, signatureLength);
+        System.arraycopy(payload, offset, out, COMPACT_HEADER_BYTES, length);
+        return PayloadHeader.encode(out);
+    }
+
+    private static final int COMPACT_HEADER_BYTES = PayloadHeader.BYTES + 2;
+
+    private static byte[] allocateCompact(int payloadBytes, int schemeHash, int signatureLength) {
+        if (signatureLength < 1 || signatureLength > MinHasher.MAX_HASHES) {
+            throw new IllegalArgumentException(
+                    "signature length must be in [1, " + MinHasher.MAX_HASHES + "], got " + signatureLength);
+        }
+        byte[] out = PayloadHeader.allocate(payloadBytes + 2, schemeHash, FingerprintFormat.COMPACT.number());
+        out[PayloadHeader.BYTES] = (byte) (signatureLength >>> 8);
+        out[PayloadHeader.BYTES + 1] = (byte) signatureLength;
+        return out;
+    }
+
+    /**
+     * The length of the signature an encoded set stands for (a compact fingerprint's, header version 2), or 0 for a
+     * set of format 1 (header version 1), which stands for none.
+     */
+    public static int signatureLengthOf(String encoded) {
+        byte[] bytes = PayloadHeader.decode(encoded, WHAT, 1, " and a count");
+        return headerBytes(bytes) == COMPACT_HEADER_BYTES
+                ? (bytes[PayloadHeader.BYTES] & 0xFF) << 8 | (bytes[PayloadHeader.BYTES + 1] & 0xFF)
+                : 0;
+    }
+
+    /** The header's length by its version (1: the plain header; 2: with the signature length); another fails. */
+    private static int headerBytes(byte[] bytes) {
+        int version = PayloadHeader.version(bytes);
+        if (version == PayloadHeader.FORMAT_VERSION) {
+            return PayloadHeader.BYTES;
+        }
+        if (version == FingerprintFormat.COMPACT.number() && bytes.length >= COMPACT_HEADER_BYTES + 1) {
+            return COMPACT_HEADER_BYTES;
+        }
+        throw new IllegalArgumentException(WHAT + " has format version " + version + ", expected "
+                + PayloadHeader.FORMAT_VERSION + " or " + FingerprintFormat.COMPACT.number());
     }
 
     /** The exact payload size, after checking that the values are distinct and ascending. */
@@ -221,8 +278,9 @@ public final class ShingleSetCodec {
      */
     public static byte[] decodePayload(String encoded, int expectedSchemeHash) {
         byte[] bytes = PayloadHeader.decode(encoded, WHAT, 1, " and a count");
-        PayloadHeader.check(bytes, WHAT, expectedSchemeHash);
-        byte[] payload = Arrays.copyOfRange(bytes, PayloadHeader.BYTES, bytes.length);
+        int header = headerBytes(bytes);
+        PayloadHeader.checkScheme(bytes, WHAT, expectedSchemeHash);
+        byte[] payload = Arrays.copyOfRange(bytes, header, bytes.length);
         size(payload, 0, payload.length);
         return payload;
     }

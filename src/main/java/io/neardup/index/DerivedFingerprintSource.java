@@ -145,7 +145,15 @@ final class DerivedFingerprintSource {
                 null,
                 shingles == null
                         ? null
-                        : ShingleSetCodec.encodePayload(shingles.bytes, shingles.offset, shingles.length, schemeHash),
+                        : signatureStored
+                                ? ShingleSetCodec.encodePayload(
+                                        shingles.bytes, shingles.offset, shingles.length, schemeHash)
+                                : ShingleSetCodec.encodePayload(
+                                        shingles.bytes,
+                                        shingles.offset,
+                                        shingles.length,
+                                        schemeHash,
+                                        fieldType.numHashes()),
                 scheme(reader, field, docId));
         builder.field(name, FingerprintObject.write(parts, isObject(form)));
     }

@@ -463,6 +463,16 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         }
         byte[] shingleSet = raw.shingles() == null ? null : ShingleSetCodec.decodePayload(raw.shingles(), headerHash);
         if (raw.value() == null) {
+            int signatureLength = ShingleSetCodec.signatureLengthOf(raw.shingles());
+            if (signatureLength == 0) {
+                throw new IllegalArgumentException("the value has [" + FingerprintObject.SHINGLES + "] of "
+                        + FingerprintFormat.SIGNATURE.describe() + " and no [" + FingerprintObject.VALUE
+                        + "]; fingerprint the text with a pipeline whose target is this index");
+            }
+            if (signatureLength != numHashes) {
+                throw new IllegalArgumentException("minhash signature has " + signatureLength + " values, expected "
+                        + numHashes + " (num_hashes)");
+            }
             int[] signature = FingerprintFormat.signatureOfSet(
                     ShingleSetCodec.values(shingleSet, 0, shingleSet.length), numHashes);
             return new Minhash(signature, false, shingleSet, headerHash);

@@ -19,7 +19,6 @@ import io.neardup.core.RecentFingerprints;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
-import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupOptions;
 import java.util.List;
 import java.util.Map;
@@ -183,13 +182,12 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 byte[] shingles =
                         parts.shingles() == null ? null : ShingleSetCodec.decodePayload(parts.shingles(), schemeHash);
                 // A compact document with a set stores no signature: the window's, a prefilter before the sets are
-                // compared, is the set's at the default length (one that stores a signature of another length is
-                // compared with it by neither).
+                // compared, is the set's at the length its header gives.
                 int[] signature = parts.value() != null
                         ? SignatureCodec.decode(parts.value())
                         : FingerprintFormat.signatureOfSet(
                                 ShingleSetCodec.values(shingles, 0, shingles.length),
-                                MinhashFieldMapper.DEFAULT_NUM_HASHES);
+                                ShingleSetCodec.signatureLengthOf(parts.shingles()));
                 // Signatures of two formats never meet: each format has its own part of the window.
                 int formatScheme = 31 * scheme + format.number();
                 double tau = spec.options().effectiveMinSimilarity();

@@ -98,7 +98,9 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
         if (kind.equals("simhash")) {
             return Long.bitCount(Long.parseUnsignedLong(va, 16) ^ Long.parseUnsignedLong(vb, 16)) <= threshold;
         }
-        int hash = SignatureCodec.schemeHashOf(va);
+        // A format 2 fingerprint has its set and no signature: the scheme hash is in the set's header.
+        int hash =
+                va != null ? SignatureCodec.schemeHashOf(va) : ShingleSetCodec.schemeHashOf((String) a.get("shingles"));
         if (a.get("shingles") instanceof String sa && b.get("shingles") instanceof String sb) {
             return ShingleTruth.jaccard(values(sa, hash), values(sb, hash))
                     >= threshold; // the processor wrote sets: exact Jaccard

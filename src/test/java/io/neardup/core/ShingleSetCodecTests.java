@@ -178,6 +178,23 @@ public class ShingleSetCodecTests {
                         .getMessage());
     }
 
+    /** A compact fingerprint's set (header version 2) says the length of the signature it stands for. */
+    @Test
+    public void testCompactHeaderCarriesTheSignatureLength() {
+        int[] values = {3, 9, 27, 81};
+        String compact = ShingleSetCodec.encode(values, 0x0a0b0c0d, 64);
+        String plain = ShingleSetCodec.encode(values, 0x0a0b0c0d);
+        assertEquals(64, ShingleSetCodec.signatureLengthOf(compact));
+        assertEquals(0, ShingleSetCodec.signatureLengthOf(plain));
+        assertArrayEquals(
+                ShingleSetCodec.decodePayload(plain, 0x0a0b0c0d), ShingleSetCodec.decodePayload(compact, 0x0a0b0c0d));
+        byte[] payload = ShingleSetCodec.decodePayload(compact, 0x0a0b0c0d);
+        assertEquals(compact, ShingleSetCodec.encodePayload(payload, 0, payload.length, 0x0a0b0c0d, 64));
+        assertEquals(0x0a0b0c0d, ShingleSetCodec.schemeHashOf(compact));
+        assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.encode(values, 1, 0));
+        assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.encode(values, 1, 1025));
+    }
+
     @Test
     public void testSourceFormChecksVersionAndScheme() {
         String encoded = ShingleSetCodec.encode(new int[] {1, 2}, 0x0a0b0c0d);
@@ -186,10 +203,10 @@ public class ShingleSetCodecTests {
                 assertThrows(IllegalArgumentException.class, () -> ShingleSetCodec.decodePayload(encoded, 1))
                         .getMessage());
         byte[] bytes = Base64.getUrlDecoder().decode(encoded);
-        bytes[0] = 2;
+        bytes[0] = 3;
         String otherVersion = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
         assertEquals(
-                "shingle set has format version 2, expected 1",
+                "shingle set has format version 3, expected 1 or 2",
                 assertThrows(
                                 IllegalArgumentException.class,
                                 () -> ShingleSetCodec.decodePayload(otherVersion, 0x0a0b0c0d))

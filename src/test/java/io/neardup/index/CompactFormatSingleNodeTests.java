@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.containsString;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.core.FingerprintFormat;
+import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -104,6 +105,11 @@ public class CompactFormatSingleNodeTests extends OpenSearchSingleNodeTestCase {
         return QueryBuilders.wrapperQuery("{\"near_duplicate\": " + json + "}");
     }
 
+    private static byte[] payload(Map<String, Object> minhash) {
+        String shingles = (String) minhash.get("shingles");
+        return ShingleSetCodec.decodePayload(shingles, ShingleSetCodec.schemeHashOf(shingles));
+    }
+
     @SuppressWarnings("unchecked")
     private Map<String, Object> fingerprint(String index, String id) {
         return (Map<String, Object>)
@@ -141,7 +147,9 @@ public class CompactFormatSingleNodeTests extends OpenSearchSingleNodeTestCase {
             Map<String, Object> minhashTwo = (Map<String, Object>) two.get("minhash");
             assertEquals(java.util.Set.of("value", "shingles", "scheme"), minhashOne.keySet());
             assertEquals(java.util.Set.of("shingles", "scheme"), minhashTwo.keySet());
-            assertEquals(minhashOne.get("shingles"), minhashTwo.get("shingles"));
+            // The same set; format 2's header also gives the length of the signature it stands for.
+            assertArrayEquals(payload(minhashOne), payload(minhashTwo));
+            assertEquals(128, ShingleSetCodec.signatureLengthOf((String) minhashTwo.get("shingles")));
             assertEquals(one.get("simhash"), two.get("simhash"));
             // Derived source rebuilds what the processor wrote, string for string.
             assertEquals(two, fingerprint("two_derived", "d" + i));

@@ -340,11 +340,11 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
     public void testMinhashEstimateEqualsVerifiedLshCandidates() throws IOException {
         DemoCorpus.load(client(), INDEX);
         Map<String, int[]> signatures = new HashMap<>();
-        for (Map<String, Object> hit : hits(search("{\"size\": 1000, \"_source\": [\"text_fp.minhash\"]}"))) {
-            Map<String, Object> fp = (Map<String, Object>) ((Map<String, Object>) hit.get("_source")).get("text_fp");
-            String encoded = (String) ((Map<String, Object>) fp.get("minhash")).get("value");
-            signatures.put(
-                    (String) hit.get("_id"), SignatureCodec.decode(encoded, 128, SignatureCodec.schemeHashOf(encoded)));
+        // The signatures as the field shows them: stored, or (format 2) its set's.
+        for (Map<String, Object> hit :
+                hits(search("{\"size\": 1000, \"_source\": false, \"docvalue_fields\": [\"text_fp.minhash\"]}"))) {
+            String encoded = ((List<String>) ((Map<String, Object>) hit.get("fields")).get("text_fp.minhash")).get(0);
+            signatures.put((String) hit.get("_id"), SignatureCodec.decode(encoded));
         }
         LshBanding banding = LshBanding.forFloor(0.5, 128); // the mapping's default floor: 42 x 3
         int withMatches = 0;
@@ -527,7 +527,7 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
                         + SignatureCodec.encode(new int[128], 7) + "\", \"shingles\": \""
                         + io.neardup.core.ShingleSetCodec.encode(new int[] {1}, 8)
                         + "\"}}}}",
-                "[like.shingles]: shingle set was made by another fingerprint scheme: scheme hash 00000008, expected 00000007");
+                "[like.minhash]: shingle set was made by another fingerprint scheme: scheme hash 00000008, expected 00000007");
         assertBadRequest(
                 "{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"simhash\": "
                         + "\"00000000000000ff\"}}}}",

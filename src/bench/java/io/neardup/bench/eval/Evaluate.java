@@ -759,7 +759,9 @@ public final class Evaluate {
                 "{\"settings\": {\"number_of_shards\": " + shards
                         + ", \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
                         + "\"index.default_pipeline\": \"" + PIPELINE
-                        + "\", \"index.sort.field\": \"fp.simhash\"}, \"mappings\": {\"properties\": {"
+                        // Format 1: this program models the field's band terms on stored signatures (8-byte keys).
+                        + "\", \"index.sort.field\": \"fp.simhash\", \"index.neardup.fingerprint_format\": 1},"
+                        + " \"mappings\": {\"properties\": {"
                         + "\"text\": {\"type\": \"text\"}, \"group\": {\"type\": \"keyword\"}, \"fp\": {\"properties\": {"
                         + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"" + minhashParams
                         + "}, "
