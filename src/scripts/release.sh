@@ -144,14 +144,10 @@ upgrade() {
     bash src/scripts/node.sh start "$dir/from-node" "$http_port" "$transport_port" \
         "$work_dir/$from/distribution/opensearch-$from" "$release_dir/$(zip_name "$from")" || status=$?
     [ "$status" = 0 ] && { bash src/scripts/smoke.sh "http://127.0.0.1:$http_port" "$from.$plugin_release" load || status=$?; }
-    # stop it ourselves, so that its data outlives it (node.sh stop removes the node's home)
-    local home pid
+    # halted, not stopped, so that its data outlives it (node.sh stop removes the node's home)
+    local home
     home=$(readlink -f "$dir/from-node/opensearch")
-    pid=$(cat "$dir/from-node/pid" 2>/dev/null || true)
-    if [ -n "$pid" ]; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    fi
+    bash src/scripts/node.sh halt "$dir/from-node" > /dev/null || status=1
     [ "$status" = 0 ] && [ -d "$home/data" ] || status=1
     if [ "$status" = 0 ]; then
         # the next release's distribution with the data, as an upgrade in place leaves it
