@@ -33,12 +33,14 @@
 # simhash; without `took`); _settings and _mapping. Needs curl and jq.
 set -euo pipefail
 
-die() { echo "upgrade-answers: FAILED: $*" >&2; exit 1; }
+label=upgrade-answers
+# shellcheck source=http-checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/http-checks.sh" # fail, request, check
 
 if [ "${1:-}" = compare ]; then
-    [ $# -eq 3 ] || die "usage: upgrade-answers.sh compare <expected-dir> <actual-dir>"
+    [ $# -eq 3 ] || fail "usage: upgrade-answers.sh compare <expected-dir> <actual-dir>"
     expected=$2 actual=$3 differing=0
-    [ -n "$(ls -A "$expected")" ] || die "nothing recorded in $expected"
+    [ -n "$(ls -A "$expected")" ] || fail "nothing recorded in $expected"
     for file in "$expected"/*; do
         name=$(basename "$file")
         if [ ! -f "$actual/$name" ]; then
@@ -52,46 +54,16 @@ if [ "${1:-}" = compare ]; then
             differing=$((differing + 1))
         fi
     done
-    [ "$differing" = 0 ] || die "$differing of $(ls "$expected" | wc -l) answers differ from those in $expected"
+    [ "$differing" = 0 ] || fail "$differing of $(ls "$expected" | wc -l) answers differ from those in $expected"
     echo "upgrade-answers: all $(ls "$expected" | wc -l) answers identical to those in $expected"
     exit 0
 fi
 
-[ $# -ge 3 ] || die "usage: upgrade-answers.sh <url> <corpus.jsonl> load|record <dir>|add|record-added <dir>|merge|remove-added|new-index, or compare <expected-dir> <actual-dir>"
+[ $# -ge 3 ] || fail "usage: upgrade-answers.sh <url> <corpus.jsonl> load|record <dir>|add|record-added <dir>|merge|remove-added|new-index, or compare <expected-dir> <actual-dir>"
 url=$1 corpus=$2 mode=$3
-[ -f "$corpus" ] || die "no corpus at $corpus"
+[ -f "$corpus" ] || fail "no corpus at $corpus"
 indices=(upgrade-stored upgrade-derived)
 pipeline=upgrade-fingerprints
-
-# request <method> <path> [body-file] [content-type]: the response body; fails on an HTTP error
-request() {
-    local method=$1 path=$2 body=${3:-} type=${4:-application/json} out status
-    out=$(mktemp)
-    local -a data=()
-    [ -z "$body" ] || data=(-H "Content-Type: $type" --data-binary "@$body")
-    status=$(curl -sS -o "$out" -w '%{http_code}' -X "$method" "$url$path" "${data[@]}") || { rm -f "$out"; die "$method $path: no answer from $url"; }
-    if [ "${status:0:1}" != 2 ]; then
-        echo "upgrade-answers: $method $path answered $status: $(head -c 2000 "$out")" >&2
-        rm -f "$out"
-        exit 1
-    fi
-    cat "$out"
-    rm -f "$out"
-}
-# json <method> <path> <json>: request with an inline JSON body
-json() {
-    local body status=0
-    body=$(mktemp)
-    printf '%s' "$3" > "$body"
-    request "$1" "$2" "$body" || status=$?
-    rm -f "$body"
-    return "$status"
-}
-# check <description> <jq-expression> <json>: the expression must yield true
-check() {
-    [ "$(jq -r "$2" <<< "$3")" = true ] || die "$1; the answer: ${3:0:2000}"
-    echo "upgrade-answers: ok: $1"
-}
 
 index_body() {
     local derived=$1
@@ -109,9 +81,9 @@ bulk() {
     local index=$1 docs=$2 body answer
     body=$(mktemp)
     jq -c '{index: {_id: .id}}, .' "$docs" > "$body"
-    answer=$(request POST "/$index/_bulk?refresh=true" "$body" application/x-ndjson) || { rm -f "$body"; exit 1; }
+    answer=$(request POST "/$index/_bulk?refresh=true" "@$body" application/x-ndjson) || { rm -f "$body"; exit 1; }
     rm -f "$body"
-    [ "$(jq -r '.errors' <<< "$answer")" = false ] || die "bulk into $index reported errors: ${answer:0:2000}"
+    [ "$(jq -r '.errors' <<< "$answer")" = false ] || fail "bulk into $index reported errors: ${answer:0:2000}"
 }
 
 # The documents `add` makes: 20 corpus texts of over 3,000 characters, each with a line added; "original" is
@@ -129,28 +101,28 @@ msearch() {
     body=$(mktemp)
     jq -c --arg index "$index" "{index: \$index}, {size: 400, _source: false, query: {near_duplicate: ($params)}}" \
         "$lines" > "$body"
-    answer=$(request POST /_msearch "$body" application/x-ndjson) || { rm -f "$body"; exit 1; }
+    answer=$(request POST /_msearch "@$body" application/x-ndjson) || { rm -f "$body"; exit 1; }
     rm -f "$body"
     jq -e '[.responses[] | select(.error)] | length == 0' <<< "$answer" > /dev/null \
-        || die "_msearch on $index with $params: $(jq -c '[.responses[] | select(.error) | .error.root_cause[0].reason // .error.reason] | unique' <<< "$answer" | head -c 2000)"
+        || fail "_msearch on $index with $params: $(jq -c '[.responses[] | select(.error) | .error.root_cause[0].reason // .error.reason] | unique' <<< "$answer" | head -c 2000)"
     jq -c -S --slurpfile lines "$lines" '[$lines, .responses] | transpose[]
         | {like: .[0].id, total: .[1].hits.total.value, hits: (.[1].hits.hits | map([._id, ._score]) | sort_by(-.[1], .[0]))}' \
         <<< "$answer" > "$out"
-    [ "$(wc -l < "$out")" = "$(wc -l < "$lines")" ] || die "_msearch on $index answered $(wc -l < "$out") of $(wc -l < "$lines") searches"
+    [ "$(wc -l < "$out")" = "$(wc -l < "$lines")" ] || fail "_msearch on $index answered $(wc -l < "$out") of $(wc -l < "$lines") searches"
 }
 
 # sources <file> <index> <query>: every matching document's text_fp from _source and its docvalue_fields, by id
 sources() {
     local out=$1 index=$2 query=$3
-    json POST "/$index/_search" "{\"size\": 1000, \"query\": $query, \"sort\": [{\"id\": \"asc\"}], \"_source\": [\"text_fp\"],
+    request POST "/$index/_search" "{\"size\": 1000, \"query\": $query, \"sort\": [{\"id\": \"asc\"}], \"_source\": [\"text_fp\"],
         \"docvalue_fields\": [\"text_fp.simhash\", \"text_fp.minhash\"]}" \
         | jq -c -S '.hits.hits[] | {_id, text_fp: ._source.text_fp, fields}' > "$out"
 }
 
 # clusters <file> <index> <body>: a _near_dup_clusters dry run's report, without its time
 clusters() {
-    json POST "/$2/_near_dup_clusters?dry_run=true" "$3" | jq -c -S 'del(.took)' > "$1"
-    jq -e '.failures == []' "$1" > /dev/null || die "_near_dup_clusters on $2 with $3 reported failures: $(head -c 2000 "$1")"
+    request POST "/$2/_near_dup_clusters?dry_run=true" "$3" | jq -c -S 'del(.took)' > "$1"
+    jq -e '.failures == []' "$1" > /dev/null || fail "_near_dup_clusters on $2 with $3 reported failures: $(head -c 2000 "$1")"
 }
 
 # finds_originals <index> <query kind> <added docs> <msearch answers about them>: each found its original
@@ -158,7 +130,7 @@ finds_originals() {
     local found
     found=$(jq -n --slurpfile docs "$3" --slurpfile answers "$4" \
         '[[$docs, $answers] | transpose[] | select(.[0].original as $o | any(.[1].hits[]; .[0] == $o))] | length')
-    [ "$found" = 20 ] || die "$1: near_duplicate ($2) finds the original of $found of the 20 new documents (answers: $4)"
+    [ "$found" = 20 ] || fail "$1: near_duplicate ($2) finds the original of $found of the 20 new documents (answers: $4)"
     echo "upgrade-answers: ok: $1: near_duplicate ($2) finds the original of each of the 20 new documents"
 }
 
@@ -171,14 +143,14 @@ has_no_format() {
 
 case "$mode" in
     load)
-        json PUT "/_ingest/pipeline/$pipeline" '{"processors": [{"near_dup_fingerprint": {"field": "text"}}]}' > /dev/null
+        request PUT "/_ingest/pipeline/$pipeline" '{"processors": [{"near_dup_fingerprint": {"field": "text"}}]}' > /dev/null
         parts=$(mktemp -d)
         for part in 0 1 2 3; do awk -v part="$part" 'NR % 4 == part' "$corpus" > "$parts/$part.jsonl"; done
         for index in "${indices[@]}"; do
             request DELETE "/$index?ignore_unavailable=true" > /dev/null
             derived=false
             [ "$index" = upgrade-derived ] && derived=true
-            json PUT "/$index" "$(index_body "$derived")" > /dev/null
+            request PUT "/$index" "$(index_body "$derived")" > /dev/null
             for part in 0 1 2 3; do bulk "$index" "$parts/$part.jsonl"; done
             count=$(request GET "/$index/_count")
             check "$index holds the $(wc -l < "$corpus") corpus documents" ".count == $(wc -l < "$corpus")" "$count"
@@ -187,7 +159,7 @@ case "$mode" in
         rm -rf "$parts"
         ;;
     record)
-        [ $# -eq 4 ] || die "usage: upgrade-answers.sh <url> <corpus.jsonl> record <dir>"
+        [ $# -eq 4 ] || fail "usage: upgrade-answers.sh <url> <corpus.jsonl> record <dir>"
         dir=$4
         mkdir -p "$dir"
         # six corpus texts, their first line left out, for like.text
@@ -196,7 +168,7 @@ case "$mode" in
         for index in "${indices[@]}"; do
             has_no_format "$index"
             sources "$dir/$index.sources" "$index" '{"match_all": {}}'
-            [ "$(wc -l < "$dir/$index.sources")" = "$(wc -l < "$corpus")" ] || die "$index returned $(wc -l < "$dir/$index.sources") of the corpus documents"
+            [ "$(wc -l < "$dir/$index.sources")" = "$(wc -l < "$corpus")" ] || fail "$index returned $(wc -l < "$dir/$index.sources") of the corpus documents"
             msearch "$dir/$index.like-id.minhash-0.5" "$index" '{field: "text_fp.minhash", min_similarity: 0.5, like: {_id: .id}}' "$corpus"
             msearch "$dir/$index.like-id.minhash-0.8" "$index" '{field: "text_fp.minhash", min_similarity: 0.8, like: {_id: .id}}' "$corpus"
             msearch "$dir/$index.like-id.minhash-0.5-estimate" "$index" \
@@ -217,14 +189,14 @@ case "$mode" in
         added_docs | jq -c 'del(.original)' > "$docs"
         for index in "${indices[@]}"; do
             bulk "$index" "$docs"
-            hits=$(json POST "/$index/_search" '{"size": 100, "query": {"term": {"added": true}}, "_source": ["text_fp"]}')
+            hits=$(request POST "/$index/_search" '{"size": 100, "query": {"term": {"added": true}}, "_source": ["text_fp"]}')
             check "$index: the 20 new documents are format 1 (a MinHash signature in _source beside the shingles)" \
                 '.hits.total.value == 20 and all(.hits.hits[]; ._source.text_fp.minhash | has("value") and has("shingles"))' "$hits"
         done
         rm -f "$docs"
         ;;
     record-added)
-        [ $# -eq 4 ] || die "usage: upgrade-answers.sh <url> <corpus.jsonl> record-added <dir>"
+        [ $# -eq 4 ] || fail "usage: upgrade-answers.sh <url> <corpus.jsonl> record-added <dir>"
         dir=$4
         mkdir -p "$dir"
         docs=$(mktemp)
@@ -252,7 +224,7 @@ case "$mode" in
         ;;
     remove-added)
         for index in "${indices[@]}"; do
-            deleted=$(json POST "/$index/_delete_by_query?refresh=true" '{"query": {"term": {"added": true}}}')
+            deleted=$(request POST "/$index/_delete_by_query?refresh=true" '{"query": {"term": {"added": true}}}')
             check "$index: the 20 new documents deleted" '.deleted == 20 and .failures == []' "$deleted"
         done
         ;;
@@ -263,12 +235,12 @@ case "$mode" in
         jq -c --slurpfile corpus "$corpus" '.original as $o | $corpus[] | select(.id == $o)' "$docs" > "$originals"
         jq -c 'del(.original)' "$docs" > "$copies"
         request DELETE "/$index?ignore_unavailable=true" > /dev/null
-        json PUT "/$index" "$(index_body false)" > /dev/null
+        request PUT "/$index" "$(index_body false)" > /dev/null
         bulk "$index" "$originals"
         bulk "$index" "$copies"
         settings=$(request GET "/$index/_settings")
         check "a new index gets index.neardup.fingerprint_format 2" ".[\"$index\"].settings.index.neardup.fingerprint_format == \"2\"" "$settings"
-        hits=$(json POST "/$index/_search" '{"size": 100, "_source": ["text_fp"]}')
+        hits=$(request POST "/$index/_search" '{"size": 100, "_source": ["text_fp"]}')
         check "its 40 documents are format 2 (shingles, no MinHash signature in _source)" \
             '.hits.total.value == 40 and all(.hits.hits[]; ._source.text_fp.minhash | (has("value") | not) and has("shingles"))' "$hits"
         msearch "$answers" "$index" '{field: "text_fp.minhash", min_similarity: 0.8, like: {_id: .id}}' "$docs"
@@ -276,5 +248,5 @@ case "$mode" in
         request DELETE "/$index" > /dev/null
         rm -f "$docs" "$originals" "$copies" "$answers"
         ;;
-    *) die "unknown step [$mode]" ;;
+    *) fail "unknown step [$mode]" ;;
 esac
