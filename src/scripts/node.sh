@@ -11,6 +11,12 @@
 #           If it fails, it also stops the nodes whose state dirs $NODE_SH_STOP_ON_FAILURE lists (the
 #           build then ends before its post-integration-test would stop them)
 #   node.sh stop  <state-dir>         stops either kind
+#   node.sh halt  <state-dir>         stops the node's process but keeps its home (data, plugins, logs), for
+#                                     a restart or a copy of its data
+#   node.sh restart <state-dir> [<plugin-zip>]
+#           starts a node made by `start` again on its home (halting it first if it runs), on the same
+#           ports; with <plugin-zip>, first replaces the plugin as a user upgrades it in place
+#           (opensearch-plugin remove, then install)
 #   node.sh build-plugin <opensearch-version> <build-dir> <maven-home> offline=<true|false>
 #                        settings=<user-settings> global-settings=<file> repository=<local-repository>
 #           packages this checkout's plugin for another OpenSearch version into <build-dir> with
@@ -64,7 +70,8 @@ descriptor_value() {
     rm -rf "$dir"
 }
 
-stop_node() {
+# Stops the node's process (TERM, then KILL after 30 s) and forgets its pid; keeps its home.
+halt_node() {
     local state=$1 pid
     [ -f "$state/pid" ] || return 0
     pid=$(cat "$state/pid" 2>/dev/null || true)
@@ -80,6 +87,12 @@ stop_node() {
         fi
     fi
     rm -f "$state/pid"
+}
+
+stop_node() {
+    local state=$1
+    [ -f "$state/pid" ] || [ -e "$state/opensearch" ] || return 0 # neither running nor halted
+    halt_node "$state"
     # keep the logs beside the state for post-mortems; drop the node's copy of the distribution
     local home
     home=$(readlink -f "$state/opensearch" 2>/dev/null || true)
@@ -133,6 +146,7 @@ launch() {
     fi
 
     echo "$http_port" > "$state/http.port"
+    echo "$transport_port" > "$state/transport.port"
     echo "node.sh: starting OpenSearch on 127.0.0.1:$http_port (home $home)"
     "${run_as[@]}" env HOME="$home" OPENSEARCH_JAVA_HOME="$jdk" JAVA_HOME="$jdk" OPENSEARCH_TMPDIR="$home/tmp" \
         OPENSEARCH_JAVA_OPTS="${OPENSEARCH_JAVA_OPTS:--Xms1g -Xmx1g}" \
@@ -192,6 +206,30 @@ start_node() {
     jdk=$(java_home)
     prepare_home "$state" "$http_port" "$transport_port" "$distribution"
     install_plugin "$state" "$jdk" "$plugin_zip"
+    local -a curl_opts=()
+    launch "$state" "$jdk" neardup http "$http_port" "$transport_port" opensearch-neardup
+}
+
+restart_node() {
+    local state=$1 plugin_zip=${2:-} http_port transport_port
+    home=$(readlink -f "$state/opensearch" 2>/dev/null || true)
+    [ -n "$home" ] && [ -x "$home/bin/opensearch" ] || die "no node home in $state (start one with: node.sh start)"
+    [ -d "$home/plugins/opensearch-security" ] && die "node.sh restart starts nodes made by node.sh start, not start-secure"
+    http_port=$(cat "$state/http.port") && transport_port=$(cat "$state/transport.port") \
+        || die "$state does not say which ports its node used"
+    [ -z "$plugin_zip" ] || [ -f "$plugin_zip" ] || die "no plugin zip at $plugin_zip"
+    halt_node "$state"
+    port_taken "$http_port" && die "port $http_port on 127.0.0.1 is already taken; stop whatever listens there first"
+    port_taken "$transport_port" && die "port $transport_port on 127.0.0.1 is already taken; stop whatever listens there first"
+
+    local jdk
+    jdk=$(java_home)
+    if [ -n "$plugin_zip" ]; then
+        echo "node.sh: removing opensearch-neardup"
+        OPENSEARCH_JAVA_HOME="$jdk" JAVA_HOME="$jdk" "$home/bin/opensearch-plugin" remove opensearch-neardup \
+            >> "$state/plugin-install.log" 2>&1 || { cat "$state/plugin-install.log" >&2; die "removing opensearch-neardup failed"; }
+        install_plugin "$state" "$jdk" "$plugin_zip"
+    fi
     local -a curl_opts=()
     launch "$state" "$jdk" neardup http "$http_port" "$transport_port" opensearch-neardup
 }
@@ -312,9 +350,14 @@ case "${1:-}" in
            start_secure_node "$2" "$3" "$4" "$5" "$6" "$7" "$8" ;;
     stop)  [ $# -eq 2 ] || die "usage: node.sh stop <state-dir>"
            stop_node "$2" ;;
+    halt)  [ $# -eq 2 ] || die "usage: node.sh halt <state-dir>"
+           halt_node "$2" && echo "node.sh: node halted, its home kept in $(readlink -f "$2/opensearch")" ;;
+    restart)
+           [ $# -eq 2 ] || [ $# -eq 3 ] || die "usage: node.sh restart <state-dir> [<plugin-zip>]"
+           restart_node "$2" "${3:-}" ;;
     build-plugin)
            [ $# -eq 8 ] || die "usage: node.sh build-plugin <opensearch-version> <build-dir> <maven-home> offline=<true|false> settings=<file> global-settings=<file> repository=<dir>"
            build_plugin "$2" "$3" "$4" "$5" "$6" "$7" "$8" ;;
     java-home) java_home ;;
-    *) die "usage: node.sh start|start-secure|stop|build-plugin|java-home ..." ;;
+    *) die "usage: node.sh start|start-secure|stop|halt|restart|build-plugin|java-home ..." ;;
 esac

@@ -14,6 +14,16 @@
 #                                     and the default release): a node of <from> with its zip loads the smoke
 #                                     index (smoke.sh load) and stops; a node of <to> with its zip starts on
 #                                     that data and answers the rest of the smoke run on it (smoke.sh check)
+#   release.sh plugin-upgrade [<from-commit>]
+#                                     the plugin upgraded in place on a node of the default release, its
+#                                     data kept (default from 0924104, the last commit before fingerprint
+#                                     formats, issue 32): the zip built at <from-commit> (a temporary git
+#                                     worktree of it) on a node that loads two indices of the demo corpus and
+#                                     records their answers (upgrade-answers.sh); the node stopped, the plugin
+#                                     replaced by today's zip (built if $RELEASE_DIR has none), started: every
+#                                     answer identical; new documents (format 1), a force-merge, a restart:
+#                                     every answer identical again; then a new index gets format 2. Needs the
+#                                     history back to <from-commit> (not a shallow clone)
 #   release.sh versions               prints SUPPORTED, one a line, "node" after those CI smoke-tests
 #
 # Environment: RELEASE_DIR (default target/release), RELEASE_JOBS builds or nodes at a time (default 2),
@@ -26,6 +36,8 @@ set -euo pipefail
 SUPPORTED=(3.0.0 3.1.0 3.2.0 3.3.0 3.3.1 3.3.2 3.4.0 3.5.0 3.6.0 3.7.0 3.8.0 3.9.0)
 # Those whose integ-test-zip (a real node) is on Maven Central: 3.9.0's is not (checked 2026-11-25).
 NODE_VERSIONS=(3.0.0 3.1.0 3.2.0 3.3.0 3.3.1 3.3.2 3.4.0 3.5.0 3.6.0 3.7.0 3.8.0)
+# The last commit before index.neardup.fingerprint_format (issue 32): its indices have no format and keep format 1.
+PLUGIN_UPGRADE_FROM=0924104
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -96,18 +108,24 @@ check_refused() {
     echo "release.sh: OpenSearch $version refuses $(zip_name "$other"): $(grep -o 'Plugin \[opensearch-neardup\] was built.*running' "$log")"
 }
 
+# Unpacks the integ-test-zip of <version> into $work_dir/<version>/distribution unless there already: release.sh
+# build unpacks it, not when the zips came from elsewhere.
+unpack_distribution() {
+    local version=$1 dir=$work_dir/$1
+    [ ! -x "$dir/distribution/opensearch-$version/bin/opensearch" ] || return 0
+    mkdir -p "$dir"
+    mvn -B -q "${maven_args[@]}" -Dopensearch.version="$version" -Dbuild.dir="$dir" \
+        dependency:unpack@node-distribution > "$dir/distribution.log" 2>&1 \
+        || { tail -n 20 "$dir/distribution.log" >&2; die "fetching the integ-test-zip of OpenSearch $version failed"; }
+}
+
 smoke_one() {
     local version=$1 slot=$2 dir=$work_dir/$1 zip distribution state other started=$SECONDS
     local http_port=$((http_base + slot)) transport_port=$((transport_base + slot))
     zip=$release_dir/$(zip_name "$version")
     [ -f "$zip" ] || die "no $zip (run: release.sh build $version)"
     distribution=$dir/distribution/opensearch-$version
-    if [ ! -x "$distribution/bin/opensearch" ]; then # release.sh build unpacks it; not when the zips came from elsewhere
-        mkdir -p "$dir"
-        mvn -B -q "${maven_args[@]}" -Dopensearch.version="$version" -Dbuild.dir="$dir" \
-            dependency:unpack@node-distribution > "$dir/distribution.log" 2>&1 \
-            || { tail -n 20 "$dir/distribution.log" >&2; die "fetching the integ-test-zip of OpenSearch $version failed"; }
-    fi
+    unpack_distribution "$version"
 
     # a zip of a neighbouring supported release, so that every pair of neighbours is tried
     other=${SUPPORTED[0]}
@@ -144,14 +162,10 @@ upgrade() {
     bash src/scripts/node.sh start "$dir/from-node" "$http_port" "$transport_port" \
         "$work_dir/$from/distribution/opensearch-$from" "$release_dir/$(zip_name "$from")" || status=$?
     [ "$status" = 0 ] && { bash src/scripts/smoke.sh "http://127.0.0.1:$http_port" "$from.$plugin_release" load || status=$?; }
-    # stop it ourselves, so that its data outlives it (node.sh stop removes the node's home)
-    local home pid
+    # halted, not stopped, so that its data outlives it (node.sh stop removes the node's home)
+    local home
     home=$(readlink -f "$dir/from-node/opensearch")
-    pid=$(cat "$dir/from-node/pid" 2>/dev/null || true)
-    if [ -n "$pid" ]; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    fi
+    bash src/scripts/node.sh halt "$dir/from-node" > /dev/null || status=1
     [ "$status" = 0 ] && [ -d "$home/data" ] || status=1
     if [ "$status" = 0 ]; then
         # the next release's distribution with the data, as an upgrade in place leaves it
@@ -168,6 +182,78 @@ upgrade() {
     rm -rf "$dir/opensearch-$to"
     [ "$status" = 0 ] || die "OpenSearch $to did not answer the smoke run on the data of $from (logs: $dir/to-node/logs)"
     echo "release.sh: upgrade from OpenSearch $from to $to: the index loaded on $from answers the smoke run on $to ($((SECONDS - started)) s)"
+}
+
+# Builds the zip for <version> from <commit> of this repository's history into <dir>, in a temporary git
+# worktree of that commit (removed afterwards); prints the zip's path.
+build_at_commit() {
+    local commit=$1 version=$2 dir=$3 src status=0 zip
+    git rev-parse --git-dir > /dev/null 2>&1 || die "$root is not a git checkout: cannot build the plugin at $commit"
+    if ! git rev-parse --verify -q "$commit^{commit}" > /dev/null; then
+        if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+            die "commit $commit is not in this clone: it is shallow (its history stops at $(git log --format=%h --max-parents=0 HEAD | tr '\n' ' '| sed 's/ $//')); fetch the history (git fetch --unshallow) or clone without --depth"
+        fi
+        die "no commit $commit in the history of $root"
+    fi
+    rm -rf "$dir" && mkdir -p "$dir"
+    src=$(mktemp -d "${TMPDIR:-/tmp}/neardup-at-$commit.XXXXXX")
+    git worktree add -q --detach "$src/src" "$commit" > "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; rm -rf "$src"; die "git worktree add of $commit failed"; }
+    mvn -B -q "${maven_args[@]}" -f "$src/src/pom.xml" -Dopensearch.version="$version" -Dbuild.dir="$dir" \
+        -Dmaven.test.skip=true -DskipITs -DskipSecurityITs -Dspotless.check.skip=true -Dforbiddenapis.skip=true \
+        package >> "$dir/build.log" 2>&1 || status=$?
+    git worktree remove --force "$src/src" && rm -rf "$src"
+    [ "$status" = 0 ] || { tail -n 40 "$dir/build.log" >&2; die "building the plugin at $commit for OpenSearch $version failed (log: $dir/build.log)"; }
+    zip=$dir/$(zip_name "$version")
+    [ -f "$zip" ] || die "the build at $commit made no $(basename "$zip") in $dir"
+    echo "$zip"
+}
+
+# True when the node of <state> runs the plugin jar of <zip>.
+runs_jar_of() {
+    local state=$1 zip=$2 jar
+    jar=$(unzip -Z1 "$zip" | grep -m 1 '^opensearch-neardup-.*\.jar$') || return 1
+    unzip -p "$zip" "$jar" | cmp -s - "$(readlink -f "$state/opensearch")/plugins/opensearch-neardup/$jar"
+}
+
+# The plugin built at <from> upgraded in place to today's on a node of the default release, its data kept (usage above).
+plugin_upgrade() {
+    local from=$1 version=$test_opensearch_version dir=$work_dir/plugin-upgrade started=$SECONDS
+    local url="http://127.0.0.1:$http_base" corpus=$root/src/demo/manpages-demo.jsonl
+    local previous today=$release_dir/$(zip_name "$test_opensearch_version") state
+    state=$dir/node
+    previous=$(build_at_commit "$from" "$version" "$dir/at-$from") || exit 1
+    echo "release.sh: $(basename "$previous") built at $from in $((SECONDS - started)) s"
+    if [ -f "$today" ]; then
+        echo "release.sh: today's zip: $today, built $(date -r "$today" '+%F %T')"
+    else
+        build_one "$version" 0
+    fi
+    unpack_distribution "$version"
+
+    answers() { bash src/scripts/upgrade-answers.sh "$url" "$corpus" "$@"; }
+    compare() { bash src/scripts/upgrade-answers.sh compare "$dir/$1" "$dir/$2"; }
+    local status=0
+    rm -rf "$dir/answers" "$state"
+    mkdir -p "$dir/answers"
+    {
+        bash src/scripts/node.sh start "$state" "$http_base" "$transport_base" \
+            "$work_dir/$version/distribution/opensearch-$version" "$previous" \
+            && answers load && answers record "$dir/answers/previous" \
+            && echo "release.sh: the node stopped, the plugin replaced by today's zip, the node started on the same data" \
+            && bash src/scripts/node.sh restart "$state" "$today" \
+            && { runs_jar_of "$state" "$today" || { echo "release.sh: the node does not run today's plugin jar" >&2; false; }; } \
+            && answers record "$dir/answers/upgraded" && compare answers/previous answers/upgraded \
+            && answers add && answers record-added "$dir/answers/added" && answers merge \
+            && echo "release.sh: restarting the node on its data" && bash src/scripts/node.sh restart "$state" \
+            && answers record-added "$dir/answers/added-restarted" && compare answers/added answers/added-restarted \
+            && answers remove-added && answers record "$dir/answers/restarted" && compare answers/previous answers/restarted \
+            && answers new-index
+    } || status=$?
+    bash src/scripts/node.sh stop "$state" > /dev/null || true
+    [ "$status" = 0 ] || die "the plugin upgrade from $from failed (node log: $state/logs/neardup.log; answers: $dir/answers)"
+    echo "release.sh: plugin upgrade in place from $from to today's build on OpenSearch $version:" \
+        "$(ls "$dir/answers/previous" | wc -l) answers identical after the upgrade and after new documents (format 1)," \
+        "a force-merge and a restart; a new index gets format 2 ($((SECONDS - started)) s)"
 }
 
 # Runs <function> for every version, $jobs at a time: job i takes versions i, i + jobs, ... in turn (so
@@ -215,10 +301,14 @@ case "$command" in
         [ $# -eq 0 ] || [ $# -eq 2 ] || die "usage: release.sh upgrade [<from> <to>]"
         upgrade "${1:-3.0.0}" "${2:-3.8.0}"
         ;;
+    plugin-upgrade)
+        [ $# -le 1 ] || die "usage: release.sh plugin-upgrade [<from-commit>]"
+        plugin_upgrade "${1:-$PLUGIN_UPGRADE_FROM}"
+        ;;
     versions)
         for v in "${SUPPORTED[@]}"; do
             if has_node "$v"; then echo "$v node"; else echo "$v"; fi
         done
         ;;
-    *) die "usage: release.sh build|smoke [<version>...] | release.sh upgrade [<from> <to>] | release.sh versions" ;;
+    *) die "usage: release.sh build|smoke [<version>...] | release.sh upgrade [<from> <to>] | release.sh plugin-upgrade [<from-commit>] | release.sh versions" ;;
 esac

@@ -18,30 +18,8 @@ case "$mode" in all | load | check) ;; *) echo "smoke.sh: mode must be all, load
 index=neardup-smoke
 label="smoke[$url]"
 
-fail() { echo "$label: FAILED: $*" >&2; exit 1; }
-# request <method> <path> [json-body]: the response body; fails on an HTTP error, printing the answer
-request() {
-    local method=$1 path=$2 body=${3:-} out status
-    out=$(mktemp)
-    if [ -n "$body" ]; then
-        status=$(curl -sS -o "$out" -w '%{http_code}' -X "$method" "$url$path" -H 'Content-Type: application/json' -d "$body")
-    else
-        status=$(curl -sS -o "$out" -w '%{http_code}' -X "$method" "$url$path")
-    fi
-    if [ "${status:0:1}" != 2 ]; then
-        echo "$label: $method $path answered $status: $(head -c 2000 "$out")" >&2
-        rm -f "$out"
-        exit 1
-    fi
-    cat "$out"
-    rm -f "$out"
-}
-# check <description> <jq-expression> <json>: the expression must yield true
-check() {
-    local what=$1 expression=$2 json=$3
-    [ "$(jq -r "$expression" <<< "$json")" = true ] || fail "$what; the answer: ${json:0:2000}"
-    echo "$label: ok: $what"
-}
+# shellcheck source=http-checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/http-checks.sh" # fail, request, check
 
 plugins=$(request GET '/_cat/plugins?format=json&h=component,version')
 check "_cat/plugins lists opensearch-neardup $expected_version" \
@@ -82,16 +60,14 @@ if [ "$mode" != check ]; then
     for id in original copy other another; do
         printf '{"index":{"_id":"%s"}}\n{"text":"%s"}\n' "$id" "${!id}"
     done > "$bulk"
-    status=$(curl -sS -o "$bulk.out" -w '%{http_code}' -X POST "$url/$index/_bulk?refresh=true" \
-        -H 'Content-Type: application/x-ndjson' --data-binary "@$bulk")
-    answer=$(cat "$bulk.out")
-    rm -f "$bulk" "$bulk.out"
-    [ "$status" = 200 ] || fail "bulk answered $status: ${answer:0:2000}"
+    answer=$(request POST "/$index/_bulk?refresh=true" "@$bulk" application/x-ndjson)
+    rm -f "$bulk"
     check "bulk indexed 4 documents through the pipeline" '.errors == false and (.items | length) == 4' "$answer"
 
     doc=$(request GET "/$index/_doc/original")
-    check "the processor wrote a simhash, a MinHash signature and a content hash" \
-        '._source.text_fp | (.simhash.value | test("^[0-9a-f]{16}$")) and (.minhash.value | length > 0) and (.minhash.shingles | length > 0) and (.content_hash | length == 32)' "$doc"
+    # a new index has fingerprint format 2: the shingle set and no signature
+    check "the processor wrote a simhash, a MinHash shingle set (format 2: no signature) and a content hash" \
+        '._source.text_fp | (.simhash.value | test("^[0-9a-f]{16}$")) and (.minhash | has("value") | not) and (.minhash.shingles | length > 0) and (.content_hash | length == 32)' "$doc"
 
 fi
 [ "$mode" != load ] || { echo "$label: loaded [$index]"; exit 0; }
