@@ -58,6 +58,15 @@ public class EvaluationProgramsTests {
     }
 
     @Test
+    public void testJaccardAccuracyFormat2() throws Exception {
+        Path corpus = TinyCorpus.write(tmp.getRoot().toPath(), "tiny.jsonl", 40);
+        Path report = tmp.getRoot().toPath().resolve("accuracy-format2.md");
+        JaccardAccuracy.main(new String[] {corpus.toString(), "--out", report.toString(), "--format", "2"});
+        String text = Files.readString(report);
+        assertTrue(text, text.contains("fingerprint format 2 (compact)") && text.contains("Band keys of 4 bytes"));
+    }
+
+    @Test
     public void testSimhashSchemeEvaluation() throws Exception {
         Path dir = tmp.getRoot().toPath();
         Path manpages = TinyCorpus.write(dir, "manpages.jsonl", 40);
