@@ -29,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -78,8 +79,11 @@ import org.apache.lucene.store.FSDirectory;
  * mvn -B -o -Dbuild.dir=$BUILD test-compile
  * mvn -B -o -Dbuild.dir=$BUILD dependency:build-classpath -Dmdep.outputFile=$BUILD/bench-cp.txt -Dmdep.includeScope=test
  * $JAVA_HOME/bin/java -Xmx6g -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) \
- *     io.neardup.bench.eval.JaccardAccuracy $DATA/manpages.jsonl.gz [--out report.md] [--export DIR] [--format 1|2]
+ *     io.neardup.bench.eval.JaccardAccuracy $DATA/manpages.jsonl.gz [--out report.md] [--export DIR] [--format 1|2] \
+ *     [--misses FILE]
  * </pre>
+ * {@code --misses FILE} writes every ordered true pair the exact mode did not return ({@code tau query doc jaccard}),
+ * to compare two runs pair by pair.
  * {@code --format} (default 1) is the fingerprint format of the index and the queries ({@link FingerprintFormat}):
  * in format 2 the signatures are the shingle sets' and the band keys 4 bytes; the report then also counts the
  * candidates the 4-byte keys add over 8-byte keys of the same signatures ({@link KeyTruncation}), and whether
@@ -99,12 +103,14 @@ public final class JaccardAccuracy {
         Path corpus = Path.of(args[0]);
         PrintStream out = System.out;
         Path export = null;
+        Path misses = null;
         FingerprintFormat format = FingerprintFormat.SIGNATURE;
         for (int a = 1; a < args.length; a += 2) {
             switch (args[a]) {
                 case "--out" ->
                     out = new PrintStream(Files.newOutputStream(Path.of(args[a + 1])), true, StandardCharsets.UTF_8);
                 case "--export" -> export = Path.of(args[a + 1]);
+                case "--misses" -> misses = Path.of(args[a + 1]);
                 case "--format" -> format = FingerprintFormat.of(Integer.parseInt(args[a + 1]));
                 default -> throw new IllegalArgumentException("unknown option " + args[a]);
             }
@@ -176,6 +182,10 @@ public final class JaccardAccuracy {
         long[][] candidates = new long[MODES.length][TAUS.length];
         long[][][] nanos = new long[MODES.length][TAUS.length][n];
         String truncation;
+        long[] truthKeys =
+                truth.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        BitSet[] exactFound = new BitSet[TAUS.length];
+        Arrays.setAll(exactFound, t -> new BitSet());
         try (Directory directory = FSDirectory.open(dir.resolve("index"))) {
             try (IndexWriter writer = new IndexWriter(
                     directory,
@@ -232,6 +242,10 @@ public final class JaccardAccuracy {
                                 Double j = truth.get(key(i, doc));
                                 if (j != null && j >= tau) {
                                     correct[mode][t]++;
+                                    if (mode == MODES.length - 1) {
+                                        exactFound[t].set(
+                                                2 * Arrays.binarySearch(truthKeys, key(i, doc)) + (i < doc ? 0 : 1));
+                                    }
                                 }
                             }
                             if (i % 10 == 0) {
@@ -248,6 +262,9 @@ public final class JaccardAccuracy {
             }
         }
         IOUtils.deleteRecursively(dir);
+        if (misses != null) {
+            writeMisses(misses, truthKeys, truth, exactFound);
+        }
 
         out.printf(Locale.ROOT, "## %s: %,d documents, %s%n%n", corpus.getFileName(), n, format.describe());
         out.printf(
@@ -272,6 +289,17 @@ public final class JaccardAccuracy {
             out.println(row);
         }
         out.println();
+        StringBuilder missed = new StringBuilder(), wrong = new StringBuilder();
+        for (int t = 0; t < TAUS.length; t++) {
+            int exact = MODES.length - 1;
+            missed.append(t == 0 ? "" : " / ").append(truthPositives[t] - correct[exact][t]);
+            wrong.append(t == 0 ? "" : " / ").append(found[exact][t] - correct[exact][t]);
+        }
+        out.printf(
+                Locale.ROOT,
+                "Exact verification, ordered pairs at τ = 0.5 … 0.95: true pairs not returned %s; returned below τ %s.%n%n",
+                missed,
+                wrong);
         out.println(
                 "| τ | candidates read per query (before / estimate / exact) | median latency µs (before / estimate / exact) "
                         + "| p99 µs |");
@@ -546,6 +574,30 @@ public final class JaccardAccuracy {
                 size += directory.fileLength(file);
             }
             return size;
+        }
+    }
+
+    /** Every ordered true pair ({@code tau query doc jaccard}) that the exact mode did not return. */
+    private static void writeMisses(Path file, long[] truthKeys, Map<Long, Double> truth, BitSet[] found)
+            throws IOException {
+        try (PrintStream out = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.UTF_8)) {
+            for (int t = 0; t < TAUS.length; t++) {
+                for (int p = 0; p < truthKeys.length; p++) {
+                    double j = truth.get(truthKeys[p]);
+                    int a = (int) (truthKeys[p] >>> 32), b = (int) truthKeys[p];
+                    for (int side = 0; side < 2 && j >= TAUS[t]; side++) {
+                        if (found[t].get(2 * p + side) == false) {
+                            out.printf(
+                                    Locale.ROOT,
+                                    "%.2f\t%d\t%d\t%.6f%n",
+                                    TAUS[t],
+                                    side == 0 ? a : b,
+                                    side == 0 ? b : a,
+                                    j);
+                        }
+                    }
+                }
+            }
         }
     }
 

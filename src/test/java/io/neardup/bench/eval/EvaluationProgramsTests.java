@@ -61,9 +61,13 @@ public class EvaluationProgramsTests {
     public void testJaccardAccuracyFormat2() throws Exception {
         Path corpus = TinyCorpus.write(tmp.getRoot().toPath(), "tiny.jsonl", 40);
         Path report = tmp.getRoot().toPath().resolve("accuracy-format2.md");
-        JaccardAccuracy.main(new String[] {corpus.toString(), "--out", report.toString(), "--format", "2"});
+        Path misses = tmp.getRoot().toPath().resolve("misses.tsv");
+        JaccardAccuracy.main(new String[] {
+            corpus.toString(), "--out", report.toString(), "--format", "2", "--misses", misses.toString()
+        });
         String text = Files.readString(report);
         assertTrue(text, text.contains("fingerprint format 2 (compact)") && text.contains("Band keys of 4 bytes"));
+        assertTrue(Files.exists(misses));
     }
 
     @Test
