@@ -171,8 +171,6 @@ public final class JaccardAccuracy {
         LshBanding floor = LshBanding.forFloor(MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR, 128);
         MinhashFieldMapper.MinhashFieldType oldType = MinhashDocuments.fieldType(OLD, before, format, 128);
         MinhashFieldMapper.MinhashFieldType newType = MinhashDocuments.fieldType(NEW, floor, format, 128);
-        List<KeyTruncation.Pair> truncatedOld = KeyTruncation.pairs(signatures, oldType);
-        List<KeyTruncation.Pair> truncatedNew = KeyTruncation.pairs(signatures, newType);
         Path dir = Files.createTempDirectory("jaccard-accuracy");
         long sizeWithSets = indexSize(dir.resolve("sizes-with"), signatures, shingleSets, newType, true);
         long sizeWithoutSets = indexSize(dir.resolve("sizes-without"), signatures, shingleSets, newType, false);
@@ -257,8 +255,9 @@ public final class JaccardAccuracy {
                         System.err.printf(Locale.ROOT, "queried %d / %d%n", i, n);
                     }
                 }
-                truncation = keyTruncation(
-                        searcher, signatures, shingleSets, scheme, oldType, truncatedOld, newType, truncatedNew);
+                truncation = format.bandKeyBytes() < Long.BYTES
+                        ? keyTruncation(searcher, signatures, shingleSets, scheme, oldType, newType)
+                        : "";
             }
         }
         IOUtils.deleteRecursively(dir);
@@ -423,9 +422,9 @@ public final class JaccardAccuracy {
     }
 
     /**
-     * The band candidates the fields' keys add over 8-byte keys of the same signatures ({@link KeyTruncation}: none in
-     * format 1, collisions of the 4-byte keys in format 2), and whether verification keeps any: each such pair is
-     * queried both ways, as the main loop queries, at every threshold where it is an extra candidate.
+     * The band candidates the fields' 4-byte keys (format 2) add over 8-byte keys of the same signatures
+     * ({@link KeyTruncation}), and whether verification keeps any: each such pair is queried both ways, as the main
+     * loop queries, at every threshold where it is an extra candidate.
      */
     private static String keyTruncation(
             IndexSearcher searcher,
@@ -433,10 +432,10 @@ public final class JaccardAccuracy {
             int[][] shingleSets,
             FingerprintScheme scheme,
             MinhashFieldMapper.MinhashFieldType oldType,
-            List<KeyTruncation.Pair> oldPairs,
-            MinhashFieldMapper.MinhashFieldType newType,
-            List<KeyTruncation.Pair> newPairs)
+            MinhashFieldMapper.MinhashFieldType newType)
             throws IOException {
+        List<KeyTruncation.Pair> oldPairs = KeyTruncation.pairs(signatures, oldType);
+        List<KeyTruncation.Pair> newPairs = KeyTruncation.pairs(signatures, newType);
         int n = signatures.length;
         int keyBytes = newType.format().bandKeyBytes();
         StringBuilder text = new StringBuilder(String.format(
