@@ -93,7 +93,7 @@ import org.apache.lucene.store.FSDirectory;
  * every unordered pair with Jaccard >= 0.5) for a side-by-side run of another library on the same sets.
  */
 public final class JaccardAccuracy {
-    private static final double[] TAUS = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
+    static final double[] TAUS = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
     private static final String[] MODES = {"before", "estimate", "exact"};
     private static final String OLD = "old.minhash";
     private static final String NEW = "new.minhash";

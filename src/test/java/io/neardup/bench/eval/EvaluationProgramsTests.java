@@ -71,6 +71,15 @@ public class EvaluationProgramsTests {
     }
 
     @Test
+    public void testSignatureSpread() throws Exception {
+        Path corpus = TinyCorpus.write(tmp.getRoot().toPath(), "tiny.jsonl", 40);
+        Path report = tmp.getRoot().toPath().resolve("spread.md");
+        SignatureSpread.main(new String[] {corpus.toString(), "--seeds", "2", "--out", report.toString()});
+        String text = Files.readString(report);
+        assertTrue(text, text.contains("| format 2 (seed 0) |") && text.contains("| seeds 1–2, min – max |"));
+    }
+
+    @Test
     public void testSimhashSchemeEvaluation() throws Exception {
         Path dir = tmp.getRoot().toPath();
         Path manpages = TinyCorpus.write(dir, "manpages.jsonl", 40);
