@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.MinhashDocuments;
 import io.neardup.NearDupPlugin;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
@@ -17,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.lucene.document.Document;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.common.settings.Settings;
@@ -130,6 +132,39 @@ public class MinhashFieldMapperCompactTests extends MapperServiceTestCase {
             assertEquals(stored.keyOf(wide) >>> 32, compact.keyOf(narrow));
             assertEquals(compact.bandKey(signature, 0, band), compact.keyOf(narrow));
         }
+    }
+
+    /** The fixture that builds segments without a node ({@link MinhashDocuments}) writes what the mapper writes. */
+    public void testFixtureDocumentIsTheMappers() throws IOException {
+        DocumentMapper mapper = mapper();
+        int[] set = set(300, 1);
+        int[] signature = FingerprintFormat.signatureOfSet(set, 128);
+        ParseContext.Document parsed = parse(
+                mapper,
+                FingerprintObject.minhash(signature, set, SCHEME.schemeHash(), SCHEME.id(), FingerprintFormat.COMPACT));
+        MinhashFieldMapper.MinhashFieldType type =
+                ((MinhashFieldMapper) mapper.mappers().getMapper("field")).fieldType();
+        Document fixture = new Document();
+        MinhashDocuments.add(fixture, type, signature, ShingleSetCodec.payload(set), SCHEME.id());
+        for (String name : List.of("field", "field._shingles", "field._scheme")) {
+            assertEquals(name, fields(parsed.getFields(name)), fields(fixture.getFields(name)));
+        }
+        IllegalArgumentException e = expectThrows(
+                IllegalArgumentException.class,
+                () -> MinhashDocuments.add(
+                        new Document(), type, set(128, 9), ShingleSetCodec.payload(set), SCHEME.id()));
+        assertEquals(
+                "in fingerprint format 2 (compact) the signature of a document with a set is the set's",
+                e.getMessage());
+    }
+
+    private static Set<String> fields(IndexableField[] fields) {
+        Set<String> described = new HashSet<>();
+        for (IndexableField f : fields) {
+            described.add(f.fieldType().docValuesType() + " " + f.fieldType().indexOptions() + " " + f.binaryValue());
+        }
+        assertEquals("distinct fields", fields.length, described.size());
+        return described;
     }
 
     /** Past max_shingles (no set) the signature is stored, with its format in its header. */

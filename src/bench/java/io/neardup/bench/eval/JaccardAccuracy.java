@@ -7,11 +7,15 @@ package io.neardup.bench.eval;
 import io.neardup.MinhashDocuments;
 import io.neardup.bench.common.Corpus;
 import io.neardup.core.Fingerprint;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintScheme;
+import io.neardup.core.FingerprintScratch;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.LshBanding;
 import io.neardup.core.Margins;
 import io.neardup.core.Matches;
+import io.neardup.core.MemoryBudget;
+import io.neardup.core.MinHasher;
 import io.neardup.core.PsmSearch;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SortedFingerprintTable;
@@ -25,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -74,14 +79,21 @@ import org.apache.lucene.store.FSDirectory;
  * mvn -B -o -Dbuild.dir=$BUILD test-compile
  * mvn -B -o -Dbuild.dir=$BUILD dependency:build-classpath -Dmdep.outputFile=$BUILD/bench-cp.txt -Dmdep.includeScope=test
  * $JAVA_HOME/bin/java -Xmx6g -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) \
- *     io.neardup.bench.eval.JaccardAccuracy $DATA/manpages.jsonl.gz [--out report.md] [--export DIR]
+ *     io.neardup.bench.eval.JaccardAccuracy $DATA/manpages.jsonl.gz [--out report.md] [--export DIR] [--format 1|2] \
+ *     [--misses FILE]
  * </pre>
+ * {@code --misses FILE} writes every ordered true pair the exact mode did not return ({@code tau query doc jaccard}),
+ * to compare two runs pair by pair.
+ * {@code --format} (default 1) is the fingerprint format of the index and the queries ({@link FingerprintFormat}):
+ * in format 2 the signatures are the shingle sets' and the band keys 4 bytes; the report then also counts the
+ * candidates the 4-byte keys add over 8-byte keys of the same signatures ({@link KeyTruncation}), and whether
+ * verification keeps any.
  * {@code --export DIR} writes {@code shingles.tsv} (one line per document: its 3-shingles' 32-bit
  * values as the plugin stores them, space-separated) and {@code truth.tsv} ({@code i j jaccard} for
  * every unordered pair with Jaccard >= 0.5) for a side-by-side run of another library on the same sets.
  */
 public final class JaccardAccuracy {
-    private static final double[] TAUS = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
+    static final double[] TAUS = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
     private static final String[] MODES = {"before", "estimate", "exact"};
     private static final String OLD = "old.minhash";
     private static final String NEW = "new.minhash";
@@ -91,11 +103,15 @@ public final class JaccardAccuracy {
         Path corpus = Path.of(args[0]);
         PrintStream out = System.out;
         Path export = null;
+        Path misses = null;
+        FingerprintFormat format = FingerprintFormat.SIGNATURE;
         for (int a = 1; a < args.length; a += 2) {
             switch (args[a]) {
                 case "--out" ->
                     out = new PrintStream(Files.newOutputStream(Path.of(args[a + 1])), true, StandardCharsets.UTF_8);
                 case "--export" -> export = Path.of(args[a + 1]);
+                case "--misses" -> misses = Path.of(args[a + 1]);
+                case "--format" -> format = FingerprintFormat.of(Integer.parseInt(args[a + 1]));
                 default -> throw new IllegalArgumentException("unknown option " + args[a]);
             }
         }
@@ -104,7 +120,8 @@ public final class JaccardAccuracy {
         int n = docs.size();
         Analyzer analyzer = Corpus.analyzer();
         FingerprintScheme scheme = FingerprintScheme.defaults("standard");
-        Fingerprinter fingerprinter = new Fingerprinter(scheme, null);
+        Fingerprinter fingerprinter =
+                new Fingerprinter(scheme, null, new FingerprintScratch(MemoryBudget.NONE), true, true, format);
         long[][] truthSets = new long[n][];
         int[][] signatures = new int[n][];
         int[][] shingleSets = new int[n][];
@@ -152,14 +169,21 @@ public final class JaccardAccuracy {
                 MinhashFieldMapper.DEFAULT_FALSE_POSITIVE_WEIGHT,
                 MinhashFieldMapper.DEFAULT_FALSE_NEGATIVE_WEIGHT);
         LshBanding floor = LshBanding.forFloor(MinhashFieldMapper.DEFAULT_MIN_SIMILARITY_FLOOR, 128);
+        MinhashFieldMapper.MinhashFieldType oldType = MinhashDocuments.fieldType(OLD, before, format, 128);
+        MinhashFieldMapper.MinhashFieldType newType = MinhashDocuments.fieldType(NEW, floor, format, 128);
         Path dir = Files.createTempDirectory("jaccard-accuracy");
-        long sizeWithSets = indexSize(dir.resolve("sizes-with"), signatures, shingleSets, floor, true);
-        long sizeWithoutSets = indexSize(dir.resolve("sizes-without"), signatures, shingleSets, floor, false);
+        long sizeWithSets = indexSize(dir.resolve("sizes-with"), signatures, shingleSets, newType, true);
+        long sizeWithoutSets = indexSize(dir.resolve("sizes-without"), signatures, shingleSets, newType, false);
 
         long[][] found = new long[MODES.length][TAUS.length];
         long[][] correct = new long[MODES.length][TAUS.length];
         long[][] candidates = new long[MODES.length][TAUS.length];
         long[][][] nanos = new long[MODES.length][TAUS.length][n];
+        String truncation;
+        long[] truthKeys =
+                truth.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        BitSet[] exactFound = new BitSet[TAUS.length];
+        Arrays.setAll(exactFound, t -> new BitSet());
         try (Directory directory = FSDirectory.open(dir.resolve("index"))) {
             try (IndexWriter writer = new IndexWriter(
                     directory,
@@ -168,8 +192,8 @@ public final class JaccardAccuracy {
                             .setRAMBufferSizeMB(256))) {
                 for (int i = 0; i < n; i++) {
                     Document doc = new Document();
-                    addMinhash(doc, OLD, signatures[i], null, before, scheme);
-                    addMinhash(doc, NEW, signatures[i], shingleSets[i], floor, scheme);
+                    addMinhash(doc, oldType, signatures[i], null, scheme);
+                    addMinhash(doc, newType, signatures[i], shingleSets[i], scheme);
                     writer.addDocument(doc);
                 }
                 writer.forceMerge(1);
@@ -185,16 +209,10 @@ public final class JaccardAccuracy {
                             MinhashSimilarityQuery query = switch (mode) {
                                 case 0 ->
                                     new MinhashSimilarityQuery(
-                                            MinhashDocuments.fieldType(OLD, before),
-                                            signatures[i],
-                                            null,
-                                            scheme.schemeHash(),
-                                            scheme.id(),
-                                            1,
-                                            tau);
+                                            oldType, signatures[i], null, scheme.schemeHash(), scheme.id(), 1, tau);
                                 case 1 ->
                                     new MinhashSimilarityQuery(
-                                            MinhashDocuments.fieldType(NEW, floor),
+                                            newType,
                                             signatures[i],
                                             null,
                                             scheme.schemeHash(),
@@ -203,7 +221,7 @@ public final class JaccardAccuracy {
                                             tau);
                                 default ->
                                     new MinhashSimilarityQuery(
-                                            MinhashDocuments.fieldType(NEW, floor),
+                                            newType,
                                             signatures[i],
                                             set,
                                             scheme.schemeHash(),
@@ -222,6 +240,10 @@ public final class JaccardAccuracy {
                                 Double j = truth.get(key(i, doc));
                                 if (j != null && j >= tau) {
                                     correct[mode][t]++;
+                                    if (mode == MODES.length - 1) {
+                                        exactFound[t].set(
+                                                2 * Arrays.binarySearch(truthKeys, key(i, doc)) + (i < doc ? 0 : 1));
+                                    }
                                 }
                             }
                             if (i % 10 == 0) {
@@ -233,11 +255,17 @@ public final class JaccardAccuracy {
                         System.err.printf(Locale.ROOT, "queried %d / %d%n", i, n);
                     }
                 }
+                truncation = format.bandKeyBytes() < Long.BYTES
+                        ? keyTruncation(searcher, signatures, shingleSets, scheme, oldType, newType)
+                        : "";
             }
         }
         IOUtils.deleteRecursively(dir);
+        if (misses != null) {
+            writeMisses(misses, truthKeys, truth, exactFound);
+        }
 
-        out.printf(Locale.ROOT, "## %s: %,d documents%n%n", corpus.getFileName(), n);
+        out.printf(Locale.ROOT, "## %s: %,d documents, %s%n%n", corpus.getFileName(), n, format.describe());
         out.printf(
                 Locale.ROOT,
                 "Truth: %,d unordered pairs with exact 3-shingle Jaccard >= 0.5. Every document queried at every "
@@ -260,6 +288,17 @@ public final class JaccardAccuracy {
             out.println(row);
         }
         out.println();
+        StringBuilder missed = new StringBuilder(), wrong = new StringBuilder();
+        for (int t = 0; t < TAUS.length; t++) {
+            int exact = MODES.length - 1;
+            missed.append(t == 0 ? "" : " / ").append(truthPositives[t] - correct[exact][t]);
+            wrong.append(t == 0 ? "" : " / ").append(found[exact][t] - correct[exact][t]);
+        }
+        out.printf(
+                Locale.ROOT,
+                "Exact verification, ordered pairs at τ = 0.5 … 0.95: true pairs not returned %s; returned below τ %s.%n%n",
+                missed,
+                wrong);
         out.println(
                 "| τ | candidates read per query (before / estimate / exact) | median latency µs (before / estimate / exact) "
                         + "| p99 µs |");
@@ -284,16 +323,19 @@ public final class JaccardAccuracy {
         out.printf(
                 Locale.ROOT,
                 "Storage: shingle sets average %.0f bytes a document (%.0f shingles, %.2f bytes a shingle) in doc "
-                        + "values, and %.0f characters of base64 in `_source`; the signature is 512 bytes. Merged Lucene index of the minhash field "
-                        + "(signature, 42 band terms, scheme): %,d bytes without the sets, %,d with them (%.0f vs %.0f bytes a document).%n%n",
+                        + "values, and %.0f characters of base64 in `_source`; the signature is 512 bytes%s. Merged Lucene index of the minhash field "
+                        + "(signature, 42 band terms of %d bytes, scheme): %,d bytes without the sets, %,d with them (%.0f vs %.0f bytes a document).%n%n",
                 (double) shingleBytes / n,
                 (double) shingles / n,
                 (double) shingleBytes / Math.max(1, shingles),
                 Math.ceil((shingleBytes + 5.0 * n) * 4 / 3) / n,
+                format.derivesSignatureFromSet() ? ", stored only by a document without a set" : "",
+                newType.bandTermBytes(),
                 sizeWithoutSets,
                 sizeWithSets,
                 (double) sizeWithoutSets / n,
                 (double) sizeWithSets / n);
+        out.print(truncation);
         simhashRecall(out, truth, simhashes, margins);
         out.printf(Locale.ROOT, "Whole run: %.0f s.%n", seconds(started));
     }
@@ -379,31 +421,149 @@ public final class JaccardAccuracy {
         return whole == 0 ? 1 : (double) part / whole;
     }
 
+    /**
+     * The band candidates the fields' 4-byte keys (format 2) add over 8-byte keys of the same signatures
+     * ({@link KeyTruncation}), and whether verification keeps any: each such pair is queried both ways, as the main
+     * loop queries, at every threshold where it is an extra candidate.
+     */
+    private static String keyTruncation(
+            IndexSearcher searcher,
+            int[][] signatures,
+            int[][] shingleSets,
+            FingerprintScheme scheme,
+            MinhashFieldMapper.MinhashFieldType oldType,
+            MinhashFieldMapper.MinhashFieldType newType)
+            throws IOException {
+        List<KeyTruncation.Pair> oldPairs = KeyTruncation.pairs(signatures, oldType);
+        List<KeyTruncation.Pair> newPairs = KeyTruncation.pairs(signatures, newType);
+        int n = signatures.length;
+        int keyBytes = newType.format().bandKeyBytes();
+        StringBuilder text = new StringBuilder(String.format(
+                Locale.ROOT,
+                "Band keys of %d bytes against 8-byte keys of the same signatures, over all %,d pairs of documents: "
+                        + "%d (pair, band) collisions in %d pairs on the 42 × 3 field (expected pairs × bands / 2^%d = %.2f), "
+                        + "%d in %d pairs on the 12 × 10 field (expected %.2f).%n%n",
+                keyBytes,
+                n * (n - 1L) / 2,
+                KeyTruncation.collisions(newPairs),
+                newPairs.size(),
+                8 * keyBytes,
+                KeyTruncation.expected(n, newType.banding(), keyBytes),
+                KeyTruncation.collisions(oldPairs),
+                oldPairs.size(),
+                KeyTruncation.expected(n, oldType.banding(), keyBytes)));
+        text.append("| τ | extra candidates, 42 × 3 at m (ordered pairs): counted / returned by the band query "
+                + "| of them kept: estimate / exact | extra candidates, 12 × 10 at m = 1: counted / returned "
+                + "| of them kept: estimate |\n|---|---|---|---|---|\n");
+        for (double tau : TAUS) {
+            int m = newType.banding().minBandMatchesFor(tau);
+            long[] extra = new long[2];
+            long[] band = new long[2];
+            long[] kept = new long[3];
+            for (KeyTruncation.Pair pair : newPairs) {
+                if (pair.extraAt(m)) {
+                    extra[0] += 2;
+                    band[0] += found(searcher, newType, signatures, null, scheme, m, tau, pair, true);
+                    kept[0] += found(searcher, newType, signatures, null, scheme, m, tau, pair, false);
+                    kept[1] += found(searcher, newType, signatures, shingleSets, scheme, m, tau, pair, false);
+                }
+            }
+            for (KeyTruncation.Pair pair : oldPairs) {
+                if (pair.extraAt(1)) {
+                    extra[1] += 2;
+                    band[1] += found(searcher, oldType, signatures, null, scheme, 1, tau, pair, true);
+                    kept[2] += found(searcher, oldType, signatures, null, scheme, 1, tau, pair, false);
+                }
+            }
+            text.append(String.format(
+                    Locale.ROOT,
+                    "| %.2f | %d / %d (m = %d) | %d / %d | %d / %d | %d |%n",
+                    tau,
+                    extra[0],
+                    band[0],
+                    m,
+                    kept[0],
+                    kept[1],
+                    extra[1],
+                    band[1],
+                    kept[2]));
+        }
+        text.append('\n');
+        listPairs(text, "42 × 3", newPairs, signatures, shingleSets);
+        listPairs(text, "12 × 10", oldPairs, signatures, shingleSets);
+        return text.append(newPairs.isEmpty() && oldPairs.isEmpty() ? "" : "\n").toString();
+    }
+
+    /** One line per pair (the first 30): its bands that agree at either key width, its Jaccard and estimate. */
+    private static void listPairs(
+            StringBuilder text, String field, List<KeyTruncation.Pair> pairs, int[][] signatures, int[][] sets) {
+        for (KeyTruncation.Pair pair : pairs.subList(0, Math.min(pairs.size(), 30))) {
+            text.append(String.format(
+                    Locale.ROOT,
+                    "- %s field, documents %d and %d: %d bands agree with 8-byte keys, %d with the field's; "
+                            + "Jaccard of the sets %.3f, estimate %.3f%n",
+                    field,
+                    pair.a(),
+                    pair.b(),
+                    pair.wideBands(),
+                    pair.narrowBands(),
+                    setJaccard(sets[pair.a()], sets[pair.b()]),
+                    MinHasher.jaccard(signatures[pair.a()], signatures[pair.b()])));
+        }
+    }
+
+    /** How many of the pair's two queries (from each side) return the other document; {@code bands}: their band queries. */
+    private static int found(
+            IndexSearcher searcher,
+            MinhashFieldMapper.MinhashFieldType type,
+            int[][] signatures,
+            int[][] shingleSets,
+            FingerprintScheme scheme,
+            int m,
+            double tau,
+            KeyTruncation.Pair pair,
+            boolean bands)
+            throws IOException {
+        int found = 0;
+        for (int[] ends : new int[][] {{pair.a(), pair.b()}, {pair.b(), pair.a()}}) {
+            byte[] set = shingleSets == null ? null : ShingleSetCodec.payload(shingleSets[ends[0]]);
+            MinhashSimilarityQuery query = new MinhashSimilarityQuery(
+                    type, signatures[ends[0]], set, scheme.schemeHash(), scheme.id(), m, tau);
+            int[] hits = searcher.search(bands ? query.bandQuery() : query, new DocIds());
+            found += Arrays.stream(hits).anyMatch(d -> d == ends[1]) ? 1 : 0;
+        }
+        return found;
+    }
+
+    private static double setJaccard(int[] a, int[] b) {
+        byte[] left = ShingleSetCodec.payload(a);
+        byte[] right = ShingleSetCodec.payload(b);
+        return ShingleSetCodec.jaccard(left, 0, left.length, right, 0, right.length);
+    }
+
     private static void addMinhash(
             Document doc,
-            String field,
+            MinhashFieldMapper.MinhashFieldType type,
             int[] signature,
             int[] shingleSet,
-            LshBanding banding,
             FingerprintScheme scheme) {
         MinhashDocuments.add(
-                doc,
-                field,
-                signature,
-                shingleSet == null ? null : ShingleSetCodec.payload(shingleSet),
-                scheme.id(),
-                banding);
+                doc, type, signature, shingleSet == null ? null : ShingleSetCodec.payload(shingleSet), scheme.id());
     }
 
     private static long indexSize(
-            Path path, int[][] signatures, int[][] shingleSets, LshBanding banding, boolean withSets)
+            Path path,
+            int[][] signatures,
+            int[][] shingleSets,
+            MinhashFieldMapper.MinhashFieldType type,
+            boolean withSets)
             throws IOException {
         FingerprintScheme scheme = FingerprintScheme.defaults("standard");
         try (Directory directory = FSDirectory.open(path)) {
             try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
                 for (int i = 0; i < signatures.length; i++) {
                     Document doc = new Document();
-                    addMinhash(doc, NEW, signatures[i], withSets ? shingleSets[i] : null, banding, scheme);
+                    addMinhash(doc, type, signatures[i], withSets ? shingleSets[i] : null, scheme);
                     writer.addDocument(doc);
                 }
                 writer.forceMerge(1);
@@ -413,6 +573,30 @@ public final class JaccardAccuracy {
                 size += directory.fileLength(file);
             }
             return size;
+        }
+    }
+
+    /** Every ordered true pair ({@code tau query doc jaccard}) that the exact mode did not return. */
+    private static void writeMisses(Path file, long[] truthKeys, Map<Long, Double> truth, BitSet[] found)
+            throws IOException {
+        try (PrintStream out = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.UTF_8)) {
+            for (int t = 0; t < TAUS.length; t++) {
+                for (int p = 0; p < truthKeys.length; p++) {
+                    double j = truth.get(truthKeys[p]);
+                    int a = (int) (truthKeys[p] >>> 32), b = (int) truthKeys[p];
+                    for (int side = 0; side < 2 && j >= TAUS[t]; side++) {
+                        if (found[t].get(2 * p + side) == false) {
+                            out.printf(
+                                    Locale.ROOT,
+                                    "%.2f\t%d\t%d\t%.6f%n",
+                                    TAUS[t],
+                                    side == 0 ? a : b,
+                                    side == 0 ? b : a,
+                                    j);
+                        }
+                    }
+                }
+            }
         }
     }
 

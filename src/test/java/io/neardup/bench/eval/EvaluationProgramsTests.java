@@ -58,6 +58,28 @@ public class EvaluationProgramsTests {
     }
 
     @Test
+    public void testJaccardAccuracyFormat2() throws Exception {
+        Path corpus = TinyCorpus.write(tmp.getRoot().toPath(), "tiny.jsonl", 40);
+        Path report = tmp.getRoot().toPath().resolve("accuracy-format2.md");
+        Path misses = tmp.getRoot().toPath().resolve("misses.tsv");
+        JaccardAccuracy.main(new String[] {
+            corpus.toString(), "--out", report.toString(), "--format", "2", "--misses", misses.toString()
+        });
+        String text = Files.readString(report);
+        assertTrue(text, text.contains("fingerprint format 2 (compact)") && text.contains("Band keys of 4 bytes"));
+        assertTrue(Files.exists(misses));
+    }
+
+    @Test
+    public void testSignatureSpread() throws Exception {
+        Path corpus = TinyCorpus.write(tmp.getRoot().toPath(), "tiny.jsonl", 40);
+        Path report = tmp.getRoot().toPath().resolve("spread.md");
+        SignatureSpread.main(new String[] {corpus.toString(), "--seeds", "2", "--out", report.toString()});
+        String text = Files.readString(report);
+        assertTrue(text, text.contains("| format 2 (seed 0) |") && text.contains("| seeds 1–2, min – max |"));
+    }
+
+    @Test
     public void testSimhashSchemeEvaluation() throws Exception {
         Path dir = tmp.getRoot().toPath();
         Path manpages = TinyCorpus.write(dir, "manpages.jsonl", 40);
