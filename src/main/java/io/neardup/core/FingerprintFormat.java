@@ -19,9 +19,10 @@ import java.util.Arrays;
  *     so a document that keeps its set stores no signature, neither in {@code _source} nor in doc values;
  *     a document without a set (over {@code max_shingles}, or {@code outputs} without {@code shingles})
  *     stores one, computed the same way. Band keys are the high 4 bytes of the 8-byte key: one extra
- *     candidate per 2^32 pairs a band, each verified.</li>
+ *     candidate per 2^32 pairs a band, each verified. The set's header in {@code _source} gives the length of the
+ *     signature it stands for ({@link ShingleSetCodec#encode(int[], int, int)}).</li>
  * </ul>
- * Shingle sets are the same in both formats, so two documents with sets compare exactly across them; a
+ * Shingle set values are the same in both formats, so two documents with sets compare exactly across them; a
  * signature only ever meets a signature of its own format. A stored signature says its format in its header
  * ({@link SignatureCodec}). Stateless and thread-safe.
  */
