@@ -298,4 +298,32 @@ public class CompactFormatSingleNodeTests extends OpenSearchSingleNodeTestCase {
                 containsString("its fingerprint is of fingerprint format 2 (compact) and field [body_fp.minhash] of"
                         + " fingerprint format 1 (stored signature)"));
     }
+
+    /** A compact fingerprint given as like (its set, no signature) finds what its document's _id finds. */
+    @SuppressWarnings("unchecked")
+    public void testLikeGivenAsACompactFingerprint() {
+        putPipeline();
+        createIndex("two", FingerprintFormat.COMPACT, false);
+        Map<String, Object> minhash =
+                (Map<String, Object>) fingerprint("two", "d0").get("minhash");
+        SearchResponse byId = client().prepareSearch("two")
+                .setQuery(nearDuplicate("{\"field\": \"body_fp.minhash\", \"like\": {\"_id\": \"d0\"},"
+                        + " \"min_similarity\": 0.5, \"include_self\": true}"))
+                .get();
+        SearchResponse bySet = client().prepareSearch("two")
+                .setQuery(nearDuplicate("{\"field\": \"body_fp.minhash\", \"like\": {\"shingles\": \""
+                        + minhash.get("shingles") + "\", \"scheme\": \"" + minhash.get("scheme") + "\"},"
+                        + " \"min_similarity\": 0.5}"))
+                .get();
+        Map<String, Float> expected = new LinkedHashMap<>();
+        for (SearchHit hit : byId.getHits().getHits()) {
+            expected.put(hit.getId(), hit.getScore());
+        }
+        Map<String, Float> found = new LinkedHashMap<>();
+        for (SearchHit hit : bySet.getHits().getHits()) {
+            found.put(hit.getId(), hit.getScore());
+        }
+        assertTrue(found.toString(), found.containsKey("d0"));
+        assertEquals(expected, found);
+    }
 }
