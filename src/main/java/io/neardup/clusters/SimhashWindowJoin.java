@@ -21,6 +21,7 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
@@ -224,8 +225,11 @@ final class SimhashWindowJoin {
         List<LeafReaderContext> leaves = step.searcher().getIndexReader().leaves();
         Query inWindow = context.fieldMapper(SeqNoFieldMapper.NAME)
                 .rangeQuery(range.fromSeqNo(), range.toSeqNo() - 1, true, true, null, null, null, context);
-        Weight weight =
-                context.searcher().createWeight(context.searcher().rewrite(inWindow), ScoreMode.COMPLETE_NO_SCORES, 1f);
+        // A window's range is asked once: through the shard's query cache it would only contend for the cache's
+        // lock with every search on the node and evict the filters users repeat.
+        IndexSearcher uncached = new IndexSearcher(step.searcher().getIndexReader());
+        uncached.setQueryCache(null);
+        Weight weight = uncached.createWeight(uncached.rewrite(inWindow), ScoreMode.COMPLETE_NO_SCORES, 1f);
         int[] docs = new int[capacity];
         long[] simhashes = new long[capacity];
         long[] seqNos = new long[capacity];

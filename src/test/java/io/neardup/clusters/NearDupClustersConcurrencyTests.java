@@ -10,6 +10,7 @@ import io.neardup.NearDupPlugin;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -111,7 +112,8 @@ public class NearDupClustersConcurrencyTests extends OpenSearchIntegTestCase {
                 String className = frame.getClassName();
                 if (className.startsWith("io.neardup.")
                         && className.startsWith(NearDupClustersConcurrencyTests.class.getName()) == false) {
-                    waiting.add(thread.getThreadName() + " at " + frame);
+                    waiting.add(thread.getThreadName() + " at " + frame + " on " + thread.getLockInfo() + ": "
+                            + Arrays.toString(Arrays.copyOf(thread.getStackTrace(), 12)));
                     break;
                 }
             }
