@@ -317,16 +317,36 @@ public final class ShingleSetCodec {
      * allocating. Two empty sets are equal (1.0).
      */
     public static double jaccard(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
+        int common = intersectionSize(a, aOffset, aLength, b, bOffset, bLength);
+        int n = count(a, aOffset, aLength), m = count(b, bOffset, bLength);
+        return n == 0 && m == 0 ? 1.0 : (double) common / (n + m - common);
+    }
+
+    /**
+     * The containment of A in B, |A ∩ B| / |A|: the share of A's shingles that B has (Broder, "On the resemblance
+     * and containment of documents", 1997). An empty A is contained in nothing (0.0).
+     */
+    public static double containment(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
+        int common = intersectionSize(a, aOffset, aLength, b, bOffset, bLength);
+        int n = count(a, aOffset, aLength);
+        return n == 0 ? 0.0 : (double) common / n;
+    }
+
+    /** The number of values a payload says it holds, from its first bytes alone (the values are not checked). */
+    public static int count(byte[] bytes, int offset, int length) {
+        return new Reader(bytes, offset, length).count();
+    }
+
+    /**
+     * |A ∩ B| of two payloads, by one merge over both, without allocating; each payload's structure is checked to
+     * its end.
+     */
+    public static int intersectionSize(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
         // Readers are small and short-lived: escape analysis keeps them off the heap.
         Reader left = new Reader(a, aOffset, aLength);
         Reader right = new Reader(b, bOffset, bLength);
         int n = left.count();
         int m = right.count();
-        if (n == 0 && m == 0) {
-            left.requireEnd();
-            right.requireEnd();
-            return 1.0;
-        }
         int i = 0, j = 0, common = 0;
         long x = n > 0 ? left.next() : 0;
         long y = m > 0 ? right.next() : 0;
@@ -356,7 +376,7 @@ public final class ShingleSetCodec {
         }
         left.requireEnd();
         right.requireEnd();
-        return (double) common / (n + m - common);
+        return common;
     }
 
     private static int putVarint(byte[] out, int pos, long value) {
