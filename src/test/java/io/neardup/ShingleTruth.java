@@ -60,6 +60,18 @@ public final class ShingleTruth {
         return (double) common / (a.size() + b.size() - common);
     }
 
+    /** The containment of A in B, |A ∩ B| / |A|, with Java's own sets; an empty A is contained in nothing. */
+    public static <T> double containment(Set<T> a, Set<T> b) {
+        if (a.isEmpty()) {
+            return 0.0;
+        }
+        int common = 0;
+        for (T s : a) {
+            common += b.contains(s) ? 1 : 0;
+        }
+        return (double) common / a.size();
+    }
+
     /** The distinct high 32 bits of 64-bit shingle hashes: the set the plugin stores, built without its code. */
     public static Set<Long> highHalves(long[] shingleHashes) {
         Set<Long> set = new HashSet<>();

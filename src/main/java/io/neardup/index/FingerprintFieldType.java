@@ -54,6 +54,22 @@ public abstract sealed class FingerprintFieldType extends MappedFieldType
             QueryShardContext context,
             SegmentFingerprintCache cache);
 
+    /**
+     * The Lucene query of {@code near_duplicate} with {@code min_containment} on this field, as
+     * {@link #nearDuplicateQuery}; a field type without containment refuses it.
+     *
+     * @throws IllegalArgumentException when this field cannot answer containment (the entry point makes it a 400)
+     */
+    public Query containmentQuery(
+            Containment containment,
+            NearDupTargets like,
+            String excludedId,
+            QueryShardContext context,
+            SegmentFingerprintCache cache) {
+        throw new IllegalArgumentException("[" + NearDupOptions.QUERY + "] [" + Containment.MIN_CONTAINMENT
+                + "] applies to [minhash] fields; [" + name() + "] is a [" + typeName() + "] field");
+    }
+
     @Override
     public final String typeName() {
         return kind().typeName();

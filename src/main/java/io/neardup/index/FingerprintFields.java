@@ -29,6 +29,8 @@ public final class FingerprintFields {
     public static final String SCHEME_SUFFIX = "._scheme";
     /** Suffix of the BinaryDocValues field holding a {@code minhash} field's shingle set ({@code ShingleSetCodec} payload). */
     public static final String SHINGLES_SUFFIX = "._shingles";
+    /** Suffix of the terms field holding a {@code minhash} field's sampled shingle values, for containment. */
+    public static final String CONTAINMENT_SUFFIX = "._containment";
 
     private FingerprintFields() {}
 
@@ -47,6 +49,11 @@ public final class FingerprintFields {
 
     public static String shinglesField(String field) {
         return field + SHINGLES_SUFFIX;
+    }
+
+    /** The terms field of a {@code minhash} field's containment sample ({@code containment: true}). */
+    public static String containmentField(String field) {
+        return field + CONTAINMENT_SUFFIX;
     }
 
     /**

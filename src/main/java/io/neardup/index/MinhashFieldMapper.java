@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.core.ContainmentSampling;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
@@ -47,6 +48,8 @@ import org.opensearch.search.lookup.SearchLookup;
  *             bands + rows (bands * rows &lt;= num_hashes);
  *             threshold in (0, 1) with false_positive_weight / false_negative_weight (0.2 / 0.8),
  *             from which bands and rows are derived by {@link LshBanding#optimal};
+ *             containment (false): index a sample of the shingle set for containment queries
+ *             ({@link ContainmentQuery}), with containment_sampling (4, in [1, 64]: one shingle in that many);
  *             meta. None of them can be changed on an existing field.
  * </pre>
  *
@@ -63,6 +66,9 @@ import org.opensearch.search.lookup.SearchLookup;
  * <li>{@code f._shingles}: BinaryDocValues, the document's shingle set as a {@link ShingleSetCodec}
  *     payload, when the value has {@code shingles} (its header must carry the signature's scheme hash).</li>
  * <li>{@code f._scheme}: SortedDocValues of the scheme string, when the value had one.</li>
+ * <li>{@code f._containment}: with {@code containment: true}, one indexed term (DOCS only) per shingle value the
+ *     {@link ContainmentSampling} keeps at {@code containment_sampling}, 4 bytes big-endian, when the value has
+ *     {@code shingles}.</li>
  * </ul>
  * The index's format ({@link IndexFingerprintFormat}) is the field's, fixed when the index was created; a value of
  * the other format is refused, naming both.
@@ -158,6 +164,15 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         private final Parameter<Double> fnWeight = Parameter.doubleParam(
                         "false_negative_weight", false, m -> toType(m).fnWeight, DEFAULT_FALSE_NEGATIVE_WEIGHT)
                 .setValidator(v -> requireWeight("false_negative_weight", v));
+        private final Parameter<Boolean> containment =
+                Parameter.boolParam("containment", false, m -> toType(m).containment, false);
+        private final Parameter<Integer> containmentSampling = nullableInt(
+                        "containment_sampling", m -> toType(m).containmentSamplingParam)
+                .setValidator(v -> {
+                    if (v != null) {
+                        ContainmentSampling.requireRate(v);
+                    }
+                });
         private final Parameter<Map<String, String>> meta = Parameter.metaParam();
         /** The format of the mapper this one is merged from, or null: then the index's, from the settings given. */
         private FingerprintFormat format;
@@ -174,7 +189,33 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
 
         @Override
         protected List<Parameter<?>> getParameters() {
-            return List.of(numHashes, floor, bands, rows, threshold, fpWeight, fnWeight, meta);
+            return List.of(
+                    numHashes,
+                    floor,
+                    bands,
+                    rows,
+                    threshold,
+                    fpWeight,
+                    fnWeight,
+                    containment,
+                    containmentSampling,
+                    meta);
+        }
+
+        /** The containment sampling rate, 0 for a field without containment; recorded in the mapping when on. */
+        private int containmentSampling() {
+            if (containment.getValue() == false) {
+                if (containmentSampling.getValue() != null) {
+                    throw new IllegalArgumentException("[" + CONTENT_TYPE + "] field [" + name
+                            + "]: [containment_sampling] applies with [containment: true]");
+                }
+                return 0;
+            }
+            if (containmentSampling.getValue() == null) {
+                // Recorded, so that a later default cannot change the terms of this field.
+                containmentSampling.setValue(ContainmentSampling.DEFAULT_RATE);
+            }
+            return containmentSampling.getValue();
         }
 
         private LshBanding banding() {
@@ -218,6 +259,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
                     numHashes.getValue(),
                     banding,
                     format != null ? format : IndexFingerprintFormat.of(context.indexSettings()),
+                    containmentSampling(),
                     meta.getValue());
             return new MinhashFieldMapper(name, ft, multiFieldsBuilder.build(this, context), copyTo.build(), this);
         }
@@ -229,6 +271,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         private final int numHashes;
         private final LshBanding banding;
         private final FingerprintFormat format;
+        private final int containmentSampling;
 
         /** {@code type} as a {@code minhash} field type, or null if it is another (or none). */
         public static MinhashFieldType of(MappedFieldType type) {
@@ -237,10 +280,23 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
 
         public MinhashFieldType(
                 String name, int numHashes, LshBanding banding, FingerprintFormat format, Map<String, String> meta) {
+            this(name, numHashes, banding, format, 0, meta);
+        }
+
+        /** @param containmentSampling the rate {@link ContainmentSampling} samples the set at, or 0: no containment */
+        public MinhashFieldType(
+                String name,
+                int numHashes,
+                LshBanding banding,
+                FingerprintFormat format,
+                int containmentSampling,
+                Map<String, String> meta) {
             super(name, true, true, TextSearchInfo.NONE, meta);
             this.numHashes = numHashes;
             this.banding = banding;
             this.format = format;
+            this.containmentSampling =
+                    containmentSampling == 0 ? 0 : ContainmentSampling.requireRate(containmentSampling);
         }
 
         @Override
@@ -259,8 +315,45 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
             return NearDuplicateQueries.minhash(this, options, like, context, cache);
         }
 
+        /**
+         * {@link ContainmentQuery}: the documents that contain {@code like}'s text, or that its text contains, by
+         * at least the share asked for; needs the field mapped with {@code containment: true}.
+         */
+        @Override
+        public Query containmentQuery(
+                Containment containment,
+                NearDupTargets like,
+                String excludedId,
+                QueryShardContext context,
+                SegmentFingerprintCache cache) {
+            if (containmentSampling == 0) {
+                throw new IllegalArgumentException("[" + NearDupOptions.QUERY + "] [" + Containment.MIN_CONTAINMENT
+                        + "] needs field [" + name() + "] mapped with [containment: true], and it is not "
+                        + "(set it on a new field or index, and reindex into it: docs/containment.md)");
+            }
+            NearDupTargets.Minhash target = like.minhash(this, context);
+            if (target.shingleSet() == null) {
+                throw new IllegalArgumentException("[" + NearDupOptions.QUERY + "] [" + Containment.MIN_CONTAINMENT
+                        + "] compares shingle sets, and the query fingerprint has none: query by [_id] or [text], or "
+                        + "give [like.shingles]");
+            }
+            return new ContainmentQuery(
+                    this, target.shingleSet(), target.schemeHash(), target.scheme(), containment, cache);
+        }
+
         public int numHashes() {
             return numHashes;
+        }
+
+        /** One shingle value in this many is indexed for containment ({@link ContainmentSampling}); 0: none. */
+        public int containmentSampling() {
+            return containmentSampling;
+        }
+
+        /** The term a sampled shingle value is indexed as in {@link FingerprintFields#containmentField}: 4 bytes, big-endian. */
+        public static BytesRef containmentTerm(int value) {
+            return new BytesRef(
+                    new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value});
         }
 
         /** The effective banding (given or derived from the threshold). */
@@ -412,6 +505,8 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
     private final Double floorParam;
     private final double fpWeight;
     private final double fnWeight;
+    private final boolean containment;
+    private final Integer containmentSamplingParam;
 
     private MinhashFieldMapper(
             String simpleName, MinhashFieldType fieldType, MultiFields multiFields, CopyTo copyTo, Builder builder) {
@@ -423,6 +518,8 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         this.floorParam = builder.floor.getValue();
         this.fpWeight = builder.fpWeight.getValue();
         this.fnWeight = builder.fnWeight.getValue();
+        this.containment = builder.containment.getValue();
+        this.containmentSamplingParam = builder.containmentSampling.getValue();
     }
 
     @Override
@@ -514,6 +611,17 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
             context.doc()
                     .add(new BinaryDocValuesField(
                             FingerprintFields.shinglesField(field), new BytesRef(value.shingleSet())));
+            int rate = type.containmentSampling();
+            if (rate > 0) {
+                String containmentField = FingerprintFields.containmentField(field);
+                for (int shingle : ShingleSetCodec.values(value.shingleSet(), 0, value.shingleSet().length)) {
+                    if (ContainmentSampling.sampled(shingle, rate)) {
+                        context.doc()
+                                .add(new Field(
+                                        containmentField, MinhashFieldType.containmentTerm(shingle), BAND_FIELD_TYPE));
+                    }
+                }
+            }
         }
     }
 

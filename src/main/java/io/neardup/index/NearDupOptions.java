@@ -272,6 +272,29 @@ public record NearDupOptions(
         }
     }
 
+    /** The name of the first option set, in the query's order, or null when none is. */
+    public String firstSetName() {
+        Object[] values = {
+            maxDistance, mode, maxFlips, prefixBits, firstMatch, minSimilarity, minBandMatches, verification
+        };
+        String[] names = {
+            "max_distance",
+            "mode",
+            "max_flips",
+            "prefix_bits",
+            "first_match",
+            "min_similarity",
+            "min_band_matches",
+            "verification"
+        };
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] != null) {
+                return names[i];
+            }
+        }
+        return null;
+    }
+
     /** The options set, in the query's order. */
     @Override
     public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {

@@ -4,6 +4,7 @@
  */
 package io.neardup.query;
 
+import io.neardup.index.Containment;
 import io.neardup.index.FingerprintFieldType;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.MinhashFieldMapper;
@@ -43,7 +44,8 @@ import org.opensearch.search.fetch.subphase.FetchSourceContext;
  * {@code near_duplicate}: the documents whose {@code simhash} field is within {@code max_distance}
  * bits of a fingerprint, found by Probabilistic Simhash Matching (or exactly), or whose
  * {@code minhash} field has an estimated Jaccard similarity of at least {@code min_similarity},
- * found through LSH bands and verified on the whole signature.
+ * found through LSH bands and verified on the whole signature; or, with {@code min_containment}, the
+ * documents containing (or contained in) the {@code like} text by at least that share of its shingles.
  */
 public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDuplicateQueryBuilder> {
 
@@ -59,6 +61,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private static final ParseField MIN_SIMILARITY = new ParseField("min_similarity");
     private static final ParseField MIN_BAND_MATCHES = new ParseField("min_band_matches");
     private static final ParseField VERIFICATION = new ParseField("verification");
+    private static final ParseField MIN_CONTAINMENT = new ParseField(Containment.MIN_CONTAINMENT);
+    private static final ParseField CONTAINED = new ParseField(Containment.CONTAINED);
     private static final ParseField INCLUDE_SELF = new ParseField("include_self");
     private static final ParseField IGNORE_UNMAPPED = new ParseField("ignore_unmapped");
 
@@ -70,6 +74,9 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private final String field;
     private final Like like;
     private NearDupOptions options = NearDupOptions.DEFAULTS;
+    /** Set for a containment match, which takes none of {@link #options}; null for a similarity match. */
+    private Containment containment;
+
     private boolean includeSelf = false;
     private boolean ignoreUnmapped = false;
     private final QueryServices services;
@@ -94,6 +101,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         this.field = in.readString();
         this.like = Like.readFrom(in);
         this.options = new NearDupOptions(in);
+        this.containment = in.readOptionalWriteable(Containment::new);
         this.includeSelf = in.readBoolean();
         this.ignoreUnmapped = in.readBoolean();
         this.services = services;
@@ -108,6 +116,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         out.writeString(field);
         like.writeTo(out);
         options.writeTo(out);
+        out.writeOptionalWriteable(containment);
         out.writeBoolean(includeSelf);
         out.writeBoolean(ignoreUnmapped);
     }
@@ -127,7 +136,31 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     /** Sets every option at once: the record was validated when built. */
     public NearDuplicateQueryBuilder options(NearDupOptions options) {
         this.options = Objects.requireNonNull(options);
+        requireOneKindOfMatch();
         return this;
+    }
+
+    public Containment containment() {
+        return containment;
+    }
+
+    /** Makes this a containment match ({@code min_containment}, {@code contained}); null makes it a similarity match. */
+    public NearDuplicateQueryBuilder containment(Containment containment) {
+        this.containment = containment;
+        requireOneKindOfMatch();
+        return this;
+    }
+
+    /** A containment match takes none of the similarity options: each one set is refused, by name. */
+    private void requireOneKindOfMatch() {
+        if (containment == null) {
+            return;
+        }
+        String set = options.firstSetName();
+        if (set != null) {
+            throw new IllegalArgumentException("[" + NAME + "] [" + set + "] does not apply with ["
+                    + Containment.MIN_CONTAINMENT + "]: a containment match is verified on the exact shingle sets");
+        }
     }
 
     public NearDuplicateQueryBuilder maxDistance(int maxDistance) {
@@ -179,6 +212,9 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         builder.field(FIELD.getPreferredName(), field);
         builder.field(LIKE.getPreferredName(), like);
         options.toXContent(builder, params);
+        if (containment != null) {
+            containment.toXContent(builder, params);
+        }
         builder.field(INCLUDE_SELF.getPreferredName(), includeSelf);
         builder.field(IGNORE_UNMAPPED.getPreferredName(), ignoreUnmapped);
         printBoostAndQueryName(builder);
@@ -190,7 +226,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         String field = null;
         Like like = null;
         Integer maxDistance = null, maxFlips = null, prefixBits = null, minBandMatches = null;
-        Double minSimilarity = null;
+        Double minSimilarity = null, minContainment = null;
+        Containment.Contained contained = null;
         NearDupOptions.Mode mode = null;
         NearDupOptions.Verification verification = null;
         Boolean firstMatch = null, includeSelf = null, ignoreUnmapped = null;
@@ -233,6 +270,10 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     minBandMatches = intValue(parser, name);
                 } else if (VERIFICATION.match(name, parser.getDeprecationHandler())) {
                     verification = NearDupOptions.Verification.parse(parser.text());
+                } else if (MIN_CONTAINMENT.match(name, parser.getDeprecationHandler())) {
+                    minContainment = doubleValue(parser, name);
+                } else if (CONTAINED.match(name, parser.getDeprecationHandler())) {
+                    contained = Containment.Contained.parse(parser.text());
                 } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
                     includeSelf = booleanValue(parser, name);
                 } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
@@ -265,6 +306,14 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                             minSimilarity,
                             minBandMatches,
                             verification));
+            if (minContainment != null) {
+                builder.containment(new Containment(minContainment, contained));
+            } else if (contained != null) {
+                throw new ParsingException(
+                        parser.getTokenLocation(),
+                        "[" + NAME + "] [" + Containment.CONTAINED + "] goes with [" + Containment.MIN_CONTAINMENT
+                                + "]");
+            }
             if (includeSelf != null) {
                 builder.includeSelf(includeSelf);
             }
@@ -408,6 +457,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private NearDuplicateQueryBuilder copyWith(Like other) {
         NearDuplicateQueryBuilder copy = new NearDuplicateQueryBuilder(field, other, services);
         copy.options = options;
+        copy.containment = containment;
         copy.includeSelf = includeSelf;
         copy.ignoreUnmapped = ignoreUnmapped;
         return copy.boost(boost).queryName(queryName);
@@ -449,8 +499,12 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         String selfId = includeSelf ? null : likedId();
         Query query;
         try {
-            options.requireApplicableTo(NAME, fingerprint.kind(), field);
-            query = fingerprint.nearDuplicateQuery(options, new Targets(), selfId, context, services.cache());
+            if (containment != null) {
+                query = fingerprint.containmentQuery(containment, new Targets(), selfId, context, services.cache());
+            } else {
+                options.requireApplicableTo(NAME, fingerprint.kind(), field);
+                query = fingerprint.nearDuplicateQuery(options, new Targets(), selfId, context, services.cache());
+            }
         } catch (IllegalArgumentException e) {
             throw new QueryShardException(context, e.getMessage(), e);
         }
@@ -509,13 +563,14 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         return field.equals(other.field)
                 && like.equals(other.like)
                 && options.equals(other.options)
+                && Objects.equals(containment, other.containment)
                 && includeSelf == other.includeSelf
                 && ignoreUnmapped == other.ignoreUnmapped;
     }
 
     @Override
     protected int doHashCode() {
-        return Objects.hash(field, like, options, includeSelf, ignoreUnmapped);
+        return Objects.hash(field, like, options, containment, includeSelf, ignoreUnmapped);
     }
 
     @Override

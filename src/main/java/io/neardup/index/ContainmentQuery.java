@@ -1,0 +1,362 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.index;
+
+import io.neardup.core.ContainmentSampling;
+import io.neardup.core.MemoryBudget;
+import io.neardup.core.ShingleSetCodec;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.lucene.index.BinaryDocValues;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.TermState;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.Explanation;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.QueryVisitor;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Scorer;
+import org.apache.lucene.search.ScorerSupplier;
+import org.apache.lucene.search.Weight;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * Documents that contain the query's text ({@link Containment.Contained#LIKE}), or that the query's text contains
+ * ({@link Containment.Contained#DOCUMENT}), by at least {@link Containment#min}, scored by that exact containment.
+ *
+ * <p>Candidates share at least {@link ContainmentSampling#minSharedSamples} of the query's sampled shingle values
+ * (the terms of {@code f._containment}) for the size of the contained side, the query's or each document's; each is
+ * verified on the exact containment of the two shingle sets. The work is done in {@link ScorerSupplier#get}: one
+ * pass over the postings of the query's sampled values counts the shared ones per document in an array of the
+ * segment's size, charged to the {@code neardup} breaker before it is allocated and given back when the segment's
+ * hits are ready. A document without a shingle set has no sampled values and is never a hit.
+ */
+public final class ContainmentQuery extends Query {
+
+    private final MinhashFieldMapper.MinhashFieldType fieldType;
+    private final String field;
+    private final String termsField;
+    private final String shinglesField;
+    /** The query's shingle set payload ({@code ShingleSetCodec}) and its size. */
+    private final byte[] likeSet;
+
+    private final int likeSize;
+    /** The query's sampled values as terms, ascending: the order a terms enum seeks fastest. */
+    private final BytesRef[] sampledTerms;
+
+    private final int schemeHash;
+    private final String scheme;
+    private final Containment containment;
+    private final SegmentFingerprintCache cache;
+
+    /**
+     * @param likeSet the query's shingle set payload
+     * @param cache the node's breaker and query stats; not part of the query's identity
+     */
+    public ContainmentQuery(
+            MinhashFieldMapper.MinhashFieldType fieldType,
+            byte[] likeSet,
+            int schemeHash,
+            String scheme,
+            Containment containment,
+            SegmentFingerprintCache cache) {
+        this.fieldType = Objects.requireNonNull(fieldType, "fieldType");
+        if (fieldType.containmentSampling() == 0) {
+            throw new IllegalArgumentException("field [" + fieldType.name() + "] is not mapped with [containment]");
+        }
+        this.field = fieldType.name();
+        this.termsField = FingerprintFields.containmentField(field);
+        this.shinglesField = FingerprintFields.shinglesField(field);
+        this.likeSet = likeSet.clone();
+        int[] values = ShingleSetCodec.values(likeSet, 0, likeSet.length);
+        this.likeSize = values.length;
+        int[] sampled = ContainmentSampling.sample(values, fieldType.containmentSampling());
+        this.sampledTerms = new BytesRef[sampled.length];
+        for (int i = 0; i < sampled.length; i++) {
+            sampledTerms[i] = MinhashFieldMapper.MinhashFieldType.containmentTerm(sampled[i]);
+        }
+        Arrays.sort(sampledTerms);
+        this.schemeHash = schemeHash;
+        this.scheme = scheme;
+        this.containment = Objects.requireNonNull(containment, "containment");
+        this.cache = cache;
+    }
+
+    /** How many sampled values a document must share with the query to be verified, for the contained side's size. */
+    private int minShared(int containedSize) {
+        return ContainmentSampling.minSharedSamples(
+                ContainmentSampling.sharedShinglesFor(containment.min(), containedSize),
+                fieldType.containmentSampling());
+    }
+
+    /** The containment of the contained side in the other: the query's in the document's set, or the reverse. */
+    private double containmentOf(BytesRef documentSet) {
+        return containment.contained() == Containment.Contained.LIKE
+                ? ShingleSetCodec.containment(
+                        likeSet, 0, likeSet.length, documentSet.bytes, documentSet.offset, documentSet.length)
+                : ShingleSetCodec.containment(
+                        documentSet.bytes, documentSet.offset, documentSet.length, likeSet, 0, likeSet.length);
+    }
+
+    @Override
+    public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) {
+        return new ContainmentWeight(boost);
+    }
+
+    /** The query's sampled values present in one segment, each with its terms-enum state. */
+    private record SegmentTerms(TermsEnum termsEnum, List<BytesRef> terms, List<TermState> states, long cost) {}
+
+    private final class ContainmentWeight extends Weight {
+        private final float boost;
+        private final AtomicBoolean counted = new AtomicBoolean();
+
+        ContainmentWeight(float boost) {
+            super(ContainmentQuery.this);
+            this.boost = boost;
+        }
+
+        /** Null where the segment has none of the query's sampled values, hides the field, or has another scheme. */
+        private SegmentTerms segmentTerms(LeafReader reader) throws IOException {
+            if (FieldExposure.exposes(reader, field) == false) {
+                return null;
+            }
+            String segmentScheme = SegmentScheme.of(reader, field, FingerprintFields.schemeField(field));
+            SegmentScheme.requireSameHash(field, schemeHash, segmentScheme);
+            SegmentScheme.requireSame(field, scheme, segmentScheme);
+            Terms terms = reader.terms(termsField);
+            if (terms == null) {
+                return null;
+            }
+            TermsEnum termsEnum = terms.iterator();
+            List<BytesRef> found = new ArrayList<>();
+            List<TermState> states = new ArrayList<>();
+            long cost = 0;
+            for (BytesRef term : sampledTerms) {
+                if (termsEnum.seekExact(term)) {
+                    found.add(term);
+                    states.add(termsEnum.termState());
+                    cost += termsEnum.docFreq();
+                }
+            }
+            return found.isEmpty() ? null : new SegmentTerms(termsEnum, found, states, cost);
+        }
+
+        @Override
+        public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
+            if (cache != null && counted.compareAndSet(false, true)) {
+                cache.queryStats().minhashQuery();
+            }
+            SegmentTerms segmentTerms = segmentTerms(context.reader());
+            if (segmentTerms == null) {
+                return null;
+            }
+            return new ScorerSupplier() {
+                @Override
+                public Scorer get(long leadCost) throws IOException {
+                    return hits(context.reader(), segmentTerms);
+                }
+
+                @Override
+                public long cost() {
+                    return Math.min(segmentTerms.cost(), context.reader().maxDoc());
+                }
+            };
+        }
+
+        /** The segment's hits, verified: one pass over the postings, one exact comparison a candidate. */
+        private Scorer hits(LeafReader reader, SegmentTerms segmentTerms) throws IOException {
+            int maxDoc = reader.maxDoc();
+            MemoryBudget budget = BreakerBudget.of(
+                    cache == null ? null : cache.breaker(), "near_duplicate containment candidates of [" + field + "]");
+            long countBytes = (long) Integer.BYTES * maxDoc;
+            budget.reserve(countBytes);
+            try {
+                int[] shared = new int[maxDoc];
+                PostingsEnum postings = null;
+                TermsEnum termsEnum = segmentTerms.termsEnum();
+                for (int t = 0; t < segmentTerms.terms().size(); t++) {
+                    termsEnum.seekExact(
+                            segmentTerms.terms().get(t), segmentTerms.states().get(t));
+                    postings = termsEnum.postings(postings, PostingsEnum.NONE);
+                    for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
+                        shared[doc]++;
+                    }
+                }
+                // A document of the contained side needs at least one shared value; the query's side fixes it once.
+                int floor = containment.contained() == Containment.Contained.LIKE ? minShared(likeSize) : 1;
+                int candidates = 0;
+                for (int count : shared) {
+                    if (count >= floor) {
+                        candidates++;
+                    }
+                }
+                long resultBytes = (long) (Integer.BYTES + Float.BYTES) * candidates;
+                budget.reserve(resultBytes);
+                try {
+                    int[] docs = new int[candidates];
+                    float[] scores = new float[candidates];
+                    int n = verify(reader, shared, floor, docs, scores);
+                    return new ArrayScorer(docs, scores, n);
+                } finally {
+                    budget.release(resultBytes);
+                }
+            } finally {
+                budget.release(countBytes);
+            }
+        }
+
+        private int verify(LeafReader reader, int[] shared, int floor, int[] docs, float[] scores) throws IOException {
+            BinaryDocValues sets = DocValues.getBinary(reader, shinglesField);
+            Bits live = reader.getLiveDocs();
+            boolean documentContained = containment.contained() == Containment.Contained.DOCUMENT;
+            int n = 0;
+            for (int doc = 0; doc < shared.length; doc++) {
+                if (shared[doc] < floor
+                        || (live != null && live.get(doc) == false)
+                        || sets.advanceExact(doc) == false) {
+                    continue;
+                }
+                BytesRef set = sets.binaryValue();
+                if (documentContained
+                        && shared[doc] < minShared(ShingleSetCodec.count(set.bytes, set.offset, set.length))) {
+                    continue;
+                }
+                double value = containmentOf(set);
+                if (cache != null) {
+                    cache.queryStats().verified(true);
+                }
+                if (value >= containment.min()) {
+                    docs[n] = doc;
+                    scores[n++] = (float) (boost * value);
+                }
+            }
+            return n;
+        }
+
+        @Override
+        public Explanation explain(LeafReaderContext context, int doc) throws IOException {
+            LeafReader reader = context.reader();
+            BinaryDocValues sets =
+                    FieldExposure.exposes(reader, field) ? DocValues.getBinary(reader, shinglesField) : null;
+            if (sets == null || sets.advanceExact(doc) == false) {
+                return Explanation.noMatch("no shingle set in [" + field + "]: the document has no containment sample");
+            }
+            BytesRef set = sets.binaryValue();
+            int documentSize = ShingleSetCodec.count(set.bytes, set.offset, set.length);
+            int common =
+                    ShingleSetCodec.intersectionSize(likeSet, 0, likeSet.length, set.bytes, set.offset, set.length);
+            boolean likeContained = containment.contained() == Containment.Contained.LIKE;
+            int containedSize = likeContained ? likeSize : documentSize;
+            double value = containedSize == 0 ? 0 : (double) common / containedSize;
+            String how = String.format(
+                    Locale.ROOT,
+                    "%d of the %d shingles of %s are in %s (exact containment, shingle sets of [%s])",
+                    common,
+                    containedSize,
+                    likeContained ? "the query's text" : "the document",
+                    likeContained ? "the document" : "the query's text",
+                    field);
+            int sharedSamples = sharedSamples(reader, doc);
+            int needed = minShared(containedSize);
+            if (sharedSamples < needed) {
+                return Explanation.noMatch(
+                        String.format(
+                                Locale.ROOT,
+                                "shares %d of the query's %d sampled shingles in [%s], fewer than the %d a candidate needs: "
+                                        + "not verified",
+                                sharedSamples,
+                                sampledTerms.length,
+                                termsField,
+                                needed),
+                        Explanation.noMatch(how + ": " + value));
+            }
+            if (value < containment.min()) {
+                return Explanation.noMatch(
+                        how + ": " + value + " < " + Containment.MIN_CONTAINMENT + " " + containment.min());
+            }
+            return Explanation.match(
+                    (float) (boost * value),
+                    "near_duplicate containment, product of:",
+                    Explanation.match((float) value, how),
+                    Explanation.match(boost, "boost"));
+        }
+
+        /** How many of the query's sampled values {@code doc} has (explanations only: one seek a value). */
+        private int sharedSamples(LeafReader reader, int doc) throws IOException {
+            Terms terms = reader.terms(termsField);
+            if (terms == null) {
+                return 0;
+            }
+            TermsEnum termsEnum = terms.iterator();
+            PostingsEnum postings = null;
+            int shared = 0;
+            for (BytesRef term : sampledTerms) {
+                if (termsEnum.seekExact(term)) {
+                    postings = termsEnum.postings(postings, PostingsEnum.NONE);
+                    if (postings.advance(doc) == doc) {
+                        shared++;
+                    }
+                }
+            }
+            return shared;
+        }
+
+        @Override
+        public boolean isCacheable(LeafReaderContext context) {
+            return DocValues.isCacheable(context, shinglesField);
+        }
+    }
+
+    @Override
+    public void visit(QueryVisitor visitor) {
+        if (visitor.acceptField(field)) {
+            visitor.visitLeaf(this);
+        }
+    }
+
+    @Override
+    public String toString(String defaultField) {
+        return String.format(
+                Locale.ROOT,
+                "near_duplicate(%s, min_containment=%s, contained=%s, sampled=%d of %d, sampling=%d)",
+                field,
+                containment.min(),
+                containment.contained().paramName(),
+                sampledTerms.length,
+                likeSize,
+                fieldType.containmentSampling());
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        if (sameClassAs(other) == false) {
+            return false;
+        }
+        ContainmentQuery that = (ContainmentQuery) other;
+        return field.equals(that.field)
+                && Arrays.equals(likeSet, that.likeSet)
+                && schemeHash == that.schemeHash
+                && Objects.equals(scheme, that.scheme)
+                && containment.equals(that.containment)
+                && fieldType.containmentSampling() == that.fieldType.containmentSampling();
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(classHash(), field, Arrays.hashCode(likeSet), schemeHash, scheme, containment);
+    }
+}

@@ -1,0 +1,327 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.index;
+
+import static org.hamcrest.Matchers.containsString;
+
+import io.neardup.DemoCorpus;
+import io.neardup.NearDupPlugin;
+import io.neardup.ShingleTruth;
+import io.neardup.core.FingerprintFormat;
+import io.neardup.core.SignatureCodec;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.opensearch.action.bulk.BulkRequestBuilder;
+import org.opensearch.action.search.SearchPhaseExecutionException;
+import org.opensearch.action.search.SearchResponse;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.common.xcontent.XContentHelper;
+import org.opensearch.common.xcontent.XContentType;
+import org.opensearch.core.common.Strings;
+import org.opensearch.core.common.bytes.BytesArray;
+import org.opensearch.core.xcontent.MediaTypeRegistry;
+import org.opensearch.index.mapper.MapperParsingException;
+import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.plugins.Plugin;
+import org.opensearch.search.SearchHit;
+import org.opensearch.test.OpenSearchSingleNodeTestCase;
+
+/**
+ * Containment on a real node: man pages of the demo corpus embedded, lightly edited, in hosts 1.5 to 15 times their
+ * length made of other pages. Every hit is checked against the exact containment of shingle sets built without the
+ * plugin ({@link ShingleTruth}), in both directions; every pair well above the threshold is found.
+ */
+public class ContainmentQuerySingleNodeTests extends OpenSearchSingleNodeTestCase {
+    private static final String MAPPING = """
+        {"properties": {"body": {"type": "text"},
+          "body_fp": {"properties": {"simhash": {"type": "simhash"},
+                                     "minhash": {"type": "minhash", "containment": true}}}}}""";
+    private static final double[] RATIOS = {1.5, 5, 15};
+
+    @Override
+    protected Collection<Class<? extends Plugin>> getPlugins() {
+        return List.of(NearDupPlugin.class);
+    }
+
+    @Override
+    protected boolean resetNodeAfterTest() {
+        return true;
+    }
+
+    private static List<String> demoTexts() throws IOException {
+        List<String> texts = new ArrayList<>();
+        for (String line : DemoCorpus.lines()) {
+            Map<String, Object> page = XContentHelper.convertToMap(MediaTypeRegistry.JSON.xContent(), line, false);
+            texts.add((String) page.get("text"));
+        }
+        return texts;
+    }
+
+    private static List<String> words(String text) {
+        return List.of(text.trim().split("\\s+"));
+    }
+
+    /** {@code text} with about one word in fifty replaced by another word of the corpus. */
+    private static String edited(List<String> words, List<String> vocabulary, Random random) {
+        List<String> out = new ArrayList<>(words);
+        for (int i = 0; i < out.size(); i++) {
+            if (random.nextInt(50) == 0) {
+                out.set(i, vocabulary.get(random.nextInt(vocabulary.size())));
+            }
+        }
+        return String.join(" ", out);
+    }
+
+    private void putPipeline() {
+        client().admin()
+                .cluster()
+                .preparePutPipeline(
+                        "fp",
+                        new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\"}}]}"),
+                        XContentType.JSON)
+                .get();
+    }
+
+    private void createIndex(String index, String mapping) {
+        client().admin()
+                .indices()
+                .prepareCreate(index)
+                .setSettings(Settings.builder().put("index.number_of_shards", 2).put("index.default_pipeline", "fp"))
+                .setMapping(mapping)
+                .get();
+    }
+
+    /** Articles (80 to 400 words), each inside hosts of every ratio, and the rest of the pages as they are. */
+    private Map<String, String> indexCorpus(Random random) throws IOException {
+        List<String> texts = demoTexts();
+        List<String> vocabulary = words(String.join(" ", texts.subList(0, 20)));
+        Map<String, String> docs = new LinkedHashMap<>();
+        int articles = 0;
+        for (int i = 0; i < texts.size() && articles < 6; i += 7) {
+            List<String> article = words(texts.get(i));
+            if (article.size() < 80 || article.size() > 400) {
+                continue;
+            }
+            docs.put("article-" + articles, String.join(" ", article));
+            for (double ratio : RATIOS) {
+                List<String> filler = new ArrayList<>();
+                int j = i + 1;
+                while (filler.size() < article.size() * (ratio - 1)) {
+                    filler.addAll(words(texts.get((j += 3) % texts.size())));
+                }
+                filler = filler.subList(0, (int) (article.size() * (ratio - 1)));
+                int at = random.nextInt(filler.size() + 1);
+                String host = String.join(" ", filler.subList(0, at)) + " " + edited(article, vocabulary, random) + " "
+                        + String.join(" ", filler.subList(at, filler.size()));
+                docs.put("host-" + articles + "-" + ratio, host);
+            }
+            // Half of the article only: contained at about 0.5, below every threshold asked here.
+            docs.put("half-" + articles, String.join(" ", article.subList(0, article.size() / 2)));
+            articles++;
+        }
+        for (int i = 3; i < texts.size(); i += 11) {
+            docs.put("page-" + i, texts.get(i));
+        }
+        BulkRequestBuilder bulk = client().prepareBulk("texts");
+        docs.forEach(
+                (id, text) -> bulk.add(client().prepareIndex("texts").setId(id).setSource(Map.of("body", text))));
+        assertFalse(
+                bulk.setRefreshPolicy("true").get().buildFailureMessage(),
+                bulk.get().hasFailures());
+        return docs;
+    }
+
+    private SearchResponse search(String index, String query) {
+        return client().prepareSearch(index)
+                .setQuery(QueryBuilders.wrapperQuery("{\"near_duplicate\": " + query + "}"))
+                .setSize(1000)
+                .get();
+    }
+
+    private static String likeText(String text) throws IOException {
+        return Strings.toString(MediaTypeRegistry.JSON, (builder, params) -> builder.field("text", text));
+    }
+
+    public void testHitsAreTheExactContainmentsInBothDirections() throws IOException {
+        putPipeline();
+        createIndex("texts", MAPPING);
+        Map<String, String> docs = indexCorpus(new Random(random().nextLong()));
+        Map<String, Set<String>> shingles = new HashMap<>();
+        docs.forEach((id, text) -> shingles.put(id, ShingleTruth.shingles(text, 3)));
+        double min = randomFrom(0.7, 0.8, 0.9);
+        int checked = 0, nearThreshold = 0;
+        for (String likeId : docs.keySet()) {
+            if (likeId.startsWith("article-") == false && likeId.startsWith("host-") == false) {
+                continue;
+            }
+            for (String contained : new String[] {"like", "document"}) {
+                SearchResponse response = search(
+                        "texts",
+                        "{\"field\": \"body_fp.minhash\", \"like\": " + likeText(docs.get(likeId))
+                                + ", \"min_containment\": " + min + ", \"contained\": \"" + contained + "\"}");
+                Map<String, Float> hits = new HashMap<>();
+                for (SearchHit hit : response.getHits().getHits()) {
+                    hits.put(hit.getId(), hit.getScore());
+                }
+                for (String id : docs.keySet()) {
+                    double truth = contained.equals("like")
+                            ? ShingleTruth.containment(shingles.get(likeId), shingles.get(id))
+                            : ShingleTruth.containment(shingles.get(id), shingles.get(likeId));
+                    Float score = hits.get(id);
+                    if (score != null) {
+                        assertEquals(likeId + " " + contained + " " + id, truth, score, 1e-6);
+                        assertTrue(truth >= min);
+                    } else if (truth >= min + 0.1) {
+                        fail(likeId + " " + contained + " " + id + ": containment " + truth + " >= " + min
+                                + " + 0.1 and not found");
+                    } else if (truth >= min) {
+                        nearThreshold++;
+                    }
+                }
+                checked++;
+            }
+            // Each article is found inside every one of its hosts, and each host's article inside it.
+            if (likeId.startsWith("article-")) {
+                String n = likeId.substring("article-".length());
+                for (double ratio : RATIOS) {
+                    String host = "host-" + n + "-" + ratio;
+                    assertTrue(
+                            likeId + " in " + host + ": "
+                                    + ShingleTruth.containment(shingles.get(likeId), shingles.get(host)),
+                            ShingleTruth.containment(shingles.get(likeId), shingles.get(host)) >= 0.8);
+                }
+            }
+        }
+        assertTrue(checked >= 40);
+        logger.info(
+                "{} containment queries at {} checked against the truth; {} pairs within 0.1 above it missed",
+                checked,
+                min,
+                nearThreshold);
+    }
+
+    public void testExplainSaysWhichShareWasFound() throws IOException {
+        putPipeline();
+        createIndex("texts", MAPPING);
+        Map<String, String> docs = indexCorpus(new Random(random().nextLong()));
+        String article = docs.get("article-0");
+        String query =
+                "{\"field\": \"body_fp.minhash\", \"like\": " + likeText(article) + ", \"min_containment\": 0.7}";
+        SearchResponse response = client().prepareSearch("texts")
+                .setQuery(QueryBuilders.wrapperQuery("{\"near_duplicate\": " + query + "}"))
+                .setExplain(true)
+                .setSize(100)
+                .get();
+        Set<String> article0 = ShingleTruth.shingles(article, 3);
+        boolean hostFound = false;
+        for (SearchHit hit : response.getHits().getHits()) {
+            String description = hit.getExplanation().toString();
+            int common = (int) Math.round(hit.getScore() * article0.size());
+            assertThat(
+                    description,
+                    containsString(common + " of the " + article0.size()
+                            + " shingles of the query's text are in the document (exact containment"));
+            hostFound |= hit.getId().startsWith("host-0-");
+        }
+        assertTrue(hostFound);
+    }
+
+    public void testRefusals() throws IOException {
+        putPipeline();
+        createIndex("texts", MAPPING);
+        createIndex("plain", MAPPING.replace(", \"containment\": true", ""));
+        client().prepareIndex("plain")
+                .setId("1")
+                .setSource(Map.of("body", "one two three four five six seven"))
+                .setRefreshPolicy("true")
+                .get();
+        String like = "{\"text\": \"one two three four five six seven\"}";
+        Map<String, String> refused = new LinkedHashMap<>();
+        refused.put(
+                "{\"field\": \"body_fp.minhash\", \"like\": " + like
+                        + ", \"min_containment\": 0.8, \"min_similarity\": 0.8}",
+                "[near_duplicate] [min_similarity] does not apply with [min_containment]");
+        refused.put(
+                "{\"field\": \"body_fp.minhash\", \"like\": " + like + ", \"min_containment\": 0.3}",
+                "[near_duplicate] [min_containment] must be in [0.5, 1], got [0.3]");
+        refused.put(
+                "{\"field\": \"body_fp.minhash\", \"like\": " + like + ", \"contained\": \"like\"}",
+                "[near_duplicate] [contained] goes with [min_containment]");
+        refused.put(
+                "{\"field\": \"body_fp.minhash\", \"like\": " + like
+                        + ", \"min_containment\": 0.8, \"contained\": \"both\"}",
+                "[near_duplicate] unknown [contained] [both], expected [like]");
+        refused.put(
+                "{\"field\": \"body_fp.simhash\", \"like\": " + like + ", \"min_containment\": 0.8}",
+                "[near_duplicate] [min_containment] applies to [minhash] fields; [body_fp.simhash] is a [simhash] field");
+        String signatureOnly = SignatureCodec.encode(new int[128], 0, FingerprintFormat.COMPACT);
+        refused.put(
+                "{\"field\": \"body_fp.minhash\", \"like\": {\"minhash\": \"" + signatureOnly
+                        + "\"}, \"min_containment\": 0.8}",
+                "[near_duplicate] [min_containment] compares shingle sets, and the query fingerprint has none");
+        for (Map.Entry<String, String> entry : refused.entrySet()) {
+            Exception e = expectThrows(Exception.class, () -> search("texts", entry.getKey()));
+            assertThat(
+                    entry.getKey(),
+                    org.opensearch.ExceptionsHelper.unwrapCause(e).getMessage() + " / " + e.getMessage() + detail(e),
+                    containsString(entry.getValue()));
+        }
+        SearchPhaseExecutionException e = expectThrows(
+                SearchPhaseExecutionException.class,
+                () -> search(
+                        "plain", "{\"field\": \"body_fp.minhash\", \"like\": " + like + ", \"min_containment\": 0.8}"));
+        assertThat(
+                detail(e),
+                containsString("[near_duplicate] [min_containment] needs field [body_fp.minhash] mapped with "
+                        + "[containment: true], and it is not"));
+    }
+
+    private static String detail(Exception e) {
+        if (e instanceof SearchPhaseExecutionException phase && phase.shardFailures().length > 0) {
+            return phase.shardFailures()[0].reason();
+        }
+        return String.valueOf(e.getCause());
+    }
+
+    public void testMappingRecordsTheSamplingAndRefusesChanges() {
+        createIndex("texts", MAPPING);
+        Map<String, Object> mapping = client().admin()
+                .indices()
+                .prepareGetMappings("texts")
+                .get()
+                .mappings()
+                .get("texts")
+                .sourceAsMap();
+        assertThat(mapping.toString(), containsString("containment=true, containment_sampling=4"));
+        MapperParsingException unapplied = expectThrows(
+                MapperParsingException.class,
+                () -> createIndex("other", MAPPING.replace("\"containment\": true", "\"containment_sampling\": 8")));
+        assertThat(
+                unapplied.getMessage() + unapplied.getCause(),
+                containsString("[containment_sampling] applies with [containment: true]"));
+        expectThrows(
+                MapperParsingException.class,
+                () -> createIndex(
+                        "other",
+                        MAPPING.replace(
+                                "\"containment\": true", "\"containment\": true, \"containment_sampling\": 65")));
+        IllegalArgumentException changed = expectThrows(
+                IllegalArgumentException.class,
+                () -> client().admin()
+                        .indices()
+                        .preparePutMapping("texts")
+                        .setSource(
+                                MAPPING.replace("\"containment\": true", "\"containment\": false"), XContentType.JSON)
+                        .get());
+        assertThat(changed.getMessage(), containsString("Cannot update parameter [containment]"));
+    }
+}
