@@ -41,8 +41,8 @@ import org.apache.lucene.util.BytesRef;
  * <p>Candidates share at least {@link ContainmentSampling#minSharedSamples} of the query's sampled shingle values
  * (the terms of {@code f._containment}) for the size of the contained side, the query's or each document's; each is
  * verified on the exact containment of the two shingle sets. The work is done in {@link ScorerSupplier#get}: one
- * pass over the postings of the query's sampled values counts the shared ones per document in an array of the
- * segment's size, charged to the {@code neardup} breaker before it is allocated and given back when the segment's
+ * pass over the postings of the query's sampled values counts the shared ones per document (in an array of the
+ * segment's size, or a sorted list of the postings' documents where that is smaller), charged to the {@code neardup} breaker before it is allocated and given back when the segment's
  * hits are ready. A document without a shingle set has no sampled values and is never a hit.
  */
 public final class ContainmentQuery extends Query {
@@ -177,40 +177,30 @@ public final class ContainmentQuery extends Query {
             };
         }
 
-        /** The segment's hits, verified: one pass over the postings, one exact comparison a candidate. */
+        /**
+         * The segment's hits, verified: one pass over the postings counts the sampled values each document shares
+         * with the query, then one exact comparison a candidate. The counts are kept in an array of the segment's
+         * size, or, where the postings are fewer than an eighth of the segment's documents, as the sorted list of
+         * the postings' documents (4 bytes a posting), whichever is smaller.
+         */
         private Scorer hits(LeafReader reader, SegmentTerms segmentTerms) throws IOException {
             int maxDoc = reader.maxDoc();
+            boolean sparse = segmentTerms.cost() < maxDoc / 8;
             MemoryBudget budget = BreakerBudget.of(
                     cache == null ? null : cache.breaker(), "near_duplicate containment candidates of [" + field + "]");
-            long countBytes = (long) Integer.BYTES * maxDoc;
+            long countBytes = (long) Integer.BYTES * (sparse ? segmentTerms.cost() : maxDoc);
             budget.reserve(countBytes);
             try {
-                int[] shared = new int[maxDoc];
-                PostingsEnum postings = null;
-                TermsEnum termsEnum = segmentTerms.termsEnum();
-                for (int t = 0; t < segmentTerms.terms().size(); t++) {
-                    termsEnum.seekExact(
-                            segmentTerms.terms().get(t), segmentTerms.states().get(t));
-                    postings = termsEnum.postings(postings, PostingsEnum.NONE);
-                    for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
-                        shared[doc]++;
-                    }
-                }
                 // A document of the contained side needs at least one shared value; the query's side fixes it once.
                 int floor = containment.contained() == Containment.Contained.LIKE ? minShared(likeSize) : 1;
-                int candidates = 0;
-                for (int count : shared) {
-                    if (count >= floor) {
-                        candidates++;
-                    }
-                }
+                SharedCounts shared = sparse ? sortedPostings(segmentTerms) : countsByDoc(segmentTerms, maxDoc);
+                int candidates = shared.candidates(floor);
                 long resultBytes = (long) (Integer.BYTES + Float.BYTES) * candidates;
                 budget.reserve(resultBytes);
                 try {
                     int[] docs = new int[candidates];
                     float[] scores = new float[candidates];
-                    int n = verify(reader, shared, floor, docs, scores);
-                    return new ArrayScorer(docs, scores, n);
+                    return new ArrayScorer(docs, scores, verify(reader, shared, floor, docs, scores));
                 } finally {
                     budget.release(resultBytes);
                 }
@@ -219,20 +209,50 @@ public final class ContainmentQuery extends Query {
             }
         }
 
-        private int verify(LeafReader reader, int[] shared, int floor, int[] docs, float[] scores) throws IOException {
+        /** Calls {@code visitor} with each posting's document, term by term. */
+        private void forEachPosting(SegmentTerms segmentTerms, java.util.function.IntConsumer visitor)
+                throws IOException {
+            PostingsEnum postings = null;
+            TermsEnum termsEnum = segmentTerms.termsEnum();
+            for (int t = 0; t < segmentTerms.terms().size(); t++) {
+                termsEnum.seekExact(
+                        segmentTerms.terms().get(t), segmentTerms.states().get(t));
+                postings = termsEnum.postings(postings, PostingsEnum.NONE);
+                for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
+                    visitor.accept(doc);
+                }
+            }
+        }
+
+        private SharedCounts countsByDoc(SegmentTerms segmentTerms, int maxDoc) throws IOException {
+            int[] counts = new int[maxDoc];
+            forEachPosting(segmentTerms, doc -> counts[doc]++);
+            return new SharedCounts(counts, false, maxDoc);
+        }
+
+        private SharedCounts sortedPostings(SegmentTerms segmentTerms) throws IOException {
+            int[] docs = new int[(int) segmentTerms.cost()];
+            int[] size = {0};
+            forEachPosting(segmentTerms, doc -> docs[size[0]++] = doc);
+            Arrays.sort(docs, 0, size[0]);
+            return new SharedCounts(docs, true, size[0]);
+        }
+
+        /** Verifies the candidates in doc id order; returns how many matched, their ids and scores in the arrays. */
+        private int verify(LeafReader reader, SharedCounts shared, int floor, int[] docs, float[] scores)
+                throws IOException {
             BinaryDocValues sets = DocValues.getBinary(reader, shinglesField);
             Bits live = reader.getLiveDocs();
             boolean documentContained = containment.contained() == Containment.Contained.DOCUMENT;
             int n = 0;
-            for (int doc = 0; doc < shared.length; doc++) {
-                if (shared[doc] < floor
-                        || (live != null && live.get(doc) == false)
-                        || sets.advanceExact(doc) == false) {
+            for (shared.reset(); shared.next(floor); ) {
+                int doc = shared.doc();
+                if ((live != null && live.get(doc) == false) || sets.advanceExact(doc) == false) {
                     continue;
                 }
                 BytesRef set = sets.binaryValue();
                 if (documentContained
-                        && shared[doc] < minShared(ShingleSetCodec.count(set.bytes, set.offset, set.length))) {
+                        && shared.count() < minShared(ShingleSetCodec.count(set.bytes, set.offset, set.length))) {
                     continue;
                 }
                 double value = containmentOf(set);
@@ -318,6 +338,68 @@ public final class ContainmentQuery extends Query {
         @Override
         public boolean isCacheable(LeafReaderContext context) {
             return DocValues.isCacheable(context, shinglesField);
+        }
+    }
+
+    /**
+     * The number of the query's sampled values each document shares, in doc id order: an array indexed by doc id
+     * ({@code sortedDocs} false), or the sorted documents of all postings, one entry a shared value.
+     */
+    private static final class SharedCounts {
+        private final int[] values;
+        private final boolean sortedDocs;
+        private final int length;
+        private int at;
+        private int doc;
+        private int count;
+
+        SharedCounts(int[] values, boolean sortedDocs, int length) {
+            this.values = values;
+            this.sortedDocs = sortedDocs;
+            this.length = length;
+        }
+
+        void reset() {
+            at = 0;
+        }
+
+        /** Moves to the next document sharing at least {@code floor} values; false at the end. */
+        boolean next(int floor) {
+            while (at < length) {
+                if (sortedDocs) {
+                    doc = values[at];
+                    int end = at;
+                    while (end < length && values[end] == doc) {
+                        end++;
+                    }
+                    count = end - at;
+                    at = end;
+                } else {
+                    doc = at;
+                    count = values[at++];
+                }
+                if (count >= floor) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        int doc() {
+            return doc;
+        }
+
+        int count() {
+            return count;
+        }
+
+        /** How many documents share at least {@code floor} values. */
+        int candidates(int floor) {
+            int candidates = 0;
+            for (reset(); next(floor); ) {
+                candidates++;
+            }
+            return candidates;
         }
     }
 

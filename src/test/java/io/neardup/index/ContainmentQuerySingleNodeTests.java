@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.opensearch.action.bulk.BulkRequestBuilder;
+import org.opensearch.action.bulk.BulkResponse;
 import org.opensearch.action.search.SearchPhaseExecutionException;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.common.settings.Settings;
@@ -134,9 +135,16 @@ public class ContainmentQuerySingleNodeTests extends OpenSearchSingleNodeTestCas
         BulkRequestBuilder bulk = client().prepareBulk("texts");
         docs.forEach(
                 (id, text) -> bulk.add(client().prepareIndex("texts").setId(id).setSource(Map.of("body", text))));
-        assertFalse(
-                bulk.setRefreshPolicy("true").get().buildFailureMessage(),
-                bulk.get().hasFailures());
+        // Short texts that share nothing with the rest: segments where a query's postings are few against the
+        // documents, which ContainmentQuery counts as a sorted list rather than an array of the segment's size.
+        for (int i = 0; i < 2000; i++) {
+            bulk.add(client().prepareIndex("texts")
+                    .setId("filler-" + i)
+                    .setSource(
+                            Map.of("body", "filler" + i + " x" + random.nextInt(1000) + " y" + random.nextInt(1000))));
+        }
+        BulkResponse indexed = bulk.setRefreshPolicy("true").get();
+        assertFalse(indexed.buildFailureMessage(), indexed.hasFailures());
         return docs;
     }
 
@@ -170,6 +178,7 @@ public class ContainmentQuerySingleNodeTests extends OpenSearchSingleNodeTestCas
                                 + ", \"min_containment\": " + min + ", \"contained\": \"" + contained + "\"}");
                 Map<String, Float> hits = new HashMap<>();
                 for (SearchHit hit : response.getHits().getHits()) {
+                    assertFalse(hit.getId(), hit.getId().startsWith("filler-"));
                     hits.put(hit.getId(), hit.getScore());
                 }
                 for (String id : docs.keySet()) {
