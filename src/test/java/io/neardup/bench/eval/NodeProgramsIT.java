@@ -136,4 +136,10 @@ public class NodeProgramsIT extends NearDupRestTestCase {
             createTempDir().toString()
         });
     }
+
+    public void testContainmentLatency() throws Exception {
+        ContainmentLatency.main(new String[] {
+            "--url", url(), "--n", "3000", "--articles", "20", "--queries", "10", "--warmup", "2", "--plain-index"
+        });
+    }
 }
