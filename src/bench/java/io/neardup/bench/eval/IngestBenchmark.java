@@ -60,6 +60,8 @@ import java.util.Locale;
  *     load, so each lookup's search runs in full but finds nothing; copies are found among the recent
  *     fingerprints).</li>
  * <li>{@code mapped_simhash_content_hash}: {@code outputs: [content_hash, simhash]}, indexed.</li>
+ * <li>{@code mapped_containment}: {@code mapped} with the {@code minhash} field mapped with {@code containment: true}
+ *     (a sample of each shingle set indexed as terms).</li>
  * <li>Any variant with the suffix {@code _derived} ({@code plain_derived}, {@code mapped_derived}): the same in an
  *     index with derived source ({@code index.derived_source.enabled}: no {@code _source} stored, the fields
  *     rebuild it).</li>
@@ -77,6 +79,9 @@ public final class IngestBenchmark {
     private static final String TEXT = "{\"type\":\"text\"}";
     private static final String SIMHASH_MAPPING = "\"simhash\":{\"type\":\"simhash\"}";
     private static final String MINHASH_MAPPING = "\"minhash\":{\"type\":\"minhash\"}";
+    /** The minhash field with the containment sample indexed (issue 33): {@code mapped_containment}. */
+    private static final String CONTAINMENT_MAPPING = "\"minhash\":{\"type\":\"minhash\",\"containment\":true}";
+
     private static final String CONTENT_HASH_MAPPING = "\"content_hash\":{\"type\":\"keyword\"}";
     private static final String ALL_MAPPED =
             "{\"properties\":{" + SIMHASH_MAPPING + "," + MINHASH_MAPPING + "," + CONTENT_HASH_MAPPING + "}}";
@@ -143,6 +148,13 @@ public final class IngestBenchmark {
                             "\"simhash\"",
                             "\"minhash\"")),
             java.util.Map.entry("mapped", fingerprintVariant(null, ALL_MAPPED, "\"simhash\"", "\"minhash\"")),
+            java.util.Map.entry(
+                    "mapped_containment",
+                    fingerprintVariant(
+                            null,
+                            ALL_MAPPED.replace(MINHASH_MAPPING, CONTAINMENT_MAPPING),
+                            "\"simhash\"",
+                            "\"minhash\"")),
             java.util.Map.entry(
                     "mapped_simhash",
                     fingerprintVariant("\"simhash\"", "{\"properties\":{" + SIMHASH_MAPPING + "}}", "\"simhash\"")),
