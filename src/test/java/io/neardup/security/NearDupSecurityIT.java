@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.opensearch.client.Request;
 import org.opensearch.client.Response;
@@ -578,5 +579,360 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         Response response =
                 userClient("sec_monitor_user").performRequest(new Request("GET", "/_plugins/neardup/stats"));
         assertEquals(200, response.getStatusLine().getStatusCode());
+    }
+
+    // Containment (near_duplicate with min_containment) on a second index, whose minhash field opts in.
+
+    private static final String CONTAINMENT_INDEX = "sec-containment";
+    private static final int ARTICLES = 6;
+    private static final int ARTICLE_WORDS = 80;
+    private static final int[] HOST_RATIOS = {2, 4, 8};
+    private static final double MIN_CONTAINMENT = 0.7;
+
+    private static String team(int n) {
+        return n % 2 == 0 ? "a" : "b";
+    }
+
+    private static List<String> randomWords(Random random, int count) {
+        List<String> words = new ArrayList<>();
+        for (int w = 0; w < count; w++) {
+            words.add("w" + random.nextInt(5_000));
+        }
+        return words;
+    }
+
+    /**
+     * id → {team, text}: articles, each also inside hosts 2 to 8 times its length (one word edited) and cut to its
+     * first half; the teams alternate so that every article has hidden and visible hosts and a half on the other team.
+     */
+    private static Map<String, String[]> containmentCorpus() {
+        Random random = new Random(20261125L);
+        Map<String, String[]> documents = new TreeMap<>();
+        for (int g = 0; g < ARTICLES; g++) {
+            List<String> article = randomWords(random, ARTICLE_WORDS);
+            documents.put("article" + g, new String[] {team(g), String.join(" ", article)});
+            documents.put("half" + g, new String[] {team(g + 1), String.join(" ", article.subList(0, ARTICLE_WORDS / 2))
+            });
+            for (int h = 0; h < HOST_RATIOS.length; h++) {
+                List<String> host = randomWords(random, ARTICLE_WORDS * (HOST_RATIOS[h] - 1));
+                List<String> copy = new ArrayList<>(article);
+                copy.set(random.nextInt(copy.size()), "edit" + g + "h" + h);
+                host.addAll(random.nextInt(host.size() + 1), copy);
+                documents.put(
+                        "host" + g + "x" + HOST_RATIOS[h], new String[] {team(g + h + 1), String.join(" ", host)});
+            }
+        }
+        return documents;
+    }
+
+    private static String containmentMapping(int shards) {
+        String mapping = MAPPING.replace(
+                        "\"minhash\": {\"type\": \"minhash\"}",
+                        "\"minhash\": {\"type\": \"minhash\", \"containment\": true}")
+                .replace("\"number_of_shards\": 2", "\"number_of_shards\": " + shards);
+        assertTrue(
+                mapping,
+                mapping.contains("\"containment\": true") && mapping.contains("\"number_of_shards\": " + shards));
+        return mapping;
+    }
+
+    /** The pipeline, the index (its minhash field mapped with containment) and the documents of {@code corpus}. */
+    private static void setUpContainmentIndex(String index, String mapping, Map<String, String[]> corpus)
+            throws IOException {
+        send(
+                client(),
+                "PUT",
+                "/_ingest/pipeline/sec-fp",
+                "{\"processors\": [{\"near_dup_fingerprint\": "
+                        + "{\"field\": \"text\", \"target_field\": \"text_fp\"}}]}");
+        send(client(), "PUT", "/" + index, mapping);
+        StringBuilder bulk = new StringBuilder();
+        for (Map.Entry<String, String[]> doc : corpus.entrySet()) {
+            bulk.append("{\"index\": {\"_id\": \"")
+                    .append(doc.getKey())
+                    .append("\"}}\n{\"team\": \"")
+                    .append(doc.getValue()[0])
+                    .append("\", \"text\": \"")
+                    .append(doc.getValue()[1])
+                    .append("\"}\n");
+        }
+        Map<String, Object> response = send(client(), "POST", "/" + index + "/_bulk?refresh=true", bulk.toString());
+        assertEquals(false, response.get("errors"));
+    }
+
+    private static String containmentQuery(String like, String contained) {
+        return "{\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": " + like + ", \"min_containment\": "
+                + MIN_CONTAINMENT + ", \"contained\": \"" + contained + "\"}}";
+    }
+
+    private static String likeText(String text) {
+        return "{\"text\": " + quoted(text) + "}";
+    }
+
+    private static String likeId(String id, boolean withIndex) {
+        return "{\"_id\": \"" + id + "\"" + (withIndex ? ", \"_index\": \"" + CONTAINMENT_INDEX + "\"" : "") + "}";
+    }
+
+    /** The admin's query, restricted to team {@code a}'s documents: what a DLS user of team a should be answered. */
+    private static String teamAOnly(String query) {
+        return "{\"bool\": {\"must\": [" + query + "], \"filter\": [{\"term\": {\"team\": \"a\"}}]}}";
+    }
+
+    /** id → score of every hit, after checking that the total agrees and that no shard failed. */
+    private static Map<String, Double> scores(RestClient client, String index, String query) throws IOException {
+        Map<String, Object> response =
+                send(client, "POST", "/" + index + "/_search", "{\"size\": 1000, \"query\": " + query + "}");
+        assertEquals(response.toString(), 0, ((Map<?, ?>) response.get("_shards")).get("failed"));
+        Map<String, Double> scores = new TreeMap<>();
+        for (Map<String, Object> hit : hits(response)) {
+            scores.put((String) hit.get("_id"), ((Number) hit.get("_score")).doubleValue());
+        }
+        Map<?, ?> total = (Map<?, ?>) ((Map<?, ?>) response.get("hits")).get("total");
+        assertEquals(response.toString(), scores.size(), ((Number) total.get("value")).intValue());
+        return scores;
+    }
+
+    /**
+     * What the Security plugin adds to each score of a DLS user's hits, measured on a stock query: it runs the role's
+     * DLS query as a required clause of constant score 1 beside the user's query (3.4.0, lucene-level DLS).
+     */
+    private static double dlsScoreOffset(RestClient restricted, String index) throws IOException {
+        String matchAll = "{\"match_all\": {}}";
+        Map<String, Double> admin = scores(client(), index, matchAll);
+        Set<Double> offsets = new TreeSet<>();
+        scores(restricted, index, matchAll).forEach((id, score) -> offsets.add(score - admin.get(id)));
+        assertEquals("one offset for every hit: " + offsets, 1, offsets.size());
+        return offsets.iterator().next();
+    }
+
+    /** The same hits as {@code expected}, each scored {@code offset} more. */
+    private static void assertScoresPlus(
+            String query, Map<String, Double> expected, double offset, Map<String, Double> actual) {
+        assertEquals(query, expected.keySet(), actual.keySet());
+        expected.forEach((id, score) -> assertEquals(query + " " + id, score + offset, actual.get(id), 1e-5));
+    }
+
+    /** Status and {@code error.root_cause[0].reason} of a refused search. */
+    private static String[] refusal(RestClient client, String index, String query) throws IOException {
+        Request request = new Request("POST", "/" + index + "/_search");
+        request.setJsonEntity("{\"query\": " + query + "}");
+        ResponseException e = expectThrows(ResponseException.class, () -> client.performRequest(request));
+        Map<String, Object> body = entityAsMap(e.getResponse());
+        List<?> rootCauses = (List<?>) ((Map<?, ?>) body.get("error")).get("root_cause");
+        return new String[] {
+            String.valueOf(e.getResponse().getStatusLine().getStatusCode()),
+            String.valueOf(((Map<?, ?>) rootCauses.get(0)).get("reason"))
+        };
+    }
+
+    /** The {@code _explain} answer (a 404 of a document the caller may not see is an answer too), and its status. */
+    private static Map<String, Object> explain(RestClient client, String index, String id, String query)
+            throws IOException {
+        Request request = new Request("POST", "/" + index + "/_explain/" + id);
+        request.setJsonEntity("{\"query\": " + query + "}");
+        Response response;
+        try {
+            response = client.performRequest(request);
+        } catch (ResponseException e) {
+            response = e.getResponse();
+        }
+        Map<String, Object> body = new HashMap<>(entityAsMap(response));
+        body.put("status", response.getStatusLine().getStatusCode());
+        return body;
+    }
+
+    /**
+     * A DLS user's containment query, in both directions and by text or by {@code _id}, is the admin's restricted to
+     * the visible documents: the same hits with the same scores. A hidden document named in {@code like._id} is
+     * answered as one that does not exist, and {@code _explain} of a hidden document says nothing of it.
+     */
+    public void testContainmentUnderDocumentLevelSecurityIsTheAdminsAnswerOnTheVisibleDocuments() throws IOException {
+        Map<String, String[]> corpus = containmentCorpus();
+        setUpContainmentIndex(CONTAINMENT_INDEX, containmentMapping(2), corpus);
+        putRole("sec_dls_a", role().index(CONTAINMENT_INDEX).allow("read").dls("{\"term\": {\"team\": \"a\"}}"));
+        putUser("sec_dls", "sec_dls_a");
+        RestClient restricted = userClient("sec_dls");
+        double dlsOffset = dlsScoreOffset(restricted, CONTAINMENT_INDEX);
+        int hiddenHits = 0;
+        int visibleHits = 0;
+        for (Map.Entry<String, String[]> doc : corpus.entrySet()) {
+            for (String contained : List.of("like", "document")) {
+                List<String> likes = new ArrayList<>(List.of(likeText(doc.getValue()[1])));
+                if (doc.getValue()[0].equals("a")) {
+                    likes.add(likeId(doc.getKey(), false));
+                    likes.add(likeId(doc.getKey(), true));
+                }
+                for (String like : likes) {
+                    String query = containmentQuery(like, contained);
+                    Map<String, Double> admin = scores(client(), CONTAINMENT_INDEX, query);
+                    Map<String, Double> adminVisible = scores(client(), CONTAINMENT_INDEX, teamAOnly(query));
+                    assertScoresPlus(query, adminVisible, dlsOffset, scores(restricted, CONTAINMENT_INDEX, query));
+                    hiddenHits += admin.size() - adminVisible.size();
+                    visibleHits += adminVisible.size();
+                }
+            }
+        }
+        assertTrue("hidden documents contain or are contained to leak: " + hiddenHits, hiddenHits > 0);
+        assertTrue("visible documents are found: " + visibleHits, visibleHits > 0);
+
+        for (Map.Entry<String, String[]> doc : corpus.entrySet()) {
+            if (doc.getValue()[0].equals("a")) {
+                continue;
+            }
+            String hidden = doc.getKey();
+            for (boolean withIndex : List.of(false, true)) {
+                for (String contained : List.of("like", "document")) {
+                    String byHiddenId = containmentQuery(likeId(hidden, withIndex), contained);
+                    scores(client(), CONTAINMENT_INDEX, byHiddenId); // the admin is answered
+                    String[] refused = refusal(restricted, CONTAINMENT_INDEX, byHiddenId);
+                    String[] missing = refusal(
+                            restricted,
+                            CONTAINMENT_INDEX,
+                            containmentQuery(likeId("no-such-document", withIndex), contained));
+                    assertEquals(byHiddenId, "400", refused[0]);
+                    assertEquals(
+                            byHiddenId + ": as if it did not exist",
+                            missing[1].replace("no-such-document", "<id>"),
+                            refused[1].replace(hidden, "<id>"));
+                }
+            }
+        }
+
+        // _explain: a hidden host of a visible article matches for the admin, and is nothing to the DLS user.
+        int explained = 0;
+        for (int g = 0; g < ARTICLES; g++) {
+            if (team(g).equals("a") == false) {
+                continue;
+            }
+            String query = containmentQuery(likeText(corpus.get("article" + g)[1]), "like");
+            for (int ratio : HOST_RATIOS) {
+                String host = "host" + g + "x" + ratio;
+                if (corpus.get(host)[0].equals("a")) {
+                    continue;
+                }
+                Map<String, Object> admin = explain(client(), CONTAINMENT_INDEX, host, query);
+                assertEquals(admin.toString(), true, admin.get("matched"));
+                assertTrue(admin.toString(), admin.toString().contains("shingles of the query's text"));
+                Map<String, Object> hidden = explain(restricted, CONTAINMENT_INDEX, host, query);
+                assertTrue(
+                        hidden.toString(),
+                        hidden.get("status").equals(200) || hidden.get("status").equals(404));
+                assertNotEquals(hidden.toString(), true, hidden.get("matched"));
+                assertFalse(hidden.toString(), hidden.toString().contains("shingles"));
+                explained++;
+            }
+        }
+        assertTrue(explained > 0);
+    }
+
+    /**
+     * A user whose role hides the fingerprint object or the minhash field (FLS), or masks the minhash field or only its
+     * containment terms, finds nothing by containment, after the admin found the hosts: no hit, no failed shard, and
+     * {@code _explain} matches nothing either.
+     */
+    public void testContainmentOfHiddenOrMaskedFingerprintsFindsNothing() throws IOException {
+        Map<String, String[]> corpus = containmentCorpus();
+        setUpContainmentIndex(CONTAINMENT_INDEX, containmentMapping(2), corpus);
+        Map<String, Role> roles = new TreeMap<>();
+        roles.put(
+                "sec_cont_fls_object",
+                role().index(CONTAINMENT_INDEX).allow("read").fls("~text_fp"));
+        roles.put(
+                "sec_cont_fls_field",
+                role().index(CONTAINMENT_INDEX).allow("read").fls("~text_fp.minhash"));
+        roles.put(
+                "sec_cont_mask_field",
+                role().index(CONTAINMENT_INDEX).allow("read").masked("text_fp.minhash"));
+        roles.put(
+                "sec_cont_mask_terms",
+                role().index(CONTAINMENT_INDEX).allow("read").masked("text_fp.minhash._containment"));
+        for (Map.Entry<String, Role> role : roles.entrySet()) {
+            putRole(role.getKey(), role.getValue());
+            putUser(role.getKey() + "_user", role.getKey());
+        }
+        List<String> queries = new ArrayList<>();
+        for (String contained : List.of("like", "document")) {
+            queries.add(containmentQuery(likeText(corpus.get("article0")[1]), contained));
+            queries.add(containmentQuery(likeText(corpus.get("host0x8")[1]), contained));
+        }
+        for (String query : queries) {
+            assertFalse(query, scores(client(), CONTAINMENT_INDEX, query).isEmpty());
+            for (String role : roles.keySet()) {
+                assertEquals(
+                        role + ": " + query, Map.of(), scores(userClient(role + "_user"), CONTAINMENT_INDEX, query));
+            }
+        }
+        String hostQuery = containmentQuery(likeText(corpus.get("article0")[1]), "like");
+        assertEquals(
+                true, explain(client(), CONTAINMENT_INDEX, "host0x8", hostQuery).get("matched"));
+        for (String role : roles.keySet()) {
+            Map<String, Object> explained =
+                    explain(userClient(role + "_user"), CONTAINMENT_INDEX, "host0x8", hostQuery);
+            assertEquals(role + ": " + explained, 200, explained.get("status"));
+            assertEquals(role + ": " + explained, false, explained.get("matched"));
+            // like._id reads the document as this user: a refusal that names it (400) or no hit, never a server error.
+            Request byId = new Request("POST", "/" + CONTAINMENT_INDEX + "/_search");
+            byId.setJsonEntity("{\"query\": " + containmentQuery(likeId("article0", false), "like") + "}");
+            try {
+                Map<String, Object> response =
+                        entityAsMap(userClient(role + "_user").performRequest(byId));
+                assertEquals(role + ": " + response, List.of(), hits(response));
+            } catch (ResponseException e) {
+                assertEquals(
+                        role + ": " + e.getMessage(),
+                        400,
+                        e.getResponse().getStatusLine().getStatusCode());
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static long queryCacheSize(String index) throws IOException {
+        Map<String, Object> stats = send(client(), "GET", "/" + index + "/_stats/query_cache", null);
+        Map<String, Object> total = (Map<String, Object>) ((Map<String, Object>) stats.get("_all")).get("total");
+        return ((Number) ((Map<String, Object>) total.get("query_cache")).get("cache_size")).longValue();
+    }
+
+    /**
+     * The node's query cache is shared between the DLS user and everyone else (the Security plugin bypasses it only
+     * for FLS and masking): a filter the DLS user's searches cached must not leave the hidden documents out of the
+     * admin's answer. One segment of over 10,000 documents, the smallest Lucene caches filters for.
+     */
+    public void testContainmentCachedForADocumentLevelSecurityUserIsTheWholeAnswerForTheAdmin() throws IOException {
+        String index = CONTAINMENT_INDEX + "-cached";
+        Map<String, String[]> corpus = containmentCorpus();
+        Random random = new Random(20261126L);
+        for (int i = 0; corpus.size() < 10_200; i++) {
+            corpus.put("filler" + i, new String[] {team(i), String.join(" ", randomWords(random, 4))});
+        }
+        setUpContainmentIndex(index, containmentMapping(1), corpus);
+        send(client(), "POST", "/" + index + "/_forcemerge?max_num_segments=1", null);
+        send(client(), "POST", "/" + index + "/_refresh", null);
+        putRole("sec_dls_cached", role().index(index).allow("read").dls("{\"term\": {\"team\": \"a\"}}"));
+        putUser("sec_dls_cached_user", "sec_dls_cached");
+
+        String query = containmentQuery(likeText(corpus.get("article0")[1]), "like");
+        String filter = "{\"constant_score\": {\"filter\": " + query + "}}";
+        Set<String> scored = scores(client(), index, query).keySet();
+        Set<String> visible = teamA(scored, corpus);
+        assertNotEquals("hidden hosts contain the article", visible, scored);
+        long cachedBefore = queryCacheSize(index);
+        for (int i = 0; i < 10; i++) {
+            assertEquals(
+                    visible,
+                    scores(userClient("sec_dls_cached_user"), index, filter).keySet());
+        }
+        assertTrue("the DLS user's filter was cached", queryCacheSize(index) > cachedBefore);
+        assertEquals(scored, scores(client(), index, filter).keySet());
+    }
+
+    private static Set<String> teamA(Set<String> ids, Map<String, String[]> corpus) {
+        Set<String> visible = new TreeSet<>();
+        for (String id : ids) {
+            if (corpus.get(id)[0].equals("a")) {
+                visible.add(id);
+            }
+        }
+        return visible;
     }
 }
