@@ -31,7 +31,6 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.Weight;
-import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
 
 /**
@@ -242,12 +241,13 @@ public final class ContainmentQuery extends Query {
         private int verify(LeafReader reader, SharedCounts shared, int floor, int[] docs, float[] scores)
                 throws IOException {
             BinaryDocValues sets = DocValues.getBinary(reader, shinglesField);
-            Bits live = reader.getLiveDocs();
+            // Deleted documents are left to the collector: the answer may be cached by the segment's core and served
+            // to readers that delete less (an older point in time), as Lucene's own queries are.
             boolean documentContained = containment.contained() == Containment.Contained.DOCUMENT;
             int n = 0;
             for (shared.reset(); shared.next(floor); ) {
                 int doc = shared.doc();
-                if ((live != null && live.get(doc) == false) || sets.advanceExact(doc) == false) {
+                if (sets.advanceExact(doc) == false) {
                     continue;
                 }
                 BytesRef set = sets.binaryValue();
