@@ -242,6 +242,15 @@ public class ContainmentQuerySingleNodeTests extends OpenSearchSingleNodeTestCas
             hostFound |= hit.getId().startsWith("host-0-");
         }
         assertTrue(hostFound);
+
+        // A deleted host is no hit (the collector drops it; the query's answer itself is cacheable), the others stay.
+        client().prepareDelete("texts", "host-0-5.0").setRefreshPolicy("true").get();
+        Set<String> after = new java.util.HashSet<>();
+        for (SearchHit hit : search("texts", query).getHits().getHits()) {
+            after.add(hit.getId());
+        }
+        assertFalse(after.toString(), after.contains("host-0-5.0"));
+        assertTrue(after.toString(), after.contains("host-0-1.5") && after.contains("host-0-15.0"));
     }
 
     public void testRefusals() throws IOException {
