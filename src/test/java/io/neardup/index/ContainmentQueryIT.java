@@ -4,13 +4,11 @@
  */
 package io.neardup.index;
 
-import io.neardup.DemoCorpus;
 import io.neardup.NearDupRestTestCase;
 import io.neardup.ShingleTruth;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.SignatureCodec;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,9 +18,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import org.opensearch.client.Request;
-import org.opensearch.common.xcontent.XContentHelper;
 import org.opensearch.common.xcontent.json.JsonXContent;
-import org.opensearch.core.xcontent.MediaTypeRegistry;
 import org.opensearch.core.xcontent.XContentBuilder;
 
 /**
@@ -71,19 +67,6 @@ public class ContainmentQueryIT extends NearDupRestTestCase {
         return json(Map.of("text", text));
     }
 
-    private static List<String> words(String text) {
-        return List.of(text.trim().split("\\s+"));
-    }
-
-    private static List<String> demoTexts() throws IOException {
-        List<String> texts = new ArrayList<>();
-        for (String line : DemoCorpus.lines()) {
-            texts.add((String) XContentHelper.convertToMap(MediaTypeRegistry.JSON.xContent(), line, false)
-                    .get("text"));
-        }
-        return texts;
-    }
-
     /**
      * Shard number → a routing value that sends a document there, from the node's own answer: hosts of every article
      * are spread over all the shards, whatever the hash of their ids.
@@ -116,43 +99,11 @@ public class ContainmentQueryIT extends NearDupRestTestCase {
                 "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\", \"target_field\": \"text_fp\"}}]}");
         send("PUT", "/" + INDEX, String.format(java.util.Locale.ROOT, MAPPING, SHARDS, PIPELINE));
         List<String> routing = routingPerShard();
-        List<String> texts = demoTexts();
-        List<String> vocabulary = words(String.join(" ", texts.subList(0, 20)));
         Map<String, String> docs = new LinkedHashMap<>();
         StringBuilder bulk = new StringBuilder();
-        int articles = 0;
-        for (int i = 0; i < texts.size() && articles < ARTICLES; i += 7) {
-            List<String> article = words(texts.get(i));
-            if (article.size() < 80 || article.size() > 400) {
-                continue;
-            }
-            add(bulk, docs, "article-" + articles, null, String.join(" ", article));
-            for (int h = 0; h < RATIOS.length; h++) {
-                double ratio = RATIOS[h];
-                List<String> filler = new ArrayList<>();
-                int j = i + 1;
-                while (filler.size() < article.size() * (ratio - 1)) {
-                    filler.addAll(words(texts.get((j += 3) % texts.size())));
-                }
-                filler = filler.subList(0, (int) (article.size() * (ratio - 1)));
-                int at = random.nextInt(filler.size() + 1);
-                List<String> edited = new ArrayList<>(article);
-                for (int w = 0; w < edited.size(); w++) {
-                    if (random.nextInt(50) == 0) {
-                        edited.set(w, vocabulary.get(random.nextInt(vocabulary.size())));
-                    }
-                }
-                String host = String.join(" ", filler.subList(0, at)) + " " + String.join(" ", edited) + " "
-                        + String.join(" ", filler.subList(at, filler.size()));
-                add(bulk, docs, "host-" + articles + "-" + ratio, routing.get(h % SHARDS), host);
-            }
-            add(bulk, docs, "half-" + articles, null, String.join(" ", article.subList(0, article.size() / 2)));
-            articles++;
+        for (EmbeddedTexts.Doc doc : EmbeddedTexts.build(random, ARTICLES, RATIOS, 23)) {
+            add(bulk, docs, doc.id(), doc.ratioIndex() < 0 ? null : routing.get(doc.ratioIndex() % SHARDS), doc.text());
         }
-        for (int i = 3; i < texts.size(); i += 23) {
-            add(bulk, docs, "page-" + i, null, texts.get(i));
-        }
-        assertEquals(ARTICLES, articles);
         Map<String, Object> response = send("POST", "/" + INDEX + "/_bulk?refresh=true", bulk.toString());
         assertEquals(response.toString(), false, response.get("errors"));
         return docs;

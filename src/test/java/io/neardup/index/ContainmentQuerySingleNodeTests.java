@@ -6,13 +6,11 @@ package io.neardup.index;
 
 import static org.hamcrest.Matchers.containsString;
 
-import io.neardup.DemoCorpus;
 import io.neardup.NearDupPlugin;
 import io.neardup.ShingleTruth;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.SignatureCodec;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -25,7 +23,6 @@ import org.opensearch.action.bulk.BulkResponse;
 import org.opensearch.action.search.SearchPhaseExecutionException;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.common.settings.Settings;
-import org.opensearch.common.xcontent.XContentHelper;
 import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.core.common.Strings;
 import org.opensearch.core.common.bytes.BytesArray;
@@ -58,30 +55,6 @@ public class ContainmentQuerySingleNodeTests extends OpenSearchSingleNodeTestCas
         return true;
     }
 
-    private static List<String> demoTexts() throws IOException {
-        List<String> texts = new ArrayList<>();
-        for (String line : DemoCorpus.lines()) {
-            Map<String, Object> page = XContentHelper.convertToMap(MediaTypeRegistry.JSON.xContent(), line, false);
-            texts.add((String) page.get("text"));
-        }
-        return texts;
-    }
-
-    private static List<String> words(String text) {
-        return List.of(text.trim().split("\\s+"));
-    }
-
-    /** {@code text} with about one word in fifty replaced by another word of the corpus. */
-    private static String edited(List<String> words, List<String> vocabulary, Random random) {
-        List<String> out = new ArrayList<>(words);
-        for (int i = 0; i < out.size(); i++) {
-            if (random.nextInt(50) == 0) {
-                out.set(i, vocabulary.get(random.nextInt(vocabulary.size())));
-            }
-        }
-        return String.join(" ", out);
-    }
-
     private void putPipeline() {
         client().admin()
                 .cluster()
@@ -101,36 +74,11 @@ public class ContainmentQuerySingleNodeTests extends OpenSearchSingleNodeTestCas
                 .get();
     }
 
-    /** Articles (80 to 400 words), each inside hosts of every ratio, and the rest of the pages as they are. */
+    /** The planted corpus ({@link EmbeddedTexts}) and short texts that share nothing with it; returns id → text. */
     private Map<String, String> indexCorpus(Random random) throws IOException {
-        List<String> texts = demoTexts();
-        List<String> vocabulary = words(String.join(" ", texts.subList(0, 20)));
         Map<String, String> docs = new LinkedHashMap<>();
-        int articles = 0;
-        for (int i = 0; i < texts.size() && articles < 6; i += 7) {
-            List<String> article = words(texts.get(i));
-            if (article.size() < 80 || article.size() > 400) {
-                continue;
-            }
-            docs.put("article-" + articles, String.join(" ", article));
-            for (double ratio : RATIOS) {
-                List<String> filler = new ArrayList<>();
-                int j = i + 1;
-                while (filler.size() < article.size() * (ratio - 1)) {
-                    filler.addAll(words(texts.get((j += 3) % texts.size())));
-                }
-                filler = filler.subList(0, (int) (article.size() * (ratio - 1)));
-                int at = random.nextInt(filler.size() + 1);
-                String host = String.join(" ", filler.subList(0, at)) + " " + edited(article, vocabulary, random) + " "
-                        + String.join(" ", filler.subList(at, filler.size()));
-                docs.put("host-" + articles + "-" + ratio, host);
-            }
-            // Half of the article only: contained at about 0.5, below every threshold asked here.
-            docs.put("half-" + articles, String.join(" ", article.subList(0, article.size() / 2)));
-            articles++;
-        }
-        for (int i = 3; i < texts.size(); i += 11) {
-            docs.put("page-" + i, texts.get(i));
+        for (EmbeddedTexts.Doc doc : EmbeddedTexts.build(random, 6, RATIOS, 11)) {
+            docs.put(doc.id(), doc.text());
         }
         BulkRequestBuilder bulk = client().prepareBulk("texts");
         docs.forEach(

@@ -4,6 +4,7 @@
  */
 package io.neardup.bench.eval;
 
+import io.neardup.ShingleTruth;
 import io.neardup.bench.common.Json;
 import io.neardup.bench.common.Node;
 import io.neardup.bench.common.Options;
@@ -11,6 +12,7 @@ import io.neardup.bench.common.Stats;
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
+import io.neardup.core.Murmur3;
 import io.neardup.core.ShingleSetCodec;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,18 +85,27 @@ public final class ContainmentLatency {
         return words;
     }
 
+    /**
+     * The random stream of text {@code i} of a kind: seeds spread by a mixer, since SplittableRandom's streams of seeds
+     * that differ by multiples of its own increment are shifted copies of one another (articles drawn from {@code seed
+     * ^ (0x9E3779B97F4A7C15L * j)} shared most of their words).
+     */
+    private SplittableRandom stream(long kind, int i) {
+        return new SplittableRandom(Murmur3.fmix64(Murmur3.fmix64(seed ^ kind) + i));
+    }
+
     List<String> article(int j) {
-        return words(new SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * (j + 1))), 40, 200);
+        return words(stream(1, j), 40, 200);
     }
 
     /** The article host {@code i} embeds, or -1. */
     int embeddedIn(int i) {
-        SplittableRandom random = new SplittableRandom(seed + 31L * i);
+        SplittableRandom random = stream(2, i);
         return random.nextInt(10) == 0 ? random.nextInt(articles) : -1;
     }
 
     List<String> host(int i) {
-        SplittableRandom random = new SplittableRandom(seed + 31L * i);
+        SplittableRandom random = stream(2, i);
         int article = random.nextInt(10) == 0 ? random.nextInt(articles) : -1;
         List<String> words = words(random, 60, 300);
         if (article >= 0) {
@@ -306,21 +317,16 @@ public final class ContainmentLatency {
         System.out.printf(Locale.ROOT, "load average after: %s%n", Stats.loadAverage(3, "unknown"));
     }
 
-    /** |A ∩ B| / |A| of two sorted-unsigned value arrays. */
+    /** |A ∩ B| / |A| by Java's own sets ({@link ShingleTruth}), not the plugin's merge. */
     static double containment(int[] a, int[] b) {
-        int i = 0, j = 0, common = 0;
-        while (i < a.length && j < b.length) {
-            int c = Integer.compareUnsigned(a[i], b[j]);
-            if (c == 0) {
-                common++;
-                i++;
-                j++;
-            } else if (c < 0) {
-                i++;
-            } else {
-                j++;
-            }
+        return ShingleTruth.containment(boxed(a), boxed(b));
+    }
+
+    private static Set<Integer> boxed(int[] values) {
+        Set<Integer> set = new HashSet<>();
+        for (int value : values) {
+            set.add(value);
         }
-        return a.length == 0 ? 0 : (double) common / a.length;
+        return set;
     }
 }
