@@ -439,6 +439,13 @@ public final class ContainmentQuery extends Query {
 
     @Override
     public int hashCode() {
-        return Objects.hash(classHash(), field, Arrays.hashCode(likeSet), schemeHash, scheme, containment);
+        return Objects.hash(
+                classHash(),
+                field,
+                Arrays.hashCode(likeSet),
+                schemeHash,
+                scheme,
+                containment,
+                fieldType.containmentSampling());
     }
 }
