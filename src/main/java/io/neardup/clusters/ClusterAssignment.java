@@ -17,6 +17,12 @@ import java.util.Set;
  * {"cluster": "&lt;…&gt;", "duplicate_of": "&lt;_id&gt;", "similarity": s, "representative": false}        (near_dup_lookup, a copy)
  * {"cluster": "&lt;own _id&gt;", "representative": true}                                              (near_dup_lookup, none)
  * </pre>
+ * and, by a {@code near_dup_lookup} with {@code min_containment}, beside whatever else the object holds (no cluster:
+ * containment is not an equivalence):
+ * <pre>
+ * {"contained_in": "&lt;_id&gt;", "containment": c}   (contained: like, the new document lies inside that one)
+ * {"contains": "&lt;_id&gt;", "containment": c}       (contained: document, that one lies inside the new document)
+ * </pre>
  */
 public final class ClusterAssignment {
     public static final String CLUSTER = "cluster";
@@ -24,6 +30,12 @@ public final class ClusterAssignment {
     public static final String REPRESENTATIVE = "representative";
     public static final String DUPLICATE_OF = "duplicate_of";
     public static final String SIMILARITY = "similarity";
+    /** The existing document the new one lies inside (containment lookup, {@code contained: like}). */
+    public static final String CONTAINED_IN = "contained_in";
+    /** The existing document that lies inside the new one (containment lookup, {@code contained: document}). */
+    public static final String CONTAINS = "contains";
+    /** The exact containment of the contained side in the other, with {@link #CONTAINED_IN} or {@link #CONTAINS}. */
+    public static final String CONTAINMENT = "containment";
 
     private ClusterAssignment() {}
 

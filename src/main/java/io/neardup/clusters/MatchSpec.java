@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.LshBanding;
+import io.neardup.index.Containment;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupOptions;
@@ -28,9 +29,13 @@ import org.opensearch.index.query.QueryShardContext;
  * {@link NearDupOptions} the query takes. Each document is matched by exactly the query a user
  * would send for it, so the clusters and the query agree. Unset options take the query's defaults.
  * A run takes {@code max_distance}, {@code mode}, {@code max_flips}, {@code min_similarity} and
- * {@code verification}; on the wire, only those.
+ * {@code verification}; on the wire, only those. {@code near_dup_lookup} may instead match by
+ * {@link Containment} ({@code min_containment}, {@code contained}), which takes none of the options.
+ *
+ * @param containment a containment match, or null for a similarity match
  */
-public record MatchSpec(String field, NearDupOptions options) implements Writeable, ToXContentFragment {
+public record MatchSpec(String field, NearDupOptions options, Containment containment)
+        implements Writeable, ToXContentFragment {
 
     public MatchSpec {
         if (field == null || field.isBlank()) {
@@ -41,6 +46,20 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
             throw new IllegalArgumentException(
                     "a run matches with [max_distance], [mode], [max_flips], [min_similarity] and [verification] only");
         }
+        if (containment != null && options.firstSetName() != null) {
+            throw new IllegalArgumentException("[" + options.firstSetName() + "] does not apply with ["
+                    + Containment.MIN_CONTAINMENT + "]: a containment match is verified on the exact shingle sets");
+        }
+    }
+
+    /** A similarity match. */
+    public MatchSpec(String field, NearDupOptions options) {
+        this(field, options, null);
+    }
+
+    /** A containment match on {@code field}, a {@code minhash} field mapped with {@code containment: true}. */
+    public MatchSpec(String field, Containment containment) {
+        this(field, NearDupOptions.DEFAULTS, Objects.requireNonNull(containment));
     }
 
     public MatchSpec(
@@ -56,11 +75,16 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
     public MatchSpec(StreamInput in) throws IOException {
         this(
                 in.readString(),
-                in.readOptionalVInt(),
-                in.readBoolean() ? in.readEnum(NearDupOptions.Mode.class) : null,
-                in.readOptionalVInt(),
-                in.readOptionalDouble(),
-                in.readBoolean() ? in.readEnum(NearDupOptions.Verification.class) : null);
+                new NearDupOptions(
+                        in.readOptionalVInt(),
+                        in.readBoolean() ? in.readEnum(NearDupOptions.Mode.class) : null,
+                        in.readOptionalVInt(),
+                        null,
+                        null,
+                        in.readOptionalDouble(),
+                        null,
+                        in.readBoolean() ? in.readEnum(NearDupOptions.Verification.class) : null),
+                in.readOptionalWriteable(Containment::new));
     }
 
     @Override
@@ -77,15 +101,22 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
         if (options.verification() != null) {
             out.writeEnum(options.verification());
         }
+        out.writeOptionalWriteable(containment);
     }
 
     public Double minSimilarity() {
         return options.minSimilarity();
     }
 
-    /** The query that finds the near-duplicates of {@code like} (itself excluded). */
+    /**
+     * The query that finds the near-duplicates of {@code like} (itself excluded), or with {@link #containment} the
+     * documents containing it or contained in it: the builder asks the field type for the Lucene query
+     * ({@code containmentQuery}), which refuses a field that cannot answer it.
+     */
     public NearDuplicateQueryBuilder query(Like like, QueryServices services) {
-        return new NearDuplicateQueryBuilder(field, like, services).options(options);
+        return new NearDuplicateQueryBuilder(field, like, services)
+                .options(options)
+                .containment(containment);
     }
 
     /**
@@ -123,7 +154,8 @@ public record MatchSpec(String field, NearDupOptions options) implements Writeab
     @Override
     public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
         builder.field("field", field);
-        return options.toXContent(builder, params);
+        options.toXContent(builder, params);
+        return containment == null ? builder : containment.toXContent(builder, params);
     }
 
     @Override

@@ -251,7 +251,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
 
     /**
      * Documents: on a {@code simhash} field without {@code min_similarity}, every neighbour within the distance from
-     * the block tables; otherwise each document's {@code near_duplicate} query.
+     * the block tables; otherwise each document's {@code near_duplicate} query (with a containment spec, the one the
+     * field type builds for it, whatever the field's type: a type that cannot answer it refuses).
      */
     private void matchDocuments(
             ShardMatchRequest request,
@@ -262,7 +263,10 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             ShardDocs docs,
             MatchList matches)
             throws IOException {
-        SimhashBatchMatcher blocks = request.spec().minSimilarity() == null ? blocks(request, context, searcher) : null;
+        SimhashBatchMatcher blocks =
+                request.spec().minSimilarity() == null && request.spec().containment() == null
+                        ? blocks(request, context, searcher)
+                        : null;
         List<String> ids = documents.ids();
         String index = shardId.getIndexName();
         BlockNeighbours neighbours = blocks == null ? null : new BlockNeighbours();

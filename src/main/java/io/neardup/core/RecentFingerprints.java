@@ -36,6 +36,9 @@ public final class RecentFingerprints {
         private final long simhash;
         private final int[] signature;
         private final byte[] shingleSet;
+        /** The number of values in {@link #shingleSet}, 0 without one: the size bound of a containment. */
+        private final int shingleCount;
+
         private final long addedNanos;
         private final long arrival;
         private boolean decided;
@@ -58,6 +61,7 @@ public final class RecentFingerprints {
             this.simhash = simhash;
             this.signature = signature;
             this.shingleSet = shingleSet;
+            this.shingleCount = shingleSet == null ? 0 : ShingleSetCodec.count(shingleSet, 0, shingleSet.length);
             this.addedNanos = addedNanos;
             this.arrival = arrival;
         }
@@ -117,7 +121,10 @@ public final class RecentFingerprints {
         }
     }
 
-    /** The best match found, with its similarity (1 - distance / 64 for simhash, Jaccard or its estimate for signatures). */
+    /**
+     * The best match found, with its similarity (1 - distance / 64 for simhash, Jaccard or its estimate for
+     * signatures) or, from {@link #mostContaining}, its exact containment.
+     */
     public record Match(Entry entry, double similarity) {}
 
     private final int capacity;
@@ -149,6 +156,14 @@ public final class RecentFingerprints {
     /** Adds a signature document as a pending entry; {@code shingleSet} ({@link ShingleSetCodec} payload) may be null. */
     public Entry addSignature(String scope, String id, int scheme, int[] signature, byte[] shingleSet, long nowNanos) {
         return add(scope, id, scheme, 0, signature.clone(), shingleSet, nowNanos);
+    }
+
+    /**
+     * Adds a document by its shingle set alone ({@link ShingleSetCodec} payload), for {@link #mostContaining}, as a
+     * pending entry; returns it.
+     */
+    public Entry addShingleSet(String scope, String id, int scheme, byte[] shingleSet, long nowNanos) {
+        return add(scope, id, scheme, 0, null, java.util.Objects.requireNonNull(shingleSet), nowNanos);
     }
 
     private synchronized Entry add(
@@ -200,7 +215,9 @@ public final class RecentFingerprints {
         int bestDistance = Integer.MAX_VALUE;
         for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
             Entry entry = it.next();
-            if (entry.signature != null || comparable(entry, scope, id, scheme, before) == false) {
+            if (entry.signature != null
+                    || entry.shingleSet != null
+                    || comparable(entry, scope, id, scheme, before) == false) {
                 continue;
             }
             int distance = Long.bitCount(entry.simhash ^ simhash);
@@ -260,6 +277,51 @@ public final class RecentFingerprints {
             }
         }
         return best == null ? null : new Match(best, bestSimilarity);
+    }
+
+    /**
+     * The recent shingle set of {@code scope} with the highest exact containment, at least {@code minContainment}, that
+     * arrived before {@code before}, other than document {@code id} or a withdrawn one; ties go to the smallest id.
+     * With {@code documentInsideRecent} the containment is the document's set in the recent one's, else the recent
+     * one's in the document's. Null if none. Exact: each entry of the right size is compared by one merge of the two
+     * sets; an entry too small to hold ⌈c·|A|⌉ shingles of the contained side A is skipped without one.
+     */
+    public synchronized Match mostContaining(
+            String scope,
+            String id,
+            int scheme,
+            byte[] shingleSet,
+            boolean documentInsideRecent,
+            double minContainment,
+            long before,
+            long nowNanos) {
+        expire(nowNanos);
+        int count = ShingleSetCodec.count(shingleSet, 0, shingleSet.length);
+        Entry best = null;
+        double bestContainment = -1;
+        for (Entry entry : entries) {
+            if (entry.shingleSet == null || comparable(entry, scope, id, scheme, before) == false) {
+                continue;
+            }
+            // |A ∩ B| ≤ |B|: the containing side needs at least c·|A| shingles.
+            int contained = documentInsideRecent ? count : entry.shingleCount;
+            int containing = documentInsideRecent ? entry.shingleCount : count;
+            if (contained == 0 || containing < minContainment * contained - 1e-9) {
+                continue;
+            }
+            double containment = documentInsideRecent
+                    ? ShingleSetCodec.containment(
+                            shingleSet, 0, shingleSet.length, entry.shingleSet, 0, entry.shingleSet.length)
+                    : ShingleSetCodec.containment(
+                            entry.shingleSet, 0, entry.shingleSet.length, shingleSet, 0, shingleSet.length);
+            if (containment >= minContainment
+                    && (containment > bestContainment
+                            || (containment == bestContainment && entry.id.compareTo(best.id) < 0))) {
+                best = entry;
+                bestContainment = containment;
+            }
+        }
+        return best == null ? null : new Match(best, bestContainment);
     }
 
     private static boolean comparable(Entry entry, String scope, String id, int scheme, long before) {

@@ -19,6 +19,7 @@ import io.neardup.core.RecentFingerprints;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.index.Containment;
 import io.neardup.index.NearDupOptions;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +52,10 @@ import org.opensearch.transport.client.Client;
  * search) and in the fingerprints this processor saw in the last moments (documents of the same
  * bulk request, or not yet refreshed), and writes {@code <target_field>.cluster},
  * {@code .duplicate_of}, {@code .similarity} and {@code .representative}, in the layout of
- * {@code _near_dup_clusters}.
+ * {@code _near_dup_clusters}. With {@code min_containment} it looks instead for the existing document the new one
+ * lies inside ({@code contained: like}: {@code .contained_in}) or that lies inside it ({@code contained: document}:
+ * {@code .contains}), with {@code .containment}, the exact containment of the two shingle sets
+ * ({@link ClusterAssignment}).
  */
 public final class NearDupLookupProcessor extends AbstractProcessor {
 
@@ -91,6 +95,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final RecentFingerprints recent;
     private final ThreadContext threadContext;
     private final MatchSpec spec;
+    /** A containment lookup's threshold and direction; null for a similarity lookup. */
+    private final Containment containment;
+
     private final Client client;
     private final ClusterService clusterService;
     private final BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler;
@@ -104,6 +111,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             String targetField,
             Integer maxDistance,
             Double minSimilarity,
+            Containment containment,
             int maxCandidates,
             TimeValue timeout,
             boolean ignoreMissing,
@@ -123,7 +131,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         this.simhash = field.endsWith(".simhash") || field.equals("simhash");
         this.recent = recent;
         this.threadContext = threadContext;
-        this.spec = new MatchSpec(field, maxDistance, null, null, minSimilarity, null);
+        this.containment = containment;
+        this.spec = containment == null
+                ? new MatchSpec(field, maxDistance, null, null, minSimilarity, null)
+                : new MatchSpec(field, containment);
         this.client = client;
         this.clusterService = clusterService;
         this.scheduler = scheduler;
@@ -173,6 +184,30 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch =
                         () -> recent.closestSimhash(scope, id, scheme, value, distance, before, nanoTime.getAsLong());
+            } else if (containment != null) {
+                if (parts.shingles() == null) {
+                    throw new IllegalArgumentException("[" + TYPE + "] [" + Containment.MIN_CONTAINMENT
+                            + "] compares shingle sets, and the fingerprint at [" + field + "] has none: "
+                            + "let [near_dup_fingerprint] write them (its default [outputs])");
+                }
+                byte[] shingles =
+                        ShingleSetCodec.decodePayload(parts.shingles(), ShingleSetCodec.schemeHashOf(parts.shingles()));
+                // The window's parts are those of the similarity lookup: one per scheme and format.
+                FingerprintFormat format =
+                        parts.value() == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(parts.value());
+                int formatScheme = 31 * scheme + format.number();
+                boolean documentInsideRecent = containment.contained() == Containment.Contained.LIKE;
+                self = id == null ? null : recent.addShingleSet(scope, id, formatScheme, shingles, now);
+                long before = self == null ? recent.nextArrival() : self.arrival();
+                recentMatch = () -> recent.mostContaining(
+                        scope,
+                        id,
+                        formatScheme,
+                        shingles,
+                        documentInsideRecent,
+                        containment.min(),
+                        before,
+                        nanoTime.getAsLong());
             } else {
                 FingerprintFormat format =
                         parts.value() == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(parts.value());
@@ -230,7 +265,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     spec,
                     new ShardMatchRequest.Documents(List.of(id == null ? "" : id), List.of(fingerprintSource)),
                     maxCandidates,
-                    targetField + "." + ClusterAssignment.CLUSTER);
+                    containment == null ? targetField + "." + ClusterAssignment.CLUSTER : null);
             client.execute(
                     NearDupLookupAction.INSTANCE,
                     request,
@@ -239,7 +274,13 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                                 responses[slot] = response;
                                 if (pending.decrementAndGet() == 0 && done.compareAndSet(false, true)) {
                                     timer.cancel();
-                                    complete(document, id, best(responses), recentMatch, self, completion);
+                                    complete(
+                                            document,
+                                            id,
+                                            containment == null ? best(responses) : mostContaining(responses),
+                                            recentMatch,
+                                            self,
+                                            completion);
                                 }
                             },
                             e -> {
@@ -318,12 +359,43 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         return best;
     }
 
+    /**
+     * The shards' match of highest containment, ties to the smallest {@code _id}: the same answer whichever shard
+     * answers first.
+     */
+    private static Found mostContaining(ShardMatchResponse[] responses) {
+        Found best = null;
+        for (ShardMatchResponse response : responses) {
+            for (int i = 0; i < response.size(); i++) {
+                Found match = new Found(response.target(i), null, response.similarity(i));
+                best = moreContaining(best, match);
+            }
+        }
+        return best;
+    }
+
+    /** Of two matches (either may be null), the one of higher containment, compared as the shards score (floats), then the smaller {@code _id}. */
+    private static Found moreContaining(Found a, Found b) {
+        if (a == null || b == null) {
+            return a == null ? b : a;
+        }
+        int byContainment = Float.compare((float) a.similarity(), (float) b.similarity());
+        if (byContainment != 0) {
+            return byContainment > 0 ? a : b;
+        }
+        return a.id().compareTo(b.id()) <= 0 ? a : b;
+    }
+
     private void write(
             IngestDocument document,
             String id,
             Found indexed,
             RecentFingerprints.Match recentMatch,
             RecentFingerprints.Entry self) {
+        if (containment != null) {
+            writeContainment(document, indexed, recentMatch, self);
+            return;
+        }
         String duplicateOf = null;
         String cluster = null;
         double similarity = 0;
@@ -346,6 +418,40 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         document.setFieldValue(targetField, value);
         if (self != null) {
             recent.accept(self, ClusterAssignment.clusterOf(value));
+        }
+    }
+
+    /**
+     * A containment lookup's answer, beside whatever else {@code target_field} holds: the best match's {@code _id}
+     * ({@code .contained_in} or {@code .contains}, by direction) and its containment, to the precision the query
+     * scores it; none found, neither field (any the document arrived with are removed, so no stale answer stays).
+     */
+    private void writeContainment(
+            IngestDocument document,
+            Found indexed,
+            RecentFingerprints.Match recentMatch,
+            RecentFingerprints.Entry self) {
+        Found best = moreContaining(
+                indexed,
+                recentMatch == null ? null : new Found(recentMatch.entry().id(), null, recentMatch.similarity()));
+        String idField = targetField + "."
+                + (containment.contained() == Containment.Contained.LIKE
+                        ? ClusterAssignment.CONTAINED_IN
+                        : ClusterAssignment.CONTAINS);
+        String scoreField = targetField + "." + ClusterAssignment.CONTAINMENT;
+        if (best == null) {
+            for (String stale : new String[] {idField, scoreField}) {
+                if (document.hasField(stale)) {
+                    document.removeField(stale);
+                }
+            }
+        } else {
+            document.setFieldValue(idField, best.id());
+            // The float the query scores with, written as its shortest decimal (0.9, not 0.8999999761581543).
+            document.setFieldValue(scoreField, Double.parseDouble(Float.toString((float) best.similarity())));
+        }
+        if (self != null) {
+            recent.accept(self, null);
         }
     }
 
@@ -416,6 +522,15 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                         "min_similarity",
                         "applies to [minhash] fields; [" + field + "] is a [simhash] " + "field: use [max_distance]");
             }
+            Containment containment = readContainment(tag, config, field, isSimhash);
+            if (containment != null && minSimilarity != null) {
+                throw newConfigurationException(
+                        TYPE,
+                        tag,
+                        "min_similarity",
+                        "does not apply with [" + Containment.MIN_CONTAINMENT
+                                + "]: a containment match is verified on the exact shingle sets");
+            }
             int maxCandidates =
                     readOptionalInt(tag, config, "max_candidates", 1, MAX_MAX_CANDIDATES) instanceof Integer n
                             ? n
@@ -437,6 +552,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     targetField,
                     maxDistance,
                     minSimilarity,
+                    containment,
                     maxCandidates,
                     timeout,
                     ignoreMissing,
@@ -446,6 +562,56 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     threadContext,
                     scheduler,
                     System::nanoTime);
+        }
+
+        /**
+         * {@code min_containment} and {@code contained}, with the query's names, range and values; null without
+         * {@code min_containment}. Only a {@code minhash} field holds the shingle sets containment compares.
+         */
+        private static Containment readContainment(
+                String tag, Map<String, Object> config, String field, boolean isSimhash) {
+            Object min = config.remove(Containment.MIN_CONTAINMENT);
+            Object contained = config.remove(Containment.CONTAINED);
+            if (min == null) {
+                if (contained != null) {
+                    throw newConfigurationException(
+                            TYPE, tag, Containment.CONTAINED, "goes with [" + Containment.MIN_CONTAINMENT + "]");
+                }
+                return null;
+            }
+            if (isSimhash) {
+                throw newConfigurationException(
+                        TYPE,
+                        tag,
+                        Containment.MIN_CONTAINMENT,
+                        "applies to [minhash] fields; [" + field + "] is a [simhash] field");
+            }
+            if (min instanceof Number == false || Double.isFinite(((Number) min).doubleValue()) == false) {
+                throw newConfigurationException(
+                        TYPE, tag, Containment.MIN_CONTAINMENT, "must be a number, got [" + min + "]");
+            }
+            double value = ((Number) min).doubleValue();
+            if (value < Containment.FLOOR || value > 1) {
+                throw newConfigurationException(
+                        TYPE,
+                        tag,
+                        Containment.MIN_CONTAINMENT,
+                        "must be in [" + Containment.FLOOR + ", 1], got [" + min + "]");
+            }
+            Containment.Contained direction = null;
+            if (contained != null) {
+                try {
+                    direction = Containment.Contained.parse(contained.toString());
+                } catch (IllegalArgumentException e) {
+                    throw newConfigurationException(
+                            TYPE,
+                            tag,
+                            Containment.CONTAINED,
+                            "unknown [" + contained + "], expected [like] (the new document lies inside an existing "
+                                    + "one) or [document] (an existing document lies inside the new one)");
+                }
+            }
+            return new Containment(value, direction);
         }
 
         private static Integer readOptionalInt(String tag, Map<String, Object> config, String name, int min, int max) {

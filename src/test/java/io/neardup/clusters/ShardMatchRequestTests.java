@@ -4,6 +4,8 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.index.Containment;
+import io.neardup.index.NearDupOptions;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -87,5 +89,28 @@ public class ShardMatchRequestTests extends OpenSearchTestCase {
         expectThrows(
                 IllegalArgumentException.class,
                 () -> new ShardMatchRequest.Signatures(new byte[1][], new byte[1][], new int[2][], null));
+    }
+
+    /** A lookup's containment match crosses the wire with its direction; a similarity spec arrives without one. */
+    public void testAContainmentSpecCrossesTheWire() throws IOException {
+        for (Containment.Contained contained : Containment.Contained.values()) {
+            MatchSpec spec = new MatchSpec("fp.minhash", new Containment(0.75, contained));
+            ShardMatchRequest read = roundTrip(new ShardMatchRequest(
+                    "i", 0, spec, new ShardMatchRequest.Documents(List.of("a"), List.of(Map.of())), 5, null));
+            assertEquals(spec, read.spec());
+            assertEquals(contained, read.spec().containment().contained());
+            assertEquals(0.75, read.spec().containment().min(), 0);
+        }
+        assertNull(roundTrip(ShardMatchRequest.bandFilter("i", 1, SPEC)).spec().containment());
+    }
+
+    public void testAContainmentSpecTakesNoSimilarityOption() {
+        IllegalArgumentException e = expectThrows(
+                IllegalArgumentException.class,
+                () -> new MatchSpec(
+                        "fp.minhash",
+                        NearDupOptions.DEFAULTS.withMinSimilarity(0.8),
+                        new Containment(0.8, Containment.Contained.LIKE)));
+        assertTrue(e.getMessage(), e.getMessage().contains("[min_similarity] does not apply with [min_containment]"));
     }
 }

@@ -141,4 +141,87 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
                         .entry()
                         .id());
     }
+
+    /** A payload of these shingle values, as {@link ShingleSetCodec#of} would store them. */
+    private static byte[] setOf(java.util.Set<Integer> values) {
+        long[] hashes = values.stream().mapToLong(v -> (long) v << 32).toArray();
+        return ShingleSetCodec.payload(ShingleSetCodec.of(hashes, hashes.length));
+    }
+
+    private static double containment(java.util.Set<Integer> a, java.util.Set<Integer> b) {
+        return a.isEmpty() ? 0 : a.stream().filter(b::contains).count() / (double) a.size();
+    }
+
+    /**
+     * Containment, both ways, against Java's own sets: texts embedded in hosts, hosts holding texts, and strangers;
+     * the best is the highest exact containment at or above the threshold, ties to the smallest id, else none.
+     */
+    public void testMostContainingIsTheExactBestInEitherDirection() {
+        java.util.Random random = random();
+        for (int round = 0; round < 50; round++) {
+            RecentFingerprints recent = new RecentFingerprints(100, Long.MAX_VALUE);
+            java.util.Set<Integer> query = new java.util.HashSet<>();
+            while (query.size() < between(1, 200)) {
+                query.add(random.nextInt());
+            }
+            java.util.Map<String, java.util.Set<Integer>> entries = new java.util.LinkedHashMap<>();
+            for (int e = 0; e < between(1, 20); e++) {
+                java.util.Set<Integer> entry = new java.util.HashSet<>();
+                // A share of the query's values, and others: hosts (many others) and embedded texts (few).
+                double share = randomFrom(0.0, 0.4, 0.69, 0.7, 0.85, 1.0);
+                for (int v : query) {
+                    if (random.nextDouble() < share) {
+                        entry.add(v);
+                    }
+                }
+                for (int extra = between(0, randomFrom(0, 5, 400)); extra > 0; extra--) {
+                    entry.add(random.nextInt());
+                }
+                if (entry.isEmpty()) {
+                    entry.add(random.nextInt());
+                }
+                String id = "e" + between(0, 5) + "-" + e;
+                entries.put(id, entry);
+                recent.addShingleSet("i", id, 0, setOf(entry), 0);
+            }
+            double min = randomFrom(0.5, 0.7, 0.9, 1.0);
+            for (boolean documentInsideRecent : new boolean[] {true, false}) {
+                String expected = null;
+                double expectedContainment = -1;
+                for (var entry : entries.entrySet()) {
+                    double c = documentInsideRecent
+                            ? containment(query, entry.getValue())
+                            : containment(entry.getValue(), query);
+                    if (c >= min
+                            && (c > expectedContainment
+                                    || (c == expectedContainment
+                                            && entry.getKey().compareTo(expected) < 0))) {
+                        expected = entry.getKey();
+                        expectedContainment = c;
+                    }
+                }
+                RecentFingerprints.Match match =
+                        recent.mostContaining("i", "q", 0, setOf(query), documentInsideRecent, min, Long.MAX_VALUE, 0);
+                if (expected == null) {
+                    assertNull(match);
+                } else {
+                    assertEquals(expected, match.entry().id());
+                    assertEquals(expectedContainment, match.similarity(), 1e-12);
+                }
+            }
+        }
+    }
+
+    /** Shingle-set entries are for containment only: a simhash or signature search never meets them. */
+    public void testShingleSetEntriesStayOutOfTheOtherSearches() {
+        RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
+        recent.addShingleSet("i", "set", 0, setOf(java.util.Set.of(1, 2, 3)), 0);
+        assertNull(recent.closestSimhash("i", "q", 0, 0L, 64, Long.MAX_VALUE, 0));
+        RecentFingerprints.Match self =
+                recent.mostContaining("i", "q", 0, setOf(java.util.Set.of(1, 2, 3)), true, 1.0, Long.MAX_VALUE, 0);
+        assertEquals("set", self.entry().id());
+        assertNull(
+                "never the document itself",
+                recent.mostContaining("i", "set", 0, setOf(java.util.Set.of(1, 2, 3)), true, 0.5, Long.MAX_VALUE, 0));
+    }
 }

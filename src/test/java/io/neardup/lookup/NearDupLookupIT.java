@@ -11,15 +11,22 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import org.opensearch.client.Request;
+import org.opensearch.common.xcontent.XContentHelper;
+import org.opensearch.common.xcontent.json.JsonXContent;
+import org.opensearch.core.common.Strings;
+import org.opensearch.core.xcontent.MediaTypeRegistry;
 
 /**
  * {@code near_dup_lookup} after {@code near_dup_fingerprint} on a real node: the demo corpus arrives
  * in random bulks, and each page is flagged as a copy exactly when an earlier page's 3-word
- * shingles overlap it by Jaccard >= 0.5 (truth computed here from the texts).
+ * shingles overlap it by Jaccard >= 0.5 (truth computed here from the texts); and, with {@code min_containment},
+ * each text embedded in a host is flagged inside it, each host as holding it, by the exact containment.
  */
 public class NearDupLookupIT extends NearDupRestTestCase {
 
@@ -147,5 +154,203 @@ public class NearDupLookupIT extends NearDupRestTestCase {
         Map<String, Map<String, Object>> kept = flags("deduplicated");
         assertTrue("copies were dropped: " + kept.size() + " of " + lines.size(), kept.size() < lines.size() - 50);
         kept.forEach((id, flag) -> assertEquals(id, Map.of("cluster", id, "representative", true), flag));
+    }
+
+    /** The demo corpus's index with containment on its minhash field, and the two containment lookups' targets mapped. */
+    private static final String CONTAINMENT_SETUP = """
+        {"settings": {"number_of_shards": 2, "number_of_replicas": 0, "index.default_pipeline": "%s"},
+         "mappings": {"properties": {
+           "text": {"type": "text"},
+           "text_fp": {"properties": {
+             "simhash": {"type": "simhash"},
+             "minhash": {"type": "minhash", "num_hashes": 128, "containment": true},
+             "content_hash": {"type": "keyword"}}},
+           "inside": {"properties": {"contained_in": {"type": "keyword"}, "containment": {"type": "float"}}},
+           "holds": {"properties": {"contains": {"type": "keyword"}, "containment": {"type": "float"}}}}}}""";
+
+    private static final double[] RATIOS = {1.2, 3, 10};
+
+    private static List<String> words(String text) {
+        return List.of(text.trim().split("\\s+"));
+    }
+
+    /** {@code words} with each replaced, at {@code rate}, by a word of the vocabulary. */
+    private static String edited(List<String> words, List<String> vocabulary, double rate, Random random) {
+        List<String> out = new ArrayList<>(words);
+        for (int i = 0; i < out.size(); i++) {
+            if (random.nextDouble() < rate) {
+                out.set(i, vocabulary.get(random.nextInt(vocabulary.size())));
+            }
+        }
+        return String.join(" ", out);
+    }
+
+    /**
+     * Man pages (60 to 400 words) as articles, each embedded with 0-5% word edits at a random position in hosts 1.2 to
+     * 10 times its length made of other pages, and its first half alone; and other pages as they are (the demo has
+     * releases of one page, which contain each other too). Id → text.
+     */
+    private static Map<String, String> containmentCorpus(Random random) throws IOException {
+        List<String> texts = new ArrayList<>();
+        for (String line : DemoCorpus.lines()) {
+            texts.add((String) XContentHelper.convertToMap(JsonXContent.jsonXContent, line, false)
+                    .get("text"));
+        }
+        List<String> vocabulary = words(String.join(" ", texts.subList(0, 20)));
+        Map<String, String> docs = new LinkedHashMap<>();
+        int articles = 0;
+        for (int i = 0; i < texts.size() && articles < 8; i += 5) {
+            List<String> article = words(texts.get(i));
+            if (article.size() < 60 || article.size() > 400) {
+                continue;
+            }
+            docs.put("article-" + articles, String.join(" ", article));
+            for (double ratio : RATIOS) {
+                List<String> filler = new ArrayList<>();
+                for (int j = i + 1; filler.size() < article.size() * (ratio - 1); j += 3) {
+                    filler.addAll(words(texts.get(j % texts.size())));
+                }
+                filler = filler.subList(0, (int) (article.size() * (ratio - 1)));
+                int at = random.nextInt(filler.size() + 1);
+                docs.put(
+                        "host-" + articles + "-" + ratio,
+                        String.join(" ", filler.subList(0, at)) + " "
+                                + edited(article, vocabulary, random.nextDouble() * 0.05, random) + " "
+                                + String.join(" ", filler.subList(at, filler.size())));
+            }
+            docs.put("half-" + articles, String.join(" ", article.subList(0, article.size() / 2)));
+            articles++;
+        }
+        for (int i = 2; i < texts.size(); i += 13) {
+            docs.put("page-" + i, texts.get(i));
+        }
+        return docs;
+    }
+
+    /**
+     * Hosts, embedded texts and pages arrive in random bulks, refreshed in between, through one pipeline with both
+     * containment lookups: {@code inside} ({@code contained: like}) and {@code holds} ({@code contained: document}).
+     * Each flag names an earlier document at the exact containment (truth from the texts, without the plugin), the
+     * highest there is; every document with an earlier one well above the threshold is flagged; no cluster is written.
+     */
+    @SuppressWarnings("unchecked")
+    public void testEachTextIsFlaggedInsideAnEarlierHostAndEachHostAsHoldingAnEarlierText() throws Exception {
+        double min = randomFrom(0.7, 0.8, 0.9);
+        put("/_ingest/pipeline/contain", String.format(java.util.Locale.ROOT, """
+            {"processors": [
+              {"near_dup_fingerprint": {"field": "text"}},
+              {"near_dup_lookup": {"field": "text_fp.minhash", "min_containment": %s, "contained": "like",
+                                   "target_field": "inside"}},
+              {"near_dup_lookup": {"field": "text_fp.minhash", "min_containment": %s, "contained": "document",
+                                   "target_field": "holds"}}]}""", min, min));
+        put("/contained", String.format(java.util.Locale.ROOT, CONTAINMENT_SETUP, "contain"));
+        Map<String, String> docs = containmentCorpus(new Random(random().nextLong()));
+        List<String> order = new ArrayList<>(docs.keySet());
+        Collections.shuffle(order, random());
+        for (int from = 0; from < order.size(); ) {
+            int to = Math.min(order.size(), from + between(1, 15));
+            StringBuilder bulk = new StringBuilder();
+            for (String id : order.subList(from, to)) {
+                bulk.append("{\"index\": {\"_id\": \"").append(id).append("\"}}\n");
+                bulk.append(Strings.toString(MediaTypeRegistry.JSON, (b, p) -> b.field("text", docs.get(id))))
+                        .append('\n');
+            }
+            Request request = new Request("POST", "/contained/_bulk?refresh=true");
+            request.setJsonEntity(bulk.toString());
+            Map<String, Object> response = entityAsMap(client().performRequest(request));
+            assertEquals(response.toString(), false, response.get("errors"));
+            from = to;
+        }
+        Request search = new Request("POST", "/contained/_search");
+        search.setJsonEntity("{\"size\": 1000, \"_source\": [\"inside\", \"holds\"]}");
+        Map<String, Map<String, Object>> sources = new HashMap<>();
+        for (Map<String, Object> hit : hits(entityAsMap(client().performRequest(search)))) {
+            sources.put((String) hit.get("_id"), (Map<String, Object>) hit.get("_source"));
+        }
+        assertEquals(docs.size(), sources.size());
+        Map<String, Set<String>> shingles = new HashMap<>();
+        docs.forEach((id, text) -> shingles.put(id, ShingleTruth.shingles(text, 3)));
+        for (String[] direction : new String[][] {{"inside", "contained_in"}, {"holds", "contains"}}) {
+            boolean like = direction[0].equals("inside");
+            int flagged = 0, nearThreshold = 0;
+            for (int i = 0; i < order.size(); i++) {
+                String id = order.get(i);
+                double best = 0;
+                for (String earlier : order.subList(0, i)) {
+                    best = Math.max(
+                            best,
+                            like
+                                    ? ShingleTruth.containment(shingles.get(id), shingles.get(earlier))
+                                    : ShingleTruth.containment(shingles.get(earlier), shingles.get(id)));
+                }
+                Map<String, Object> flag = (Map<String, Object>) sources.get(id).get(direction[0]);
+                String of = flag == null ? null : (String) flag.get(direction[1]);
+                if (of == null) {
+                    assertNull(id + " " + direction[0] + ": nothing found, nothing written: " + flag, flag);
+                    if (best >= min + 0.1) {
+                        fail(id + " " + direction[0] + ": an earlier document at " + best + " was not found");
+                    }
+                    nearThreshold += best >= min ? 1 : 0;
+                    continue;
+                }
+                flagged++;
+                assertEquals(id + " " + direction[0] + ": " + flag, Set.of(direction[1], "containment"), flag.keySet());
+                int j = order.indexOf(of);
+                assertTrue(id + " -> " + of + " must be earlier", j >= 0 && j < i);
+                double truth = like
+                        ? ShingleTruth.containment(shingles.get(id), shingles.get(of))
+                        : ShingleTruth.containment(shingles.get(of), shingles.get(id));
+                double written = ((Number) flag.get("containment")).doubleValue();
+                assertEquals(id + " " + direction[0] + " " + of, truth, written, 1e-6);
+                assertTrue(id + " -> " + of + " at " + truth + " < " + min, truth >= min - 1e-9);
+                if (best >= min + 0.1) {
+                    assertEquals(id + " " + direction[0] + ": the highest containment", best, written, 1e-6);
+                }
+            }
+            logger.info(
+                    "{}: {} of {} flagged at min_containment {}, {} near the threshold unflagged",
+                    direction[0],
+                    flagged,
+                    order.size(),
+                    min,
+                    nearThreshold);
+            assertTrue(direction[0] + ": the corpus has containments: " + flagged, flagged >= 8);
+        }
+    }
+
+    /** Each bad containment option fails the pipeline PUT naming it; a field mapped without containment fails each document. */
+    public void testBadContainmentConfigurationsAreRefused() throws Exception {
+        for (String[] bad : new String[][] {
+            {"\"field\": \"text_fp.simhash\", \"min_containment\": 0.8", "[min_containment] applies to [minhash]"},
+            {"\"field\": \"text_fp.minhash\", \"min_containment\": 0.3", "[min_containment] must be in [0.5, 1]"},
+            {"\"field\": \"text_fp.minhash\", \"min_containment\": true", "[min_containment] must be a number"},
+            {
+                "\"field\": \"text_fp.minhash\", \"min_containment\": 0.8, \"contained\": \"both\"",
+                "[contained] unknown [both]"
+            },
+            {"\"field\": \"text_fp.minhash\", \"contained\": \"document\"", "[contained] goes with [min_containment]"},
+            {
+                "\"field\": \"text_fp.minhash\", \"min_containment\": 0.8, \"min_similarity\": 0.8",
+                "[min_similarity] does not apply with [min_containment]"
+            },
+            {"\"field\": \"text_fp.minhash\", \"min_containment\": 0.8, \"verification\": \"exact\"", "[verification]"},
+            {"\"field\": \"text_fp.minhash\", \"min_containment\": 0.8, \"min_band_matches\": 2", "[min_band_matches]"}
+        }) {
+            assertBadRequest(
+                    "PUT",
+                    "/_ingest/pipeline/bad",
+                    "{\"processors\": [{\"near_dup_lookup\": {" + bad[0] + ", \"target_field\": \"d\"}}]}",
+                    bad[1]);
+        }
+        put("/_ingest/pipeline/contain-plain", """
+            {"processors": [
+              {"near_dup_fingerprint": {"field": "text"}},
+              {"near_dup_lookup": {"field": "text_fp.minhash", "min_containment": 0.8, "target_field": "inside"}}]}""");
+        index("plain", "contain-plain");
+        assertBadRequest(
+                "PUT",
+                "/plain/_doc/a",
+                "{\"text\": \"a page whose index has no containment on its minhash field\"}",
+                "[text_fp.minhash] mapped with [containment: true]");
     }
 }

@@ -261,6 +261,46 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
                 "[recent_size] must be an integer"
             },
             {"{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"mode\": \"psm\"}", "[mode] does not apply"},
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"min_containment\": 0.8}",
+                "[min_containment] applies to [minhash] fields"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_containment\": 0.4}",
+                "[min_containment] must be in [0.5, 1], got [0.4]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_containment\": 1.01}",
+                "[min_containment] must be in [0.5, 1], got [1.01]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_containment\": \"most\"}",
+                "[min_containment] must be a number, got [most]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_containment\": 0.8, "
+                        + "\"contained\": \"host\"}",
+                "[contained] unknown [host], expected [like]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"contained\": \"like\"}",
+                "[contained] goes with [min_containment]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_containment\": 0.8, "
+                        + "\"min_similarity\": 0.8}",
+                "[min_similarity] does not apply with [min_containment]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_containment\": 0.8, "
+                        + "\"verification\": \"exact\"}",
+                "[verification]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_containment\": 0.8, "
+                        + "\"min_band_matches\": 2}",
+                "[min_band_matches]"
+            },
             {"{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"colour\": 1}", "colour"}
         }) {
             Exception e = expectThrows(
@@ -292,5 +332,132 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
                 .getItems()[0];
         assertTrue(item.isFailed());
         assertTrue(item.getFailureMessage(), item.getFailureMessage().contains("no fingerprint at [fp.simhash]"));
+    }
+
+    private static final String CONTAINMENT_MAPPING = """
+        {"properties": {"body": {"type": "text"},
+          "body_fp": {"properties": {"simhash": {"type": "simhash"},
+                                     "minhash": {"type": "minhash", "containment": %s}}},
+          "dup": {"properties": {"contained_in": {"type": "keyword"}, "contains": {"type": "keyword"},
+                                 "containment": {"type": "float"}}}}}""";
+
+    /** An index whose pipeline fingerprints {@code body} and then runs the lookup {@code processor}. */
+    private void containmentIndex(String index, String processor, boolean containmentMapped) {
+        client().admin()
+                .cluster()
+                .preparePutPipeline(
+                        "contain-" + index,
+                        new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\"}}, "
+                                + "{\"near_dup_lookup\": " + processor + "}]}"),
+                        XContentType.JSON)
+                .get();
+        assertAcked(prepareCreate(index)
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", between(1, 3))
+                        .put("index.number_of_replicas", 0)
+                        .put("index.default_pipeline", "contain-" + index))
+                .setMapping(String.format(java.util.Locale.ROOT, CONTAINMENT_MAPPING, containmentMapped)));
+    }
+
+    private static final String ARTICLE = "the quick brown fox jumps over the lazy dog while the farmer sleeps "
+            + "under an old oak tree near the river bank and dreams of a quiet harvest season";
+    private static final String HOST = "breaking news today markets rose sharply in early trading " + ARTICLE
+            + " weather will be sunny tomorrow with light winds from the west and no rain expected";
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> dupOf(String index, String id) {
+        return (Map<String, Object>)
+                client().prepareGet(index, id).get().getSourceAsMap().get("dup");
+    }
+
+    /**
+     * Host and article in one bulk, so that the second is found only among the recent fingerprints (the search cannot
+     * see the first yet): both directions are flagged there with the exact containment, and without a window nothing is.
+     */
+    public void testContainmentInOneBulkIsFoundAmongTheRecentFingerprints() {
+        for (int recentSize : new int[] {0, 10}) {
+            for (String contained : new String[] {"like", "document"}) {
+                String index = "contain-bulk-" + contained + "-" + recentSize;
+                containmentIndex(
+                        index,
+                        "{\"field\": \"body_fp.minhash\", \"min_containment\": 0.8, \"contained\": \"" + contained
+                                + "\", \"target_field\": \"dup\", \"recent_size\": " + recentSize + "}",
+                        true);
+                // like: the article arrives second and lies inside the host; document: the host arrives second and
+                // holds the article.
+                String[] order = contained.equals("like")
+                        ? new String[] {"host", HOST, "article", ARTICLE}
+                        : new String[] {"article", ARTICLE, "host", HOST};
+                assertFalse(client().prepareBulk()
+                        .add(client().prepareIndex(index).setId(order[0]).setSource(Map.of("body", order[1])))
+                        .add(client().prepareIndex(index).setId(order[2]).setSource(Map.of("body", order[3])))
+                        .setRefreshPolicy("true")
+                        .get()
+                        .hasFailures());
+                Map<String, Object> second = dupOf(index, order[2]);
+                assertNull("the first had nothing earlier to compare with", dupOf(index, order[0]));
+                if (recentSize == 0) {
+                    assertNull("without recent fingerprints the refresh window hides the first", second);
+                } else {
+                    String idField = contained.equals("like") ? "contained_in" : "contains";
+                    assertEquals(Map.of(idField, order[0], "containment", 1.0), second);
+                }
+            }
+        }
+    }
+
+    /** A later document is looked up by the search: its containment is the query's score, and no cluster is written. */
+    public void testContainmentOfASearchableDocumentIsTheQueryScore() {
+        containmentIndex(
+                "contain-indexed",
+                "{\"field\": \"body_fp.minhash\", \"min_containment\": 0.5, \"target_field\": \"dup\", "
+                        + "\"recent_size\": 0}",
+                true);
+        client().prepareIndex("contain-indexed")
+                .setId("host")
+                .setSource(Map.of("body", HOST))
+                .setRefreshPolicy("true")
+                .get();
+        // Three of the article's words replaced: some of its shingles are no longer in the host.
+        String edited = ARTICLE.replace("lazy", "sleepy").replace("harvest", "summer");
+        client().prepareIndex("contain-indexed")
+                .setId("edited")
+                .setSource(Map.of("body", edited, "dup", Map.of("contains", "stale")))
+                .setRefreshPolicy("true")
+                .get();
+        Map<String, Object> flag = dupOf("contain-indexed", "edited");
+        assertEquals("host", flag.get("contained_in"));
+        double containment = ((Number) flag.get("containment")).doubleValue();
+        assertTrue("edited, so below 1: " + containment, containment >= 0.5 && containment < 1);
+        assertFalse("containment is not an equivalence: no cluster", flag.containsKey("cluster"));
+        assertEquals("what the document arrived with in the object stays", "stale", flag.get("contains"));
+        // A stranger: nothing found, and a stale answer it arrived with is removed.
+        client().prepareIndex("contain-indexed")
+                .setId("stranger")
+                .setSource(Map.of(
+                        "body",
+                        "an entirely different sentence about trains and stations in winter",
+                        "dup",
+                        Map.of("contained_in", "host", "containment", 0.9)))
+                .setRefreshPolicy("true")
+                .get();
+        assertEquals(Map.of(), dupOf("contain-indexed", "stranger"));
+    }
+
+    /** A field not mapped with containment fails each document with a 400 naming the field and the mapping parameter. */
+    public void testAFieldWithoutContainmentIsAClearIngestFailure() {
+        containmentIndex(
+                "contain-unmapped",
+                "{\"field\": \"body_fp.minhash\", \"min_containment\": 0.8, \"target_field\": \"dup\"}",
+                false);
+        BulkItemResponse item = client().prepareBulk()
+                .add(client().prepareIndex("contain-unmapped").setId("a").setSource(Map.of("body", ARTICLE)))
+                .get()
+                .getItems()[0];
+        assertTrue(item.isFailed());
+        assertEquals(org.opensearch.core.rest.RestStatus.BAD_REQUEST, item.status());
+        assertTrue(
+                item.getFailureMessage(),
+                item.getFailureMessage().contains("[body_fp.minhash] mapped with [containment: true]"));
     }
 }
