@@ -46,9 +46,8 @@ public record MatchSpec(String field, NearDupOptions options, Containment contai
             throw new IllegalArgumentException(
                     "a run matches with [max_distance], [mode], [max_flips], [min_similarity] and [verification] only");
         }
-        if (containment != null && options.firstSetName() != null) {
-            throw new IllegalArgumentException("[" + options.firstSetName() + "] does not apply with ["
-                    + Containment.MIN_CONTAINMENT + "]: a containment match is verified on the exact shingle sets");
+        if (containment != null) {
+            Containment.requireNoSimilarityOption("", options);
         }
     }
 

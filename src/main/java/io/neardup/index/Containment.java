@@ -63,6 +63,20 @@ public record Containment(double min, Contained contained) implements Writeable,
         }
     }
 
+    /**
+     * Refuses a similarity option beside a containment match, naming the first one set: a containment match is
+     * verified on the exact shingle sets and takes none of them.
+     *
+     * @param prefix what the message starts with (the entry point's name in brackets and a space, or nothing)
+     */
+    public static void requireNoSimilarityOption(String prefix, NearDupOptions options) {
+        String set = options.firstSetName();
+        if (set != null) {
+            throw new IllegalArgumentException(prefix + "[" + set + "] does not apply with [" + MIN_CONTAINMENT
+                    + "]: a containment match is verified on the exact shingle sets");
+        }
+    }
+
     public Containment(StreamInput in) throws IOException {
         this(in.readDouble(), in.readEnum(Contained.class));
     }

@@ -153,13 +153,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     /** A containment match takes none of the similarity options: each one set is refused, by name. */
     private void requireOneKindOfMatch() {
-        if (containment == null) {
-            return;
-        }
-        String set = options.firstSetName();
-        if (set != null) {
-            throw new IllegalArgumentException("[" + NAME + "] [" + set + "] does not apply with ["
-                    + Containment.MIN_CONTAINMENT + "]: a containment match is verified on the exact shingle sets");
+        if (containment != null) {
+            Containment.requireNoSimilarityOption("[" + NAME + "] ", options);
         }
     }
 
