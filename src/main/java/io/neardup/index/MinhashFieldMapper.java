@@ -529,9 +529,10 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
 
     /**
      * A decoded value: the signature (stored, or derived from the set in the compact format), whether the
-     * document stores it, the shingle set payload (null without one), and the scheme hash of their headers.
+     * document stores it, the shingle set payload (null without one), the set's values where the signature or the
+     * containment sample needs them (decoded once; else null), and the scheme hash of their headers.
      */
-    record Minhash(int[] signature, boolean signatureStored, byte[] shingleSet, int schemeHash) {}
+    record Minhash(int[] signature, boolean signatureStored, byte[] shingleSet, int[] shingleValues, int schemeHash) {}
 
     @Override
     protected List<String> keys() {
@@ -559,6 +560,10 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
             }
         }
         byte[] shingleSet = raw.shingles() == null ? null : ShingleSetCodec.decodePayload(raw.shingles(), headerHash);
+        int[] shingleValues =
+                shingleSet != null && (raw.value() == null || fieldType().containmentSampling() > 0)
+                        ? ShingleSetCodec.values(shingleSet, 0, shingleSet.length)
+                        : null;
         if (raw.value() == null) {
             int signatureLength = ShingleSetCodec.signatureLengthOf(raw.shingles());
             if (signatureLength == 0) {
@@ -570,9 +575,8 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
                 throw new IllegalArgumentException("minhash signature has " + signatureLength + " values, expected "
                         + numHashes + " (num_hashes)");
             }
-            int[] signature = FingerprintFormat.signatureOfSet(
-                    ShingleSetCodec.values(shingleSet, 0, shingleSet.length), numHashes);
-            return new Minhash(signature, false, shingleSet, headerHash);
+            int[] signature = FingerprintFormat.signatureOfSet(shingleValues, numHashes);
+            return new Minhash(signature, false, shingleSet, shingleValues, headerHash);
         }
         int[] signature = decodeSignature(raw.value(), headerHash, format);
         if (shingleSet != null && format.derivesSignatureFromSet()) {
@@ -580,7 +584,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
                     + FingerprintObject.VALUE + "]: in " + format.describe()
                     + " a document with a shingle set stores no signature");
         }
-        return new Minhash(signature, true, shingleSet, headerHash);
+        return new Minhash(signature, true, shingleSet, shingleValues, headerHash);
     }
 
     private int[] decodeSignature(String value, int headerHash, FingerprintFormat format) {
@@ -614,12 +618,10 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
             int rate = type.containmentSampling();
             if (rate > 0) {
                 String containmentField = FingerprintFields.containmentField(field);
-                for (int shingle : ShingleSetCodec.values(value.shingleSet(), 0, value.shingleSet().length)) {
-                    if (ContainmentSampling.sampled(shingle, rate)) {
-                        context.doc()
-                                .add(new Field(
-                                        containmentField, MinhashFieldType.containmentTerm(shingle), BAND_FIELD_TYPE));
-                    }
+                for (int shingle : ContainmentSampling.sample(value.shingleValues(), rate)) {
+                    context.doc()
+                            .add(new Field(
+                                    containmentField, MinhashFieldType.containmentTerm(shingle), BAND_FIELD_TYPE));
                 }
             }
         }
