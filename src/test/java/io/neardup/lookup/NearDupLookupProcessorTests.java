@@ -37,20 +37,25 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     }
 
     private void lookupIndex(String index, String processor) {
+        pipelineIndex(
+                index,
+                "{\"near_dup_lookup\": " + processor + "}",
+                "{\"properties\": {\"fp\": " + "{\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}");
+    }
+
+    /** An index of 1 to 3 shards whose default pipeline, {@code lookup-<index>}, runs {@code processors}. */
+    private void pipelineIndex(String index, String processors, String mapping) {
         client().admin()
                 .cluster()
                 .preparePutPipeline(
-                        "lookup-" + index,
-                        new BytesArray("{\"processors\": [{\"near_dup_lookup\": " + processor + "}]}"),
-                        XContentType.JSON)
+                        "lookup-" + index, new BytesArray("{\"processors\": [" + processors + "]}"), XContentType.JSON)
                 .get();
         assertAcked(prepareCreate(index)
                 .setSettings(Settings.builder()
                         .put("index.number_of_shards", between(1, 3))
                         .put("index.number_of_replicas", 0)
                         .put("index.default_pipeline", "lookup-" + index))
-                .setMapping(
-                        "{\"properties\": {\"fp\": " + "{\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
+                .setMapping(mapping));
     }
 
     /**
@@ -343,20 +348,10 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
 
     /** An index whose pipeline fingerprints {@code body} and then runs the lookup {@code processor}. */
     private void containmentIndex(String index, String processor, boolean containmentMapped) {
-        client().admin()
-                .cluster()
-                .preparePutPipeline(
-                        "contain-" + index,
-                        new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\"}}, "
-                                + "{\"near_dup_lookup\": " + processor + "}]}"),
-                        XContentType.JSON)
-                .get();
-        assertAcked(prepareCreate(index)
-                .setSettings(Settings.builder()
-                        .put("index.number_of_shards", between(1, 3))
-                        .put("index.number_of_replicas", 0)
-                        .put("index.default_pipeline", "contain-" + index))
-                .setMapping(String.format(java.util.Locale.ROOT, CONTAINMENT_MAPPING, containmentMapped)));
+        pipelineIndex(
+                index,
+                "{\"near_dup_fingerprint\": {\"field\": \"body\"}}, {\"near_dup_lookup\": " + processor + "}",
+                String.format(java.util.Locale.ROOT, CONTAINMENT_MAPPING, containmentMapped));
     }
 
     private static final String ARTICLE = "the quick brown fox jumps over the lazy dog while the farmer sleeps "

@@ -90,13 +90,18 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         assertEquals(e.getMessage(), status, e.getResponse().getStatusLine().getStatusCode());
     }
 
-    private void setUpCorpus(boolean teamAOnlyCopy) throws IOException {
+    /** The pipeline {@code sec-fp}: the text's fingerprints into {@code text_fp}. */
+    private static void putFingerprintPipeline() throws IOException {
         send(
                 client(),
                 "PUT",
                 "/_ingest/pipeline/sec-fp",
                 "{\"processors\": [{\"near_dup_fingerprint\": "
                         + "{\"field\": \"text\", \"target_field\": \"text_fp\"}}]}");
+    }
+
+    private void setUpCorpus(boolean teamAOnlyCopy) throws IOException {
+        putFingerprintPipeline();
         send(client(), "PUT", "/" + INDEX, MAPPING);
         if (teamAOnlyCopy) {
             send(client(), "PUT", "/" + TEAM_A_ONLY, MAPPING);
@@ -639,12 +644,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
     /** The pipeline, the index (its minhash field mapped with containment) and the documents of {@code corpus}. */
     private static void setUpContainmentIndex(String index, String mapping, Map<String, String[]> corpus)
             throws IOException {
-        send(
-                client(),
-                "PUT",
-                "/_ingest/pipeline/sec-fp",
-                "{\"processors\": [{\"near_dup_fingerprint\": "
-                        + "{\"field\": \"text\", \"target_field\": \"text_fp\"}}]}");
+        putFingerprintPipeline();
         send(client(), "PUT", "/" + index, mapping);
         StringBuilder bulk = new StringBuilder();
         for (Map.Entry<String, String[]> doc : corpus.entrySet()) {
