@@ -25,6 +25,19 @@ public final class ShingleTruth {
     private ShingleTruth() {}
 
     public static Set<String> shingles(String text, int size) {
+        List<String> words = words(text);
+        Set<String> shingles = new HashSet<>();
+        if (words.isEmpty() == false && words.size() < size) {
+            shingles.add(String.join(" ", words));
+        }
+        for (int i = 0; i + size <= words.size(); i++) {
+            shingles.add(String.join(" ", words.subList(i, i + size)));
+        }
+        return shingles;
+    }
+
+    /** The words of a text as the {@code standard} analyzer gives them. */
+    public static List<String> words(String text) {
         List<String> words = new ArrayList<>();
         try (Analyzer analyzer = new StandardAnalyzer();
                 TokenStream tokens = analyzer.tokenStream("text", text)) {
@@ -37,14 +50,7 @@ public final class ShingleTruth {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Set<String> shingles = new HashSet<>();
-        if (words.isEmpty() == false && words.size() < size) {
-            shingles.add(String.join(" ", words));
-        }
-        for (int i = 0; i + size <= words.size(); i++) {
-            shingles.add(String.join(" ", words.subList(i, i + size)));
-        }
-        return shingles;
+        return words;
     }
 
     /** Jaccard with Java's own sets; two empty sets are equal. */

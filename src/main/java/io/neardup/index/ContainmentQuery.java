@@ -18,6 +18,7 @@ import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.TermState;
 import org.apache.lucene.index.Terms;
@@ -42,7 +43,8 @@ import org.apache.lucene.util.BytesRef;
  * verified on the exact containment of the two shingle sets. The work is done in {@link ScorerSupplier#get}: one
  * pass over the postings of the query's sampled values counts the shared ones per document (in an array of the
  * segment's size, or a sorted list of the postings' documents where that is smaller), charged to the {@code neardup} breaker before it is allocated and given back when the segment's
- * hits are ready. A document without a shingle set has no sampled values and is never a hit.
+ * hits are ready. A candidate whose set's size (a doc value, {@code f._containment_size}) rules it out is discarded
+ * without reading its set. A document without a shingle set has no sampled values and is never a hit.
  */
 public final class ContainmentQuery extends Query {
 
@@ -50,6 +52,7 @@ public final class ContainmentQuery extends Query {
     private final String field;
     private final String termsField;
     private final String shinglesField;
+    private final String setSizeField;
     /** The query's shingle set payload ({@code ShingleSetCodec}) and its size. */
     private final byte[] likeSet;
 
@@ -61,6 +64,14 @@ public final class ContainmentQuery extends Query {
     private final String scheme;
     private final Containment containment;
     private final SegmentFingerprintCache cache;
+    /**
+     * {@link #minShared} by the contained side's size, filled as sizes are met (0: not yet), where the documents are
+     * the contained side: a binomial quantile a candidate otherwise (measured at 1M documents: a sixth of a query's
+     * time). Sizes a document contained in the query can have, at most {@link #MAX_REMEMBERED_SIZES} of them.
+     */
+    private final int[] thresholdsBySize;
+
+    private static final int MAX_REMEMBERED_SIZES = 1 << 16;
 
     /**
      * @param likeSet the query's shingle set payload
@@ -80,6 +91,7 @@ public final class ContainmentQuery extends Query {
         this.field = fieldType.name();
         this.termsField = FingerprintFields.containmentField(field);
         this.shinglesField = FingerprintFields.shinglesField(field);
+        this.setSizeField = FingerprintFields.containmentSizeField(field);
         this.likeSet = likeSet.clone();
         int[] values = ShingleSetCodec.values(likeSet, 0, likeSet.length);
         this.likeSize = values.length;
@@ -93,10 +105,26 @@ public final class ContainmentQuery extends Query {
         this.scheme = scheme;
         this.containment = Objects.requireNonNull(containment, "containment");
         this.cache = cache;
+        this.thresholdsBySize = new int
+                [containment.contained() == Containment.Contained.DOCUMENT
+                        ? (int) Math.min(MAX_REMEMBERED_SIZES, likeSize / containment.min() + 1)
+                        : 0];
     }
 
     /** How many sampled values a document must share with the query to be verified, for the contained side's size. */
     private int minShared(int containedSize) {
+        if (containedSize < thresholdsBySize.length) {
+            // Racing threads of a concurrent segment search store the same value.
+            int known = thresholdsBySize[containedSize];
+            if (known == 0) {
+                known = thresholdsBySize[containedSize] = computeMinShared(containedSize);
+            }
+            return known;
+        }
+        return computeMinShared(containedSize);
+    }
+
+    private int computeMinShared(int containedSize) {
         return ContainmentSampling.minSharedSamples(
                 ContainmentSampling.sharedShinglesFor(containment.min(), containedSize),
                 fieldType.containmentSampling());
@@ -241,18 +269,25 @@ public final class ContainmentQuery extends Query {
         private int verify(LeafReader reader, SharedCounts shared, int floor, int[] docs, float[] scores)
                 throws IOException {
             BinaryDocValues sets = DocValues.getBinary(reader, shinglesField);
+            // Documents indexed before the sets' sizes were have none (a segment may hold both kinds after a merge):
+            // their sets are read for it.
+            NumericDocValues setSizes = DocValues.getNumeric(reader, setSizeField);
             // Deleted documents are left to the collector: the answer may be cached by the segment's core and served
             // to readers that delete less (an older point in time), as Lucene's own queries are.
-            boolean documentContained = containment.contained() == Containment.Contained.DOCUMENT;
             int n = 0;
             for (shared.reset(); shared.next(floor); ) {
                 int doc = shared.doc();
+                boolean sized = setSizes.advanceExact(doc);
+                if (sized && mayReach(shared.count(), (int) setSizes.longValue()) == false) {
+                    continue;
+                }
                 if (sets.advanceExact(doc) == false) {
                     continue;
                 }
                 BytesRef set = sets.binaryValue();
-                if (documentContained
-                        && shared.count() < minShared(ShingleSetCodec.count(set.bytes, set.offset, set.length))) {
+                if (sized == false
+                        && mayReach(shared.count(), ShingleSetCodec.count(set.bytes, set.offset, set.length))
+                                == false) {
                     continue;
                 }
                 double value = containmentOf(set);
@@ -265,6 +300,20 @@ public final class ContainmentQuery extends Query {
                 }
             }
             return n;
+        }
+
+        /**
+         * Whether a document of {@code documentSize} shingles sharing {@code sharedSamples} sampled values with the
+         * query can reach the containment asked for, before its set is read: the sizes must allow ⌈c · contained
+         * size⌉ shingles in common, and (where the document is the contained side) the shared samples must reach the
+         * threshold for its size. The query's side's threshold is the first pass's floor.
+         */
+        private boolean mayReach(int sharedSamples, int documentSize) {
+            if (containment.contained() == Containment.Contained.LIKE) {
+                return documentSize >= ContainmentSampling.sharedShinglesFor(containment.min(), likeSize);
+            }
+            return ContainmentSampling.sharedShinglesFor(containment.min(), documentSize) <= likeSize
+                    && sharedSamples >= minShared(documentSize);
         }
 
         @Override
@@ -337,7 +386,7 @@ public final class ContainmentQuery extends Query {
 
         @Override
         public boolean isCacheable(LeafReaderContext context) {
-            return DocValues.isCacheable(context, shinglesField);
+            return DocValues.isCacheable(context, shinglesField, setSizeField);
         }
     }
 

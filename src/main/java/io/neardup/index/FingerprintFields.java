@@ -31,6 +31,12 @@ public final class FingerprintFields {
     public static final String SHINGLES_SUFFIX = "._shingles";
     /** Suffix of the terms field holding a {@code minhash} field's sampled shingle values, for containment. */
     public static final String CONTAINMENT_SUFFIX = "._containment";
+    /**
+     * Suffix of the NumericDocValues field holding the size of a {@code minhash} field's shingle set, for containment.
+     * Not on {@code f._containment} itself: Lucene fixes a field's structures for the whole index, so segments
+     * indexed before the size existed would refuse it there.
+     */
+    public static final String CONTAINMENT_SIZE_SUFFIX = "._containment_size";
 
     private FingerprintFields() {}
 
@@ -54,6 +60,11 @@ public final class FingerprintFields {
     /** The terms field of a {@code minhash} field's containment sample ({@code containment: true}). */
     public static String containmentField(String field) {
         return field + CONTAINMENT_SUFFIX;
+    }
+
+    /** The doc-values field of the size of a {@code minhash} field's shingle set ({@code containment: true}). */
+    public static String containmentSizeField(String field) {
+        return field + CONTAINMENT_SIZE_SUFFIX;
     }
 
     /**

@@ -20,6 +20,7 @@ import java.util.function.Supplier;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.FieldType;
+import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.index.IndexOptions;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.search.Query;
@@ -69,6 +70,8 @@ import org.opensearch.search.lookup.SearchLookup;
  * <li>{@code f._containment}: with {@code containment: true}, one indexed term (DOCS only) per shingle value the
  *     {@link ContainmentSampling} keeps at {@code containment_sampling}, 4 bytes big-endian, when the value has
  *     {@code shingles}.</li>
+ * <li>{@code f._containment_size}: with {@code containment: true}, NumericDocValues of the shingle set's size, when
+ *     the value has {@code shingles}; absent from segments written before it was indexed.</li>
  * </ul>
  * The index's format ({@link IndexFingerprintFormat}) is the field's, fixed when the index was created; a value of
  * the other format is refused, naming both.
@@ -618,6 +621,10 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
             int rate = type.containmentSampling();
             if (rate > 0) {
                 String containmentField = FingerprintFields.containmentField(field);
+                // The set's size lets a containment query discard a candidate without reading its set.
+                context.doc()
+                        .add(new NumericDocValuesField(
+                                FingerprintFields.containmentSizeField(field), value.shingleValues().length));
                 for (int shingle : ContainmentSampling.sample(value.shingleValues(), rate)) {
                     context.doc()
                             .add(new Field(

@@ -846,6 +846,9 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         roles.put(
                 "sec_cont_mask_terms",
                 role().index(CONTAINMENT_INDEX).allow("read").masked("text_fp.minhash._containment"));
+        roles.put(
+                "sec_cont_mask_sizes",
+                role().index(CONTAINMENT_INDEX).allow("read").masked("text_fp.minhash._containment_size"));
         for (Map.Entry<String, Role> role : roles.entrySet()) {
             putRole(role.getKey(), role.getValue());
             putUser(role.getKey() + "_user", role.getKey());
