@@ -379,6 +379,60 @@ public final class ShingleSetCodec {
         return common;
     }
 
+    /**
+     * |A ∩ B| of two payloads if it is at least {@code needed}, else -1: the merge stops as soon as fewer of A's
+     * values remain than the intersection still lacks. A pair that reaches {@code needed} is merged and checked to
+     * both ends, as by {@link #intersectionSize}; one that cannot is not read further (its payload was checked whole
+     * when it was indexed). Containment queries verify most candidates to refuse them: this reads a refused host's
+     * set only as far as the query's values show it cannot hold enough of them.
+     */
+    public static int intersectionSizeIfAtLeast(
+            byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength, int needed) {
+        Reader left = new Reader(a, aOffset, aLength);
+        Reader right = new Reader(b, bOffset, bLength);
+        int n = left.count();
+        int m = right.count();
+        if (Math.min(n, m) < needed) {
+            return -1;
+        }
+        int i = 0, j = 0, common = 0;
+        long x = n > 0 ? left.next() : 0;
+        long y = m > 0 ? right.next() : 0;
+        while (i < n && j < m) {
+            if (x == y) {
+                common++;
+                if (++i < n) {
+                    x = left.next();
+                }
+                if (++j < m) {
+                    y = right.next();
+                }
+            } else if (x < y) {
+                // A's value x is not in B: at most common + (n - i - 1) can still be shared.
+                if (common + (n - i - 1) < needed) {
+                    return -1;
+                }
+                if (++i < n) {
+                    x = left.next();
+                }
+            } else if (++j < m) {
+                y = right.next();
+            }
+        }
+        if (common < needed) {
+            return -1;
+        }
+        while (++i < n) {
+            left.next();
+        }
+        while (++j < m) {
+            right.next();
+        }
+        left.requireEnd();
+        right.requireEnd();
+        return common;
+    }
+
     private static int putVarint(byte[] out, int pos, long value) {
         while ((value & ~0x7FL) != 0) {
             out[pos++] = (byte) ((value & 0x7F) | 0x80);

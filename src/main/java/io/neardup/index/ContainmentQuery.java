@@ -130,13 +130,20 @@ public final class ContainmentQuery extends Query {
                 fieldType.containmentSampling());
     }
 
-    /** The containment of the contained side in the other: the query's in the document's set, or the reverse. */
-    private double containmentOf(BytesRef documentSet) {
-        return containment.contained() == Containment.Contained.LIKE
-                ? ShingleSetCodec.containment(
-                        likeSet, 0, likeSet.length, documentSet.bytes, documentSet.offset, documentSet.length)
-                : ShingleSetCodec.containment(
-                        documentSet.bytes, documentSet.offset, documentSet.length, likeSet, 0, likeSet.length);
+    /**
+     * The containment of the contained side in the other (the query's in the document's set, or the reverse) if it
+     * may reach {@link Containment#min}, else -1, found without reading the rest of the sets once it cannot.
+     */
+    private double containmentOf(BytesRef documentSet, int documentSize) {
+        boolean likeContained = containment.contained() == Containment.Contained.LIKE;
+        int containedSize = likeContained ? likeSize : documentSize;
+        int needed = (int) ContainmentSampling.sharedShinglesFor(containment.min(), containedSize);
+        int common = likeContained
+                ? ShingleSetCodec.intersectionSizeIfAtLeast(
+                        likeSet, 0, likeSet.length, documentSet.bytes, documentSet.offset, documentSet.length, needed)
+                : ShingleSetCodec.intersectionSizeIfAtLeast(
+                        documentSet.bytes, documentSet.offset, documentSet.length, likeSet, 0, likeSet.length, needed);
+        return common < 0 || containedSize == 0 ? -1 : (double) common / containedSize;
     }
 
     @Override
@@ -278,19 +285,21 @@ public final class ContainmentQuery extends Query {
             for (shared.reset(); shared.next(floor); ) {
                 int doc = shared.doc();
                 boolean sized = setSizes.advanceExact(doc);
-                if (sized && mayReach(shared.count(), (int) setSizes.longValue()) == false) {
+                int documentSize = sized ? (int) setSizes.longValue() : -1;
+                if (sized && mayReach(shared.count(), documentSize) == false) {
                     continue;
                 }
                 if (sets.advanceExact(doc) == false) {
                     continue;
                 }
                 BytesRef set = sets.binaryValue();
-                if (sized == false
-                        && mayReach(shared.count(), ShingleSetCodec.count(set.bytes, set.offset, set.length))
-                                == false) {
-                    continue;
+                if (sized == false) {
+                    documentSize = ShingleSetCodec.count(set.bytes, set.offset, set.length);
+                    if (mayReach(shared.count(), documentSize) == false) {
+                        continue;
+                    }
                 }
-                double value = containmentOf(set);
+                double value = containmentOf(set, documentSize);
                 if (cache != null) {
                     cache.queryStats().verified(true);
                 }

@@ -12,6 +12,8 @@ import static org.junit.Assert.assertTrue;
 import io.neardup.ShingleTruth;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.Test;
 
@@ -89,6 +91,36 @@ public class ShingleSetCodecTests {
             System.arraycopy(pb, 0, padded, 3, pb.length);
             assertEquals(message, truth, ShingleSetCodec.jaccard(pa, 0, pa.length, padded, 3, pb.length), 1e-12);
         }
+    }
+
+    @Test
+    public void testIntersectionSizeIfAtLeastIsTheIntersectionOrMinusOne() {
+        SplittableRandom random = new SplittableRandom(SEED);
+        int early = 0;
+        for (int round = 0; round < 500; round++) {
+            int universe = 1 + random.nextInt(2_000);
+            long[] a = randomSubset(random, universe), b = randomSubset(random, universe);
+            int[] setA = ShingleSetCodec.of(a, a.length), setB = ShingleSetCodec.of(b, b.length);
+            Set<Integer> inB = new HashSet<>();
+            for (int value : setB) {
+                inB.add(value);
+            }
+            int truth = 0;
+            for (int value : setA) {
+                truth += inB.contains(value) ? 1 : 0;
+            }
+            byte[] pa = ShingleSetCodec.payload(setA), pb = ShingleSetCodec.payload(setB);
+            for (int needed : new int[] {0, 1, truth - 1, truth, truth + 1, random.nextInt(setA.length + 2)}) {
+                int expected = truth >= needed ? truth : -1;
+                String message = "seed " + SEED + " round " + round + " needed " + needed;
+                assertEquals(
+                        message,
+                        expected,
+                        ShingleSetCodec.intersectionSizeIfAtLeast(pa, 0, pa.length, pb, 0, pb.length, needed));
+                early += expected < 0 ? 1 : 0;
+            }
+        }
+        assertTrue("pairs refused: " + early, early > 100);
     }
 
     /** Shingle hashes whose high halves are a random subset of {@code universe} values, each repeated at random. */

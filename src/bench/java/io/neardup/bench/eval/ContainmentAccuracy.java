@@ -49,7 +49,8 @@ import org.apache.lucene.analysis.Analyzer;
  * pairs, each pair in its planted band where one was planted with the other, else in the band of the ratio of its
  * two shingle sets' sizes (larger over smaller), with "&lt; 1.2" and "≥ 20" for pairs the planting did not make
  * (copies within the corpus, its boilerplate). Latency is the client's,
- * from sending the request to reading the whole answer, one query at a time, after a warm-up. Missed pairs are broken
+ * from sending the request to reading the whole answer, one query at a time on a blocking connection
+ * ({@link Node#okBlocking}), after a warm-up. Missed pairs are broken
  * down by how many shingles they share, beside the misses that the binomial model of {@link ContainmentSampling}
  * expects. An index without {@code containment} is built too, for the index size of the opt-in.
  *
@@ -366,7 +367,7 @@ public final class ContainmentAccuracy {
         String body = "{\"size\": " + MAX_HITS + ", \"_source\": false, \"track_total_hits\": true, \"query\": "
                 + "{\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"text\": " + Json.quote(text)
                 + "}, \"min_containment\": " + c + ", \"contained\": \"" + contained + "\"}}}";
-        return node.ok("POST", "/" + index + "/_search", body);
+        return node.okBlocking("POST", "/" + index + "/_search", body);
     }
 
     /** Creates {@code index} ({@code sampling} 0: no containment), bulk-indexes the documents, returns its store size. */

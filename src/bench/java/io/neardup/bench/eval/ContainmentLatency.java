@@ -37,7 +37,8 @@ import java.util.SplittableRandom;
  * does not wait for a pipeline. Queries give {@code like} the same way: an article ({@code contained: like}, "where
  * is it quoted?") or a host ({@code contained: document}, "what is it made of?"). Each answer is checked against the
  * hosts planted with the article (their exact containment computed here from the sets), so a fast empty answer
- * cannot pass. Time is the client's, from sending the request to parsing the response.
+ * cannot pass. Time is the client's, from sending the request to parsing the response, on a blocking connection
+ * ({@link Node#okBlocking}).
  *
  * <pre>
  * java -Xmx4g -cp $BUILD/classes:$BUILD/test-classes:$(cat $BUILD/bench-cp.txt) io.neardup.bench.eval.ContainmentLatency \
@@ -281,7 +282,7 @@ public final class ContainmentLatency {
                         + ", \"min_containment\": " + min + ", \"contained\": \"" + contained + "\"}}";
                 // Timed as a user asks (the first page of hits), the answer checked on all of them, untimed.
                 long start = System.nanoTime();
-                Json.parse(node.ok(
+                Json.parse(node.okBlocking(
                                 "POST",
                                 "/" + INDEX + "/_search?filter_path=hits.hits._id",
                                 "{\"size\": " + size + ", \"_source\": false, \"query\": " + query + "}")
