@@ -284,7 +284,8 @@ public final class RecentFingerprints {
      * arrived before {@code before}, other than document {@code id} or a withdrawn one; ties go to the smallest id.
      * With {@code documentInsideRecent} the containment is the document's set in the recent one's, else the recent
      * one's in the document's. Null if none. Exact: each entry of the right size is compared by one merge of the two
-     * sets; an entry too small to hold ⌈c·|A|⌉ shingles of the contained side A is skipped without one.
+     * sets, stopped once it cannot reach c; an entry too small to hold ⌈c·|A|⌉ shingles of the contained side A is
+     * skipped without one.
      */
     public synchronized Match mostContaining(
             String scope,
@@ -309,11 +310,13 @@ public final class RecentFingerprints {
             if (contained == 0 || containing < minContainment * contained - 1e-9) {
                 continue;
             }
-            double containment = documentInsideRecent
-                    ? ShingleSetCodec.containment(
-                            shingleSet, 0, shingleSet.length, entry.shingleSet, 0, entry.shingleSet.length)
-                    : ShingleSetCodec.containment(
-                            entry.shingleSet, 0, entry.shingleSet.length, shingleSet, 0, shingleSet.length);
+            int needed = (int) ContainmentSampling.sharedShinglesFor(minContainment, contained);
+            int common = documentInsideRecent
+                    ? ShingleSetCodec.intersectionSizeIfAtLeast(
+                            shingleSet, 0, shingleSet.length, entry.shingleSet, 0, entry.shingleSet.length, needed)
+                    : ShingleSetCodec.intersectionSizeIfAtLeast(
+                            entry.shingleSet, 0, entry.shingleSet.length, shingleSet, 0, shingleSet.length, needed);
+            double containment = common < 0 ? -1 : (double) common / contained;
             if (containment >= minContainment
                     && (containment > bestContainment
                             || (containment == bestContainment && entry.id.compareTo(best.id) < 0))) {

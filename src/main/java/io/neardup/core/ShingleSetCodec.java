@@ -322,16 +322,6 @@ public final class ShingleSetCodec {
         return n == 0 && m == 0 ? 1.0 : (double) common / (n + m - common);
     }
 
-    /**
-     * The containment of A in B, |A ∩ B| / |A|: the share of A's shingles that B has (Broder, "On the resemblance
-     * and containment of documents", 1997). An empty A is contained in nothing (0.0).
-     */
-    public static double containment(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
-        int common = intersectionSize(a, aOffset, aLength, b, bOffset, bLength);
-        int n = count(a, aOffset, aLength);
-        return n == 0 ? 0.0 : (double) common / n;
-    }
-
     /** The number of values a payload says it holds, from its first bytes alone (the values are not checked). */
     public static int count(byte[] bytes, int offset, int length) {
         return new Reader(bytes, offset, length).count();
@@ -383,8 +373,9 @@ public final class ShingleSetCodec {
      * |A ∩ B| of two payloads if it is at least {@code needed}, else -1: the merge stops as soon as fewer of A's
      * values remain than the intersection still lacks. A pair that reaches {@code needed} is merged and checked to
      * both ends, as by {@link #intersectionSize}; one that cannot is not read further (its payload was checked whole
-     * when it was indexed). Containment queries verify most candidates to refuse them: this reads a refused host's
-     * set only as far as the query's values show it cannot hold enough of them.
+     * when it was indexed). The containment of A in B, |A ∩ B| / |A| (Broder, "On the resemblance and containment of
+     * documents", 1997), reaches c when this reaches ⌈c·|A|⌉. Containment queries verify most candidates to refuse
+     * them: this reads a refused host's set only as far as the query's values show it cannot hold enough of them.
      */
     public static int intersectionSizeIfAtLeast(
             byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength, int needed) {

@@ -94,7 +94,7 @@ public class ContainmentSamplingTests extends OpenSearchTestCase {
         return sum;
     }
 
-    /** Containment against a count over the two value arrays. */
+    /** The intersection of two payloads against a count over the two value arrays. */
     public void testContainmentOfPayloads() {
         SplittableRandom random = new SplittableRandom(randomLong());
         int[] host = sortedDistinct(random, 3000);
@@ -112,14 +112,14 @@ public class ContainmentSamplingTests extends OpenSearchTestCase {
                 .count();
         assertTrue(common >= 150);
         assertEquals(common, ShingleSetCodec.intersectionSize(a, 0, a.length, b, 0, b.length));
-        assertEquals((double) common / embedded.length, ShingleSetCodec.containment(a, 0, a.length, b, 0, b.length), 0);
-        assertEquals((double) common / host.length, ShingleSetCodec.containment(b, 0, b.length, a, 0, a.length), 0);
+        assertEquals(common, ShingleSetCodec.intersectionSizeIfAtLeast(a, 0, a.length, b, 0, b.length, common));
+        assertEquals(-1, ShingleSetCodec.intersectionSizeIfAtLeast(b, 0, b.length, a, 0, a.length, common + 1));
         assertEquals(
                 (double) common / (host.length + embedded.length - common),
                 ShingleSetCodec.jaccard(a, 0, a.length, b, 0, b.length),
                 0);
         assertEquals(embedded.length, ShingleSetCodec.count(a, 0, a.length));
         byte[] empty = ShingleSetCodec.payload(new int[0]);
-        assertEquals(0.0, ShingleSetCodec.containment(empty, 0, empty.length, b, 0, b.length), 0);
+        assertEquals(0, ShingleSetCodec.intersectionSizeIfAtLeast(empty, 0, empty.length, b, 0, b.length, 0));
     }
 }
