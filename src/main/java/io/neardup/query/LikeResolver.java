@@ -70,7 +70,7 @@ public final class LikeResolver {
             case Like.Fetched fetched -> storedSignature(fetched.id(), fetched, fieldType, context);
             case Like.Text text -> {
                 NearDupFingerprintProcessor processor = processorFor(text, field, context, true);
-                Fingerprint fingerprint = fingerprintOf(processor, text.text(), fieldType.format());
+                Fingerprint fingerprint = fingerprintOf(processor, text.text(), false, fieldType.format());
                 if (fingerprint.minhash().length != numHashes) {
                     throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(text, context)
                             + "] makes signatures of " + fingerprint.minhash().length + " values but field [" + field
@@ -174,6 +174,7 @@ public final class LikeResolver {
         Fingerprint fingerprint = fingerprintOf(
                 processor,
                 like.text(),
+                true,
                 IndexFingerprintFormat.of(context.getIndexSettings().getSettings()));
         return new NearDupTargets.Simhash(
                 fingerprint.simhash(), fingerprint.margins(), processor.scheme().id());
@@ -223,9 +224,12 @@ public final class LikeResolver {
                 + (minhash ? "MinHash signature" : "simhash") + " to [" + field + "]");
     }
 
+    /** The side of {@code text}'s fingerprint a query compares with: the simhash, or the MinHash side. */
     private static Fingerprint fingerprintOf(
-            NearDupFingerprintProcessor processor, String text, FingerprintFormat format) {
-        Fingerprint fingerprint = processor.fingerprint(text, processor.writesShingleSets(), format);
+            NearDupFingerprintProcessor processor, String text, boolean simhash, FingerprintFormat format) {
+        Fingerprint fingerprint = simhash
+                ? processor.fingerprint(text, true, false, false, format)
+                : processor.fingerprint(text, false, true, processor.writesShingleSets(), format);
         if (fingerprint.tokens() == 0) {
             throw new IllegalArgumentException("[like.text] has no tokens after analysis, so it has no fingerprint");
         }
