@@ -332,41 +332,7 @@ public final class ShingleSetCodec {
      * its end.
      */
     public static int intersectionSize(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
-        // Readers are small and short-lived: escape analysis keeps them off the heap.
-        Reader left = new Reader(a, aOffset, aLength);
-        Reader right = new Reader(b, bOffset, bLength);
-        int n = left.count();
-        int m = right.count();
-        int i = 0, j = 0, common = 0;
-        long x = n > 0 ? left.next() : 0;
-        long y = m > 0 ? right.next() : 0;
-        while (i < n && j < m) {
-            if (x == y) {
-                common++;
-                if (++i < n) {
-                    x = left.next();
-                }
-                if (++j < m) {
-                    y = right.next();
-                }
-            } else if (x < y) {
-                if (++i < n) {
-                    x = left.next();
-                }
-            } else if (++j < m) {
-                y = right.next();
-            }
-        }
-        // The unread tail is skipped but still checked, so a corrupt value is never silently ignored.
-        while (++i < n) {
-            left.next();
-        }
-        while (++j < m) {
-            right.next();
-        }
-        left.requireEnd();
-        right.requireEnd();
-        return common;
+        return intersectionSizeIfAtLeast(a, aOffset, aLength, b, bOffset, bLength, 0);
     }
 
     /**
@@ -379,6 +345,7 @@ public final class ShingleSetCodec {
      */
     public static int intersectionSizeIfAtLeast(
             byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength, int needed) {
+        // Readers are small and short-lived: escape analysis keeps them off the heap.
         Reader left = new Reader(a, aOffset, aLength);
         Reader right = new Reader(b, bOffset, bLength);
         int n = left.count();
@@ -413,6 +380,7 @@ public final class ShingleSetCodec {
         if (common < needed) {
             return -1;
         }
+        // The unread tail is skipped but still checked, so a corrupt value is never silently ignored.
         while (++i < n) {
             left.next();
         }

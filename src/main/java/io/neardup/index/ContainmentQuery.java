@@ -64,13 +64,7 @@ public final class ContainmentQuery extends Query {
     private final String scheme;
     private final Containment containment;
     private final SegmentFingerprintCache cache;
-    /**
-     * {@link #minShared} by the contained side's size, filled as sizes are met (0: not yet), where the documents are
-     * the contained side: a binomial quantile a candidate otherwise (measured at 1M documents: a sixth of a query's
-     * time). Sizes a document contained in the query can have, at most {@link #MAX_REMEMBERED_SIZES} of them.
-     */
-    private final int[] thresholdsBySize;
-
+    /** The most document sizes a search remembers thresholds for ({@link ContainmentWeight#documentThreshold}). */
     private static final int MAX_REMEMBERED_SIZES = 1 << 16;
 
     /**
@@ -105,26 +99,10 @@ public final class ContainmentQuery extends Query {
         this.scheme = scheme;
         this.containment = Objects.requireNonNull(containment, "containment");
         this.cache = cache;
-        this.thresholdsBySize = new int
-                [containment.contained() == Containment.Contained.DOCUMENT
-                        ? (int) Math.min(MAX_REMEMBERED_SIZES, likeSize / containment.min() + 1)
-                        : 0];
     }
 
     /** How many sampled values a document must share with the query to be verified, for the contained side's size. */
     private int minShared(int containedSize) {
-        if (containedSize < thresholdsBySize.length) {
-            // Racing threads of a concurrent segment search store the same value.
-            int known = thresholdsBySize[containedSize];
-            if (known == 0) {
-                known = thresholdsBySize[containedSize] = computeMinShared(containedSize);
-            }
-            return known;
-        }
-        return computeMinShared(containedSize);
-    }
-
-    private int computeMinShared(int containedSize) {
         return ContainmentSampling.minSharedSamples(
                 ContainmentSampling.sharedShinglesFor(containment.min(), containedSize),
                 fieldType.containmentSampling());
@@ -157,10 +135,33 @@ public final class ContainmentQuery extends Query {
     private final class ContainmentWeight extends Weight {
         private final float boost;
         private final AtomicBoolean counted = new AtomicBoolean();
+        /**
+         * {@link #minShared} by document size, filled as sizes are met (0: not yet), where the documents are the
+         * contained side: a binomial quantile a candidate otherwise (16% of the node's time in a profile of
+         * {@code contained: document} at 1M documents). Sizes of documents that can lie inside the query, at most
+         * {@link #MAX_REMEMBERED_SIZES}. Held by the search's weight, not the query, which a query cache may keep.
+         */
+        private final int[] documentThresholds;
 
         ContainmentWeight(float boost) {
             super(ContainmentQuery.this);
             this.boost = boost;
+            this.documentThresholds = new int
+                    [containment.contained() == Containment.Contained.DOCUMENT
+                            ? (int) Math.min(MAX_REMEMBERED_SIZES, likeSize / containment.min() + 1)
+                            : 0];
+        }
+
+        private int documentThreshold(int documentSize) {
+            if (documentSize >= documentThresholds.length) {
+                return minShared(documentSize);
+            }
+            // Threads of a concurrent segment search racing here store the same value.
+            int known = documentThresholds[documentSize];
+            if (known == 0) {
+                known = documentThresholds[documentSize] = minShared(documentSize);
+            }
+            return known;
         }
 
         /** Null where the segment has none of the query's sampled values, hides the field, or has another scheme. */
@@ -322,7 +323,7 @@ public final class ContainmentQuery extends Query {
                 return documentSize >= ContainmentSampling.sharedShinglesFor(containment.min(), likeSize);
             }
             return ContainmentSampling.sharedShinglesFor(containment.min(), documentSize) <= likeSize
-                    && sharedSamples >= minShared(documentSize);
+                    && sharedSamples >= documentThreshold(documentSize);
         }
 
         @Override

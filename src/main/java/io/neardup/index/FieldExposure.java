@@ -22,9 +22,9 @@ import org.apache.lucene.search.DocIdSetIterator;
  * hides fields by wrapping the reader: field-level security drops a field from the reader's field
  * infos; field masking keeps it there but returns no numeric doc values, points or terms, and
  * hashed binary and sorted doc values. A fingerprint field is exposed when each of its Lucene
- * fields ({@code f}, {@code f._scheme}, {@code f._shingles}, {@code f._containment}, {@code f._containment_size}) reads in the caller's reader as in
- * the segment itself; a field any part of which is hidden or masked is treated as absent, which is
- * what stock queries on it see.
+ * fields ({@code f}, {@code f._scheme}, {@code f._shingles}, {@code f._containment},
+ * {@code f._containment_size}) reads in the caller's reader as in the segment itself; a field any
+ * part of which is hidden or masked is treated as absent, which is what stock queries on it see.
  */
 public final class FieldExposure {
 
