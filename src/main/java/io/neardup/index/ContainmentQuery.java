@@ -32,7 +32,9 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.Weight;
+import org.apache.lucene.util.Accountable;
 import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.RamUsageEstimator;
 
 /**
  * Documents that contain the query's text ({@link Containment.Contained#LIKE}), or that the query's text contains
@@ -46,7 +48,7 @@ import org.apache.lucene.util.BytesRef;
  * hits are ready. A candidate whose set's size (a doc value, {@code f._containment_size}) rules it out is discarded
  * without reading its set. A document without a shingle set has no sampled values and is never a hit.
  */
-public final class ContainmentQuery extends Query {
+public final class ContainmentQuery extends Query implements Accountable {
 
     private final MinhashFieldMapper.MinhashFieldType fieldType;
     private final String field;
@@ -64,6 +66,11 @@ public final class ContainmentQuery extends Query {
     private final String scheme;
     private final Containment containment;
     private final SegmentFingerprintCache cache;
+    /** What this query holds, for a query cache that keeps it (as Lucene's {@code TermInSetQuery} reports its terms). */
+    private final long ramBytesUsed;
+
+    private static final long BASE_RAM_BYTES = RamUsageEstimator.shallowSizeOfInstance(ContainmentQuery.class);
+    private static final long TERM_RAM_BYTES = RamUsageEstimator.shallowSizeOfInstance(BytesRef.class);
     /** The most document sizes a search remembers thresholds for ({@link ContainmentWeight#documentThreshold}). */
     private static final int MAX_REMEMBERED_SIZES = 1 << 16;
 
@@ -99,6 +106,11 @@ public final class ContainmentQuery extends Query {
         this.scheme = scheme;
         this.containment = Objects.requireNonNull(containment, "containment");
         this.cache = cache;
+        long terms = RamUsageEstimator.shallowSizeOf(sampledTerms);
+        for (BytesRef term : sampledTerms) {
+            terms += TERM_RAM_BYTES + RamUsageEstimator.sizeOf(term.bytes);
+        }
+        this.ramBytesUsed = BASE_RAM_BYTES + RamUsageEstimator.sizeOf(this.likeSet) + terms;
     }
 
     /** How many sampled values a document must share with the query to be verified, for the contained side's size. */
@@ -122,6 +134,11 @@ public final class ContainmentQuery extends Query {
                 : ShingleSetCodec.intersectionSizeIfAtLeast(
                         documentSet.bytes, documentSet.offset, documentSet.length, likeSet, 0, likeSet.length, needed);
         return common < 0 || containedSize == 0 ? -1 : (double) common / containedSize;
+    }
+
+    @Override
+    public long ramBytesUsed() {
+        return ramBytesUsed;
     }
 
     @Override

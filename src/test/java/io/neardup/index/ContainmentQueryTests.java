@@ -137,6 +137,9 @@ public class ContainmentQueryTests extends MapperServiceTestCase {
                                 SCHEME.id(),
                                 new Containment(min, contained),
                                 null);
+                        assertTrue(
+                                "a query cache is charged at least the like set it holds",
+                                query.ramBytesUsed() > likeSet.length);
                         TopDocs top = searcher.search(query, ids.size());
                         Map<String, Float> hits = new HashMap<>();
                         for (ScoreDoc hit : top.scoreDocs) {
