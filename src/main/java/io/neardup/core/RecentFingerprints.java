@@ -284,8 +284,8 @@ public final class RecentFingerprints {
      * arrived before {@code before}, other than document {@code id} or a withdrawn one; ties go to the smallest id.
      * With {@code documentInsideRecent} the containment is the document's set in the recent one's, else the recent
      * one's in the document's. Null if none. Exact: each entry of the right size is compared by one merge of the two
-     * sets, stopped once it cannot reach c; an entry too small to hold ⌈c·|A|⌉ shingles of the contained side A is
-     * skipped without one.
+     * sets, stopped once it cannot reach c (an entry too small to hold ⌈c·|A|⌉ shingles of the contained side A is
+     * refused on the sets' counts, before the merge).
      */
     public synchronized Match mostContaining(
             String scope,
@@ -304,10 +304,8 @@ public final class RecentFingerprints {
             if (entry.shingleSet == null || comparable(entry, scope, id, scheme, before) == false) {
                 continue;
             }
-            // |A ∩ B| ≤ |B|: the containing side needs at least c·|A| shingles.
             int contained = documentInsideRecent ? count : entry.shingleCount;
-            int containing = documentInsideRecent ? entry.shingleCount : count;
-            if (contained == 0 || containing < minContainment * contained - 1e-9) {
+            if (contained == 0) {
                 continue;
             }
             int needed = (int) ContainmentSampling.sharedShinglesFor(minContainment, contained);

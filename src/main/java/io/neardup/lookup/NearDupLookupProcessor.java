@@ -192,10 +192,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 }
                 byte[] shingles =
                         ShingleSetCodec.decodePayload(parts.shingles(), ShingleSetCodec.schemeHashOf(parts.shingles()));
-                // The window's parts are those of the similarity lookup: one per scheme and format.
-                FingerprintFormat format =
-                        parts.value() == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(parts.value());
-                int formatScheme = 31 * scheme + format.number();
+                int formatScheme = windowPart(parts, scheme);
                 boolean documentInsideRecent = containment.contained() == Containment.Contained.LIKE;
                 self = id == null ? null : recent.addShingleSet(scope, id, formatScheme, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
@@ -209,8 +206,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                         before,
                         nanoTime.getAsLong());
             } else {
-                FingerprintFormat format =
-                        parts.value() == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(parts.value());
                 int schemeHash = parts.value() != null
                         ? SignatureCodec.schemeHashOf(parts.value())
                         : ShingleSetCodec.schemeHashOf(parts.shingles());
@@ -223,8 +218,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                         : FingerprintFormat.signatureOfSet(
                                 ShingleSetCodec.values(shingles, 0, shingles.length),
                                 ShingleSetCodec.signatureLengthOf(parts.shingles()));
-                // Signatures of two formats never meet: each format has its own part of the window.
-                int formatScheme = 31 * scheme + format.number();
+                int formatScheme = windowPart(parts, scheme);
                 double tau = spec.options().effectiveMinSimilarity();
                 self = id == null ? null : recent.addSignature(scope, id, formatScheme, signature, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
@@ -357,6 +351,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
         }
         return best;
+    }
+
+    /**
+     * The part of the recent window a {@code minhash} fingerprint is compared in: one a scheme and a format, since
+     * signatures of two formats never meet (the containment lookup keeps the same parts).
+     */
+    private static int windowPart(FingerprintObject.Parts parts, int scheme) {
+        FingerprintFormat format =
+                parts.value() == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(parts.value());
+        return 31 * scheme + format.number();
     }
 
     /**
