@@ -154,7 +154,8 @@ public final class ContainmentLatency {
                         "min",
                         "plain-index",
                         "seed",
-                        "batch"));
+                        "batch",
+                        "size"));
         Node node = new Node(opt.getOrDefault("url", "http://127.0.0.1:9281"), Duration.ofMinutes(30));
         int n = Integer.parseInt(opt.getOrDefault("n", "1000000"));
         int articles = Integer.parseInt(opt.getOrDefault("articles", "1000"));
