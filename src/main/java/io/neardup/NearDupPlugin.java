@@ -14,6 +14,7 @@ import io.neardup.clusters.RestNearDupClustersAction;
 import io.neardup.clusters.RestNearDupClustersRethrottleAction;
 import io.neardup.clusters.ShardJoinAction;
 import io.neardup.clusters.ShardMatchAction;
+import io.neardup.clusters.StepTimeouts;
 import io.neardup.clusters.TransportNearDupClustersAction;
 import io.neardup.clusters.TransportShardJoinAction;
 import io.neardup.clusters.TransportShardMatchAction;
@@ -109,6 +110,8 @@ public class NearDupPlugin extends Plugin
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
     private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
     private final QueryServices queryServices = new QueryServices(new LikeResolver(() -> ingestService), cache);
+    /** Made with the node's thread pool in {@link #createComponents}; its periodic check stops in {@link #close}. */
+    private StepTimeouts stepTimeouts;
 
     @Override
     public Map<String, Processor.Factory> getProcessors(Processor.Parameters parameters) {
@@ -181,7 +184,10 @@ public class NearDupPlugin extends Plugin
         breaker = circuitBreaker;
     }
 
-    /** Binds the cache and the scratch pool for injection into {@link TransportNearDupStatsAction}. */
+    /**
+     * Binds the cache and the scratch pool for injection into {@link TransportNearDupStatsAction}, the query services
+     * and the clusters runs' step timeouts for the actions that use them.
+     */
     @Override
     public Collection<Object> createComponents(
             Client client,
@@ -197,7 +203,8 @@ public class NearDupPlugin extends Plugin
             Supplier<RepositoriesService> repositoriesServiceSupplier) {
         this.clusterService = clusterService;
         this.indexNameExpressionResolver = indexNameExpressionResolver;
-        return List.of(cache, scratchPool, queryServices);
+        stepTimeouts = new StepTimeouts(threadPool);
+        return List.of(cache, scratchPool, queryServices, stepTimeouts);
     }
 
     @Override
@@ -256,5 +263,12 @@ public class NearDupPlugin extends Plugin
                         SearchExtBuilder.class, NearDupCollapseExt.NAME, NearDupCollapseExt::new),
                 new NamedWriteableRegistry.Entry(
                         Task.Status.class, NearDupClustersTask.Status.NAME, NearDupClustersTask.Status::new));
+    }
+
+    @Override
+    public void close() {
+        if (stepTimeouts != null) {
+            stepTimeouts.close();
+        }
     }
 }

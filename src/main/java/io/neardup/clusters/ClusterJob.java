@@ -49,6 +49,7 @@ final class ClusterJob {
 
     private final Client client;
     private final ThreadPool threadPool;
+    private final StepTimeouts timeouts;
     private final NearDupClustersRequest request;
     private final NearDupClustersTask task;
     private final String index;
@@ -65,6 +66,7 @@ final class ClusterJob {
     ClusterJob(
             Client client,
             ThreadPool threadPool,
+            StepTimeouts timeouts,
             CircuitBreaker breaker,
             NearDupClustersRequest request,
             NearDupClustersTask task,
@@ -73,6 +75,7 @@ final class ClusterJob {
             boolean simhashField) {
         this.client = client;
         this.threadPool = threadPool;
+        this.timeouts = timeouts;
         this.request = request;
         this.task = task;
         this.index = index;
@@ -180,8 +183,7 @@ final class ClusterJob {
                 .indices()
                 .refresh(
                         new RefreshRequest(index),
-                        ClusterSteps.step(
-                                threadPool, "refreshing [" + index + "]", ActionListener.map(done, r -> null)));
+                        step("refreshing [" + index + "]", ActionListener.map(done, r -> null)));
     }
 
     private NearDupClustersResponse response(
@@ -315,7 +317,12 @@ final class ClusterJob {
     }
 
     void search(SearchRequest search, String what, ActionListener<SearchResponse> listener) {
-        client.search(search, ClusterSteps.step(threadPool, what, listener));
+        client.search(search, step(what, listener));
+    }
+
+    /** {@code next}, continued on the plugin's pool with a request's answer, or failed once the request has waited too long. */
+    <T> ActionListener<T> step(String what, ActionListener<T> next) {
+        return ClusterSteps.step(threadPool, timeouts, what, next);
     }
 
     Client client() {

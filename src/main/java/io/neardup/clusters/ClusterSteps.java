@@ -9,10 +9,8 @@ import java.util.function.BooleanSupplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.opensearch.action.support.GroupedActionListener;
-import org.opensearch.action.support.ListenerTimeouts;
 import org.opensearch.action.support.ThreadedActionListener;
 import org.opensearch.common.settings.Settings;
-import org.opensearch.common.unit.TimeValue;
 import org.opensearch.common.util.concurrent.AbstractRunnable;
 import org.opensearch.common.util.concurrent.OpenSearchExecutors;
 import org.opensearch.core.action.ActionListener;
@@ -41,9 +39,6 @@ public final class ClusterSteps {
 
     static final int QUEUE_SIZE = 1_000;
 
-    /** No step waits longer than this for a search, a shard's matches or a bulk: a lost node fails the run instead of hanging it. */
-    static final TimeValue STEP_TIMEOUT = TimeValue.timeValueMinutes(5);
-
     private ClusterSteps() {}
 
     /** The plugin's pool, set by {@code thread_pool.neardup_clusters.size} and {@code .queue_size}. */
@@ -58,12 +53,12 @@ public final class ClusterSteps {
 
     /**
      * {@code next}, called on {@link #EXECUTOR} with the answer of a request sent now, or with a
-     * timeout failure after {@link #STEP_TIMEOUT}. An answer is always taken (never rejected by a
+     * timeout failure from {@code timeouts}. An answer is always taken (never rejected by a
      * full queue): the run must see the end of every request it sent.
      */
-    static <T> ActionListener<T> step(ThreadPool threadPool, String what, ActionListener<T> next) {
-        ActionListener<T> forked = new ThreadedActionListener<>(LOGGER, threadPool, EXECUTOR, next, true);
-        return ListenerTimeouts.wrapWithTimeout(threadPool, forked, STEP_TIMEOUT, EXECUTOR, what);
+    static <T> ActionListener<T> step(
+            ThreadPool threadPool, StepTimeouts timeouts, String what, ActionListener<T> next) {
+        return timeouts.withTimeout(what, new ThreadedActionListener<>(LOGGER, threadPool, EXECUTOR, next, true));
     }
 
     /** Runs {@code work} on {@link #EXECUTOR}; a failure (also a rejection) goes to {@code listener}. */

@@ -277,9 +277,7 @@ final class ClusterWriter {
             job.client()
                     .bulk(
                             toSend.timeout(request.bulkTimeout()),
-                            ClusterSteps.step(
-                                    job.threadPool(),
-                                    "a bulk of cluster assignments",
+                            job.step("a bulk of cluster assignments",
                                     ActionListener.runAfter(
                                             ActionListener.wrap(response -> record(response.getItems(), clears), e -> {
                                                 synchronized (this) {

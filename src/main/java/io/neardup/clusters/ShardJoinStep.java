@@ -27,7 +27,8 @@ record ShardJoinStep(
         Engine.Searcher searcher,
         QueryServices services,
         Client client,
-        ThreadPool threadPool) {
+        ThreadPool threadPool,
+        StepTimeouts timeouts) {
 
     CircuitBreaker breaker() {
         return services.cache().breaker();
@@ -49,7 +50,7 @@ record ShardJoinStep(
         client.execute(
                 ShardMatchAction.INSTANCE,
                 lookUp,
-                ClusterSteps.step(threadPool, "a look-up of shard [" + lookUp.shard() + "]", answer));
+                ClusterSteps.step(threadPool, timeouts, "a look-up of shard [" + lookUp.shard() + "]", answer));
     }
 
     /** The documents of a step that have a match, numbered in the order their first match is found. */

@@ -60,9 +60,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                 .execute(
                         ShardJoinAction.INSTANCE,
                         step,
-                        ClusterSteps.step(
-                                job.threadPool(),
-                                step.getDescription(),
+                        job.step(step.getDescription(),
                                 ActionListener.wrap(
                                         joined -> {
                                             graph.addJoined(joined);
@@ -115,7 +113,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      * A {@code minhash} shard's pairs, found on its node ({@link MinhashBandJoin}): those within the shard by its
      * band self-join, those with the shards {@link #shardsProbedBy} it by looking its documents' bands up there, so
      * that each pair of documents is found once. Each is a step of its own, one other shard at a time, so that none
-     * outlasts {@link ClusterSteps#STEP_TIMEOUT} on a large shard (at 5M documents a shard, ~1 min a step:
+     * outlasts {@link StepTimeouts#STEP_TIMEOUT} on a large shard (at 5M documents a shard, ~1 min a step:
      * docs/clusters.md section 4) and the run's progress and memory move step by step.
      */
     record BandJoin(ClusterJob job, MatchGraph graph) implements ShardScan {
@@ -220,9 +218,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                         new ShardMatchRequest.Documents(batchIds, batchSources),
                                         TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
                                         null),
-                                ClusterSteps.step(
-                                        job.threadPool(),
-                                        "matching a page on shard [" + shard + "]",
+                                job.step("matching a page on shard [" + shard + "]",
                                         ActionListener.map(all, matches -> {
                                             answers[answered] = matches;
                                             return null;

@@ -41,6 +41,7 @@ public class TransportNearDupClustersAction
     private final ThreadPool threadPool;
     private final IndexNameExpressionResolver resolver;
     private final SegmentFingerprintCache cache;
+    private final StepTimeouts timeouts;
 
     @Inject
     public TransportNearDupClustersAction(
@@ -50,7 +51,8 @@ public class TransportNearDupClustersAction
             ClusterService clusterService,
             ThreadPool threadPool,
             IndexNameExpressionResolver resolver,
-            SegmentFingerprintCache cache) {
+            SegmentFingerprintCache cache,
+            StepTimeouts timeouts) {
         this(
                 NearDupClustersAction.NAME,
                 transportService,
@@ -59,7 +61,8 @@ public class TransportNearDupClustersAction
                 clusterService,
                 threadPool,
                 resolver,
-                cache);
+                cache,
+                timeouts);
     }
 
     private TransportNearDupClustersAction(
@@ -70,13 +73,15 @@ public class TransportNearDupClustersAction
             ClusterService clusterService,
             ThreadPool threadPool,
             IndexNameExpressionResolver resolver,
-            SegmentFingerprintCache cache) {
+            SegmentFingerprintCache cache,
+            StepTimeouts timeouts) {
         super(name, transportService, actionFilters, NearDupClustersRequest::new);
         this.client = client;
         this.clusterService = clusterService;
         this.threadPool = threadPool;
         this.resolver = resolver;
         this.cache = cache;
+        this.timeouts = timeouts;
     }
 
     /** The dry run, under a read permission ({@link NearDupClustersDryRunAction}); it refuses a run that would write. */
@@ -89,7 +94,8 @@ public class TransportNearDupClustersAction
                 ClusterService clusterService,
                 ThreadPool threadPool,
                 IndexNameExpressionResolver resolver,
-                SegmentFingerprintCache cache) {
+                SegmentFingerprintCache cache,
+                StepTimeouts timeouts) {
             super(
                     NearDupClustersDryRunAction.NAME,
                     transportService,
@@ -98,7 +104,8 @@ public class TransportNearDupClustersAction
                     clusterService,
                     threadPool,
                     resolver,
-                    cache);
+                    cache,
+                    timeouts);
         }
 
         @Override
@@ -130,6 +137,7 @@ public class TransportNearDupClustersAction
         ClusterJob job = new ClusterJob(
                 taskClient,
                 threadPool,
+                timeouts,
                 cache.breaker(),
                 request,
                 run,
@@ -155,8 +163,7 @@ public class TransportNearDupClustersAction
                                             new PutMappingRequest(index)
                                                     .source(targetMapping(
                                                             request.targetField(), mappingOf(indexMetadata))),
-                                            ClusterSteps.step(
-                                                    threadPool,
+                                            ClusterSteps.step(threadPool, timeouts,
                                                     "mapping [" + request.targetField() + "]",
                                                     ActionListener.wrap(
                                                             mapped -> job.run(listener), listener::onFailure)));
@@ -225,8 +232,7 @@ public class TransportNearDupClustersAction
         }
         client.search(
                 new SearchRequest(index).source(probe),
-                ClusterSteps.step(
-                        threadPool, "checking [representative.sort]", ActionListener.map(listener, response -> null)));
+                ClusterSteps.step(threadPool, timeouts, "checking [representative.sort]", ActionListener.map(listener, response -> null)));
     }
 
     /**

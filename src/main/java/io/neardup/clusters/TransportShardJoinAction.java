@@ -30,6 +30,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
     private final IndicesService indicesService;
     private final QueryServices services;
     private final Client client;
+    private final StepTimeouts timeouts;
 
     @Inject
     public TransportShardJoinAction(
@@ -40,7 +41,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             IndexNameExpressionResolver indexNameExpressionResolver,
             IndicesService indicesService,
             QueryServices services,
-            Client client) {
+            Client client,
+            StepTimeouts timeouts) {
         super(
                 ShardJoinAction.NAME,
                 threadPool,
@@ -53,6 +55,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                 ClusterSteps.EXECUTOR);
         this.indicesService = indicesService;
         this.services = services;
+        this.timeouts = timeouts;
         this.client = client;
     }
 
@@ -75,7 +78,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         try {
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
-            ShardJoinStep step = new ShardJoinStep(request, shardId, context, searcher, services, client, threadPool);
+            ShardJoinStep step = new ShardJoinStep(request, shardId, context, searcher, services, client, threadPool, timeouts);
             switch (request.step()) {
                 case ShardJoinRequest.Window window -> SimhashWindowJoin.run(step, window, releasing);
                 case ShardJoinRequest.BandsWithin within ->
