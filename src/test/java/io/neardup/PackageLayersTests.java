@@ -22,8 +22,8 @@ import org.opensearch.test.OpenSearchTestCase;
 public class PackageLayersTests extends OpenSearchTestCase {
 
     /** Bottom up; a package may use any package before it in this list, none after it. */
-    static final List<String> ORDER =
-            List.of("core", "compat", "index", "ingest", "query", "clusters", "lookup", "collapse", "stats", "plugin");
+    static final List<String> ORDER = List.of(
+            "core", "compat", "index", "ingest", "query", "match", "lookup", "clusters", "collapse", "stats", "plugin");
 
     private static JavaClasses classes;
 

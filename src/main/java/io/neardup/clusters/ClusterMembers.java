@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.ClusterAssignment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

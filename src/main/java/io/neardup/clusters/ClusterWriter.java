@@ -4,6 +4,8 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.ClusterAssignment;
+import io.neardup.match.MappingPaths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -277,7 +279,8 @@ final class ClusterWriter {
             job.client()
                     .bulk(
                             toSend.timeout(request.bulkTimeout()),
-                            job.step("a bulk of cluster assignments",
+                            job.step(
+                                    "a bulk of cluster assignments",
                                     ActionListener.runAfter(
                                             ActionListener.wrap(response -> record(response.getItems(), clears), e -> {
                                                 synchronized (this) {

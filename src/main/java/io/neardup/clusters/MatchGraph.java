@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.ClusterGraph;
+import io.neardup.match.ShardMatchResponse;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

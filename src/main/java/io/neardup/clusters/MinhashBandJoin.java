@@ -11,6 +11,15 @@ import io.neardup.index.BreakerBudget;
 import io.neardup.index.MinhashDocValues;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.SegmentScheme;
+import io.neardup.match.DocMatches;
+import io.neardup.match.MatchList;
+import io.neardup.match.MatchSpec;
+import io.neardup.match.ShardBandBuckets;
+import io.neardup.match.ShardDocs;
+import io.neardup.match.ShardJaccard;
+import io.neardup.match.ShardMatchRequest;
+import io.neardup.match.ShardMatchResponse;
+import io.neardup.match.TransportShardMatchAction;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -32,10 +41,6 @@ import org.opensearch.core.action.ActionListener;
  */
 final class MinhashBandJoin {
 
-    /** Most documents of a bucket whose pairs are all counted; a larger one (boilerplate) is joined by leaders. */
-    static final int MAX_BUCKET = 1_000;
-    /** Leaders of an oversized bucket: at most this many verifications a document in it. */
-    static final int MAX_LEADERS = 64;
     /** Documents a band look-up request carries to another shard: bounds its size (~1.5 KB a document). */
     static final int PROBE_BATCH = 1_000;
     /** Look-up requests to one other shard awaiting their answer while the next batch is read. */
@@ -61,8 +66,8 @@ final class MinhashBandJoin {
                     reader.maxDoc(),
                     matching.minBandMatches(),
                     matching.minSimilarity(),
-                    MAX_BUCKET,
-                    MAX_LEADERS,
+                    ShardBandBuckets.MAX_BUCKET,
+                    ShardBandBuckets.MAX_LEADERS,
                     within.allPairs() == false,
                     new ShardJaccard(reader, matching.fieldType(), matching.exact()),
                     (a, b, similarity) -> {

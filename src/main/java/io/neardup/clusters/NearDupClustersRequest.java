@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import static org.opensearch.action.ValidateActions.addValidationError;
 
 import io.neardup.index.NearDupOptions;
+import io.neardup.match.MatchSpec;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

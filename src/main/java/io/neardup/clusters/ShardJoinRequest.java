@@ -4,6 +4,8 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.MatchSpec;
+import io.neardup.match.OneShardRequest;
 import java.io.IOException;
 import java.util.Arrays;
 import org.opensearch.action.ActionRequestValidationException;

@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.ShardMatchResponse;
 import java.io.IOException;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;

@@ -5,7 +5,10 @@
 package io.neardup.clusters;
 
 import io.neardup.core.MemoryBudget;
-import io.neardup.index.BreakerBudget;
+import io.neardup.match.DocMatches;
+import io.neardup.match.ShardMatchAction;
+import io.neardup.match.ShardMatchRequest;
+import io.neardup.match.ShardMatchResponse;
 import io.neardup.query.QueryServices;
 import java.util.Arrays;
 import org.opensearch.core.action.ActionListener;
@@ -36,12 +39,7 @@ record ShardJoinStep(
 
     /** What a step holds of its matches by doc id and of the {@code _id}s it has read. */
     MemoryBudget matchedBudget() {
-        return matchedBudget(breaker());
-    }
-
-    /** What a shard request holds of its matches by doc id and of the {@code _id}s it has read. */
-    static MemoryBudget matchedBudget(CircuitBreaker breaker) {
-        return BreakerBudget.of(breaker, "near_dup_clusters matched documents");
+        return DocMatches.budget(breaker());
     }
 
     /** Sends a look-up to another shard as a child of the run; its answer continues on the plugin's pool. */

@@ -4,6 +4,11 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.ClusterAssignment;
+import io.neardup.match.ShardMatchAction;
+import io.neardup.match.ShardMatchRequest;
+import io.neardup.match.ShardMatchResponse;
+import io.neardup.match.TransportShardMatchAction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +65,8 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                 .execute(
                         ShardJoinAction.INSTANCE,
                         step,
-                        job.step(step.getDescription(),
+                        job.step(
+                                step.getDescription(),
                                 ActionListener.wrap(
                                         joined -> {
                                             graph.addJoined(joined);
@@ -218,8 +224,8 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                         new ShardMatchRequest.Documents(batchIds, batchSources),
                                         TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
                                         null),
-                                job.step("matching a page on shard [" + shard + "]",
-                                        ActionListener.map(all, matches -> {
+                                job.step(
+                                        "matching a page on shard [" + shard + "]", ActionListener.map(all, matches -> {
                                             answers[answered] = matches;
                                             return null;
                                         })));

@@ -8,6 +8,8 @@ import io.neardup.index.FingerprintFields;
 import io.neardup.index.NearDupOptions;
 import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.index.SimhashFieldMapper;
+import io.neardup.match.ClusterAssignment;
+import io.neardup.match.MappingPaths;
 import java.util.HashMap;
 import java.util.Map;
 import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
@@ -163,7 +165,9 @@ public class TransportNearDupClustersAction
                                             new PutMappingRequest(index)
                                                     .source(targetMapping(
                                                             request.targetField(), mappingOf(indexMetadata))),
-                                            ClusterSteps.step(threadPool, timeouts,
+                                            ClusterSteps.step(
+                                                    threadPool,
+                                                    timeouts,
                                                     "mapping [" + request.targetField() + "]",
                                                     ActionListener.wrap(
                                                             mapped -> job.run(listener), listener::onFailure)));
@@ -232,7 +236,11 @@ public class TransportNearDupClustersAction
         }
         client.search(
                 new SearchRequest(index).source(probe),
-                ClusterSteps.step(threadPool, timeouts, "checking [representative.sort]", ActionListener.map(listener, response -> null)));
+                ClusterSteps.step(
+                        threadPool,
+                        timeouts,
+                        "checking [representative.sort]",
+                        ActionListener.map(listener, response -> null)));
     }
 
     /**

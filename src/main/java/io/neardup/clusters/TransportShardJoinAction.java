@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.OneShardAction;
 import io.neardup.query.QueryServices;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
@@ -78,7 +79,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         try {
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
-            ShardJoinStep step = new ShardJoinStep(request, shardId, context, searcher, services, client, threadPool, timeouts);
+            ShardJoinStep step =
+                    new ShardJoinStep(request, shardId, context, searcher, services, client, threadPool, timeouts);
             switch (request.step()) {
                 case ShardJoinRequest.Window window -> SimhashWindowJoin.run(step, window, releasing);
                 case ShardJoinRequest.BandsWithin within ->

@@ -6,13 +6,6 @@ package io.neardup.lookup;
 
 import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
 
-import io.neardup.clusters.ClusterAssignment;
-import io.neardup.clusters.MappingPaths;
-import io.neardup.clusters.MatchSpec;
-import io.neardup.clusters.NearDupLookupAction;
-import io.neardup.clusters.ShardMatchRequest;
-import io.neardup.clusters.ShardMatchResponse;
-import io.neardup.clusters.TransportShardMatchAction;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.RecentFingerprints;
@@ -21,6 +14,13 @@ import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import io.neardup.index.Containment;
 import io.neardup.index.NearDupOptions;
+import io.neardup.match.ClusterAssignment;
+import io.neardup.match.MappingPaths;
+import io.neardup.match.MatchSpec;
+import io.neardup.match.NearDupLookupAction;
+import io.neardup.match.ShardMatchRequest;
+import io.neardup.match.ShardMatchResponse;
+import io.neardup.match.TransportShardMatchAction;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

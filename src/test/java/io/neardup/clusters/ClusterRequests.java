@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.MatchSpec;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.opensearch.common.xcontent.XContentType;

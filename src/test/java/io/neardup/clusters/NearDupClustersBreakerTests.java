@@ -11,6 +11,7 @@ import io.neardup.core.FingerprintFormat;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import io.neardup.index.SegmentFingerprintCache;
+import io.neardup.match.MatchSpec;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

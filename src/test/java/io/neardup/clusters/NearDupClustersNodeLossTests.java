@@ -10,6 +10,7 @@ import io.neardup.NearDupPlugin;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.match.MatchSpec;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

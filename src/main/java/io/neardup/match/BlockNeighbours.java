@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import io.neardup.index.SimhashBatchMatcher;
 import java.util.Arrays;
@@ -12,7 +12,7 @@ import java.util.Arrays;
  * order in which {@code _near_dup_clusters} keeps at most {@link TransportShardMatchAction#MAX_MATCHES_PER_DOCUMENT}
  * of them. One instance serves many look-ups of one thread; its buffer grows to the largest answer.
  */
-final class BlockNeighbours {
+public final class BlockNeighbours {
 
     /** Distance in the high half, doc in the low half: sorted, the closest come first. */
     private long[] found = new long[16];
@@ -21,18 +21,18 @@ final class BlockNeighbours {
     private final SimhashBatchMatcher.Hits collect = this::add;
 
     /** Finds every live document within the matcher's distance of {@code simhash}; returns how many. */
-    int find(SimhashBatchMatcher blocks, long simhash, String scheme) {
+    public int find(SimhashBatchMatcher blocks, long simhash, String scheme) {
         count = 0;
         blocks.match(simhash, scheme, collect);
         Arrays.sort(found, 0, count);
         return count;
     }
 
-    int doc(int i) {
+    public int doc(int i) {
         return (int) found[i];
     }
 
-    int distance(int i) {
+    public int distance(int i) {
         return (int) (found[i] >>> 32);
     }
 

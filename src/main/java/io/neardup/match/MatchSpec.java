@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import io.neardup.core.LshBanding;
 import io.neardup.index.Containment;
@@ -163,15 +163,15 @@ public record MatchSpec(String field, NearDupOptions options, Containment contai
     }
 
     /** How a {@code minhash} spec matches by band: the field's banding, τ, the query's automatic {@code min_band_matches}, and whether shingle sets verify. */
-    record BandMatching(
+    public record BandMatching(
             MinhashFieldMapper.MinhashFieldType fieldType, double minSimilarity, int minBandMatches, boolean exact) {
-        LshBanding banding() {
+        public LshBanding banding() {
             return fieldType.banding();
         }
     }
 
     /** This spec's {@link BandMatching} on a shard whose mapping is {@code context}'s; a 400 if the field is not a {@code minhash} field there. */
-    BandMatching bandMatching(QueryShardContext context, ShardId shardId) {
+    public BandMatching bandMatching(QueryShardContext context, ShardId shardId) {
         MinhashFieldMapper.MinhashFieldType minhash =
                 MinhashFieldMapper.MinhashFieldType.of(context.fieldMapper(field));
         if (minhash == null) {
@@ -183,14 +183,15 @@ public record MatchSpec(String field, NearDupOptions options, Containment contai
     }
 
     /** How a {@code simhash} spec with {@code min_similarity} verifies its neighbours: on the sibling {@code minhash} field. */
-    record SiblingVerification(MinhashFieldMapper.MinhashFieldType minhash, double minSimilarity, boolean exact) {}
+    public record SiblingVerification(
+            MinhashFieldMapper.MinhashFieldType minhash, double minSimilarity, boolean exact) {}
 
     /**
      * This spec's {@link SiblingVerification}, or null without {@code min_similarity}; a 400 if the
      * {@code minhash} field beside the {@code simhash} one ({@code body_fp.simhash} →
      * {@code body_fp.minhash}) is not mapped as {@code minhash}, as the query says.
      */
-    SiblingVerification siblingVerification(QueryShardContext context, ShardId shardId) {
+    public SiblingVerification siblingVerification(QueryShardContext context, ShardId shardId) {
         if (options.minSimilarity() == null) {
             return null;
         }

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import io.neardup.core.BandKeyFilter;
 import io.neardup.core.FingerprintObject;
@@ -127,7 +127,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             throws IOException {
         MatchSpec spec = request.spec();
         try (DocMatches found =
-                new DocMatches(ShardJoinStep.matchedBudget(services.cache().breaker()))) {
+                new DocMatches(DocMatches.budget(services.cache().breaker()))) {
             ShardBandLookup.lookUp(
                     reader,
                     spec.field(),
@@ -137,8 +137,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                     batch.shingleSets(),
                     batch.bands(),
                     request.maxMatches(),
-                    MinhashBandJoin.MAX_BUCKET,
-                    MinhashBandJoin.MAX_LEADERS,
+                    ShardBandBuckets.MAX_BUCKET,
+                    ShardBandBuckets.MAX_LEADERS,
                     BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band look-up"),
                     request::ensureNotCancelled,
                     (q, doc, similarity) -> found.add(q, doc, docs.seqNo(doc), (float) similarity));
@@ -167,7 +167,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
         ShardJaccard jaccard =
                 verification == null ? null : new ShardJaccard(reader, verification.minhash(), verification.exact());
         try (DocMatches found =
-                new DocMatches(ShardJoinStep.matchedBudget(services.cache().breaker()))) {
+                new DocMatches(DocMatches.budget(services.cache().breaker()))) {
             for (int i = 0; i < simhashes.length; i++) {
                 if (jaccard != null && (batch.signatures() == null || batch.signatures()[i] == null)) {
                     continue; // nothing to verify with: no match, as the query finds none
@@ -197,7 +197,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
         MatchSpec.BandMatching matching = request.spec().bandMatching(context, shardId); // or a clear error
         MemoryBudget budget = BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band key filter");
         ShardBandBuckets.KeyFilter filter =
-                new ShardBandBuckets(reader, matching.fieldType(), budget).keyFilter(MinhashBandJoin.MAX_BUCKET);
+                new ShardBandBuckets(reader, matching.fieldType(), budget).keyFilter(ShardBandBuckets.MAX_BUCKET);
         budget.release(BandKeyFilter.bytesFor(filter.keys()));
         return new ShardMatchResponse(filter);
     }
@@ -214,7 +214,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             try (ShardDocs docs = new ShardDocs(
                     searcher,
                     request.clusterField(),
-                    ShardJoinStep.matchedBudget(services.cache().breaker()))) {
+                    DocMatches.budget(services.cache().breaker()))) {
                 switch (request.batch()) {
                     case ShardMatchRequest.BandFilter filter -> {
                         return keyFilter(request, context, reader, shardId);

@@ -2,8 +2,9 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
+import io.neardup.clusters.ShardJoinRequest;
 import java.util.Map;
 import org.opensearch.core.tasks.TaskCancelledException;
 import org.opensearch.core.tasks.TaskId;
@@ -21,7 +22,7 @@ public class OneShardRequestTests extends OpenSearchTestCase {
                 new ShardJoinRequest.BandsWithin(false));
         request.ensureNotCancelled(); // not run as a task yet: nothing to cancel
         CancellableTask task = (CancellableTask)
-                request.createTask(1, "transport", ShardJoinAction.NAME, new TaskId("node", 7), Map.of());
+                request.createTask(1, "transport", ShardMatchAction.NAME, new TaskId("node", 7), Map.of());
         assertEquals(new TaskId("node", 7), task.getParentTaskId());
         request.ensureNotCancelled();
         task.cancel("by the user");

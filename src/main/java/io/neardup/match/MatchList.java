@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import java.util.Arrays;
 import org.opensearch.core.common.breaker.CircuitBreaker;
@@ -13,7 +13,7 @@ import org.opensearch.core.common.breaker.CircuitBreaker;
  * times a document, so the arrays' growth is charged to the {@code neardup} breaker before it is
  * taken, and given back by {@link #close}.
  */
-final class MatchList implements AutoCloseable {
+public final class MatchList implements AutoCloseable {
 
     /** A slot of the five arrays, and the target's {@code _id} string (short ids assumed; a long one is under-counted). */
     static final int BYTES_PER_MATCH = 4 + 8 + 4 + 8 + 8 + 64;
@@ -27,12 +27,12 @@ final class MatchList implements AutoCloseable {
     private float[] similarity = new float[16];
     private String[] cluster = new String[16];
 
-    MatchList(CircuitBreaker breaker) {
+    public MatchList(CircuitBreaker breaker) {
         this.breaker = breaker;
         charge(query.length);
     }
 
-    void add(int queryIndex, String targetId, long seqNo, float score, String targetCluster) {
+    public void add(int queryIndex, String targetId, long seqNo, float score, String targetCluster) {
         if (size == query.length) {
             int grown = size * 2;
             charge(grown - size);
@@ -65,7 +65,7 @@ final class MatchList implements AutoCloseable {
         charged = 0;
     }
 
-    ShardMatchResponse toResponse() {
+    public ShardMatchResponse toResponse() {
         return new ShardMatchResponse(
                 Arrays.copyOf(query, size),
                 Arrays.copyOf(target, size),

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import io.neardup.core.MemoryBudget;
 import java.io.IOException;
@@ -24,7 +24,7 @@ import org.opensearch.index.seqno.SequenceNumbers;
  * What a match reports of a shard's document, read by doc id from one searcher: its {@code _id}, sequence number and
  * cluster. The {@code _id}s read are kept until {@link #close}, reserved first.
  */
-final class ShardDocs implements AutoCloseable {
+public final class ShardDocs implements AutoCloseable {
 
     /** A document's slots in the two arrays of {@code _id}s read, and its {@code _id} string (short ids assumed). */
     static final long BYTES_PER_ID = 4 + 4 + 64;
@@ -39,7 +39,7 @@ final class ShardDocs implements AutoCloseable {
 
     private FieldsVisitor visitor;
 
-    ShardDocs(IndexSearcher searcher, String clusterField, MemoryBudget budget) throws IOException {
+    public ShardDocs(IndexSearcher searcher, String clusterField, MemoryBudget budget) throws IOException {
         this.leaves = searcher.getIndexReader().leaves();
         this.storedFields = searcher.storedFields();
         this.clusterField = clusterField;
@@ -67,7 +67,7 @@ final class ShardDocs implements AutoCloseable {
      * documents of its pairs, then for those that had a match: mostly the same; each read decompresses
      * a block of stored fields, the largest share of a band join's time after the band terms, JFR).
      */
-    String[] ids(int[] docs, int count) throws IOException {
+    public String[] ids(int[] docs, int count) throws IOException {
         int[] distinct = Arrays.copyOf(docs, count);
         Arrays.sort(distinct);
         int unique = 0;
@@ -135,7 +135,7 @@ final class ShardDocs implements AutoCloseable {
         return value == null ? null : value.toString();
     }
 
-    long seqNo(int doc) throws IOException {
+    public long seqNo(int doc) throws IOException {
         LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
         NumericDocValues seqNos = leaf.reader().getNumericDocValues(SeqNoFieldMapper.NAME);
         return seqNos != null && seqNos.advanceExact(doc - leaf.docBase)

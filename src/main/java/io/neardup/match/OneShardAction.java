@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.single.shard.TransportSingleShardAction;
@@ -18,12 +18,12 @@ import org.opensearch.threadpool.ThreadPool;
 import org.opensearch.transport.TransportService;
 
 /** Runs a {@link OneShardRequest} on a node holding a copy (primary or replica) of its shard. */
-abstract class OneShardAction<Request extends OneShardRequest<Request>, Response extends ActionResponse>
+public abstract class OneShardAction<Request extends OneShardRequest<Request>, Response extends ActionResponse>
         extends TransportSingleShardAction<Request, Response> {
 
     private final Writeable.Reader<Response> responseReader;
 
-    OneShardAction(
+    public OneShardAction(
             String name,
             ThreadPool threadPool,
             ClusterService clusterService,

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import io.neardup.core.BandJoin;
 import io.neardup.core.MemoryBudget;
@@ -23,7 +23,7 @@ import org.apache.lucene.util.BytesRef;
  * side reads through its own doc-values cursor, which starts over only when asked for an earlier
  * document (the join's pairs mostly come in increasing order). Not thread-safe.
  */
-final class ShardJaccard implements BandJoin.Verifier {
+public final class ShardJaccard implements BandJoin.Verifier {
     private final List<LeafReaderContext> leaves;
     private final MinhashFieldMapper.MinhashFieldType fieldType;
     private final String field;
@@ -32,7 +32,7 @@ final class ShardJaccard implements BandJoin.Verifier {
     private final Cursor right = new Cursor();
 
     /** @param exact false: always the estimate (the query's {@code verification: estimate}) */
-    ShardJaccard(IndexReader reader, MinhashFieldMapper.MinhashFieldType fieldType, boolean exact) {
+    public ShardJaccard(IndexReader reader, MinhashFieldMapper.MinhashFieldType fieldType, boolean exact) {
         this.leaves = reader.leaves();
         this.fieldType = fieldType;
         this.field = fieldType.name();
@@ -73,7 +73,7 @@ final class ShardJaccard implements BandJoin.Verifier {
      * bytes are reserved from {@code budget} before they are taken (the caller releases them).
      * Documents are read fastest in increasing order.
      */
-    byte[][] valuesOf(int doc, MemoryBudget budget) {
+    public byte[][] valuesOf(int doc, MemoryBudget budget) {
         try {
             if (left.seek(doc) == false) {
                 return null;

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import java.io.IOException;
 import java.util.List;
@@ -92,7 +92,7 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     }
 
     /** Asks the shard for its band key filter. */
-    static ShardMatchRequest bandFilter(String index, int shard, MatchSpec spec) {
+    public static ShardMatchRequest bandFilter(String index, int shard, MatchSpec spec) {
         return new ShardMatchRequest(index, shard, spec, new BandFilter(), 1, null);
     }
 

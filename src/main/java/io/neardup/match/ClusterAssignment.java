@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -72,7 +72,7 @@ public final class ClusterAssignment {
     }
 
     /** A stored object in the form {@link #member} builds, to tell a no-op; null if it is not one. */
-    static Map<String, Object> readMember(Map<?, ?> stored) {
+    public static Map<String, Object> readMember(Map<?, ?> stored) {
         if (stored == null
                 || stored.get(CLUSTER) == null
                 || stored.get(SIZE) instanceof Number == false
@@ -84,11 +84,11 @@ public final class ClusterAssignment {
     }
 
     /** The subfields {@code _near_dup_clusters} maps, with the types it accepts where they are mapped already. */
-    static final Map<String, Set<String>> ACCEPTED_TYPES =
+    public static final Map<String, Set<String>> ACCEPTED_TYPES =
             Map.of(CLUSTER, Set.of("keyword"), SIZE, Set.of("integer", "long"), REPRESENTATIVE, Set.of("boolean"));
 
     /** How {@code _near_dup_clusters} maps the object: {@code cluster} a keyword (for {@code collapse} and {@code terms}). */
-    static Map<String, Object> mapping() {
+    public static Map<String, Object> mapping() {
         return Map.of(
                 "properties",
                 Map.of(

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import io.neardup.core.BandJoin;
 import io.neardup.core.BandKeyFilter;
@@ -37,7 +37,7 @@ import org.apache.lucene.util.BytesRef;
  * documents (deletes, and the Security plugin's document-level security: each segment's own live
  * docs) are members.
  */
-final class ShardBandBuckets implements BandJoin.Buckets {
+public final class ShardBandBuckets implements BandJoin.Buckets {
     private final IndexReader reader;
     private final MinhashFieldMapper.MinhashFieldType fieldType;
     private final String field;
@@ -46,16 +46,21 @@ final class ShardBandBuckets implements BandJoin.Buckets {
     /** Called every {@link #CHECK_EVERY} terms read: it throws to stop (a cancelled task). */
     private final Runnable checkpoint;
 
-    static final int CHECK_EVERY = 4096;
+    public static final int CHECK_EVERY = 4096;
+
+    /** Most documents of a bucket whose pairs are all counted; a larger one (boilerplate) is joined by leaders. */
+    public static final int MAX_BUCKET = 1_000;
+    /** Leaders of an oversized bucket: at most this many verifications a document in it. */
+    public static final int MAX_LEADERS = 64;
 
     /** Keys buffered before they are added to a {@link BandKeyFilter}. */
     private static final int ADD_BATCH = 1024;
 
-    ShardBandBuckets(IndexReader reader, MinhashFieldMapper.MinhashFieldType fieldType, MemoryBudget budget) {
+    public ShardBandBuckets(IndexReader reader, MinhashFieldMapper.MinhashFieldType fieldType, MemoryBudget budget) {
         this(reader, fieldType, budget, () -> {});
     }
 
-    ShardBandBuckets(
+    public ShardBandBuckets(
             IndexReader reader,
             MinhashFieldMapper.MinhashFieldType fieldType,
             MemoryBudget budget,
@@ -96,7 +101,7 @@ final class ShardBandBuckets implements BandJoin.Buckets {
      * The band terms of the segments the caller may see, merged, with each segment's own live docs and the scheme;
      * {@code docBase} is added to a doc id of the terms' postings to number it in the reader.
      */
-    record BandTerms(TermsEnum terms, int docBase, Bits[] liveDocs, int[] docStarts, String scheme) {
+    public record BandTerms(TermsEnum terms, int docBase, Bits[] liveDocs, int[] docStarts, String scheme) {
         /** Whether the reader's document {@code doc} is live for the caller. */
         boolean live(int doc) {
             int leaf = ReaderUtil.subIndex(doc, docStarts);
@@ -105,7 +110,7 @@ final class ShardBandBuckets implements BandJoin.Buckets {
     }
 
     /** The band terms {@link #forEach} reads, or null if no segment shows the field; fails on segments of different schemes. */
-    BandTerms open() throws IOException {
+    public BandTerms open() throws IOException {
         List<LeafReaderContext> leaves = reader.leaves();
         List<Terms> subs = new ArrayList<>();
         List<ReaderSlice> slices = new ArrayList<>();
@@ -145,7 +150,7 @@ final class ShardBandBuckets implements BandJoin.Buckets {
      * decides what is looked up). The filter's memory is reserved from the budget and stays reserved
      * for the caller to release ({@link BandKeyFilter#bytesFor} of its {@code keys}).
      */
-    record KeyFilter(BandKeyFilter filter, long keys, long[] oversizedKeys, String scheme) {
+    public record KeyFilter(BandKeyFilter filter, long keys, long[] oversizedKeys, String scheme) {
         /** Whether a band key of the other shard may be in a bucket of normal size here. */
         boolean mightShare(long filterKey) {
             return filter.mightContain(filterKey);
@@ -161,7 +166,7 @@ final class ShardBandBuckets implements BandJoin.Buckets {
          * {@code minBandMatches} pass the filter and none is an oversized bucket here (then no
          * document here can be its candidate).
          */
-        int bandsToLookUp(long[] keys, int minBandMatches, int[] bands) {
+        public int bandsToLookUp(long[] keys, int minBandMatches, int[] bands) {
             int shared = 0;
             int count = 0;
             boolean oversized = false;

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import java.io.IOException;
 import java.util.Map;

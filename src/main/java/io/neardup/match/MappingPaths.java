@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -17,7 +17,7 @@ public final class MappingPaths {
     private MappingPaths() {}
 
     /** The mapping of {@code path}, or null if it is not mapped. */
-    static Map<?, ?> find(Map<String, Object> mapping, String path) {
+    public static Map<?, ?> find(Map<String, Object> mapping, String path) {
         Map<?, ?> current = mapping;
         for (String part : path.split("\\.")) {
             if (current.get("properties") instanceof Map<?, ?> properties
@@ -35,7 +35,8 @@ public final class MappingPaths {
      * written at {@code path}: every mapped level is an object, and every mapped subfield has an
      * accepted type. Throws an {@link IllegalArgumentException} naming the collision otherwise.
      */
-    static void checkAssignable(Map<String, Object> mapping, String path, Map<String, Set<String>> subfieldTypes) {
+    public static void checkAssignable(
+            Map<String, Object> mapping, String path, Map<String, Set<String>> subfieldTypes) {
         Map<?, ?> current = mapping;
         StringBuilder walked = new StringBuilder();
         for (String part : path.split("\\.")) {

@@ -2,7 +2,7 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import io.neardup.core.BandKeyFilter;
 import java.io.IOException;
@@ -84,7 +84,7 @@ public final class ShardMatchResponse extends ActionResponse {
     }
 
     /** The shard's band key filter, if the request asked for it (else null). */
-    ShardBandBuckets.KeyFilter keyFilter() {
+    public ShardBandBuckets.KeyFilter keyFilter() {
         return keyFilter;
     }
 

@@ -2,19 +2,26 @@
  * Copyright opensearch-neardup contributors.
  * SPDX-License-Identifier: Apache-2.0
  */
-package io.neardup.clusters;
+package io.neardup.match;
 
 import io.neardup.core.MemoryBudget;
+import io.neardup.index.BreakerBudget;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.function.IntUnaryOperator;
+import org.opensearch.core.common.breaker.CircuitBreaker;
 
 /**
  * Matches found in a shard's block tables or band buckets, held by doc id until {@link #addTo} reads
  * their {@code _id}s all at once, in doc id order ({@link ShardDocs#ids}). They grow with the pairs
  * (with {@code leader} linkage every verified pair of a bucket), so each growth is reserved first.
  */
-final class DocMatches implements AutoCloseable {
+public final class DocMatches implements AutoCloseable {
+
+    /** What a shard request holds of its matches by doc id and of the {@code _id}s it has read. */
+    public static MemoryBudget budget(CircuitBreaker breaker) {
+        return BreakerBudget.of(breaker, "near_dup_clusters matched documents");
+    }
 
     /** A slot of the four arrays. */
     static final long BYTES_PER_MATCH = 4 + 4 + 8 + 4;
@@ -29,7 +36,7 @@ final class DocMatches implements AutoCloseable {
     private float[] similarity;
     private int size;
 
-    DocMatches(MemoryBudget budget) {
+    public DocMatches(MemoryBudget budget) {
         this.budget = budget;
         reserve(INITIAL_CAPACITY);
         query = new int[INITIAL_CAPACITY];
@@ -44,7 +51,7 @@ final class DocMatches implements AutoCloseable {
         reserved += bytes;
     }
 
-    void add(int queryIndex, int targetDoc, long targetSeqNo, float score) {
+    public void add(int queryIndex, int targetDoc, long targetSeqNo, float score) {
         if (size == doc.length) {
             reserve(size); // the doubled arrays; the old ones are let go as they are copied
             query = Arrays.copyOf(query, size * 2);
@@ -59,7 +66,7 @@ final class DocMatches implements AutoCloseable {
     }
 
     /** Adds every match to {@code matches}, its query numbered by {@code queryNumber}. */
-    void addTo(MatchList matches, ShardDocs docs, IntUnaryOperator queryNumber) throws IOException {
+    public void addTo(MatchList matches, ShardDocs docs, IntUnaryOperator queryNumber) throws IOException {
         String[] ids = docs.ids(doc, size);
         for (int i = 0; i < size; i++) {
             matches.add(queryNumber.applyAsInt(query[i]), ids[i], seqNo[i], similarity[i], null);
