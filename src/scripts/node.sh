@@ -21,7 +21,15 @@
 #                        settings=<user-settings> global-settings=<file> repository=<local-repository>
 #           packages this checkout's plugin for another OpenSearch version into <build-dir> with
 #           the given Maven and the calling build's settings (used by pom.xml, see security-its)
+#   node.sh check-ports <state-dir> <http-port> <transport-port> [goals=<maven goals>]
+#           fails, as `start` would, when a port is taken, but before the work that comes first (the build
+#           runs it at validate, not at pre-integration-test after the unit tests; run.sh before building);
+#           does nothing while the node of <state-dir> still runs (`start` stops it first), nor, with
+#           goals, unless they reach integration-test
 #   node.sh java-home                 prints a JDK >= 21 to run OpenSearch 3.x with
+#
+# A taken port fails with the setting that moves the node there, when the caller names it in
+# NODE_SH_HTTP_PORT_SETTING / NODE_SH_TRANSPORT_PORT_SETTING (e.g. -Dit.http.port, NEARDUP_TRANSPORT_PORT).
 #
 # <state-dir> holds the pid file, the node's output and a link to its home. OpenSearch refuses to
 # run as root, so when invoked as root the node runs as `nobody` from a home under /tmp (the
@@ -59,6 +67,31 @@ java_major_at_least() {
 }
 
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# Dies when either port is taken, naming the caller's setting that moves it (see the header).
+require_free_ports() {
+    local http_port=$1 transport_port=$2
+    port_taken "$http_port" && die "$(taken "$http_port" HTTP "${NODE_SH_HTTP_PORT_SETTING:-}")"
+    port_taken "$transport_port" && die "$(taken "$transport_port" transport "${NODE_SH_TRANSPORT_PORT_SETTING:-}")"
+    return 0
+}
+
+taken() {
+    local port=$1 kind=$2 setting=$3
+    printf '%s port %s on 127.0.0.1 is already taken; stop whatever listens there first' "$kind" "$port"
+    [ -z "$setting" ] || printf ', or move the node with %s=<a free port>' "$setting"
+}
+
+check_ports() {
+    local state=$1 http_port=$2 transport_port=$3 goals=${4-} pid
+    # `mvn test` or `package` starts no node: the ports may be someone else's then
+    if [ -n "$goals" ]; then
+        [[ "${goals#goals=}" =~ (^|[^a-z-])(pre-integration-test|integration-test|verify|install|deploy)($|[^a-z-]) ]] || return 0
+    fi
+    pid=$(cat "$state/pid" 2>/dev/null || true)
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && return 0
+    require_free_ports "$http_port" "$transport_port"
+}
 
 # The value of <key> in the plugin-descriptor.properties at the root of a plugin zip.
 descriptor_value() {
@@ -109,8 +142,7 @@ stop_node() {
 prepare_home() {
     local state=$1 http_port=$2 transport_port=$3 distribution=$4
     stop_node "$state"
-    port_taken "$http_port" && die "port $http_port on 127.0.0.1 is already taken; stop whatever listens there first"
-    port_taken "$transport_port" && die "port $transport_port on 127.0.0.1 is already taken; stop whatever listens there first"
+    require_free_ports "$http_port" "$transport_port"
 
     rm -rf "$state" && mkdir -p "$state"
     if [ "$(id -u)" = 0 ]; then
@@ -219,8 +251,7 @@ restart_node() {
         || die "$state does not say which ports its node used"
     [ -z "$plugin_zip" ] || [ -f "$plugin_zip" ] || die "no plugin zip at $plugin_zip"
     halt_node "$state"
-    port_taken "$http_port" && die "port $http_port on 127.0.0.1 is already taken; stop whatever listens there first"
-    port_taken "$transport_port" && die "port $transport_port on 127.0.0.1 is already taken; stop whatever listens there first"
+    require_free_ports "$http_port" "$transport_port"
 
     local jdk
     jdk=$(java_home)
@@ -358,6 +389,9 @@ case "${1:-}" in
     build-plugin)
            [ $# -eq 8 ] || die "usage: node.sh build-plugin <opensearch-version> <build-dir> <maven-home> offline=<true|false> settings=<file> global-settings=<file> repository=<dir>"
            build_plugin "$2" "$3" "$4" "$5" "$6" "$7" "$8" ;;
+    check-ports)
+           [ $# -eq 4 ] || [ $# -eq 5 ] || die "usage: node.sh check-ports <state-dir> <http-port> <transport-port> [goals=<maven goals>]"
+           check_ports "$2" "$3" "$4" "${5-}" ;;
     java-home) java_home ;;
-    *) die "usage: node.sh start|start-secure|stop|halt|restart|build-plugin|java-home ..." ;;
+    *) die "usage: node.sh start|start-secure|stop|halt|restart|build-plugin|check-ports|java-home ..." ;;
 esac

@@ -46,6 +46,8 @@ work_dir=$root/target/release-build
 jobs=${RELEASE_JOBS:-2}
 http_base=${SMOKE_HTTP_PORT:-9290}
 transport_base=${SMOKE_TRANSPORT_PORT:-9390}
+# what node.sh names when a port is taken (the first node's ports: node i uses them + i)
+export NODE_SH_HTTP_PORT_SETTING=SMOKE_HTTP_PORT NODE_SH_TRANSPORT_PORT_SETTING=SMOKE_TRANSPORT_PORT
 plugin_release=$(sed -n 's:.*<plugin.release>\(.*\)</plugin.release>.*:\1:p' pom.xml)
 # the test dependencies of the default version: Central lacks some releases' (tests are not built here)
 test_opensearch_version=$(sed -n 's:.*<opensearch.version>\(.*\)</opensearch.version>.*:\1:p' pom.xml)

@@ -11,10 +11,11 @@ transport_port=${NEARDUP_TRANSPORT_PORT:-9300}
 url="http://127.0.0.1:$http_port"
 state="$root/target/run-node"
 
-if (exec 3<>"/dev/tcp/127.0.0.1/$http_port") 2>/dev/null; then
-    echo "run: port $http_port on 127.0.0.1 is already taken; stop whatever listens there (or set NEARDUP_HTTP_PORT)" >&2
-    exit 1
-fi
+# Both ports before the build and the download, each failure naming the variable that moves it (node.sh
+# checks them again when it starts the node, with the same names).
+export NODE_SH_HTTP_PORT_SETTING=NEARDUP_HTTP_PORT NODE_SH_TRANSPORT_PORT_SETTING=NEARDUP_TRANSPORT_PORT
+bash src/scripts/node.sh check-ports "$state" "$http_port" "$transport_port" \
+    || { echo "run: nothing started; the node's ports are NEARDUP_HTTP_PORT (default 9200) and NEARDUP_TRANSPORT_PORT (9300)" >&2; exit 1; }
 
 JAVA_HOME=$(bash src/scripts/node.sh java-home)
 export JAVA_HOME
