@@ -158,7 +158,7 @@ public class HostileInputIT extends NearDupRestTestCase {
                 nearDuplicate(", \"prefix_bits\": \"AUTO\""), "[prefix_bits] must be an integer, got [AUTO]");
         assertSearchRejected(nearDuplicate(", \"max_flips\": 0"), "[max_flips] must be in [1, 10000], got [0]");
         assertSearchRejected(nearDuplicate(", \"max_flips\": 10001"), "[max_flips] must be in [1, 10000], got [10001]");
-        assertSearchRejected(nearDuplicate(", \"mode\": \"fuzzy\""), "unknown mode [fuzzy], expected [psm] or [exact]");
+        assertSearchRejected(nearDuplicate(", \"mode\": \"fuzzy\""), "[mode] must be [psm] or [exact], got [fuzzy]");
         assertSearchRejected(nearDuplicate(", \"min_similarity\": 0"), "[min_similarity] must be in (0, 1], got [0.0]");
         assertSearchRejected(
                 nearDuplicate(", \"min_similarity\": \"lots\""), "[min_similarity] must be a number, got [lots]");

@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import static org.opensearch.action.ValidateActions.addValidationError;
 
+import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
 import io.neardup.match.MatchSpec;
 import java.io.IOException;
@@ -160,11 +161,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     public static NearDupClustersRequest parse(String index, XContentParser parser) throws IOException {
         String field = null;
         String targetField = null;
-        Integer maxDistance = null;
-        Integer maxFlips = null;
-        Double minSimilarity = null;
-        NearDupOptions.Mode mode = null;
-        NearDupOptions.Verification verification = null;
+        NearDupOptions.Reader options = new NearDupOptions.Reader(MatchSpec.RUN_OPTIONS, MatchSpec.NOT_A_RUN_OPTION);
         Linkage linkage = Linkage.SINGLE;
         List<SortBuilder<?>> sort = List.of();
         boolean keepExisting = true;
@@ -184,6 +181,10 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                 continue;
             }
             try {
+                if ((token.isValue() || token == XContentParser.Token.VALUE_NULL)
+                        && options.read(name, NearDupOption.valueOf(parser, name))) {
+                    continue;
+                }
                 switch (name) {
                     case "query" -> query = AbstractQueryBuilder.parseInnerQueryBuilder(parser);
                     case "representative" -> {
@@ -205,19 +206,13 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                     case "field" -> field = text(parser, token, name);
                     case "target_field" -> targetField = text(parser, token, name);
                     case "linkage" -> linkage = Linkage.parse(text(parser, token, name));
-                    case "max_distance" -> maxDistance = intValue(parser, token, name);
-                    case "max_flips" -> maxFlips = intValue(parser, token, name);
-                    case "mode" -> mode = NearDupOptions.Mode.parse(text(parser, token, name));
-                    case "min_similarity" -> {
-                        expect(parser, token, XContentParser.Token.VALUE_NUMBER, name);
-                        minSimilarity = parser.doubleValue();
-                    }
-                    case "verification" -> verification = NearDupOptions.Verification.parse(text(parser, token, name));
                     case "singletons" -> singletons = booleanValue(parser, token, name);
                     default -> throw new IllegalArgumentException("[_near_dup_clusters] unknown option [" + name + "]");
                 }
             } catch (ParsingException e) {
                 throw e;
+            } catch (NearDupOption.Invalid e) {
+                throw new ParsingException(parser.getTokenLocation(), "[_near_dup_clusters] " + e.getMessage(), e);
             } catch (IllegalArgumentException e) {
                 throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
             }
@@ -230,7 +225,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         try {
             return new NearDupClustersRequest(
                     index,
-                    new MatchSpec(field, maxDistance, mode, maxFlips, minSimilarity, verification),
+                    new MatchSpec(field, options.options()),
                     targetField,
                     linkage,
                     sort,

@@ -6,11 +6,15 @@ package io.neardup.collapse;
 
 import io.neardup.collapse.HitFingerprint.Kind;
 import io.neardup.core.NearDupCollapser;
+import io.neardup.index.NearDupOption;
+import io.neardup.index.NearDupOptions;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.action.search.SearchResponseSections;
@@ -48,6 +52,11 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
     public static final double DEFAULT_MIN_SIMILARITY = 0.8;
     public static final int DEFAULT_MAX_FOLDED_IDS = 10;
     public static final int MAX_MAX_FOLDED_IDS = 1000;
+    /** The matching options that fold hits ({@code max_distance} is read apart, with its own range). */
+    static final Set<NearDupOption> OPTIONS = EnumSet.of(NearDupOption.MIN_SIMILARITY);
+
+    static final String NOT_AN_OPTION =
+            "does not apply: [" + TYPE + "] folds hits within [max_distance] (simhash) or [min_similarity] (minhash)";
 
     private final String field;
     /** SIMHASH when max_distance was given, MINHASH when min_similarity was, null: told by the first fingerprint. */
@@ -371,8 +380,8 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             if (field.isBlank()) {
                 throw ConfigurationUtils.newConfigurationException(TYPE, tag, "field", "must not be empty");
             }
-            boolean hasDistance = config.get("max_distance") != null;
-            boolean hasSimilarity = config.get("min_similarity") != null;
+            boolean hasDistance = config.containsKey(NearDupOption.MAX_DISTANCE.paramName());
+            boolean hasSimilarity = config.containsKey(NearDupOption.MIN_SIMILARITY.paramName());
             if (hasDistance && hasSimilarity) {
                 throw ConfigurationUtils.newConfigurationException(
                         TYPE,
@@ -380,21 +389,22 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                         "min_similarity",
                         "cannot be combined with [max_distance]: [max_distance] is for simhash fields, [min_similarity] for minhash fields");
             }
-            int maxDistance =
-                    ConfigurationUtils.readIntProperty(TYPE, tag, config, "max_distance", DEFAULT_MAX_DISTANCE);
-            if (maxDistance < 0 || maxDistance > MAX_MAX_DISTANCE) {
-                throw ConfigurationUtils.newConfigurationException(
-                        TYPE,
-                        tag,
-                        "max_distance",
-                        "must be in [0, " + MAX_MAX_DISTANCE + "], got [" + maxDistance + "]");
-            }
-            double minSimilarity = hasSimilarity
-                    ? ConfigurationUtils.readDoubleProperty(TYPE, tag, config, "min_similarity")
-                    : DEFAULT_MIN_SIMILARITY;
-            if (!(minSimilarity > 0 && minSimilarity <= 1)) {
-                throw ConfigurationUtils.newConfigurationException(
-                        TYPE, tag, "min_similarity", "must be in (0, 1], got [" + minSimilarity + "]");
+            int maxDistance = DEFAULT_MAX_DISTANCE;
+            double minSimilarity = DEFAULT_MIN_SIMILARITY;
+            try {
+                if (hasDistance) {
+                    // Wider than the query's: folding compares each hit with the leaders, no flip sets to bound.
+                    maxDistance = NearDupOption.MAX_DISTANCE.readInt(
+                            config.remove(NearDupOption.MAX_DISTANCE.paramName()), 0, MAX_MAX_DISTANCE);
+                }
+                NearDupOptions options = new NearDupOptions.Reader(OPTIONS, NOT_AN_OPTION)
+                        .readFrom(config)
+                        .options();
+                if (options.minSimilarity() != null) {
+                    minSimilarity = options.minSimilarity();
+                }
+            } catch (NearDupOption.Invalid e) {
+                throw ConfigurationUtils.newConfigurationException(TYPE, tag, e.option(), e.reason());
             }
             int maxFoldedIds =
                     ConfigurationUtils.readIntProperty(TYPE, tag, config, "max_folded_ids", DEFAULT_MAX_FOLDED_IDS);

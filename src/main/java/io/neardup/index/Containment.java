@@ -40,23 +40,13 @@ public record Containment(double min, Contained contained) implements Writeable,
         public String paramName() {
             return name().toLowerCase(Locale.ROOT);
         }
-
-        public static Contained parse(String value) {
-            for (Contained contained : values()) {
-                if (contained.paramName().equals(value)) {
-                    return contained;
-                }
-            }
-            throw new IllegalArgumentException("[" + NearDupOptions.QUERY + "] unknown [" + CONTAINED + "] [" + value
-                    + "], expected [like] (the hits contain the query's text) or [document] (the query's text "
-                    + "contains the hits)");
-        }
     }
 
     public Containment {
-        if ((min >= FLOOR && min <= 1) == false) {
-            throw new IllegalArgumentException("[" + NearDupOptions.QUERY + "] [" + MIN_CONTAINMENT + "] must be in ["
-                    + FLOOR + ", 1], got [" + min + "]");
+        try {
+            NearDupOption.MIN_CONTAINMENT.read(min);
+        } catch (NearDupOption.Invalid e) {
+            throw new IllegalArgumentException("[" + NearDupOptions.QUERY + "] " + e.getMessage(), e);
         }
         if (contained == null) {
             contained = Contained.LIKE;
@@ -67,13 +57,15 @@ public record Containment(double min, Contained contained) implements Writeable,
      * Refuses a similarity option beside a containment match, naming the first one set: a containment match is
      * verified on the exact shingle sets and takes none of them.
      *
-     * @param prefix what the message starts with (the entry point's name in brackets and a space, or nothing)
+     * @throws NearDupOption.Invalid naming that option; each entry point puts its own name before it
      */
-    public static void requireNoSimilarityOption(String prefix, NearDupOptions options) {
-        String set = options.firstSetName();
+    public static void requireNoSimilarityOption(NearDupOptions options) {
+        NearDupOption set = options.set().keySet().stream().findFirst().orElse(null);
         if (set != null) {
-            throw new IllegalArgumentException(prefix + "[" + set + "] does not apply with [" + MIN_CONTAINMENT
-                    + "]: a containment match is verified on the exact shingle sets");
+            throw new NearDupOption.Invalid(
+                    set,
+                    "does not apply with [" + MIN_CONTAINMENT + "]: a containment match is verified on the exact"
+                            + " shingle sets");
         }
     }
 

@@ -7,7 +7,10 @@ package io.neardup.index;
 import io.neardup.core.FlipSetGenerator;
 import io.neardup.core.SortedFingerprints;
 import java.io.IOException;
+import java.util.EnumMap;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.common.io.stream.Writeable;
@@ -58,16 +61,6 @@ public record NearDupOptions(
         public String paramName() {
             return name().toLowerCase(Locale.ROOT);
         }
-
-        public static Mode parse(String value) {
-            for (Mode mode : values()) {
-                if (mode.paramName().equals(value)) {
-                    return mode;
-                }
-            }
-            throw new IllegalArgumentException(
-                    "[" + QUERY + "] unknown mode [" + value + "], expected [psm] or [exact]");
-        }
     }
 
     /** How candidates are checked against {@code min_similarity} (on a {@code minhash} field, or a {@code simhash} one with it). */
@@ -79,16 +72,6 @@ public record NearDupOptions(
 
         public String paramName() {
             return name().toLowerCase(Locale.ROOT);
-        }
-
-        public static Verification parse(String value) {
-            for (Verification verification : values()) {
-                if (verification.paramName().equals(value)) {
-                    return verification;
-                }
-            }
-            throw new IllegalArgumentException(
-                    "[" + QUERY + "] unknown verification [" + value + "], expected [auto] or [estimate]");
         }
     }
 
@@ -118,26 +101,22 @@ public record NearDupOptions(
         }
     }
 
+    /** Checks each value set against {@link NearDupOption}'s table; a refusal names the option as the query does. */
     public NearDupOptions {
-        if (maxDistance != null && (maxDistance < 0 || maxDistance > MAX_MAX_DISTANCE)) {
-            throw new IllegalArgumentException("[" + QUERY + "] [max_distance] must be in [0, " + MAX_MAX_DISTANCE
-                    + "], got [" + maxDistance + "]");
-        }
-        if (maxFlips != null && (maxFlips < 1 || maxFlips > MAX_MAX_FLIPS)) {
-            throw new IllegalArgumentException(
-                    "[" + QUERY + "] [max_flips] must be in [1, " + MAX_MAX_FLIPS + "], got [" + maxFlips + "]");
-        }
-        if (prefixBits != null && prefixBits != AUTO_PREFIX_BITS && (prefixBits < 1 || prefixBits > MAX_PREFIX_BITS)) {
-            throw new IllegalArgumentException("[" + QUERY + "] [prefix_bits] must be \"auto\" or in [1, "
-                    + MAX_PREFIX_BITS + "], got [" + prefixBits + "]");
-        }
-        if (minSimilarity != null && (minSimilarity > 0 && minSimilarity <= 1) == false) {
-            throw new IllegalArgumentException(
-                    "[" + QUERY + "] [min_similarity] must be in (0, 1], got [" + minSimilarity + "]");
-        }
-        if (minBandMatches != null && (minBandMatches < 1 || minBandMatches > MAX_MIN_BAND_MATCHES)) {
-            throw new IllegalArgumentException("[" + QUERY + "] [min_band_matches] must be in [1, "
-                    + MAX_MIN_BAND_MATCHES + "], got [" + minBandMatches + "]");
+        check(NearDupOption.MAX_DISTANCE, maxDistance);
+        check(NearDupOption.MAX_FLIPS, maxFlips);
+        check(NearDupOption.PREFIX_BITS, prefixBits == null || prefixBits != AUTO_PREFIX_BITS ? prefixBits : "auto");
+        check(NearDupOption.MIN_SIMILARITY, minSimilarity);
+        check(NearDupOption.MIN_BAND_MATCHES, minBandMatches);
+    }
+
+    private static void check(NearDupOption option, Object value) {
+        if (value != null) {
+            try {
+                option.read(value);
+            } catch (NearDupOption.Invalid e) {
+                throw new IllegalArgumentException("[" + QUERY + "] " + e.getMessage(), e);
+            }
         }
     }
 
@@ -245,83 +224,137 @@ public record NearDupOptions(
      * Refuses every option set here that does not apply to a field of {@code kind}: a 400 naming the
      * option, never an option silently ignored.
      *
-     * @param entryPoint the request that took the options, first in the message ({@value #QUERY}, {@code _near_dup_clusters})
+     * @throws NearDupOption.Invalid naming the first such option; the entry point puts its name before it
      */
-    public void requireApplicableTo(String entryPoint, FieldKind kind, String field) {
-        if (kind == FieldKind.SIMHASH) {
-            refuse(entryPoint, kind, field, minBandMatches, "min_band_matches");
-            if (minSimilarity == null && verification != null) {
-                throw new IllegalArgumentException(
-                        "[" + entryPoint + "] [verification] on a [simhash] field goes with [min_similarity]");
-            }
-        } else {
-            refuse(entryPoint, kind, field, maxDistance, "max_distance");
-            refuse(entryPoint, kind, field, mode, "mode");
-            refuse(entryPoint, kind, field, maxFlips, "max_flips");
-            refuse(entryPoint, kind, field, prefixBits, "prefix_bits");
-            refuse(entryPoint, kind, field, firstMatch, "first_match");
-        }
+    public void requireApplicableTo(FieldKind kind, String field) {
+        NearDupOption.requireApplicable(set().keySet(), kind, field);
     }
 
-    private static void refuse(String entryPoint, FieldKind kind, String field, Object value, String name) {
-        if (value != null) {
-            FieldKind other = kind == FieldKind.SIMHASH ? FieldKind.MINHASH : FieldKind.SIMHASH;
-            throw new IllegalArgumentException("[" + entryPoint + "] [" + name + "] applies to [" + other.typeName()
-                    + "] fields; [" + field + "] is a [" + kind.typeName() + "] field"
-                    + (kind == FieldKind.MINHASH ? ": use [min_similarity]" : ""));
-        }
-    }
-
-    /** The name of the first option set, in the query's order, or null when none is. */
-    public String firstSetName() {
+    /** The options set, in the query's order (the order of {@link NearDupOption}). */
+    public Map<NearDupOption, Object> set() {
         Object[] values = {
             maxDistance, mode, maxFlips, prefixBits, firstMatch, minSimilarity, minBandMatches, verification
         };
-        String[] names = {
-            "max_distance",
-            "mode",
-            "max_flips",
-            "prefix_bits",
-            "first_match",
-            "min_similarity",
-            "min_band_matches",
-            "verification"
-        };
+        Map<NearDupOption, Object> set = new EnumMap<>(NearDupOption.class);
         for (int i = 0; i < values.length; i++) {
             if (values[i] != null) {
-                return names[i];
+                set.put(NearDupOption.values()[i], values[i]);
             }
         }
-        return null;
+        return set;
     }
 
     /** The options set, in the query's order. */
     @Override
     public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
-        if (maxDistance != null) {
-            builder.field("max_distance", maxDistance);
-        }
-        if (mode != null) {
-            builder.field("mode", mode.paramName());
-        }
-        if (maxFlips != null) {
-            builder.field("max_flips", maxFlips);
-        }
-        if (prefixBits != null) {
-            builder.field("prefix_bits", prefixBits == AUTO_PREFIX_BITS ? "auto" : prefixBits);
-        }
-        if (firstMatch != null) {
-            builder.field("first_match", firstMatch);
-        }
-        if (minSimilarity != null) {
-            builder.field("min_similarity", minSimilarity);
-        }
-        if (minBandMatches != null) {
-            builder.field("min_band_matches", minBandMatches);
-        }
-        if (verification != null) {
-            builder.field("verification", verification.paramName());
+        for (Map.Entry<NearDupOption, Object> option : set().entrySet()) {
+            Object value = option.getValue();
+            if (option.getKey() == NearDupOption.PREFIX_BITS && prefixBits == AUTO_PREFIX_BITS) {
+                value = "auto";
+            } else if (value instanceof Mode m) {
+                value = m.paramName();
+            } else if (value instanceof Verification v) {
+                value = v.paramName();
+            }
+            builder.field(option.getKey().paramName(), value);
         }
         return builder;
+    }
+
+    /**
+     * Reads the matching options of one entry point from its request body or its processor's configuration, each
+     * through {@link NearDupOption#read}, then the rules between them: {@code contained} goes with
+     * {@code min_containment}, beside which no similarity option applies.
+     */
+    public static final class Reader {
+        private final Set<NearDupOption> accepted;
+        private final String notAccepted;
+        private final Map<NearDupOption, Object> values = new EnumMap<>(NearDupOption.class);
+
+        /**
+         * @param accepted the options this entry point takes
+         * @param notAccepted why it takes none of the others: the reason given for one of them
+         */
+        public Reader(Set<NearDupOption> accepted, String notAccepted) {
+            this.accepted = accepted;
+            this.notAccepted = notAccepted;
+        }
+
+        /** An entry point that takes every option (the query). */
+        public Reader() {
+            this(NearDupOption.all(), "");
+        }
+
+        /**
+         * Reads {@code raw} when {@code name} is a matching option and returns true; false when it is none (an option
+         * of the entry point's own, or an unknown one).
+         *
+         * @throws NearDupOption.Invalid for a bad value, or an option this entry point does not take
+         */
+        public boolean read(String name, Object raw) {
+            NearDupOption option = NearDupOption.named(name);
+            if (option == null) {
+                return false;
+            }
+            if (accepted.contains(option) == false) {
+                throw new NearDupOption.Invalid(option, notAccepted);
+            }
+            values.put(option, option.read(raw));
+            return true;
+        }
+
+        /** Reads (and removes) every matching option of a processor's configuration, a key set to null too. */
+        public Reader readFrom(Map<String, Object> config) {
+            for (NearDupOption option : NearDupOption.values()) {
+                if (config.containsKey(option.paramName())) {
+                    read(option.paramName(), config.remove(option.paramName()));
+                }
+            }
+            return this;
+        }
+
+        /** Refuses an option read that does not apply to a field of {@code kind} ({@link NearDupOption#requireApplicable}). */
+        public Reader requireApplicableTo(FieldKind kind, String field) {
+            NearDupOption.requireApplicable(values.keySet(), kind, field);
+            return this;
+        }
+
+        /** Whether {@code option} was read. */
+        public boolean has(NearDupOption option) {
+            return values.containsKey(option);
+        }
+
+        /** The similarity options read. */
+        public NearDupOptions options() {
+            return new NearDupOptions(
+                    (Integer) values.get(NearDupOption.MAX_DISTANCE),
+                    (Mode) values.get(NearDupOption.MODE),
+                    (Integer) values.get(NearDupOption.MAX_FLIPS),
+                    (Integer) values.get(NearDupOption.PREFIX_BITS),
+                    (Boolean) values.get(NearDupOption.FIRST_MATCH),
+                    (Double) values.get(NearDupOption.MIN_SIMILARITY),
+                    (Integer) values.get(NearDupOption.MIN_BAND_MATCHES),
+                    (Verification) values.get(NearDupOption.VERIFICATION));
+        }
+
+        /**
+         * The containment match read, or null without {@code min_containment}.
+         *
+         * @throws NearDupOption.Invalid for {@code contained} without {@code min_containment}, or a similarity option
+         *     beside it
+         */
+        public Containment containment() {
+            Double min = (Double) values.get(NearDupOption.MIN_CONTAINMENT);
+            Containment.Contained contained = (Containment.Contained) values.get(NearDupOption.CONTAINED);
+            if (min == null) {
+                if (contained != null) {
+                    throw new NearDupOption.Invalid(
+                            NearDupOption.CONTAINED, "goes with [" + Containment.MIN_CONTAINMENT + "]");
+                }
+                return null;
+            }
+            Containment.requireNoSimilarityOption(options());
+            return new Containment(min, contained);
+        }
     }
 }

@@ -13,6 +13,7 @@ import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import io.neardup.index.Containment;
+import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
 import io.neardup.match.ClusterAssignment;
 import io.neardup.match.MappingPaths;
@@ -21,6 +22,7 @@ import io.neardup.match.NearDupLookupAction;
 import io.neardup.match.ShardMatchRequest;
 import io.neardup.match.ShardMatchResponse;
 import io.neardup.match.TransportShardMatchAction;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -72,6 +74,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
      * The thread-context transient in which the Security plugin puts the user an action runs for
      * ({@code ConfigConstants.OPENDISTRO_SECURITY_USER_INFO_THREAD_CONTEXT}); absent without it.
      */
+    /** The matching options a lookup takes. */
+    static final Set<NearDupOption> OPTIONS = EnumSet.of(
+            NearDupOption.MAX_DISTANCE,
+            NearDupOption.MIN_SIMILARITY,
+            NearDupOption.MIN_CONTAINMENT,
+            NearDupOption.CONTAINED);
+
+    static final String NOT_AN_OPTION = "does not apply: a lookup matches with " + NearDupOption.names(OPTIONS)
+            + " (a simhash lookup finds every document within [max_distance] through per-segment block tables)";
+
     static final String SECURITY_USER_INFO = "_opendistro_security_user_info";
 
     private static final Set<String> METADATA_FIELDS = Set.of(
@@ -502,39 +514,23 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                         "target_field",
                         "must be a field path outside the metadata, got [" + targetField + "]");
             }
-            Integer maxDistance = readOptionalInt(tag, config, "max_distance", 0, NearDupOptions.MAX_MAX_DISTANCE);
-            if (config.containsKey("mode") || config.containsKey("max_flips")) {
-                throw newConfigurationException(
-                        TYPE,
-                        tag,
-                        config.containsKey("mode") ? "mode" : "max_flips",
-                        "does not apply: a simhash "
-                                + "lookup finds every document within [max_distance] (per-segment block tables)");
+            NearDupOptions.Reader options = new NearDupOptions.Reader(OPTIONS, NOT_AN_OPTION);
+            Containment containment;
+            try {
+                options.readFrom(config)
+                        .requireApplicableTo(
+                                isSimhash ? NearDupOptions.FieldKind.SIMHASH : NearDupOptions.FieldKind.MINHASH, field);
+                if (isSimhash && options.has(NearDupOption.MIN_SIMILARITY)) {
+                    // The recent window compares simhashes alone; the query would verify on the sibling minhash.
+                    throw new NearDupOption.Invalid(
+                            NearDupOption.MIN_SIMILARITY,
+                            "applies to [minhash] fields; [" + field + "] is a [simhash] field: use [max_distance]");
+                }
+                containment = options.containment();
+            } catch (NearDupOption.Invalid e) {
+                throw newConfigurationException(TYPE, tag, e.option(), e.reason());
             }
-            Double minSimilarity = readOptionalDouble(tag, config, "min_similarity");
-            if (isSimhash == false && maxDistance != null) {
-                throw newConfigurationException(
-                        TYPE,
-                        tag,
-                        "max_distance",
-                        "applies to [simhash] fields; [" + field + "] is a [minhash] " + "field: use [min_similarity]");
-            }
-            if (isSimhash && minSimilarity != null) {
-                throw newConfigurationException(
-                        TYPE,
-                        tag,
-                        "min_similarity",
-                        "applies to [minhash] fields; [" + field + "] is a [simhash] " + "field: use [max_distance]");
-            }
-            Containment containment = readContainment(tag, config, field, isSimhash);
-            if (containment != null && minSimilarity != null) {
-                throw newConfigurationException(
-                        TYPE,
-                        tag,
-                        "min_similarity",
-                        "does not apply with [" + Containment.MIN_CONTAINMENT
-                                + "]: a containment match is verified on the exact shingle sets");
-            }
+            NearDupOptions matching = options.options();
             int maxCandidates =
                     readOptionalInt(tag, config, "max_candidates", 1, MAX_MAX_CANDIDATES) instanceof Integer n
                             ? n
@@ -554,8 +550,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     field,
                     index,
                     targetField,
-                    maxDistance,
-                    minSimilarity,
+                    matching.maxDistance(),
+                    matching.minSimilarity(),
                     containment,
                     maxCandidates,
                     timeout,
@@ -568,56 +564,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     System::nanoTime);
         }
 
-        /**
-         * {@code min_containment} and {@code contained}, with the query's names, range and values; null without
-         * {@code min_containment}. Only a {@code minhash} field holds the shingle sets containment compares.
-         */
-        private static Containment readContainment(
-                String tag, Map<String, Object> config, String field, boolean isSimhash) {
-            Object min = config.remove(Containment.MIN_CONTAINMENT);
-            Object contained = config.remove(Containment.CONTAINED);
-            if (min == null) {
-                if (contained != null) {
-                    throw newConfigurationException(
-                            TYPE, tag, Containment.CONTAINED, "goes with [" + Containment.MIN_CONTAINMENT + "]");
-                }
-                return null;
-            }
-            if (isSimhash) {
-                throw newConfigurationException(
-                        TYPE,
-                        tag,
-                        Containment.MIN_CONTAINMENT,
-                        "applies to [minhash] fields; [" + field + "] is a [simhash] field");
-            }
-            if (min instanceof Number == false || Double.isFinite(((Number) min).doubleValue()) == false) {
-                throw newConfigurationException(
-                        TYPE, tag, Containment.MIN_CONTAINMENT, "must be a number, got [" + min + "]");
-            }
-            double value = ((Number) min).doubleValue();
-            if (value < Containment.FLOOR || value > 1) {
-                throw newConfigurationException(
-                        TYPE,
-                        tag,
-                        Containment.MIN_CONTAINMENT,
-                        "must be in [" + Containment.FLOOR + ", 1], got [" + min + "]");
-            }
-            Containment.Contained direction = null;
-            if (contained != null) {
-                try {
-                    direction = Containment.Contained.parse(contained.toString());
-                } catch (IllegalArgumentException e) {
-                    throw newConfigurationException(
-                            TYPE,
-                            tag,
-                            Containment.CONTAINED,
-                            "unknown [" + contained + "], expected [like] (the new document lies inside an existing "
-                                    + "one) or [document] (an existing document lies inside the new one)");
-                }
-            }
-            return new Containment(value, direction);
-        }
-
         private static Integer readOptionalInt(String tag, Map<String, Object> config, String name, int min, int max) {
             Object value = config.remove(name);
             if (value == null) {
@@ -628,17 +574,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
             throw newConfigurationException(
                     TYPE, tag, name, "must be an integer in [" + min + ", " + max + "], got [" + value + "]");
-        }
-
-        private static Double readOptionalDouble(String tag, Map<String, Object> config, String name) {
-            Object value = config.remove(name);
-            if (value == null) {
-                return null;
-            }
-            if (value instanceof Number n && n.doubleValue() > 0 && n.doubleValue() <= 1) {
-                return n.doubleValue();
-            }
-            throw newConfigurationException(TYPE, tag, name, "must be a number in (0, 1], got [" + value + "]");
         }
 
         private static TimeValue readTime(

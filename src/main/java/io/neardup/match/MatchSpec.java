@@ -8,13 +8,16 @@ import io.neardup.core.LshBanding;
 import io.neardup.index.Containment;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.MinhashFieldMapper;
+import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
 import io.neardup.query.Like;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import io.neardup.query.QueryServices;
 import java.io.IOException;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.common.io.stream.Writeable;
@@ -37,17 +40,32 @@ import org.opensearch.index.query.QueryShardContext;
 public record MatchSpec(String field, NearDupOptions options, Containment containment)
         implements Writeable, ToXContentFragment {
 
+    /** The options a {@code _near_dup_clusters} run matches with. */
+    public static final Set<NearDupOption> RUN_OPTIONS = EnumSet.of(
+            NearDupOption.MAX_DISTANCE,
+            NearDupOption.MODE,
+            NearDupOption.MAX_FLIPS,
+            NearDupOption.MIN_SIMILARITY,
+            NearDupOption.VERIFICATION);
+
+    /** Why a run refuses the other options. */
+    public static final String NOT_A_RUN_OPTION =
+            "does not apply to a run, which matches with " + NearDupOption.names(RUN_OPTIONS);
+
+    /** @throws NearDupOption.Invalid naming an option the match cannot take */
     public MatchSpec {
         if (field == null || field.isBlank()) {
             throw new IllegalArgumentException("[field] is required: the [simhash] or [minhash] field to cluster on");
         }
         Objects.requireNonNull(options);
-        if (options.prefixBits() != null || options.firstMatch() != null || options.minBandMatches() != null) {
-            throw new IllegalArgumentException(
-                    "a run matches with [max_distance], [mode], [max_flips], [min_similarity] and [verification] only");
-        }
         if (containment != null) {
-            Containment.requireNoSimilarityOption("", options);
+            Containment.requireNoSimilarityOption(options);
+        } else {
+            for (NearDupOption set : options.set().keySet()) {
+                if (RUN_OPTIONS.contains(set) == false) {
+                    throw new NearDupOption.Invalid(set, NOT_A_RUN_OPTION);
+                }
+            }
         }
     }
 
@@ -61,6 +79,7 @@ public record MatchSpec(String field, NearDupOptions options, Containment contai
         this(field, NearDupOptions.DEFAULTS, Objects.requireNonNull(containment));
     }
 
+    /** A similarity match with the options a run takes. */
     public MatchSpec(
             String field,
             Integer maxDistance,
@@ -72,34 +91,14 @@ public record MatchSpec(String field, NearDupOptions options, Containment contai
     }
 
     public MatchSpec(StreamInput in) throws IOException {
-        this(
-                in.readString(),
-                new NearDupOptions(
-                        in.readOptionalVInt(),
-                        in.readBoolean() ? in.readEnum(NearDupOptions.Mode.class) : null,
-                        in.readOptionalVInt(),
-                        null,
-                        null,
-                        in.readOptionalDouble(),
-                        null,
-                        in.readBoolean() ? in.readEnum(NearDupOptions.Verification.class) : null),
-                in.readOptionalWriteable(Containment::new));
+        this(in.readString(), new NearDupOptions(in), in.readOptionalWriteable(Containment::new));
     }
 
+    /** The options' one wire form ({@link NearDupOptions#writeTo}). */
     @Override
     public void writeTo(StreamOutput out) throws IOException {
         out.writeString(field);
-        out.writeOptionalVInt(options.maxDistance());
-        out.writeBoolean(options.mode() != null);
-        if (options.mode() != null) {
-            out.writeEnum(options.mode());
-        }
-        out.writeOptionalVInt(options.maxFlips());
-        out.writeOptionalDouble(options.minSimilarity());
-        out.writeBoolean(options.verification() != null);
-        if (options.verification() != null) {
-            out.writeEnum(options.verification());
-        }
+        options.writeTo(out);
         out.writeOptionalWriteable(containment);
     }
 
@@ -124,7 +123,11 @@ public record MatchSpec(String field, NearDupOptions options, Containment contai
      * pair within {@code max_distance} exactly, {@code mode} and {@code max_flips} too, which would change nothing.
      */
     public void requireOptionsApplyTo(NearDupOptions.FieldKind kind) {
-        options.requireApplicableTo("_near_dup_clusters", kind, field);
+        try {
+            options.requireApplicableTo(kind, field);
+        } catch (NearDupOption.Invalid e) {
+            throw new IllegalArgumentException("[_near_dup_clusters] " + e.getMessage(), e);
+        }
         if (kind == NearDupOptions.FieldKind.SIMHASH && options.minSimilarity() == null) {
             String misplaced = options.mode() != null ? "mode" : options.maxFlips() != null ? "max_flips" : null;
             if (misplaced != null) {

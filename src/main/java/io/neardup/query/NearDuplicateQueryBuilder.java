@@ -8,6 +8,7 @@ import io.neardup.index.Containment;
 import io.neardup.index.FingerprintFieldType;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.MinhashFieldMapper;
+import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
 import io.neardup.index.NearDupTargets;
 import java.io.IOException;
@@ -53,16 +54,6 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     private static final ParseField FIELD = new ParseField("field");
     private static final ParseField LIKE = new ParseField("like");
-    private static final ParseField MAX_DISTANCE = new ParseField("max_distance");
-    private static final ParseField MODE = new ParseField("mode");
-    private static final ParseField MAX_FLIPS = new ParseField("max_flips");
-    private static final ParseField PREFIX_BITS = new ParseField("prefix_bits");
-    private static final ParseField FIRST_MATCH = new ParseField("first_match");
-    private static final ParseField MIN_SIMILARITY = new ParseField("min_similarity");
-    private static final ParseField MIN_BAND_MATCHES = new ParseField("min_band_matches");
-    private static final ParseField VERIFICATION = new ParseField("verification");
-    private static final ParseField MIN_CONTAINMENT = new ParseField(Containment.MIN_CONTAINMENT);
-    private static final ParseField CONTAINED = new ParseField(Containment.CONTAINED);
     private static final ParseField INCLUDE_SELF = new ParseField("include_self");
     private static final ParseField IGNORE_UNMAPPED = new ParseField("ignore_unmapped");
 
@@ -154,7 +145,11 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     /** A containment match takes none of the similarity options: each one set is refused, by name. */
     private void requireOneKindOfMatch() {
         if (containment != null) {
-            Containment.requireNoSimilarityOption("[" + NAME + "] ", options);
+            try {
+                Containment.requireNoSimilarityOption(options);
+            } catch (NearDupOption.Invalid e) {
+                throw new IllegalArgumentException("[" + NAME + "] " + e.getMessage(), e);
+            }
         }
     }
 
@@ -220,12 +215,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             throws IOException {
         String field = null;
         Like like = null;
-        Integer maxDistance = null, maxFlips = null, prefixBits = null, minBandMatches = null;
-        Double minSimilarity = null, minContainment = null;
-        Containment.Contained contained = null;
-        NearDupOptions.Mode mode = null;
-        NearDupOptions.Verification verification = null;
-        Boolean firstMatch = null, includeSelf = null, ignoreUnmapped = null;
+        NearDupOptions.Reader options = new NearDupOptions.Reader();
+        Boolean includeSelf = null, ignoreUnmapped = null;
         float boost = DEFAULT_BOOST;
         String queryName = null;
         String name = null;
@@ -236,39 +227,14 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     name = parser.currentName();
                 } else if (LIKE.match(name, parser.getDeprecationHandler())) {
                     like = Like.fromXContent(parser);
-                } else if (token.isValue() == false) {
+                } else if (token.isValue() == false && token != XContentParser.Token.VALUE_NULL) {
                     throw new ParsingException(
                             parser.getTokenLocation(),
                             "[" + NAME + "] [" + name + "] must be a value, got [" + token + "]");
+                } else if (options.read(name, NearDupOption.valueOf(parser, name))) {
+                    continue;
                 } else if (FIELD.match(name, parser.getDeprecationHandler())) {
                     field = parser.text();
-                } else if (MAX_DISTANCE.match(name, parser.getDeprecationHandler())) {
-                    maxDistance = intValue(parser, name);
-                } else if (MODE.match(name, parser.getDeprecationHandler())) {
-                    mode = NearDupOptions.Mode.parse(parser.text());
-                } else if (MAX_FLIPS.match(name, parser.getDeprecationHandler())) {
-                    maxFlips = intValue(parser, name);
-                } else if (PREFIX_BITS.match(name, parser.getDeprecationHandler())) {
-                    prefixBits =
-                            "auto".equals(parser.text()) ? NearDupOptions.AUTO_PREFIX_BITS : intValue(parser, name);
-                    if (prefixBits == NearDupOptions.AUTO_PREFIX_BITS && "auto".equals(parser.text()) == false) {
-                        throw new ParsingException(
-                                parser.getTokenLocation(),
-                                "[" + NAME + "] [prefix_bits] must be \"auto\" or in [1, "
-                                        + NearDupOptions.MAX_PREFIX_BITS + "], got [0]");
-                    }
-                } else if (FIRST_MATCH.match(name, parser.getDeprecationHandler())) {
-                    firstMatch = booleanValue(parser, name);
-                } else if (MIN_SIMILARITY.match(name, parser.getDeprecationHandler())) {
-                    minSimilarity = doubleValue(parser, name);
-                } else if (MIN_BAND_MATCHES.match(name, parser.getDeprecationHandler())) {
-                    minBandMatches = intValue(parser, name);
-                } else if (VERIFICATION.match(name, parser.getDeprecationHandler())) {
-                    verification = NearDupOptions.Verification.parse(parser.text());
-                } else if (MIN_CONTAINMENT.match(name, parser.getDeprecationHandler())) {
-                    minContainment = doubleValue(parser, name);
-                } else if (CONTAINED.match(name, parser.getDeprecationHandler())) {
-                    contained = Containment.Contained.parse(parser.text());
                 } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
                     includeSelf = booleanValue(parser, name);
                 } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
@@ -292,23 +258,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                                 + "{\"simhash\": …} or {\"minhash\": …}");
             }
             NearDuplicateQueryBuilder builder = new NearDuplicateQueryBuilder(field, like, services)
-                    .options(new NearDupOptions(
-                            maxDistance,
-                            mode,
-                            maxFlips,
-                            prefixBits,
-                            firstMatch,
-                            minSimilarity,
-                            minBandMatches,
-                            verification));
-            if (minContainment != null) {
-                builder.containment(new Containment(minContainment, contained));
-            } else if (contained != null) {
-                throw new ParsingException(
-                        parser.getTokenLocation(),
-                        "[" + NAME + "] [" + Containment.CONTAINED + "] goes with [" + Containment.MIN_CONTAINMENT
-                                + "]");
-            }
+                    .options(options.options())
+                    .containment(options.containment());
             if (includeSelf != null) {
                 builder.includeSelf(includeSelf);
             }
@@ -317,58 +268,37 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             }
             builder.boost(boost).queryName(queryName);
             return builder;
+        } catch (NearDupOption.Invalid e) {
+            throw new ParsingException(parser.getTokenLocation(), "[" + NAME + "] " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
         }
     }
 
-    /** An integer (a JSON integer, an integral number, or a string of one) within int range; anything else names the parameter. */
-    private static int intValue(XContentParser parser, String name) throws IOException {
-        String text = parser.text();
+    /** {@code include_self}, {@code ignore_unmapped}: read as the matching options' booleans are. */
+    private static boolean booleanValue(XContentParser parser, String name) throws IOException {
+        Object value = NearDupOption.valueOf(parser, name);
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        if ("true".equals(value) || "false".equals(value)) {
+            return Boolean.parseBoolean((String) value);
+        }
+        throw new NearDupOption.Invalid(name, "must be true or false, got [" + value + "]");
+    }
+
+    /** {@code boost}: a finite number, or a string of one. */
+    private static double doubleValue(XContentParser parser, String name) throws IOException {
+        Object value = NearDupOption.valueOf(parser, name);
         try {
-            if (parser.currentToken() == XContentParser.Token.VALUE_NUMBER) {
-                double value = parser.doubleValue();
-                if (value == Math.rint(value) && value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE) {
-                    return (int) value;
-                }
-            } else if (parser.currentToken() == XContentParser.Token.VALUE_STRING) {
-                return Integer.parseInt(text.trim());
+            double number = value instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(value));
+            if (Double.isFinite(number)) {
+                return number;
             }
-        } catch (IllegalArgumentException | IOException e) {
+        } catch (NumberFormatException e) {
             // reported below, with the parameter's name
         }
-        throw new ParsingException(
-                parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be an integer, got [" + text + "]");
-    }
-
-    private static double doubleValue(XContentParser parser, String name) throws IOException {
-        String text = parser.text();
-        if (parser.currentToken() == XContentParser.Token.VALUE_NUMBER
-                || parser.currentToken() == XContentParser.Token.VALUE_STRING) {
-            try {
-                double value = parser.doubleValue(false);
-                if (Double.isFinite(value)) {
-                    return value;
-                }
-            } catch (IllegalArgumentException | IOException e) {
-                // reported below, with the parameter's name
-            }
-        }
-        throw new ParsingException(
-                parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be a number, got [" + text + "]");
-    }
-
-    private static boolean booleanValue(XContentParser parser, String name) throws IOException {
-        String text = parser.text();
-        if (parser.currentToken() == XContentParser.Token.VALUE_BOOLEAN
-                || "true".equals(text)
-                || "false".equals(text)) {
-            return parser.currentToken() == XContentParser.Token.VALUE_BOOLEAN
-                    ? parser.booleanValue()
-                    : Boolean.parseBoolean(text);
-        }
-        throw new ParsingException(
-                parser.getTokenLocation(), "[" + NAME + "] [" + name + "] must be true or false, got [" + text + "]");
+        throw new NearDupOption.Invalid(name, "must be a number, got [" + value + "]");
     }
 
     /**
@@ -497,7 +427,11 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             if (containment != null) {
                 query = fingerprint.containmentQuery(containment, new Targets(), selfId, context, services.cache());
             } else {
-                options.requireApplicableTo(NAME, fingerprint.kind(), field);
+                try {
+                    options.requireApplicableTo(fingerprint.kind(), field);
+                } catch (NearDupOption.Invalid e) {
+                    throw new IllegalArgumentException("[" + NAME + "] " + e.getMessage(), e);
+                }
                 query = fingerprint.nearDuplicateQuery(options, new Targets(), selfId, context, services.cache());
             }
         } catch (IllegalArgumentException e) {

@@ -80,11 +80,11 @@ public class NearDupCollapseProcessorFactoryTests extends OpenSearchTestCase {
         assertRejected(
                 () -> collapse(Map.of("field", "f", "max_distance", 2.5)),
                 "max_distance",
-                "[max_distance] property cannot be converted to an int [2.5]");
+                "[max_distance] must be an integer, got [2.5]");
         assertRejected(
                 () -> collapse(Map.of("field", "f", "max_distance", "three")),
                 "max_distance",
-                "[max_distance] property cannot be converted to an int [three]");
+                "[max_distance] must be an integer, got [three]");
         assertRejected(
                 () -> collapse(Map.of("field", "f", "min_similarity", 0)),
                 "min_similarity",
@@ -100,11 +100,11 @@ public class NearDupCollapseProcessorFactoryTests extends OpenSearchTestCase {
         assertRejected(
                 () -> collapse(Map.of("field", "f", "min_similarity", "NaN")),
                 "min_similarity",
-                "[min_similarity] must be in (0, 1], got [NaN]");
+                "[min_similarity] must be a number, got [NaN]");
         assertRejected(
                 () -> collapse(Map.of("field", "f", "min_similarity", "high")),
                 "min_similarity",
-                "[min_similarity] property cannot be converted to a double [high]");
+                "[min_similarity] must be a number, got [high]");
         assertRejected(
                 () -> collapse(Map.of("field", "f", "max_distance", 3, "min_similarity", 0.8)),
                 "min_similarity",

@@ -252,7 +252,8 @@ public class ContainmentQueryIT extends NearDupRestTestCase {
                         + ", \"contained\": \"like\"}}",
                 "[near_duplicate] [contained] goes with [min_containment]");
         assertRefused(
-                containmentQuery(like, 0.8, "both"), "[near_duplicate] unknown [contained] [both], expected [like]");
+                containmentQuery(like, 0.8, "both"),
+                "[near_duplicate] [contained] must be [like] or [document], got [both]");
         assertRefused(
                 "{\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": " + like
                         + ", \"min_containment\": 0.8, \"min_similarity\": 0.8}}",

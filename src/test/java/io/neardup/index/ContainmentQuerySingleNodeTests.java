@@ -225,7 +225,7 @@ public class ContainmentQuerySingleNodeTests extends OpenSearchSingleNodeTestCas
         refused.put(
                 "{\"field\": \"body_fp.minhash\", \"like\": " + like
                         + ", \"min_containment\": 0.8, \"contained\": \"both\"}",
-                "[near_duplicate] unknown [contained] [both], expected [like]");
+                "[near_duplicate] [contained] must be [like] or [document], got [both]");
         refused.put(
                 "{\"field\": \"body_fp.simhash\", \"like\": " + like + ", \"min_containment\": 0.8}",
                 "[near_duplicate] [min_containment] applies to [minhash] fields; [body_fp.simhash] is a [simhash] field");

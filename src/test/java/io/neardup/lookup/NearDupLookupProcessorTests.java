@@ -235,7 +235,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             },
             {
                 "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"max_distance\": 9}",
-                "[max_distance] must be an integer in [0, 8]"
+                "[max_distance] must be in [0, 8], got [9]"
             },
             {
                 "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"min_similarity\": 0.8}",
@@ -247,7 +247,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             },
             {
                 "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_similarity\": 1.5}",
-                "[min_similarity] must be a number in (0, 1]"
+                "[min_similarity] must be in (0, 1], got [1.5]"
             },
             {
                 "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"max_candidates\": 0}",
@@ -285,7 +285,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             {
                 "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_containment\": 0.8, "
                         + "\"contained\": \"host\"}",
-                "[contained] unknown [host], expected [like]"
+                "[contained] must be [like] or [document], got [host]"
             },
             {
                 "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"contained\": \"like\"}",

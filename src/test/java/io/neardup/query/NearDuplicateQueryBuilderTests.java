@@ -89,7 +89,7 @@ public class NearDuplicateQueryBuilderTests extends OpenSearchTestCase {
                 "[min_band_matches] must be in [1, 1024]");
         assertRejected(
                 "{\"field\": \"f\", \"like\": {\"_id\": \"1\"}, \"mode\": \"fuzzy\"}",
-                "unknown mode [fuzzy], expected [psm] or [exact]");
+                "[mode] must be [psm] or [exact], got [fuzzy]");
         assertRejected(
                 "{\"field\": \"f\", \"like\": {\"_id\": \"1\"}, \"k\": 3}",
                 "[near_duplicate] query does not support [k]");
@@ -107,7 +107,7 @@ public class NearDuplicateQueryBuilderTests extends OpenSearchTestCase {
         assertRejected("{\"field\": \"f\", \"like\": {\"colour\": \"red\"}}", "[like] does not support [colour]");
         String like = "{\"field\": \"f\", \"like\": {\"_id\": \"x\"}, ";
         assertRejected(
-                like + "\"max_distance\": 1e20}", "[near_duplicate] [max_distance] must be an integer, got [1e20]");
+                like + "\"max_distance\": 1e20}", "[near_duplicate] [max_distance] must be an integer, got [1.0E20]");
         assertRejected(
                 like + "\"max_distance\": 2147483648}",
                 "[near_duplicate] [max_distance] must be an integer, got [2147483648]");

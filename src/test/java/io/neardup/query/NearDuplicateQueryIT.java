@@ -518,7 +518,7 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
                 "[min_band_matches] is 50 but field [text_fp.minhash] has only 42 bands");
         assertBadRequest(
                 minhash + ", \"verification\": \"maybe\"}}}",
-                "unknown verification [maybe], expected [auto] or [estimate]");
+                "[verification] must be [auto] or [estimate], got [maybe]");
         assertBadRequest(
                 query("{\"_id\": \"" + id + "\"}", ", \"min_band_matches\": 2"),
                 "[min_band_matches] applies to [minhash] fields");
