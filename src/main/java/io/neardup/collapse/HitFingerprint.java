@@ -4,13 +4,10 @@
  */
 package io.neardup.collapse;
 
-import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
-import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.opensearch.common.document.DocumentField;
 import org.opensearch.common.xcontent.support.XContentMapValues;
@@ -23,11 +20,13 @@ import org.opensearch.search.SearchHit;
  * simhash as 16 hex characters and a minhash as its signature string).
  *
  * <p>The kind is told by the value: 16 hex characters are a simhash, a base64url string with a
- * version-1 signature header is a MinHash signature (a signature is never 16 characters long).
- * The scheme key: a simhash's {@code scheme} string when {@code _source} has one (none for a bare
- * hex value or a doc value); a signature's header scheme hash and length. A MinHash object in
- * {@code _source} may also carry its shingle set ({@code shingles}), read with the signature's
- * scheme hash; doc values and bare signatures carry none.
+ * signature header ({@link SignatureCodec}: format 1 or 2) is a MinHash signature (a signature is never 16
+ * characters long), and an object with a shingle set and no value is a MinHash fingerprint of the compact
+ * format. A MinHash fingerprint is read by {@link FingerprintObject#readMinhash}, as the field reads it, at the
+ * length it gives. The scheme key: a simhash's {@code scheme} string when {@code _source} has one (none for a
+ * bare hex value or a doc value); a MinHash fingerprint's {@link FingerprintObject.Minhash#comparableKey}. A
+ * MinHash object in {@code _source} may also carry its shingle set ({@code shingles}); doc values and bare
+ * signatures carry none.
  */
 record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet, String scheme) {
 
@@ -64,14 +63,10 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         } catch (IllegalArgumentException e) {
             throw notAFingerprint(hit, field, value);
         }
-        if (stored.value() == null) {
-            return compact(hit, field, stored.shingles());
+        if (stored.value() != null && SimhashCodec.isHex(stored.value())) {
+            return new HitFingerprint(Kind.SIMHASH, SimhashCodec.parseHex(stored.value()), null, null, stored.scheme());
         }
-        HitFingerprint fingerprint = parse(hit, field, stored.value(), stored.scheme());
-        if (fingerprint.kind() == Kind.MINHASH && stored.shingles() != null) {
-            return fingerprint.withShingleSet(hit, field, stored.shingles());
-        }
-        return fingerprint;
+        return minhash(hit, field, stored);
     }
 
     private static Object single(SearchHit hit, String field, Object value) {
@@ -88,62 +83,26 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
         return value;
     }
 
-    private static HitFingerprint parse(SearchHit hit, String field, String value, String scheme) {
-        if (SimhashCodec.isHex(value)) {
-            return new HitFingerprint(Kind.SIMHASH, SimhashCodec.parseHex(value), null, null, scheme);
-        }
-        int[] signature;
+    /** A MinHash fingerprint: a signature, or an object with a signature or a shingle set (the compact format). */
+    private static HitFingerprint minhash(SearchHit hit, String field, FingerprintObject.Parts stored) {
+        FingerprintObject.Minhash read;
         try {
-            signature = SignatureCodec.decode(value);
+            read = FingerprintObject.readMinhash(stored, 0, null);
         } catch (IllegalArgumentException e) {
-            throw notAFingerprint(hit, field, value);
+            if (stored.value() != null && isSignature(stored.value()) == false) {
+                throw notAFingerprint(hit, field, stored.value());
+            }
+            throw new IllegalArgumentException(
+                    prefix(hit, field) + "is not a valid minhash fingerprint: " + e.getMessage(), e);
         }
-        if (signature.length == 0) {
-            throw notAFingerprint(hit, field, value);
-        }
-        return new HitFingerprint(
-                Kind.MINHASH,
-                0,
-                signature,
-                null,
-                comparableAs(SignatureCodec.schemeHashOf(value), signature.length, SignatureCodec.formatOf(value)));
+        return new HitFingerprint(Kind.MINHASH, 0, read.signature(), read.shingleValues(), read.comparableKey());
     }
 
-    /**
-     * What two hits must share to be compared: the scheme hash, the signature length, and the fingerprint format
-     * (signatures of two formats never meet; format 1 keeps its key of before).
-     */
-    private static String comparableAs(int schemeHash, int values, FingerprintFormat format) {
-        String key = String.format(Locale.ROOT, "%08x/%d", schemeHash, values);
-        return format == FingerprintFormat.SIGNATURE ? key : key + "/" + format.number();
-    }
-
-    /** A compact fingerprint (format 2), its set and no signature: the set's stands for it, at the length its header gives. */
-    private static HitFingerprint compact(SearchHit hit, String field, String encoded) {
+    private static boolean isSignature(String value) {
         try {
-            int schemeHash = ShingleSetCodec.schemeHashOf(encoded);
-            byte[] payload = ShingleSetCodec.decodePayload(encoded, schemeHash);
-            int[] set = ShingleSetCodec.values(payload, 0, payload.length);
-            int[] signature = FingerprintFormat.signatureOfSet(set, ShingleSetCodec.signatureLengthOf(encoded));
-            return new HitFingerprint(
-                    Kind.MINHASH,
-                    0,
-                    signature,
-                    set,
-                    comparableAs(schemeHash, signature.length, FingerprintFormat.COMPACT));
+            return SignatureCodec.decode(value).length > 0;
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(prefix(hit, field) + "has a bad shingle set: " + e.getMessage(), e);
-        }
-    }
-
-    private HitFingerprint withShingleSet(SearchHit hit, String field, String encoded) {
-        try {
-            byte[] payload =
-                    ShingleSetCodec.decodePayload(encoded, Integer.parseUnsignedInt(scheme.substring(0, 8), 16));
-            return new HitFingerprint(
-                    kind, simhash, signature, ShingleSetCodec.values(payload, 0, payload.length), scheme);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(prefix(hit, field) + "has a bad shingle set: " + e.getMessage(), e);
+            return false;
         }
     }
 

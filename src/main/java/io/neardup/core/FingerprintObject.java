@@ -146,6 +146,160 @@ public final class FingerprintObject {
                 "expects a string or an object with [" + String.join(", ", keys) + "], got " + describe(stored));
     }
 
+    /**
+     * A MinHash object read by {@link #readMinhash}, every part checked: the scheme hash its headers carry, its
+     * format, its signature (stored, or in the compact format its set's) and its shingle set. The signature derived
+     * from a set and the set's values are computed when first asked for; not thread-safe.
+     */
+    public static final class Minhash {
+        private final int schemeHash;
+        private final FingerprintFormat format;
+        private final int signatureLength;
+        private final byte[] shingleSet;
+        private final boolean signatureStored;
+        private int[] signature;
+        private int[] shingleValues;
+
+        private Minhash(
+                int schemeHash, FingerprintFormat format, int[] storedSignature, int length, byte[] shingleSet) {
+            this.schemeHash = schemeHash;
+            this.format = format;
+            this.signatureStored = storedSignature != null;
+            this.signature = storedSignature;
+            this.signatureLength = length;
+            this.shingleSet = shingleSet;
+        }
+
+        /** The scheme hash in the headers ({@link FingerprintScheme#schemeHash()} of the scheme that made them). */
+        public int schemeHash() {
+            return schemeHash;
+        }
+
+        /** The object's format: its signature header's, or {@link FingerprintFormat#COMPACT} for a set alone. */
+        public FingerprintFormat format() {
+            return format;
+        }
+
+        /** Whether the object stores its signature ({@code value}); else the signature is its set's. */
+        public boolean signatureStored() {
+            return signatureStored;
+        }
+
+        /** The signature's number of values. */
+        public int signatureLength() {
+            return signatureLength;
+        }
+
+        /** The signature: stored, or of the set ({@link FingerprintFormat#signatureOfSet}) at the length its header gives. */
+        public int[] signature() {
+            if (signature == null) {
+                signature = FingerprintFormat.signatureOfSet(shingleValues(), signatureLength);
+            }
+            return signature;
+        }
+
+        /** The shingle set payload ({@link ShingleSetCodec#payload}), or null without one. */
+        public byte[] shingleSet() {
+            return shingleSet;
+        }
+
+        /** The shingle set's values, ascending unsigned, or null without a set. */
+        public int[] shingleValues() {
+            if (shingleValues == null && shingleSet != null) {
+                shingleValues = ShingleSetCodec.values(shingleSet, 0, shingleSet.length);
+            }
+            return shingleValues;
+        }
+
+        /**
+         * What two fingerprints must share to be compared by their signatures: the scheme hash, the signature's
+         * length and its format (signatures of two formats never meet). {@code "%08x/%d"}, and {@code "/2"} after it
+         * in the compact format.
+         */
+        public String comparableKey() {
+            String key = String.format(Locale.ROOT, "%08x/%d", schemeHash, signatureLength());
+            return format == FingerprintFormat.SIGNATURE ? key : key + "/" + format.number();
+        }
+    }
+
+    /**
+     * An object whose format is not the one it is read for ({@link #readMinhash} with a {@code format}), or whose
+     * parts do not make a whole fingerprint of its format: the message names both; a caller adds what to do.
+     */
+    public static final class OtherFormatException extends IllegalArgumentException {
+        OtherFormatException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Reads a MinHash object's parts ({@link #read}), the one reader of every caller: the field mapper, the field type
+     * (a {@code like}), the lookup and the collapse. Checks, in this order, each failing with an
+     * {@link IllegalArgumentException} for the caller to prefix with where:
+     * <ol>
+     * <li>where {@code format} is given and stores signatures, a set without a {@code value} (of the compact format)
+     *     is refused ({@link OtherFormatException});</li>
+     * <li>the scheme hash of the signature's header (else the set's); a {@code scheme} that is a scheme id must
+     *     carry the same hash;</li>
+     * <li>the set is checked whole, made by the same scheme ({@link ShingleSetCodec#decodePayload});</li>
+     * <li>without a {@code value}: the set must be of the compact format ({@link OtherFormatException}), standing
+     *     for a signature of {@code numHashes} values;</li>
+     * <li>with one: the signature must be of {@code format} ({@link OtherFormatException}), of {@code numHashes}
+     *     values, and not beside a set in the compact format (a compact document with a set stores no signature).</li>
+     * </ol>
+     *
+     * @param numHashes the signature's length the reader needs, or 0 for the length the object gives (1 to
+     *     {@link MinHasher#MAX_HASHES})
+     * @param format the format of the index the object is read for, or null for the object's own
+     */
+    public static Minhash readMinhash(Parts parts, int numHashes, FingerprintFormat format) {
+        String value = parts.value();
+        String shingles = parts.shingles();
+        if (value == null && format != null && format.derivesSignatureFromSet() == false) {
+            throw new OtherFormatException("the value has [" + SHINGLES + "] and no [" + VALUE + "]: that is "
+                    + FingerprintFormat.COMPACT.describe() + ", and this index has " + format.describe());
+        }
+        int headerHash = value != null ? SignatureCodec.schemeHashOf(value) : ShingleSetCodec.schemeHashOf(shingles);
+        if (parts.scheme() != null) {
+            Integer schemeHash = FingerprintScheme.schemeHashOfId(parts.scheme());
+            if (schemeHash != null && schemeHash != headerHash) {
+                throw new IllegalArgumentException((value != null ? "signature" : "shingle set")
+                        + " header has scheme hash " + SignatureCodec.hex(headerHash) + " but [" + SCHEME + "] is ["
+                        + parts.scheme() + "]");
+            }
+        }
+        byte[] shingleSet = shingles == null ? null : ShingleSetCodec.decodePayload(shingles, headerHash);
+        if (value == null) {
+            int signatureLength = ShingleSetCodec.signatureLengthOf(shingles);
+            if (signatureLength == 0) {
+                throw new OtherFormatException("the value has [" + SHINGLES + "] of "
+                        + FingerprintFormat.SIGNATURE.describe() + " and no [" + VALUE + "]");
+            }
+            if (numHashes > 0 && signatureLength != numHashes) {
+                throw new IllegalArgumentException("minhash signature has " + signatureLength + " values, expected "
+                        + numHashes + " (num_hashes)");
+            }
+            return new Minhash(headerHash, FingerprintFormat.COMPACT, null, signatureLength, shingleSet);
+        }
+        FingerprintFormat given = SignatureCodec.formatOf(value);
+        if (format != null && given != format) {
+            throw new OtherFormatException("minhash signature is of " + given.describe() + ", expected "
+                    + format.describe() + ", the format of this index");
+        }
+        int[] signature = numHashes > 0
+                ? SignatureCodec.decode(value, numHashes, headerHash, given)
+                : SignatureCodec.decode(value);
+        if (numHashes == 0 && (signature.length < 1 || signature.length > MinHasher.MAX_HASHES)) {
+            throw new IllegalArgumentException(
+                    "minhash signature must have 1 to " + MinHasher.MAX_HASHES + " values, got " + signature.length);
+        }
+        if (shingleSet != null && given.derivesSignatureFromSet()) {
+            throw new IllegalArgumentException("the value has [" + SHINGLES + "] and a [" + VALUE + "]: in "
+                    + given.describe() + " a document with a shingle set stores no signature");
+        }
+        return new Minhash(headerHash, given, signature, signature.length, shingleSet);
+    }
+
     /** The value of a stored fingerprint, without checking the rest: for showing it (fields, fetch), not for using it. */
     public static Object valueOf(Object stored) {
         return stored instanceof Map<?, ?> map ? map.get(VALUE) : stored;

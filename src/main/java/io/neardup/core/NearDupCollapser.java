@@ -169,7 +169,7 @@ public final class NearDupCollapser {
                 int[] bucket = postings[slot];
                 for (int c = 1; c <= bucket[0]; c++) {
                     int leader = bucket[c];
-                    if (leader < best && jaccard(shingleSets[leader], set) >= minSimilarity) {
+                    if (leader < best && ShingleSetCodec.jaccard(shingleSets[leader], set) >= minSimilarity) {
                         best = leader;
                     }
                 }
@@ -205,27 +205,6 @@ public final class NearDupCollapser {
     private static long key(int scheme, int[] set, int p) {
         long value = set.length == 0 ? 1L << 32 : Integer.toUnsignedLong(set[p]);
         return (long) scheme << 33 | value;
-    }
-
-    /** Exact Jaccard of two ascending unsigned sets; two empty sets are equal. */
-    static double jaccard(int[] a, int[] b) {
-        if (a.length == 0 && b.length == 0) {
-            return 1;
-        }
-        int i = 0, j = 0, common = 0;
-        while (i < a.length && j < b.length) {
-            int c = Integer.compareUnsigned(a[i], b[j]);
-            if (c == 0) {
-                common++;
-                i++;
-                j++;
-            } else if (c < 0) {
-                i++;
-            } else {
-                j++;
-            }
-        }
-        return (double) common / (a.length + b.length - common);
     }
 
     /** The smallest number of equal positions out of k whose fraction is at least s, as {@link MinHasher#jaccard} computes it. */

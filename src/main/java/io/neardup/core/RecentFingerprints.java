@@ -308,13 +308,23 @@ public final class RecentFingerprints {
             if (contained == 0) {
                 continue;
             }
-            int needed = (int) ContainmentSampling.sharedShinglesFor(minContainment, contained);
-            int common = documentInsideRecent
-                    ? ShingleSetCodec.intersectionSizeIfAtLeast(
-                            shingleSet, 0, shingleSet.length, entry.shingleSet, 0, entry.shingleSet.length, needed)
-                    : ShingleSetCodec.intersectionSizeIfAtLeast(
-                            entry.shingleSet, 0, entry.shingleSet.length, shingleSet, 0, shingleSet.length, needed);
-            double containment = common < 0 ? -1 : (double) common / contained;
+            double containment = documentInsideRecent
+                    ? ShingleSetCodec.containmentIfAtLeast(
+                            shingleSet,
+                            0,
+                            shingleSet.length,
+                            entry.shingleSet,
+                            0,
+                            entry.shingleSet.length,
+                            minContainment)
+                    : ShingleSetCodec.containmentIfAtLeast(
+                            entry.shingleSet,
+                            0,
+                            entry.shingleSet.length,
+                            shingleSet,
+                            0,
+                            shingleSet.length,
+                            minContainment);
             if (containment >= minContainment
                     && (containment > bestContainment
                             || (containment == bestContainment && entry.id.compareTo(best.id) < 0))) {

@@ -318,8 +318,52 @@ public final class ShingleSetCodec {
      */
     public static double jaccard(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
         int common = intersectionSize(a, aOffset, aLength, b, bOffset, bLength);
-        int n = count(a, aOffset, aLength), m = count(b, bOffset, bLength);
+        return jaccard(common, count(a, aOffset, aLength), count(b, bOffset, bLength));
+    }
+
+    /** As {@link #jaccard(byte[], int, int, byte[], int, int)}, of two sets' values (ascending unsigned, {@link #of}). */
+    public static double jaccard(int[] a, int[] b) {
+        int i = 0, j = 0, common = 0;
+        while (i < a.length && j < b.length) {
+            int c = Integer.compareUnsigned(a[i], b[j]);
+            if (c == 0) {
+                common++;
+                i++;
+                j++;
+            } else if (c < 0) {
+                i++;
+            } else {
+                j++;
+            }
+        }
+        return jaccard(common, a.length, b.length);
+    }
+
+    /** The one Jaccard of sets of {@code n} and {@code m} values sharing {@code common}: two empty sets are equal. */
+    private static double jaccard(int common, int n, int m) {
         return n == 0 && m == 0 ? 1.0 : (double) common / (n + m - common);
+    }
+
+    /**
+     * The containment of A in B, |A ∩ B| / |A| (Broder, "On the resemblance and containment of documents", 1997), of
+     * {@code common} shared values and A of {@code containedSize}: the one computation of the value, 0 for an empty A
+     * (there is nothing of it to find).
+     */
+    public static double containment(int common, int containedSize) {
+        return containedSize == 0 ? 0 : (double) common / containedSize;
+    }
+
+    /**
+     * The containment of payload A in payload B ({@link #containment}) if it reaches {@code minContainment}, else -1
+     * (also for an empty A), found by {@link #intersectionSizeIfAtLeast}: a B that cannot hold enough of A's values is
+     * not read further.
+     */
+    public static double containmentIfAtLeast(
+            byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength, double minContainment) {
+        int containedSize = count(a, aOffset, aLength);
+        int needed = (int) ContainmentSampling.sharedShinglesFor(minContainment, containedSize);
+        int common = intersectionSizeIfAtLeast(a, aOffset, aLength, b, bOffset, bLength, needed);
+        return common < 0 || containedSize == 0 ? -1 : containment(common, containedSize);
     }
 
     /** The number of values a payload says it holds, from its first bytes alone (the values are not checked). */

@@ -124,16 +124,24 @@ public final class ContainmentQuery extends Query implements Accountable {
      * The containment of the contained side in the other (the query's in the document's set, or the reverse) if it
      * may reach {@link Containment#min}, else -1, found without reading the rest of the sets once it cannot.
      */
-    private double containmentOf(BytesRef documentSet, int documentSize) {
-        boolean likeContained = containment.contained() == Containment.Contained.LIKE;
-        int containedSize = likeContained ? likeSize : documentSize;
-        int needed = (int) ContainmentSampling.sharedShinglesFor(containment.min(), containedSize);
-        int common = likeContained
-                ? ShingleSetCodec.intersectionSizeIfAtLeast(
-                        likeSet, 0, likeSet.length, documentSet.bytes, documentSet.offset, documentSet.length, needed)
-                : ShingleSetCodec.intersectionSizeIfAtLeast(
-                        documentSet.bytes, documentSet.offset, documentSet.length, likeSet, 0, likeSet.length, needed);
-        return common < 0 || containedSize == 0 ? -1 : (double) common / containedSize;
+    private double containmentOf(BytesRef documentSet) {
+        return containment.contained() == Containment.Contained.LIKE
+                ? ShingleSetCodec.containmentIfAtLeast(
+                        likeSet,
+                        0,
+                        likeSet.length,
+                        documentSet.bytes,
+                        documentSet.offset,
+                        documentSet.length,
+                        containment.min())
+                : ShingleSetCodec.containmentIfAtLeast(
+                        documentSet.bytes,
+                        documentSet.offset,
+                        documentSet.length,
+                        likeSet,
+                        0,
+                        likeSet.length,
+                        containment.min());
     }
 
     @Override
@@ -317,7 +325,7 @@ public final class ContainmentQuery extends Query implements Accountable {
                         continue;
                     }
                 }
-                double value = containmentOf(set, documentSize);
+                double value = containmentOf(set);
                 if (cache != null) {
                     cache.queryStats().verified(true);
                 }
@@ -357,7 +365,7 @@ public final class ContainmentQuery extends Query implements Accountable {
                     ShingleSetCodec.intersectionSize(likeSet, 0, likeSet.length, set.bytes, set.offset, set.length);
             boolean likeContained = containment.contained() == Containment.Contained.LIKE;
             int containedSize = likeContained ? likeSize : documentSize;
-            double value = containedSize == 0 ? 0 : (double) common / containedSize;
+            double value = ShingleSetCodec.containment(common, containedSize);
             String how = String.format(
                     Locale.ROOT,
                     "%d of the %d shingles of %s are in %s (exact containment, shingle sets of [%s])",

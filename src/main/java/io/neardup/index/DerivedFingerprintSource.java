@@ -121,8 +121,8 @@ final class DerivedFingerprintSource {
         BytesRef signatureBytes = binary(reader, field, docId);
         BytesRef form = binary(reader, formField(field), docId);
         BytesRef shingles = binary(reader, FingerprintFields.shinglesField(field), docId);
-        // An empty signature is a compact document's, whose signature is its set's: it has no [value].
-        boolean signatureStored = signatureBytes != null && signatureBytes.length > 0;
+        // A compact document whose signature is its set's has no [value].
+        boolean signatureStored = signatureBytes != null && MinhashDocValues.storesSignature(signatureBytes);
         if (signatureBytes == null
                 || (signatureStored ? signatureBytes.length % 4 != 0 : shingles == null)
                 || form == null

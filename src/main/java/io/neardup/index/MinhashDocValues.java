@@ -78,6 +78,38 @@ public final class MinhashDocValues {
                 withShingleSets);
     }
 
+    /**
+     * The doc value of a document's signature ({@code signatureBytes} in the stored layout): the bytes, or, where the
+     * document stores none (the compact format, its signature is its set's), an empty value, so that what every
+     * reader iterates stays one field. The one owner of that rule with {@link #storesSignature} and
+     * {@link #signatureOf}.
+     */
+    static BytesRef signatureValue(byte[] signatureBytes, boolean stored) {
+        return stored ? new BytesRef(signatureBytes) : new BytesRef();
+    }
+
+    /** Whether a signature doc value ({@link #signatureValue}) holds the document's signature; else its set's is it. */
+    static boolean storesSignature(BytesRef signatureValue) {
+        return signatureValue.length > 0;
+    }
+
+    /**
+     * A document's signature in the stored layout from its signature doc value ({@link #signatureValue}) and its
+     * shingle set payload: the value, or where it is empty the set's signature; null where it is empty and there is
+     * no set.
+     *
+     * @throws IllegalArgumentException a corrupt shingle set
+     */
+    static BytesRef signatureOf(
+            BytesRef signatureValue, BytesRef shingleSet, MinhashFieldMapper.MinhashFieldType fieldType) {
+        if (storesSignature(signatureValue)) {
+            return signatureValue;
+        }
+        return shingleSet == null
+                ? null
+                : new BytesRef(fieldType.signatureOfSet(shingleSet.bytes, shingleSet.offset, shingleSet.length));
+    }
+
     /** Whether {@code doc} has a signature; then {@link #signature()} and {@link #shingleSet()} are its values. */
     public boolean advanceExact(int doc) throws IOException {
         if (signatures == null || signatures.advanceExact(doc) == false) {
@@ -126,28 +158,25 @@ public final class MinhashDocValues {
         shingleSetRead = false;
     }
 
-    /** The signature of a document that stores none: its shingle set's (the compact format). */
-    private BytesRef derivedSignature() throws IOException {
-        BytesRef set = shingleSet();
-        if (set == null) {
-            throw new IllegalArgumentException(
-                    "document [" + idOf(doc) + "] has neither a signature nor a shingle set in [" + field + "]");
-        }
-        try {
-            return new BytesRef(fieldType.signatureOfSet(set.bytes, set.offset, set.length));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    "document [" + idOf(doc) + "] has a corrupt shingle set in [" + field + "]: " + e.getMessage(), e);
-        }
-    }
-
     /**
      * The current document's signature in the stored layout; derived from its set where it stores none (the compact
      * format), when first asked for: counting documents needs none.
      */
     public BytesRef signature() throws IOException {
-        if (signature.length == 0) {
-            signature = derivedSignature();
+        if (storesSignature(signature) == false) {
+            BytesRef derived;
+            try {
+                derived = signatureOf(signature, shingleSet(), fieldType);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        "document [" + idOf(doc) + "] has a corrupt shingle set in [" + field + "]: " + e.getMessage(),
+                        e);
+            }
+            if (derived == null) {
+                throw new IllegalArgumentException(
+                        "document [" + idOf(doc) + "] has neither a signature nor a shingle set in [" + field + "]");
+            }
+            signature = derived;
         }
         return signature;
     }

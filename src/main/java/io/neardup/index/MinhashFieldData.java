@@ -186,9 +186,11 @@ final class MinhashFieldData implements IndexFieldData<MinhashFieldData.Leaf> {
         @Override
         public BytesRef nextValue() throws IOException {
             BytesRef raw = signatures.binaryValue();
-            if (raw.length == 0 && shingleSets.advanceExact(signatures.docID())) {
-                BytesRef set = shingleSets.binaryValue();
-                raw = new BytesRef(fieldType.signatureOfSet(set.bytes, set.offset, set.length));
+            if (MinhashDocValues.storesSignature(raw) == false) {
+                BytesRef set = shingleSets.advanceExact(signatures.docID()) ? shingleSets.binaryValue() : null;
+                BytesRef derived = MinhashDocValues.signatureOf(raw, set, fieldType);
+                // Neither: the empty value, which the encoding refuses (a signature has at least one value).
+                raw = derived == null ? raw : derived;
             }
             return new BytesRef(SignatureCodec.encode(raw.bytes, raw.offset, raw.length, schemeHash, fieldType.format())
                     .getBytes(StandardCharsets.UTF_8));

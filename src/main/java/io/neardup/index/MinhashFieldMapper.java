@@ -7,7 +7,6 @@ package io.neardup.index;
 import io.neardup.core.ContainmentSampling;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
-import io.neardup.core.FingerprintScheme;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
@@ -79,7 +78,7 @@ import org.opensearch.search.lookup.SearchLookup;
  * and when the scheme string has the form {@code nd<version>-<8 hex>} ({@code FingerprintScheme.id()})
  * its hash must equal the header's. Arrays are rejected.
  */
-public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFieldMapper.Minhash> {
+public final class MinhashFieldMapper extends FingerprintFieldMapper<FingerprintObject.Minhash> {
     public static final String CONTENT_TYPE = NearDupOptions.FieldKind.MINHASH.typeName();
     public static final int DEFAULT_NUM_HASHES = 128;
     public static final double DEFAULT_THRESHOLD = 0.8;
@@ -416,24 +415,30 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         /**
          * A fingerprint read from a document or a request ({@code value}, {@code shingles}, {@code scheme}, as
          * {@link FingerprintObject} reads them) as this field compares it: a signature of its format and length, and
-         * the set. A signature of the other format serves only through its set, in the compact format; otherwise the
-         * fingerprint is refused, naming both formats.
+         * the set. Read by {@link FingerprintObject#readMinhash}, with every check of a document's value; a signature of
+         * the other format serves only through its set, in the compact format; otherwise the fingerprint is refused,
+         * naming both formats.
          *
          * @throws IllegalArgumentException what is wrong, for the caller to say where the fingerprint came from
          */
         public NearDupTargets.Minhash targetOf(String value, String shingles, String scheme) {
+            FingerprintObject.Parts parts = new FingerprintObject.Parts(value, null, shingles, scheme);
             FingerprintFormat given = value == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(value);
-            int schemeHash =
-                    value != null ? SignatureCodec.schemeHashOf(value) : ShingleSetCodec.schemeHashOf(shingles);
-            byte[] set = shingles == null ? null : ShingleSetCodec.decodePayload(shingles, schemeHash);
-            if (given == format && value != null) {
-                return new NearDupTargets.Minhash(
-                        SignatureCodec.decode(value, numHashes, schemeHash, format), set, schemeHash, scheme);
+            FingerprintObject.Minhash read;
+            try {
+                // Of this field's format: read as the field reads a document's value. Of the other: read as it is,
+                // then compared through its set where this format derives signatures.
+                read = FingerprintObject.readMinhash(
+                        parts, given == format ? numHashes : 0, given == format ? format : null);
+            } catch (FingerprintObject.OtherFormatException e) {
+                throw new IllegalArgumentException(e.getMessage() + "; fingerprint the text instead ([like.text])", e);
             }
-            if (format.derivesSignatureFromSet() && set != null) {
-                int[] signature =
-                        FingerprintFormat.signatureOfSet(ShingleSetCodec.values(set, 0, set.length), numHashes);
-                return new NearDupTargets.Minhash(signature, set, schemeHash, scheme);
+            if (given == format) {
+                return new NearDupTargets.Minhash(read.signature(), read.shingleSet(), read.schemeHash(), scheme);
+            }
+            if (format.derivesSignatureFromSet() && read.shingleSet() != null) {
+                int[] signature = FingerprintFormat.signatureOfSet(read.shingleValues(), numHashes);
+                return new NearDupTargets.Minhash(signature, read.shingleSet(), read.schemeHash(), scheme);
             }
             throw new IllegalArgumentException("its fingerprint is of " + given.describe() + " and field [" + name()
                     + "] of " + format.describe()
@@ -471,14 +476,12 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
             if (value != null || format.derivesSignatureFromSet() == false || stored instanceof Map<?, ?> == false) {
                 return value;
             }
-            Object shingles = ((Map<?, ?>) stored).get(FingerprintObject.SHINGLES);
-            if (shingles instanceof String encoded) {
-                int schemeHash = ShingleSetCodec.schemeHashOf(encoded);
-                byte[] set = ShingleSetCodec.decodePayload(encoded, schemeHash);
-                byte[] signature = signatureOfSet(set, 0, set.length);
-                return SignatureCodec.encode(signature, 0, signature.length, schemeHash, format);
+            if (((Map<?, ?>) stored).get(FingerprintObject.SHINGLES) instanceof String == false) {
+                return null;
             }
-            return null;
+            FingerprintObject.Minhash read = FingerprintObject.readMinhash(
+                    FingerprintObject.read(stored, FingerprintObject.MINHASH_KEYS), numHashes, format);
+            return SignatureCodec.encode(read.signature(), read.schemeHash(), format);
         }
 
         /** Signature strings, as in {@code _source}: what {@code docvalue_fields}, scripts and {@code terms} read. */
@@ -530,86 +533,30 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
         return (MinhashFieldType) super.fieldType();
     }
 
-    /**
-     * A decoded value: the signature (stored, or derived from the set in the compact format), whether the
-     * document stores it, the shingle set payload (null without one), the set's values where the signature or the
-     * containment sample needs them (decoded once; else null), and the scheme hash of their headers.
-     */
-    record Minhash(int[] signature, boolean signatureStored, byte[] shingleSet, int[] shingleValues, int schemeHash) {}
-
     @Override
     protected List<String> keys() {
         return FingerprintObject.MINHASH_KEYS;
     }
 
+    /** The value as this field stores it ({@link FingerprintObject#readMinhash}, of its length and its index's format). */
     @Override
-    protected Minhash decode(FingerprintObject.Parts raw) {
-        FingerprintFormat format = fieldType().format();
-        if (raw.value() == null && format.derivesSignatureFromSet() == false) {
-            throw new IllegalArgumentException("the value has [" + FingerprintObject.SHINGLES + "] and no ["
-                    + FingerprintObject.VALUE + "]: that is " + FingerprintFormat.COMPACT.describe()
-                    + ", and this index has " + format.describe()
-                    + "; fingerprint the text with a pipeline whose target is this index");
-        }
-        int headerHash = raw.value() != null
-                ? SignatureCodec.schemeHashOf(raw.value())
-                : ShingleSetCodec.schemeHashOf(raw.shingles());
-        if (raw.scheme() != null) {
-            Integer schemeHash = FingerprintScheme.schemeHashOfId(raw.scheme());
-            if (schemeHash != null && schemeHash != headerHash) {
-                throw new IllegalArgumentException(
-                        (raw.value() != null ? "signature" : "shingle set") + " header has scheme hash "
-                                + SignatureCodec.hex(headerHash) + " but [scheme] is [" + raw.scheme() + "]");
-            }
-        }
-        byte[] shingleSet = raw.shingles() == null ? null : ShingleSetCodec.decodePayload(raw.shingles(), headerHash);
-        int[] shingleValues =
-                shingleSet != null && (raw.value() == null || fieldType().containmentSampling() > 0)
-                        ? ShingleSetCodec.values(shingleSet, 0, shingleSet.length)
-                        : null;
-        if (raw.value() == null) {
-            int signatureLength = ShingleSetCodec.signatureLengthOf(raw.shingles());
-            if (signatureLength == 0) {
-                throw new IllegalArgumentException("the value has [" + FingerprintObject.SHINGLES + "] of "
-                        + FingerprintFormat.SIGNATURE.describe() + " and no [" + FingerprintObject.VALUE
-                        + "]; fingerprint the text with a pipeline whose target is this index");
-            }
-            if (signatureLength != numHashes) {
-                throw new IllegalArgumentException("minhash signature has " + signatureLength + " values, expected "
-                        + numHashes + " (num_hashes)");
-            }
-            int[] signature = FingerprintFormat.signatureOfSet(shingleValues, numHashes);
-            return new Minhash(signature, false, shingleSet, shingleValues, headerHash);
-        }
-        int[] signature = decodeSignature(raw.value(), headerHash, format);
-        if (shingleSet != null && format.derivesSignatureFromSet()) {
-            throw new IllegalArgumentException("the value has [" + FingerprintObject.SHINGLES + "] and a ["
-                    + FingerprintObject.VALUE + "]: in " + format.describe()
-                    + " a document with a shingle set stores no signature");
-        }
-        return new Minhash(signature, true, shingleSet, shingleValues, headerHash);
-    }
-
-    private int[] decodeSignature(String value, int headerHash, FingerprintFormat format) {
+    protected FingerprintObject.Minhash decode(FingerprintObject.Parts raw) {
         try {
-            return SignatureCodec.decode(value, numHashes, headerHash, format);
-        } catch (IllegalArgumentException e) {
-            if (SignatureCodec.formatOf(value) != format) {
-                throw new IllegalArgumentException(
-                        e.getMessage() + ", the format of this index"
-                                + "; fingerprint the text with a pipeline whose target is this index",
-                        e);
-            }
-            throw e;
+            return FingerprintObject.readMinhash(raw, numHashes, fieldType().format());
+        } catch (FingerprintObject.OtherFormatException e) {
+            throw new IllegalArgumentException(
+                    e.getMessage() + "; fingerprint the text with a pipeline whose target is this index", e);
         }
     }
 
     @Override
-    protected void addFields(ParseContext context, String field, Minhash value) {
+    protected void addFields(ParseContext context, String field, FingerprintObject.Minhash value) {
         byte[] bytes = SignatureCodec.valueBytes(value.signature());
-        // An empty value marks a document whose signature is its set's: what every reader iterates stays one field.
-        BytesRef stored = value.signatureStored() ? new BytesRef(bytes) : new BytesRef();
-        context.doc().addWithKey(field, new BinaryDocValuesField(field, stored));
+        context.doc()
+                .addWithKey(
+                        field,
+                        new BinaryDocValuesField(
+                                field, MinhashDocValues.signatureValue(bytes, value.signatureStored())));
         MinhashFieldType type = fieldType();
         for (int band = 0; band < type.banding().bands(); band++) {
             context.doc().add(new Field(field, type.bandTerm(bytes, band), BAND_FIELD_TYPE));
@@ -635,7 +582,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<MinhashFiel
     }
 
     @Override
-    protected void addDerivedForm(ParseContext context, String field, boolean object, Minhash value) {
+    protected void addDerivedForm(ParseContext context, String field, boolean object, FingerprintObject.Minhash value) {
         DerivedFingerprintSource.addMinhash(context, field, object, value.schemeHash());
     }
 

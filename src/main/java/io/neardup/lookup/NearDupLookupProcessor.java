@@ -9,8 +9,6 @@ import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
 import io.neardup.core.RecentFingerprints;
-import io.neardup.core.ShingleSetCodec;
-import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import io.neardup.index.Containment;
 import io.neardup.index.NearDupOption;
@@ -202,9 +200,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                             + "] compares shingle sets, and the fingerprint at [" + field + "] has none: "
                             + "let [near_dup_fingerprint] write them (its default [outputs])");
                 }
-                byte[] shingles =
-                        ShingleSetCodec.decodePayload(parts.shingles(), ShingleSetCodec.schemeHashOf(parts.shingles()));
-                int formatScheme = windowPart(parts, scheme);
+                FingerprintObject.Minhash read = FingerprintObject.readMinhash(parts, 0, null);
+                byte[] shingles = read.shingleSet();
+                int formatScheme = windowPart(read.format(), scheme);
                 boolean documentInsideRecent = containment.contained() == Containment.Contained.LIKE;
                 self = id == null ? null : recent.addShingleSet(scope, id, formatScheme, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
@@ -218,19 +216,12 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                         before,
                         nanoTime.getAsLong());
             } else {
-                int schemeHash = parts.value() != null
-                        ? SignatureCodec.schemeHashOf(parts.value())
-                        : ShingleSetCodec.schemeHashOf(parts.shingles());
-                byte[] shingles =
-                        parts.shingles() == null ? null : ShingleSetCodec.decodePayload(parts.shingles(), schemeHash);
                 // A compact document with a set stores no signature: the window's, a prefilter before the sets are
                 // compared, is the set's at the length its header gives.
-                int[] signature = parts.value() != null
-                        ? SignatureCodec.decode(parts.value())
-                        : FingerprintFormat.signatureOfSet(
-                                ShingleSetCodec.values(shingles, 0, shingles.length),
-                                ShingleSetCodec.signatureLengthOf(parts.shingles()));
-                int formatScheme = windowPart(parts, scheme);
+                FingerprintObject.Minhash read = FingerprintObject.readMinhash(parts, 0, null);
+                byte[] shingles = read.shingleSet();
+                int[] signature = read.signature();
+                int formatScheme = windowPart(read.format(), scheme);
                 double tau = spec.options().effectiveMinSimilarity();
                 self = id == null ? null : recent.addSignature(scope, id, formatScheme, signature, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
@@ -369,9 +360,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
      * The part of the recent window a {@code minhash} fingerprint is compared in: one a scheme and a format, since
      * signatures of two formats never meet (the containment lookup keeps the same parts).
      */
-    private static int windowPart(FingerprintObject.Parts parts, int scheme) {
-        FingerprintFormat format =
-                parts.value() == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(parts.value());
+    private static int windowPart(FingerprintFormat format, int scheme) {
         return 31 * scheme + format.number();
     }
 

@@ -16,6 +16,10 @@ import static io.neardup.collapse.CollapseTestHits.response;
 import static io.neardup.collapse.CollapseTestHits.simhashHit;
 import static io.neardup.collapse.CollapseTestHits.sourceHit;
 
+import io.neardup.core.FingerprintFormat;
+import io.neardup.core.FingerprintObject;
+import io.neardup.core.ShingleSetCodec;
+import io.neardup.core.SignatureCodec;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -332,6 +336,53 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
                                 new PipelineProcessingContext()));
         assertEquals(
                 "[near_dup_collapse] field [n] of hit [d3] has 2 values; a fingerprint field holds one per document",
+                e.getMessage());
+    }
+
+    /**
+     * A MinHash object is read as the field reads it (issue 40): compact objects (a set, no value) fold by their sets;
+     * a [scheme] that disagrees with the header, or a compact signature beside a set, is refused naming the hit.
+     */
+    public void testMinhashObjectsAreReadAsTheFieldReadsThem() {
+        int[] set = {1, 5, 9, 0x80000000};
+        int[] setSignature = FingerprintFormat.signatureOfSet(set, 128);
+        Map<String, Object> compact =
+                FingerprintObject.minhash(setSignature, set, SCHEME_HASH, SCHEME, FingerprintFormat.COMPACT);
+        SearchResponse out = processor(Map.of("field", "fp", "min_similarity", 0.9))
+                .processResponse(
+                        new SearchRequest(),
+                        response(sourceHit("c1", Map.of("fp", compact)), sourceHit("c2", Map.of("fp", compact))),
+                        new PipelineProcessingContext());
+        assertEquals(List.of("c1"), ids(out));
+        assertEquals(List.of("c2"), foldedIds(hit(out, "c1")));
+
+        String value = SignatureCodec.encode(randomSignature(128, random()), SCHEME_HASH);
+        SearchHit wrongScheme = sourceHit("w", Map.of("fp", Map.of("value", value, "scheme", "nd1-12345678")));
+        IllegalArgumentException e = expectThrows(
+                IllegalArgumentException.class,
+                () -> processor(Map.of("field", "fp"))
+                        .processResponse(new SearchRequest(), response(wrongScheme), new PipelineProcessingContext()));
+        assertEquals(
+                "[near_dup_collapse] field [fp] of hit [w] is not a valid minhash fingerprint: signature header has"
+                        + " scheme hash 2586f90f but [scheme] is [nd1-12345678]",
+                e.getMessage());
+        SearchHit both = sourceHit(
+                "b",
+                Map.of(
+                        "fp",
+                        Map.of(
+                                "value",
+                                SignatureCodec.encode(setSignature, SCHEME_HASH, FingerprintFormat.COMPACT),
+                                "shingles",
+                                ShingleSetCodec.encode(set, SCHEME_HASH, 128))));
+        e = expectThrows(
+                IllegalArgumentException.class,
+                () -> processor(Map.of("field", "fp"))
+                        .processResponse(new SearchRequest(), response(both), new PipelineProcessingContext()));
+        assertEquals(
+                "[near_dup_collapse] field [fp] of hit [b] is not a valid minhash fingerprint: the value has [shingles]"
+                        + " and a [value]: in fingerprint format 2 (compact) a document with a shingle set stores no"
+                        + " signature",
                 e.getMessage());
     }
 

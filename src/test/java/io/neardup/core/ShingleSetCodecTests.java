@@ -90,6 +90,54 @@ public class ShingleSetCodecTests {
             byte[] padded = new byte[pb.length + 7];
             System.arraycopy(pb, 0, padded, 3, pb.length);
             assertEquals(message, truth, ShingleSetCodec.jaccard(pa, 0, pa.length, padded, 3, pb.length), 1e-12);
+            // The sets' values compare as their payloads do: one Jaccard.
+            assertEquals(message, truth, ShingleSetCodec.jaccard(setA, setB), 1e-12);
+        }
+    }
+
+    /** The containment of A in B, |A ∩ B| / |A|: known answers, from counts and from payloads. */
+    @Test
+    public void testContainmentKnownAnswers() {
+        assertEquals(0.75, ShingleSetCodec.containment(3, 4), 0.0);
+        assertEquals(1.0, ShingleSetCodec.containment(4, 4), 0.0);
+        assertEquals(0.0, ShingleSetCodec.containment(0, 0), 0.0);
+        byte[] a = ShingleSetCodec.payload(new int[] {1, 2, 3, 0xFFFFFFFF});
+        byte[] b = ShingleSetCodec.payload(new int[] {2, 3, 5, 9, 11, 0xFFFFFFFF});
+        // 3 of A's 4 values are in B; 3 of B's 6 are in A.
+        assertEquals(0.75, ShingleSetCodec.containmentIfAtLeast(a, 0, a.length, b, 0, b.length, 0.75), 0.0);
+        assertEquals(0.75, ShingleSetCodec.containmentIfAtLeast(a, 0, a.length, b, 0, b.length, 0.1), 0.0);
+        assertEquals(-1.0, ShingleSetCodec.containmentIfAtLeast(a, 0, a.length, b, 0, b.length, 0.76), 0.0);
+        assertEquals(0.5, ShingleSetCodec.containmentIfAtLeast(b, 0, b.length, a, 0, a.length, 0.5), 0.0);
+        assertEquals(-1.0, ShingleSetCodec.containmentIfAtLeast(b, 0, b.length, a, 0, a.length, 0.51), 0.0);
+        // An empty contained side reaches nothing.
+        byte[] empty = ShingleSetCodec.payload(new int[0]);
+        assertEquals(-1.0, ShingleSetCodec.containmentIfAtLeast(empty, 0, 1, a, 0, a.length, 0.5), 0.0);
+    }
+
+    @Test
+    public void testContainmentIfAtLeastAgainstHashSets() {
+        SplittableRandom random = new SplittableRandom(SEED);
+        for (int round = 0; round < 300; round++) {
+            int universe = 1 + random.nextInt(1_000);
+            long[] a = randomSubset(random, universe), b = randomSubset(random, universe);
+            int[] setA = ShingleSetCodec.of(a, a.length), setB = ShingleSetCodec.of(b, b.length);
+            Set<Integer> inB = new HashSet<>();
+            for (int value : setB) {
+                inB.add(value);
+            }
+            int common = 0;
+            for (int value : setA) {
+                common += inB.contains(value) ? 1 : 0;
+            }
+            double truth = setA.length == 0 ? 0 : (double) common / setA.length;
+            byte[] pa = ShingleSetCodec.payload(setA), pb = ShingleSetCodec.payload(setB);
+            double min = 0.01 + 0.99 * random.nextDouble();
+            double expected = setA.length > 0 && truth >= min ? truth : -1;
+            assertEquals(
+                    "seed " + SEED + " round " + round + " min " + min,
+                    expected,
+                    ShingleSetCodec.containmentIfAtLeast(pa, 0, pa.length, pb, 0, pb.length, min),
+                    0.0);
         }
     }
 
@@ -259,5 +307,7 @@ public class ShingleSetCodecTests {
         assertEquals(1.0, ShingleSetCodec.jaccard(empty, 0, 1, empty, 0, 1), 0.0);
         assertEquals(0.0, ShingleSetCodec.jaccard(empty, 0, 1, one, 0, one.length), 0.0);
         assertEquals(0.0, ShingleSetCodec.jaccard(one, 0, one.length, empty, 0, 1), 0.0);
+        assertEquals(1.0, ShingleSetCodec.jaccard(new int[0], new int[0]), 0.0);
+        assertEquals(0.0, ShingleSetCodec.jaccard(new int[0], new int[] {7}), 0.0);
     }
 }

@@ -213,4 +213,79 @@ public class MinhashFieldMapperCompactTests extends MapperServiceTestCase {
                         .contains(
                                 "in fingerprint format 2 (compact) a document with a shingle set stores no signature"));
     }
+
+    private MinhashFieldMapper.MinhashFieldType fieldType() throws IOException {
+        return (MinhashFieldMapper.MinhashFieldType) createMapperService(fieldMapping(b -> b.field("type", "minhash")))
+                .fieldType("field");
+    }
+
+    private static String targetRefusal(
+            MinhashFieldMapper.MinhashFieldType type, String value, String set, String scheme) {
+        return expectThrows(IllegalArgumentException.class, () -> type.targetOf(value, set, scheme))
+                .getMessage();
+    }
+
+    /**
+     * A {@code like}'s fingerprint ({@code targetOf}) is read as a document's value is (issue 40): what the field accepts
+     * answers as before, and each check the field makes of a value is made of a {@code like} too.
+     */
+    public void testTargetOfMakesEveryCheckOfAValue() throws IOException {
+        MinhashFieldMapper.MinhashFieldType type = fieldType();
+        int hash = SCHEME.schemeHash();
+        int[] set = set(40, 9);
+        NearDupTargets.Minhash target = type.targetOf(null, ShingleSetCodec.encode(set, hash, 128), SCHEME.id());
+        assertArrayEquals(FingerprintFormat.signatureOfSet(set, 128), target.signature());
+        assertArrayEquals(ShingleSetCodec.payload(set), target.shingleSet());
+        assertEquals(hash, target.schemeHash());
+        // A format 1 document with its set is compared through the set, whatever its signature's length.
+        target = type.targetOf(SignatureCodec.encode(new int[64], hash), ShingleSetCodec.encode(set, hash), null);
+        assertArrayEquals(FingerprintFormat.signatureOfSet(set, 128), target.signature());
+
+        // Refused since issue 40 (derived before at the field's length, or read without the check).
+        assertEquals(
+                "minhash signature has 64 values, expected 128 (num_hashes)",
+                targetRefusal(type, null, ShingleSetCodec.encode(set, hash, 64), null));
+        String otherId = "nd1-" + SignatureCodec.hex(hash + 1);
+        assertEquals(
+                "shingle set header has scheme hash " + SignatureCodec.hex(hash) + " but [scheme] is [" + otherId + "]",
+                targetRefusal(type, null, ShingleSetCodec.encode(set, hash, 128), otherId));
+        assertEquals(
+                "signature header has scheme hash " + SignatureCodec.hex(hash) + " but [scheme] is [" + otherId + "]",
+                targetRefusal(
+                        type, SignatureCodec.encode(new int[64], hash), ShingleSetCodec.encode(set, hash), otherId));
+        assertEquals(
+                "the value has [shingles] of fingerprint format 1 (stored signature) and no [value]; fingerprint the text"
+                        + " instead ([like.text])",
+                targetRefusal(type, null, ShingleSetCodec.encode(set, hash), null));
+        assertEquals(
+                "the value has [shingles] and a [value]: in fingerprint format 2 (compact) a document with a shingle set"
+                        + " stores no signature",
+                targetRefusal(
+                        type,
+                        SignatureCodec.encode(new int[128], hash, FingerprintFormat.COMPACT),
+                        ShingleSetCodec.encode(set, hash, 128),
+                        null));
+        assertEquals(
+                "shingle set was made by another fingerprint scheme: scheme hash " + SignatureCodec.hex(hash + 1)
+                        + ", expected " + SignatureCodec.hex(hash),
+                targetRefusal(
+                        type, SignatureCodec.encode(new int[64], hash), ShingleSetCodec.encode(set, hash + 1), null));
+    }
+
+    /** What a compact document's {@code fields} show: its set's signature with the compact header, as before. */
+    public void testRenderShowsTheSetsSignature() throws IOException {
+        MinhashFieldMapper.MinhashFieldType type = fieldType();
+        int[] set = set(40, 9);
+        Map<String, Object> stored = FingerprintObject.minhash(
+                FingerprintFormat.signatureOfSet(set, 128),
+                set,
+                SCHEME.schemeHash(),
+                SCHEME.id(),
+                FingerprintFormat.COMPACT);
+        assertEquals(
+                SignatureCodec.encode(
+                        FingerprintFormat.signatureOfSet(set, 128), SCHEME.schemeHash(), FingerprintFormat.COMPACT),
+                type.render(stored));
+        assertEquals("x", type.render(Map.of("value", "x")));
+    }
 }

@@ -7,6 +7,7 @@ package io.neardup.lookup;
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -337,6 +338,30 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
                 .getItems()[0];
         assertTrue(item.isFailed());
         assertTrue(item.getFailureMessage(), item.getFailureMessage().contains("no fingerprint at [fp.simhash]"));
+    }
+
+    /**
+     * The document's MinHash fingerprint is read as the field reads it (issue 40): a [scheme] that disagrees with the
+     * signature's header is a clear ingest failure, as it is when the field indexes the value.
+     */
+    public void testAMinhashFingerprintIsReadAsTheFieldReadsIt() {
+        pipelineIndex(
+                "checked",
+                "{\"near_dup_lookup\": {\"field\": \"fp.minhash\", \"target_field\": \"dup\"}}",
+                "{\"properties\": {\"fp\": {\"properties\": {\"minhash\": {\"type\": \"minhash\"}}}}}");
+        int hash = 0x2586f90f;
+        String value = SignatureCodec.encode(new int[128], hash);
+        BulkItemResponse item = client().prepareBulk()
+                .add(client().prepareIndex("checked")
+                        .setId("a")
+                        .setSource(Map.of("fp", Map.of("minhash", Map.of("value", value, "scheme", "nd1-12345678")))))
+                .get()
+                .getItems()[0];
+        assertTrue(item.isFailed());
+        assertTrue(
+                item.getFailureMessage(),
+                item.getFailureMessage()
+                        .contains("signature header has scheme hash 2586f90f but [scheme] is [nd1-12345678]"));
     }
 
     private static final String CONTAINMENT_MAPPING = """
