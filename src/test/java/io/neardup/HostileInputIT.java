@@ -14,8 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.opensearch.client.Request;
-import org.opensearch.client.Response;
 
 /**
  * What a hostile (or careless) user sends, over HTTP against the real node: every bad input is a
@@ -44,17 +42,8 @@ public class HostileInputIT extends NearDupRestTestCase {
             "again again again again again again again again again again",
             "The grep command searches files for lines matching a regular expression pattern.");
 
-    private static Map<String, Object> call(String method, String path, String json) throws IOException {
-        Request request = new Request(method, path);
-        if (json != null) {
-            request.setJsonEntity(json);
-        }
-        Response response = client().performRequest(request);
-        return entityAsMap(response);
-    }
-
     private static Map<String, Object> search(String json) throws IOException {
-        return call("POST", SEARCH, json);
+        return send("POST", SEARCH, json);
     }
 
     private static void assertSearchRejected(String json, String... reasonParts) throws IOException {
@@ -68,11 +57,11 @@ public class HostileInputIT extends NearDupRestTestCase {
 
     /** The pipeline and a 3-shard index of {@link #TEXTS}, ids "0", "1", …, fingerprinted on the way in. */
     private static void createIndex() throws IOException {
-        call(
+        send(
                 "PUT",
                 "/_ingest/pipeline/" + PIPELINE,
                 "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\"}}]}");
-        call(
+        send(
                 "PUT",
                 "/" + INDEX,
                 "{\"settings\": {\"number_of_shards\": 3, \"number_of_replicas\": 0, \"index.default_pipeline\": \""
@@ -87,7 +76,7 @@ public class HostileInputIT extends NearDupRestTestCase {
                     .append(json(TEXTS.get(i)))
                     .append("}\n");
         }
-        Map<String, Object> response = call("POST", "/" + INDEX + "/_bulk?refresh=true", bulk.toString());
+        Map<String, Object> response = send("POST", "/" + INDEX + "/_bulk?refresh=true", bulk.toString());
         assertEquals(response.toString(), false, response.get("errors"));
     }
 
@@ -121,7 +110,7 @@ public class HostileInputIT extends NearDupRestTestCase {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> simulate(String processorConfig, String text) throws IOException {
-        Map<String, Object> result = call(
+        Map<String, Object> result = send(
                 "POST",
                 "/_ingest/pipeline/_simulate",
                 "{\"pipeline\": {\"processors\": [{\"near_dup_fingerprint\": " + processorConfig
@@ -214,7 +203,7 @@ public class HostileInputIT extends NearDupRestTestCase {
                     "simhash must be 16 hex characters");
         }
         // Upper-case ASCII hex is the same fingerprint as lower case.
-        Map<String, Object> source = call("GET", "/" + INDEX + "/_doc/0", null);
+        Map<String, Object> source = send("GET", "/" + INDEX + "/_doc/0", null);
         String hex = (String) field(source, "_source.body_fp.simhash").get("value");
         Map<String, Object> term = search(
                 "{\"query\": {\"term\": {\"body_fp.simhash\": \"" + hex.toUpperCase(java.util.Locale.ROOT) + "\"}}}");
@@ -525,11 +514,11 @@ public class HostileInputIT extends NearDupRestTestCase {
      */
     @SuppressWarnings("unchecked")
     public void testScratchReturnsToASmallBoundAfterAnOutsizedDocument() throws IOException {
-        call(
+        send(
                 "PUT",
                 "/_ingest/pipeline/big-fp",
                 "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\", " + "\"max_chars\": 10000000}}]}");
-        call(
+        send(
                 "PUT",
                 "/big",
                 "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0}, \"mappings\": {\"properties\": {"
@@ -541,10 +530,10 @@ public class HostileInputIT extends NearDupRestTestCase {
             huge.append('w').append(i).append(' ');
         }
         Map<String, Object> indexed =
-                call("PUT", "/big/_doc/huge?pipeline=big-fp&refresh=true", "{\"body\": \"" + huge + "\"}");
+                send("PUT", "/big/_doc/huge?pipeline=big-fp&refresh=true", "{\"body\": \"" + huge + "\"}");
         assertEquals("created", indexed.get("result"));
         Map<String, Object> fp = (Map<String, Object>)
-                field(call("GET", "/big/_doc/huge", null), "_source").get("body_fp");
+                field(send("GET", "/big/_doc/huge", null), "_source").get("body_fp");
         assertEquals(words, tokens(fp));
 
         Map<String, Object> after = scratchStats();
@@ -556,14 +545,14 @@ public class HostileInputIT extends NearDupRestTestCase {
         assertTrue(after.toString(), bytes <= threads * maxKept);
         assertTrue("what an outsized text needed is far more than what is held: " + after, words * 44L > 4 * bytes);
 
-        call("DELETE", "/_ingest/pipeline/big-fp", null);
+        send("DELETE", "/_ingest/pipeline/big-fp", null);
         assertEquals(bytes, ((Number) scratchStats().get("bytes")).longValue());
     }
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> scratchStats() throws IOException {
         Map<String, Object> nodes = (Map<String, Object>)
-                call("GET", "/_plugins/neardup/stats", null).get("nodes");
+                send("GET", "/_plugins/neardup/stats", null).get("nodes");
         assertEquals(1, nodes.size());
         return (Map<String, Object>)
                 ((Map<String, Object>) nodes.values().iterator().next()).get("fingerprint_scratch");
@@ -572,12 +561,12 @@ public class HostileInputIT extends NearDupRestTestCase {
     /** near_dup_collapse leaves size-0 searches alone and adds no empty profile. */
     public void testCollapseLeavesCountsAloneAndAddsNoProfile() throws IOException {
         createIndex();
-        call(
+        send(
                 "PUT",
                 "/_search/pipeline/hostile-dedup",
                 "{\"request_processors\": [{\"near_dup_window\": {\"window\": 50}}], "
                         + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"body_fp.simhash\", \"max_distance\": 8}}]}");
-        Map<String, Object> counted = call(
+        Map<String, Object> counted = send(
                 "POST",
                 SEARCH + "?search_pipeline=hostile-dedup",
                 "{\"size\": 0, \"query\": {\"match_all\": "
@@ -585,7 +574,7 @@ public class HostileInputIT extends NearDupRestTestCase {
         assertFalse(counted.toString(), counted.containsKey("ext"));
         assertFalse(counted.toString(), counted.containsKey("profile"));
         assertEquals(TEXTS.size(), ((Number) field(counted, "hits.total").get("value")).intValue());
-        Map<String, Object> collapsed = call(
+        Map<String, Object> collapsed = send(
                 "POST",
                 SEARCH + "?search_pipeline=hostile-dedup",
                 "{\"size\": 20, \"query\": " + "{\"match_all\": {}}}");

@@ -10,11 +10,26 @@ import java.util.List;
 import java.util.Map;
 import org.junit.BeforeClass;
 import org.opensearch.client.Request;
+import org.opensearch.client.RequestOptions;
 import org.opensearch.client.ResponseException;
+import org.opensearch.client.RestClient;
+import org.opensearch.client.WarningsHandler;
 import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 /** What the tests over HTTP against the real node share. */
 public abstract class NearDupRestTestCase extends OpenSearchRestTestCase {
+
+    /**
+     * For a request whose response may carry a Warning header (a deprecation, an estimate used for an exact
+     * verification): the test client otherwise fails it.
+     */
+    protected static final RequestOptions TOLERATING_WARNINGS = toleratingWarnings();
+
+    private static RequestOptions toleratingWarnings() {
+        RequestOptions.Builder options = RequestOptions.DEFAULT.toBuilder();
+        options.setWarningsHandler(WarningsHandler.PERMISSIVE);
+        return options.build();
+    }
 
     /**
      * pom.xml runs the tests named …SecurityIT in their own execution, against the node beside the Security plugin
@@ -31,22 +46,55 @@ public abstract class NearDupRestTestCase extends OpenSearchRestTestCase {
                 securityTest == securityNode);
     }
 
-    @SuppressWarnings("unchecked")
-    protected static List<Map<String, Object>> hits(Map<String, Object> response) {
-        return (List<Map<String, Object>>) ((Map<String, Object>) response.get("hits")).get("hits");
+    /** {@code method path} with {@code jsonBody} (none when null), for a test that sets more on it before sending. */
+    protected static Request request(String method, String path, String jsonBody) {
+        Request request = new Request(method, path);
+        if (jsonBody != null) {
+            request.setJsonEntity(jsonBody);
+        }
+        return request;
+    }
+
+    /** Sends the request as the test's client and returns the response's body; a 4xx or 5xx throws. */
+    protected static Map<String, Object> send(String method, String path, String jsonBody) throws IOException {
+        return send(client(), method, path, jsonBody);
+    }
+
+    /** Sends the request as {@code client} (a user of the Security plugin) and returns the response's body. */
+    protected static Map<String, Object> send(RestClient client, String method, String path, String jsonBody)
+            throws IOException {
+        return entityAsMap(client.performRequest(request(method, path, jsonBody)));
+    }
+
+    /** The request is refused with {@code status}; returns the response's body, for the reason in it. */
+    protected static String expectRefused(int status, String method, String path, String jsonBody) throws IOException {
+        return expectRefused(status, client(), method, path, jsonBody);
+    }
+
+    /** The request, sent as {@code client}, is refused with {@code status}; returns the response's body. */
+    protected static String expectRefused(int status, RestClient client, String method, String path, String jsonBody)
+            throws IOException {
+        Request request = request(method, path, jsonBody);
+        ResponseException e = expectThrows(ResponseException.class, () -> client.performRequest(request));
+        String response = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(
+                method + " " + path + " " + jsonBody + " -> " + response,
+                status,
+                e.getResponse().getStatusLine().getStatusCode());
+        return response;
     }
 
     /** The request fails with a 400 whose body contains every one of {@code reasonParts}. */
     protected static void assertBadRequest(String method, String path, String body, String... reasonParts)
             throws IOException {
-        Request request = new Request(method, path);
-        request.setJsonEntity(body);
-        ResponseException e = expectThrows(ResponseException.class, () -> client().performRequest(request));
-        String response = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(
-                body + " -> " + response, 400, e.getResponse().getStatusLine().getStatusCode());
+        String response = expectRefused(400, method, path, body);
         for (String part : reasonParts) {
             assertTrue(response + " should contain [" + part + "]", response.contains(part));
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    protected static List<Map<String, Object>> hits(Map<String, Object> response) {
+        return (List<Map<String, Object>>) ((Map<String, Object>) response.get("hits")).get("hits");
     }
 }

@@ -7,7 +7,8 @@ package io.neardup;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
-import org.opensearch.client.Request;
+import org.opensearch.common.xcontent.XContentHelper;
+import org.opensearch.common.xcontent.json.JsonXContent;
 
 /**
  * Every option of every entry point that does not apply to the field's kind (simhash or minhash) is a
@@ -48,30 +49,22 @@ public class OptionsOfTheOtherKindIT extends NearDupRestTestCase {
             new Misplaced("collapse", "body_fp.minhash", "max_distance", "3"),
             new Misplaced("collapse", "body_fp.simhash", "min_similarity", "0.8"));
 
-    private static void put(String path, String body) throws IOException {
-        Request request = new Request("PUT", path);
-        request.setJsonEntity(body);
-        client().performRequest(request);
-    }
-
-    private static Map<String, Object> post(String path, String body) throws IOException {
-        Request request = new Request("POST", path);
-        request.setJsonEntity(body);
-        return entityAsMap(client().performRequest(request));
-    }
-
     /** Two near copies and one other text, fingerprinted at ingest. */
     private static void createIndex() throws IOException {
-        put(
+        send(
+                "PUT",
                 "/_ingest/pipeline/kinds-fingerprints",
                 "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\"}}]}");
-        put("/" + INDEX, """
+        send("PUT", "/" + INDEX, """
             {"settings": {"index.default_pipeline": "kinds-fingerprints", "number_of_replicas": 0},
              "mappings": {"properties": {"body": {"type": "text"}, "body_fp": {"properties": {
                "simhash": {"type": "simhash"}, "minhash": {"type": "minhash"}, "content_hash": {"type": "keyword"}}}}}}""");
-        put("/" + INDEX + "/_doc/1", "{\"body\": \"" + TEXT + "\"}");
-        put("/" + INDEX + "/_doc/2", "{\"body\": \"" + TEXT.replace("38", "39") + "\"}");
-        put("/" + INDEX + "/_doc/3?refresh=true", "{\"body\": \"The library opens until nine in the evening.\"}");
+        send("PUT", "/" + INDEX + "/_doc/1", "{\"body\": \"" + TEXT + "\"}");
+        send("PUT", "/" + INDEX + "/_doc/2", "{\"body\": \"" + TEXT.replace("38", "39") + "\"}");
+        send(
+                "PUT",
+                "/" + INDEX + "/_doc/3?refresh=true",
+                "{\"body\": \"The library opens until nine in the evening.\"}");
     }
 
     public void testEveryOptionOfTheOtherKindIsA400NamingIt() throws IOException {
@@ -93,8 +86,7 @@ public class OptionsOfTheOtherKindIT extends NearDupRestTestCase {
                             "{\"field\": \"" + m.field() + "\", \"target_field\": \"body_dup\", " + option + "}",
                             "[" + m.option() + "]");
                     // refused before anything was written or mapped
-                    Map<String, Object> mapping = entityAsMap(
-                            client().performRequest(new Request("GET", "/" + INDEX + "/_mapping/field/body_dup*")));
+                    Map<String, Object> mapping = send("GET", "/" + INDEX + "/_mapping/field/body_dup*", null);
                     assertEquals(mapping.toString(), Map.of(), ((Map<?, ?>) mapping.get(INDEX)).get("mappings"));
                 }
                 case "lookup" ->
@@ -106,7 +98,8 @@ public class OptionsOfTheOtherKindIT extends NearDupRestTestCase {
                             "[" + m.option() + "]");
                 case "collapse" -> {
                     // the kind is the fingerprints' in the hits: the pipeline is accepted, the search refused
-                    put(
+                    send(
+                            "PUT",
                             "/_search/pipeline/kinds-collapse",
                             "{\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"" + m.field() + "\", "
                                     + option + "}}]}");
@@ -144,15 +137,16 @@ public class OptionsOfTheOtherKindIT extends NearDupRestTestCase {
                 "[text_fp.minhash] is not mapped",
                 "_update_by_query?pipeline=");
         // a signature of 64 values into a field of 128: the length, not "Preview of field's value: 'null'", on top
-        put(
+        send(
+                "PUT",
                 "/_ingest/pipeline/kinds-64",
                 "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\", \"num_hashes\": 64}}]}");
-        Request request = new Request("PUT", "/" + INDEX + "/_doc/4?pipeline=kinds-64");
-        request.setJsonEntity("{\"body\": \"" + TEXT + "\"}");
-        var e = expectThrows(org.opensearch.client.ResponseException.class, () -> client().performRequest(request));
-        assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
-        Map<String, Object> error =
-                (Map<String, Object>) entityAsMap(e.getResponse()).get("error");
+        Map<String, Object> error = (Map<String, Object>) XContentHelper.convertToMap(
+                        JsonXContent.jsonXContent,
+                        expectRefused(
+                                400, "PUT", "/" + INDEX + "/_doc/4?pipeline=kinds-64", "{\"body\": \"" + TEXT + "\"}"),
+                        false)
+                .get("error");
         assertTrue(
                 error.toString(), ((String) error.get("reason")).contains("has 64 values, expected 128 (num_hashes)"));
     }
@@ -161,12 +155,12 @@ public class OptionsOfTheOtherKindIT extends NearDupRestTestCase {
     public void testTaskStatusShowsTotal() throws IOException {
         createIndex();
         for (boolean dryRun : new boolean[] {true, false}) {
-            String task = (String) post(
+            String task = (String) send(
+                            "POST",
                             "/" + INDEX + "/_near_dup_clusters?wait_for_completion=false&dry_run=" + dryRun,
                             "{\"field\": \"body_fp.minhash\", \"target_field\": \"body_dup\"}")
                     .get("task");
-            Map<String, Object> done = entityAsMap(client().performRequest(
-                            new Request("GET", "/_tasks/" + task + "?wait_for_completion=true&timeout=60s")));
+            Map<String, Object> done = send("GET", "/_tasks/" + task + "?wait_for_completion=true&timeout=60s", null);
             Map<String, Object> status = (Map<String, Object>) ((Map<String, Object>) done.get("task")).get("status");
             // a dry run ends having scanned the 3 documents; a run that writes, having written the 2 copies
             assertEquals(status.toString(), dryRun ? 3 : 2, status.get("total"));

@@ -15,10 +15,8 @@ import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.commonmark.node.Node;
 import org.opensearch.client.Request;
-import org.opensearch.client.RequestOptions;
 import org.opensearch.client.Response;
 import org.opensearch.client.ResponseException;
-import org.opensearch.client.WarningsHandler;
 import org.opensearch.common.xcontent.XContentHelper;
 import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.common.bytes.BytesArray;
@@ -38,15 +36,6 @@ public class ReadmeIT extends NearDupRestTestCase {
     private static final Set<String> VARYING = Set.of("took", "_seq_no", "_primary_term", "index_uuid", "timestamp");
 
     private static final String ELIDED = "…";
-
-    /** A response may carry a Warning header (an estimate used for an exact verification): it is still compared. */
-    private static final RequestOptions TOLERATING_WARNINGS = toleratingWarnings();
-
-    private static RequestOptions toleratingWarnings() {
-        RequestOptions.Builder options = RequestOptions.DEFAULT.toBuilder();
-        options.setWarningsHandler(WarningsHandler.PERMISSIVE);
-        return options.build();
-    }
 
     /** One request of a block: {@code POST path} and its body (JSON, or NDJSON for {@code _bulk}). */
     record ReadmeRequest(String source, String method, String path, String body) {}
@@ -103,12 +92,6 @@ public class ReadmeIT extends NearDupRestTestCase {
         return MarkdownDocs.read(name);
     }
 
-    private static void send(String method, String path, String body) throws IOException {
-        Request request = new Request(method, path);
-        request.setJsonEntity(body);
-        client().performRequest(request);
-    }
-
     /** The requests of a code block; a block of anything else (a shell command) has none. */
     static List<ReadmeRequest> requests(String source, String block) {
         List<ReadmeRequest> requests = new ArrayList<>();
@@ -143,6 +126,7 @@ public class ReadmeIT extends NearDupRestTestCase {
                     : ContentType.APPLICATION_JSON;
             request.setEntity(new StringEntity(readmeRequest.body(), type));
         }
+        // A response may carry a Warning header (an estimate used for an exact verification): it is still compared.
         request.setOptions(TOLERATING_WARNINGS);
         try {
             return client().performRequest(request);

@@ -12,8 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.opensearch.client.Request;
-import org.opensearch.client.ResponseException;
 
 /** {@code _near_dup_clusters} over HTTP on a real node, with the demo corpus loaded through the pipeline. */
 public class NearDupClustersIT extends NearDupRestTestCase {
@@ -22,14 +20,8 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         {"field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "text_dup",
          "representative": {"sort": [{"text_fp.tokens": "desc"}, "_id"]}}""";
 
-    private static Map<String, Object> post(String path, String body) throws IOException {
-        Request request = new Request("POST", path);
-        request.setJsonEntity(body);
-        return entityAsMap(client().performRequest(request));
-    }
-
     private static Map<String, Object> search(String index, String body) throws IOException {
-        return post("/" + index + "/_search", body);
+        return send("POST", "/" + index + "/_search", body);
     }
 
     private static Map<String, Map<String, Object>> assignments(String index) throws IOException {
@@ -50,8 +42,7 @@ public class NearDupClustersIT extends NearDupRestTestCase {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> awaitTask(String taskId) throws IOException {
-        Map<String, Object> task = entityAsMap(client().performRequest(
-                        new Request("GET", "/_tasks/" + taskId + "?wait_for_completion=true&timeout=120s")));
+        Map<String, Object> task = send("GET", "/_tasks/" + taskId + "?wait_for_completion=true&timeout=120s", null);
         assertEquals(task.toString(), Boolean.TRUE, task.get("completed"));
         return task;
     }
@@ -62,13 +53,14 @@ public class NearDupClustersIT extends NearDupRestTestCase {
      */
     @SuppressWarnings("unchecked")
     private static String startSlowRun(String index, String requestsPerSecond, int updated) throws Exception {
-        String taskId = (String) post(
+        String taskId = (String) send(
+                        "POST",
                         "/" + index + "/_near_dup_clusters?wait_for_completion=false&scroll_size=1&requests_per_second="
                                 + requestsPerSecond,
                         CLUSTER_BY_MINHASH)
                 .get("task");
         for (int attempt = 0; attempt < 600; attempt++) {
-            Map<String, Object> running = entityAsMap(client().performRequest(new Request("GET", "/_tasks/" + taskId)));
+            Map<String, Object> running = send("GET", "/_tasks/" + taskId, null);
             Map<String, Object> status =
                     (Map<String, Object>) ((Map<String, Object>) running.get("task")).get("status");
             if ((Integer) status.get("updated") >= updated) {
@@ -83,9 +75,11 @@ public class NearDupClustersIT extends NearDupRestTestCase {
     public void testClustersAsATaskThenCollapseAndFilterOnThem() throws Exception {
         String index = "clusters-demo";
         int documents = DemoCorpus.load(client(), index);
-        String taskId = (String)
-                post("/" + index + "/_near_dup_clusters?wait_for_completion=false&refresh=true", CLUSTER_BY_MINHASH)
-                        .get("task");
+        String taskId = (String) send(
+                        "POST",
+                        "/" + index + "/_near_dup_clusters?wait_for_completion=false&refresh=true",
+                        CLUSTER_BY_MINHASH)
+                .get("task");
         assertNotNull(taskId);
         Map<String, Object> task = awaitTask(taskId);
         Map<String, Object> status = (Map<String, Object>) ((Map<String, Object>) task.get("task")).get("status");
@@ -128,7 +122,7 @@ public class NearDupClustersIT extends NearDupRestTestCase {
                 ((Map<String, Object>) ((Map<String, Object>) originals.get("hits")).get("total")).get("value"));
 
         // Again: nothing changes, nothing is written.
-        Map<String, Object> again = post("/" + index + "/_near_dup_clusters?refresh=true", CLUSTER_BY_MINHASH);
+        Map<String, Object> again = send("POST", "/" + index + "/_near_dup_clusters?refresh=true", CLUSTER_BY_MINHASH);
         assertEquals(0, again.get("updated"));
         assertEquals(clustered, again.get("noops"));
         assertEquals(written, assignments(index));
@@ -140,10 +134,10 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         DemoCorpus.load(client(), index);
         // One write a second: the run is still writing when it is cancelled.
         String taskId = startSlowRun(index, "1", 2);
-        client().performRequest(new Request("POST", "/_tasks/" + taskId + "/_cancel"));
+        send("POST", "/_tasks/" + taskId + "/_cancel", null);
         Map<String, Object> response = (Map<String, Object>) awaitTask(taskId).get("response");
         assertNotNull("the answer says it was cancelled: " + response, response.get("canceled"));
-        client().performRequest(new Request("POST", "/" + index + "/_refresh"));
+        send("POST", "/" + index + "/_refresh", null);
         Map<String, Map<String, Object>> written = assignments(index);
         assertEquals(response.get("updated"), written.size());
         assertTrue(
@@ -176,13 +170,11 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         String index = "clusters-rethrottle";
         DemoCorpus.load(client(), index);
         String taskId = startSlowRun(index, "0.5", 1);
-        Map<String, Object> status = (Map<String, Object>) ((Map<String, Object>)
-                        entityAsMap(client().performRequest(new Request("GET", "/_tasks/" + taskId)))
-                                .get("task"))
-                .get("status");
+        Map<String, Object> status = (Map<String, Object>)
+                ((Map<String, Object>) send("GET", "/_tasks/" + taskId, null).get("task")).get("status");
         assertEquals(0.5, ((Number) status.get("requests_per_second")).doubleValue(), 0);
         Map<String, Object> rethrottled =
-                post("/_near_dup_clusters/" + taskId + "/_rethrottle?requests_per_second=-1", "");
+                send("POST", "/_near_dup_clusters/" + taskId + "/_rethrottle?requests_per_second=-1", "");
         Map<String, Object> node = (Map<String, Object>) ((Map<String, Object>) rethrottled.get("nodes"))
                 .values()
                 .iterator()
@@ -202,12 +194,8 @@ public class NearDupClustersIT extends NearDupRestTestCase {
             {"/_near_dup_clusters/" + taskId + "/_rethrottle?requests_per_second=0", "400", "must be > 0"},
             {"/_near_dup_clusters/not-a-task/_rethrottle?requests_per_second=10", "400", "task id"}
         }) {
-            ResponseException e = expectThrows(ResponseException.class, () -> post(refused[0], ""));
-            assertEquals(
-                    refused[0],
-                    Integer.parseInt(refused[1]),
-                    e.getResponse().getStatusLine().getStatusCode());
-            assertTrue(e.getMessage(), e.getMessage().contains(refused[2]));
+            String reason = expectRefused(Integer.parseInt(refused[1]), "POST", refused[0], "");
+            assertTrue(reason, reason.contains(refused[2]));
         }
     }
 
@@ -263,12 +251,11 @@ public class NearDupClustersIT extends NearDupRestTestCase {
                 "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\", \"representative\": {\"sort\": "
                         + "[{\"text\": \"asc\"}]}}",
                 "Text fields are not optimised");
-        ResponseException missing = expectThrows(
-                ResponseException.class,
-                () -> post(
-                        "/no-such-index/_near_dup_clusters",
-                        "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}"));
-        assertEquals(404, missing.getResponse().getStatusLine().getStatusCode());
+        expectRefused(
+                404,
+                "POST",
+                "/no-such-index/_near_dup_clusters",
+                "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}");
         assertTrue("nothing was written", assignments(index).isEmpty());
     }
 
@@ -282,7 +269,8 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         String index = "clusters-simhash";
         int documents = DemoCorpus.load(client(), index);
         int distance = 6;
-        Map<String, Object> response = post(
+        Map<String, Object> response = send(
+                "POST",
                 "/" + index + "/_near_dup_clusters?refresh=true&slices=auto&scroll_size=" + between(5, 60),
                 "{\"field\": \"text_fp.simhash\", \"max_distance\": " + distance + ", \"target_field\": \"text_dup\"}");
         assertEquals(documents, response.get("scanned"));
@@ -343,7 +331,8 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         assertEquals(documents, ids.size());
         for (double tau : new double[] {0.5, 0.8}) {
             String target = "exact_" + Math.round(tau * 10);
-            Map<String, Object> response = post(
+            Map<String, Object> response = send(
+                    "POST",
                     "/" + index + "/_near_dup_clusters?refresh=true",
                     "{\"field\": \"text_fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"" + target
                             + "\"}");

@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.opensearch.client.Request;
 
 /**
  * {@code near_dup_window} + {@code near_dup_collapse} over HTTP on the real node, on the demo corpus (2 shards):
@@ -29,10 +28,7 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
     private static final int WINDOW = 200;
 
     private static Map<String, Object> search(String pipeline, String body) throws IOException {
-        Request request = new Request(
-                "POST", "/" + INDEX + "/_search" + (pipeline == null ? "" : "?search_pipeline=" + pipeline));
-        request.setJsonEntity(body);
-        return entityAsMap(client().performRequest(request));
+        return send("POST", "/" + INDEX + "/_search" + (pipeline == null ? "" : "?search_pipeline=" + pipeline), body);
     }
 
     @SuppressWarnings("unchecked")
@@ -42,9 +38,7 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
     }
 
     private static void putPipeline(String name, String body) throws IOException {
-        Request request = new Request("PUT", "/_search/pipeline/" + name);
-        request.setJsonEntity(body);
-        client().performRequest(request);
+        send("PUT", "/_search/pipeline/" + name, body);
     }
 
     private static String body(String query, int from, int size) {
@@ -258,9 +252,7 @@ public class NearDupCollapseIT extends NearDupRestTestCase {
                 "dedup",
                 "{\"request_processors\": [{\"near_dup_window\": {\"window\": " + WINDOW + "}}], "
                         + "\"response_processors\": [{\"near_dup_collapse\": {\"field\": \"text_fp.simhash\"}}]}");
-        Request settings = new Request("PUT", "/" + INDEX + "/_settings");
-        settings.setJsonEntity("{\"index.search.default_pipeline\": \"dedup\"}");
-        client().performRequest(settings);
+        send("PUT", "/" + INDEX + "/_settings", "{\"index.search.default_pipeline\": \"dedup\"}");
         String query = "{\"match\": {\"text\": \"file directory\"}}";
         int folded = assertCollapsedPages(null, query, "simhash", 3, 50);
         assertTrue(folded > 0);

@@ -44,14 +44,6 @@ public class ContainmentQueryIT extends NearDupRestTestCase {
              "minhash": {"type": "minhash", "containment": true},
              "content_hash": {"type": "keyword"}}}}}}""";
 
-    private static Map<String, Object> send(String method, String path, String body) throws IOException {
-        Request request = new Request(method, path);
-        if (body != null) {
-            request.setJsonEntity(body);
-        }
-        return entityAsMap(client().performRequest(request));
-    }
-
     private static String json(Map<String, Object> body) throws IOException {
         try (XContentBuilder builder = JsonXContent.contentBuilder()) {
             return builder.map(body).toString();

@@ -14,8 +14,6 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.opensearch.client.Request;
-import org.opensearch.client.RequestOptions;
-import org.opensearch.client.WarningsHandler;
 import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.common.bytes.BytesReference;
@@ -50,16 +48,13 @@ public class DerivedFingerprintSourceIT extends NearDupRestTestCase {
                 pipeline ? ", \"index.default_pipeline\": \"" + DemoCorpus.PIPELINE + "\"" : "");
     }
 
-    private static Map<String, Object> send(String method, String path, String body) throws IOException {
-        Request request = new Request(method, path);
-        if (body != null) {
-            request.setJsonEntity(body);
-        }
+    /** A partial update of {@code id} with {@code doc}, refreshed. */
+    private static void update(String index, String id, String doc) throws IOException {
+        Request request =
+                request("POST", "/" + index + "/_update/" + encode(id) + "?refresh=true", "{\"doc\": " + doc + "}");
         // An update of an index with a default pipeline warns that pipelines on updates are deprecated.
-        RequestOptions.Builder options = RequestOptions.DEFAULT.toBuilder();
-        options.setWarningsHandler(WarningsHandler.PERMISSIVE);
-        request.setOptions(options);
-        return entityAsMap(client().performRequest(request));
+        request.setOptions(TOLERATING_WARNINGS);
+        client().performRequest(request);
     }
 
     /**
@@ -135,7 +130,7 @@ public class DerivedFingerprintSourceIT extends NearDupRestTestCase {
         assertEquals("realtime GET, from the translog", expected.get(id), getSource("fp-derived", "copy", "text_fp"));
         send("DELETE", "/fp-derived/_doc/copy?refresh=true", null);
 
-        send("POST", "/fp-derived/_update/" + encode(id) + "?refresh=true", "{\"doc\": {\"tag\": \"seen\"}}");
+        update("fp-derived", id, "{\"tag\": \"seen\"}");
         assertEquals("seen", getSource("fp-derived", id, "tag"));
         assertEquals("partial update", expected, sourceValues("fp-derived", "text_fp"));
 
@@ -157,7 +152,7 @@ public class DerivedFingerprintSourceIT extends NearDupRestTestCase {
                 "{\"source\": {\"index\": \"fp-derived\"}, \"dest\": {\"index\": \"fp-copy\"}}");
         assertEquals(documents, reindexed.get("created"));
         assertEquals("reindex", expected, sourceValues("fp-copy", "text_fp"));
-        send("POST", "/fp-copy/_update/" + encode(id) + "?refresh=true", "{\"doc\": {\"tag\": \"again\"}}");
+        update("fp-copy", id, "{\"tag\": \"again\"}");
         assertEquals("a partial update without a pipeline", expected, sourceValues("fp-copy", "text_fp"));
         Map<String, Object> again = send("POST", "/fp-copy/_near_dup_clusters?refresh=true", CLUSTER_BY_MINHASH);
         assertEquals("the copy's doc values cluster as the original's", 0, again.get("updated"));

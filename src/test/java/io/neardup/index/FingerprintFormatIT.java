@@ -11,8 +11,6 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.opensearch.client.Request;
-import org.opensearch.client.ResponseException;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 
 /**
@@ -23,14 +21,6 @@ public class FingerprintFormatIT extends NearDupRestTestCase {
     private static final String FORMAT_ONE = DemoCorpus.INDEX_SETUP.replace(
             "\"index.default_pipeline\": \"fingerprints\"",
             "\"index.default_pipeline\": \"fingerprints\", \"index.neardup.fingerprint_format\": 1");
-
-    private static Map<String, Object> send(String method, String path, String body) throws IOException {
-        Request request = new Request(method, path);
-        if (body != null) {
-            request.setJsonEntity(body);
-        }
-        return entityAsMap(client().performRequest(request));
-    }
 
     private static String encode(String id) {
         return java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8);
@@ -101,18 +91,14 @@ public class FingerprintFormatIT extends NearDupRestTestCase {
                 "/new",
                 DemoCorpus.INDEX_SETUP.replace(
                         "\"index.default_pipeline\": \"fingerprints\"", "\"index.default_pipeline\": \"_none\""));
-        ResponseException e = expectThrows(
-                ResponseException.class,
-                () -> send(
-                        "POST",
-                        "/_reindex?refresh=true",
-                        "{\"source\": {\"index\": \"old\"}, \"dest\": {\"index\": \"new\"}}"));
-        assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
+        String reason = expectRefused(
+                400,
+                "POST",
+                "/_reindex?refresh=true",
+                "{\"source\": {\"index\": \"old\"}, \"dest\": {\"index\": \"new\"}}");
         assertTrue(
-                e.getMessage(),
-                e.getMessage()
-                        .contains(
-                                "minhash signature is of fingerprint format 1 (stored signature), expected fingerprint"
-                                        + " format 2 (compact), the format of this index"));
+                reason,
+                reason.contains("minhash signature is of fingerprint format 1 (stored signature), expected fingerprint"
+                        + " format 2 (compact), the format of this index"));
     }
 }

@@ -8,28 +8,16 @@ import io.neardup.DemoCorpus;
 import io.neardup.NearDupRestTestCase;
 import io.neardup.core.Hamming;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.opensearch.client.Request;
-import org.opensearch.client.Response;
-import org.opensearch.client.ResponseException;
 
 /**
  * The whole index-time path on the real node: the demo corpus through the pipeline into an index
  * sorted by its simhash field.
  */
 public class FingerprintIndexIT extends NearDupRestTestCase {
-
-    private static Response request(String method, String path, String json) throws IOException {
-        Request request = new Request(method, path);
-        if (json != null) {
-            request.setJsonEntity(json);
-        }
-        return client().performRequest(request);
-    }
 
     private static int loadDemoCorpus() throws IOException {
         return DemoCorpus.load(client(), "manpages");
@@ -44,9 +32,9 @@ public class FingerprintIndexIT extends NearDupRestTestCase {
     @SuppressWarnings("unchecked")
     public void testDemoCorpusIsFingerprintedIntoASimhashSortedIndex() throws IOException {
         int documents = loadDemoCorpus();
-        Map<String, Object> all = entityAsMap(request("POST", "/manpages/_search", """
+        Map<String, Object> all = send("POST", "/manpages/_search", """
             {"size": 1000, "_source": ["group", "text_fp.simhash", "text_fp.content_hash"],
-             "docvalue_fields": ["text_fp.simhash"], "sort": [{"text_fp.simhash": "asc"}]}"""));
+             "docvalue_fields": ["text_fp.simhash"], "sort": [{"text_fp.simhash": "asc"}]}""");
         List<Map<String, Object>> hits = hits(all);
         assertEquals(documents, hits.size());
 
@@ -90,52 +78,46 @@ public class FingerprintIndexIT extends NearDupRestTestCase {
     @SuppressWarnings("unchecked")
     public void testTermExistsAndContentHashQueries() throws IOException {
         loadDemoCorpus();
-        Map<String, Object> one = hits(entityAsMap(request("POST", "/manpages/_search", "{\"size\": 1}")))
-                .get(0);
+        Map<String, Object> one =
+                hits(send("POST", "/manpages/_search", "{\"size\": 1}")).get(0);
         String simhash = simhashInSource(one);
         String contentHash = (String)
                 ((Map<String, Object>) ((Map<String, Object>) one.get("_source")).get("text_fp")).get("content_hash");
 
-        List<Map<String, Object>> byTerm = hits(entityAsMap(request(
+        List<Map<String, Object>> byTerm = hits(send(
                 "POST",
                 "/manpages/_search",
                 "{\"query\": {\"term\": {\"text_fp.simhash\": \"" + simhash.toUpperCase(java.util.Locale.ROOT)
-                        + "\"}}}")));
+                        + "\"}}}"));
         assertTrue(byTerm.stream().anyMatch(h -> h.get("_id").equals(one.get("_id"))));
         byTerm.forEach(h -> assertEquals(simhash, simhashInSource(h)));
 
-        List<Map<String, Object>> exact = hits(entityAsMap(request(
+        List<Map<String, Object>> exact = hits(send(
                 "POST",
                 "/manpages/_search",
-                "{\"query\": {\"term\": {\"text_fp.content_hash\": \"" + contentHash + "\"}}}")));
+                "{\"query\": {\"term\": {\"text_fp.content_hash\": \"" + contentHash + "\"}}}"));
         assertTrue(exact.stream().anyMatch(h -> h.get("_id").equals(one.get("_id"))));
 
-        Map<String, Object> exists = entityAsMap(
-                request("POST", "/manpages/_count", "{\"query\": {\"exists\": {\"field\": \"text_fp.simhash\"}}}"));
-        Map<String, Object> total = entityAsMap(request("POST", "/manpages/_count", null));
+        Map<String, Object> exists =
+                send("POST", "/manpages/_count", "{\"query\": {\"exists\": {\"field\": \"text_fp.simhash\"}}}");
+        Map<String, Object> total = send("POST", "/manpages/_count", null);
         assertEquals(total.get("count"), exists.get("count"));
     }
 
     public void testMalformedFingerprintsAreRejectedWithTheFieldName() throws IOException {
-        request("PUT", "/manpages", DemoCorpus.INDEX_SETUP);
-        ResponseException e = expectThrows(
-                ResponseException.class,
-                () -> request("PUT", "/manpages/_doc/bad?pipeline=_none", "{\"text_fp\": {\"simhash\": \"not-hex\"}}"));
-        assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
-        String body = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(body, body.contains("text_fp.simhash"));
+        send("PUT", "/manpages", DemoCorpus.INDEX_SETUP);
+        assertBadRequest(
+                "PUT",
+                "/manpages/_doc/bad?pipeline=_none",
+                "{\"text_fp\": {\"simhash\": \"not-hex\"}}",
+                "text_fp.simhash");
+        assertBadRequest(
+                "PUT",
+                "/manpages/_doc/bad?pipeline=_none",
+                "{\"text_fp\": {\"minhash\": {\"value\": \"AQAAAAAAAAAB\"}}}",
+                "text_fp.minhash");
 
-        e = expectThrows(
-                ResponseException.class,
-                () -> request(
-                        "PUT",
-                        "/manpages/_doc/bad?pipeline=_none",
-                        "{\"text_fp\": {\"minhash\": {\"value\": \"AQAAAAAAAAAB\"}}}"));
-        assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
-        body = new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(body, body.contains("text_fp.minhash"));
-
-        request(
+        send(
                 "PUT",
                 "/manpages/_doc/bare?refresh=true&pipeline=_none",
                 "{\"text_fp\": {\"simhash\": \"00000000000000FF\"}}");
@@ -146,10 +128,10 @@ public class FingerprintIndexIT extends NearDupRestTestCase {
                 "/manpages/_search",
                 "{\"size\": 0, \"aggs\": {\"a\": {\"avg\": {\"field\": \"text_fp.simhash\"}}}}",
                 "[simhash] fields hold fingerprints, not numbers");
-        Map<String, Object> sorted = entityAsMap(request(
+        Map<String, Object> sorted = send(
                 "POST",
                 "/manpages/_search",
-                "{\"query\": {\"match_all\": {}}, \"sort\": " + "[{\"text_fp.simhash\": \"asc\"}]}"));
+                "{\"query\": {\"match_all\": {}}, \"sort\": " + "[{\"text_fp.simhash\": \"asc\"}]}");
         assertEquals(1, hits(sorted).size());
     }
 }

@@ -6,50 +6,30 @@ package io.neardup.ingest;
 
 import io.neardup.NearDupRestTestCase;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.opensearch.client.Request;
-import org.opensearch.client.Response;
-import org.opensearch.client.ResponseException;
 
 /** The processor over HTTP on the real node that the build starts. */
 public class NearDupFingerprintIT extends NearDupRestTestCase {
 
-    private static Response request(String method, String path, String json) throws IOException {
-        Request request = new Request(method, path);
-        if (json != null) {
-            request.setJsonEntity(json);
-        }
-        return client().performRequest(request);
-    }
-
-    private static String body(ResponseException e) throws IOException {
-        return new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
+    private static String pipeline(String processorConfig) {
+        return "{\"processors\": [{\"near_dup_fingerprint\": " + processorConfig + "}]}";
     }
 
     private static void putPipeline(String id, String processorConfig) throws IOException {
-        request(
-                "PUT",
-                "/_ingest/pipeline/" + id,
-                "{\"processors\": [{\"near_dup_fingerprint\": " + processorConfig + "}]}");
+        send("PUT", "/_ingest/pipeline/" + id, pipeline(processorConfig));
     }
 
     private static void assertPutRejected(String processorConfig, String... reasonParts) throws IOException {
-        ResponseException e = expectThrows(ResponseException.class, () -> putPipeline("bad", processorConfig));
-        assertEquals(processorConfig, 400, e.getResponse().getStatusLine().getStatusCode());
-        String body = body(e);
-        for (String part : reasonParts) {
-            assertTrue(processorConfig + " -> " + body + " should contain [" + part + "]", body.contains(part));
-        }
+        assertBadRequest("PUT", "/_ingest/pipeline/bad", pipeline(processorConfig), reasonParts);
     }
 
     @SuppressWarnings("unchecked")
     public void testSimulateWritesFingerprints() throws IOException {
         putPipeline("fp", "{\"field\": \"body\", \"target_field\": \"body_fp\"}");
-        Map<String, Object> result = entityAsMap(request("POST", "/_ingest/pipeline/fp/_simulate", """
-            {"docs": [{"_source": {"body": "The ls command lists directory contents, sorted alphabetically by default."}}]}"""));
+        Map<String, Object> result = send("POST", "/_ingest/pipeline/fp/_simulate", """
+            {"docs": [{"_source": {"body": "The ls command lists directory contents, sorted alphabetically by default."}}]}""");
         Map<String, Object> source = (Map<String, Object>)
                 ((Map<String, Object>) ((Map<String, Object>) ((List<Object>) result.get("docs")).get(0)).get("doc"))
                         .get("_source");
@@ -83,10 +63,10 @@ public class NearDupFingerprintIT extends NearDupRestTestCase {
         String simulate = """
             {"docs": [{"_source": {"body": "<p>Copy <b>files</b> and directories</p>"}},
                       {"_source": {"body": "Copy files and directories"}}]}""";
-        Map<String, Object> stripped = entityAsMap(request("POST", "/_ingest/pipeline/html/_simulate", simulate));
+        Map<String, Object> stripped = send("POST", "/_ingest/pipeline/html/_simulate", simulate);
         List<String> hashes = simhashes(stripped);
         assertEquals("markup must not change the fingerprint once stripped: " + stripped, hashes.get(0), hashes.get(1));
-        List<String> plain = simhashes(entityAsMap(request("POST", "/_ingest/pipeline/plain/_simulate", simulate)));
+        List<String> plain = simhashes(send("POST", "/_ingest/pipeline/plain/_simulate", simulate));
         assertNotEquals(plain.get(0), plain.get(1));
     }
 
@@ -107,7 +87,7 @@ public class NearDupFingerprintIT extends NearDupRestTestCase {
     @SuppressWarnings("unchecked")
     public void testEveryBadDocumentFailsClearlyOrIsHandledByOnFailure() throws IOException {
         putPipeline("strict", "{\"field\": \"body\", \"max_chars\": 100}");
-        request(
+        send(
                 "PUT",
                 "/docs",
                 "{\"mappings\": {\"properties\": {\"body_fp\": {\"type\": \"object\", \"enabled\": false}}}}");
@@ -131,9 +111,7 @@ public class NearDupFingerprintIT extends NearDupRestTestCase {
                         "{\"index\": {\"_id\": \"fine\"}}",
                         "{\"body\": \"a perfectly normal text\"}")
                 + "\n";
-        Request request = new Request("POST", "/docs/_bulk?pipeline=strict&refresh=true");
-        request.setJsonEntity(bulk);
-        Map<String, Object> response = entityAsMap(client().performRequest(request));
+        Map<String, Object> response = send("POST", "/docs/_bulk?pipeline=strict&refresh=true", bulk);
         Map<String, String> errors = new java.util.HashMap<>();
         Map<String, Integer> statuses = new java.util.HashMap<>();
         for (Object item : (List<Object>) response.get("items")) {
@@ -157,24 +135,24 @@ public class NearDupFingerprintIT extends NearDupRestTestCase {
         for (String id : errors.keySet()) {
             assertEquals(id, Integer.valueOf(400), statuses.get(id));
         }
-        Map<String, Object> empty = (Map<String, Object>)
-                entityAsMap(request("GET", "/docs/_doc/empty", null)).get("_source");
+        Map<String, Object> empty =
+                (Map<String, Object>) send("GET", "/docs/_doc/empty", null).get("_source");
         assertEquals(Map.of("tokens", 0, "content_hash", "00000000000000000000000000000000"), empty.get("body_fp"));
-        Map<String, Object> array = (Map<String, Object>)
-                entityAsMap(request("GET", "/docs/_doc/array", null)).get("_source");
+        Map<String, Object> array =
+                (Map<String, Object>) send("GET", "/docs/_doc/array", null).get("_source");
         assertTrue(((Map<String, Object>) array.get("body_fp")).containsKey("simhash"));
 
         putPipeline("lenient", "{\"field\": \"body\", \"ignore_missing\": true}");
-        request("PUT", "/_ingest/pipeline/handled", """
+        send("PUT", "/_ingest/pipeline/handled", """
             {"processors": [{"near_dup_fingerprint": {"field": "body"}}],
              "on_failure": [{"set": {"field": "fingerprint_error", "value": "{{ _ingest.on_failure_message }}"}}]}""");
-        request("PUT", "/docs/_doc/ignored?pipeline=lenient&refresh=true", "{\"title\": \"no body\"}");
-        Map<String, Object> ignored = (Map<String, Object>)
-                entityAsMap(request("GET", "/docs/_doc/ignored", null)).get("_source");
+        send("PUT", "/docs/_doc/ignored?pipeline=lenient&refresh=true", "{\"title\": \"no body\"}");
+        Map<String, Object> ignored =
+                (Map<String, Object>) send("GET", "/docs/_doc/ignored", null).get("_source");
         assertEquals(Map.of("title", "no body"), ignored);
-        request("PUT", "/docs/_doc/handled?pipeline=handled&refresh=true", "{\"body\": 42}");
-        Map<String, Object> handled = (Map<String, Object>)
-                entityAsMap(request("GET", "/docs/_doc/handled", null)).get("_source");
+        send("PUT", "/docs/_doc/handled?pipeline=handled&refresh=true", "{\"body\": 42}");
+        Map<String, Object> handled =
+                (Map<String, Object>) send("GET", "/docs/_doc/handled", null).get("_source");
         assertEquals(
                 "field [body] is a number [42], expected a string or an array of strings",
                 handled.get("fingerprint_error"));
@@ -190,8 +168,7 @@ public class NearDupFingerprintIT extends NearDupRestTestCase {
         String simulate = "{\"docs\": [{\"_source\": {\"body\": \"copy files and directories to another place\"}}]}";
         List<String> schemes = new java.util.ArrayList<>();
         for (String pipeline : new String[] {"idf", "plain"}) {
-            Map<String, Object> result =
-                    entityAsMap(request("POST", "/_ingest/pipeline/" + pipeline + "/_simulate", simulate));
+            Map<String, Object> result = send("POST", "/_ingest/pipeline/" + pipeline + "/_simulate", simulate);
             Map<String, Object> source = (Map<String, Object>) ((Map<String, Object>)
                             ((Map<String, Object>) ((List<Object>) result.get("docs")).get(0)).get("doc"))
                     .get("_source");

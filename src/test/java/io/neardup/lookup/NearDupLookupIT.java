@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.opensearch.client.Request;
 import org.opensearch.common.xcontent.XContentHelper;
 import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.common.Strings;
@@ -32,14 +31,9 @@ public class NearDupLookupIT extends NearDupRestTestCase {
 
     private static final double TAU = 0.5;
 
-    private static void put(String path, String body) throws IOException {
-        Request request = new Request("PUT", path);
-        request.setJsonEntity(body);
-        client().performRequest(request);
-    }
-
     private static String index(String name, String pipeline) throws IOException {
-        put(
+        send(
+                "PUT",
                 "/" + name,
                 DemoCorpus.INDEX_SETUP.replace(
                         "\"index.default_pipeline\": \"fingerprints\"",
@@ -64,9 +58,7 @@ public class NearDupLookupIT extends NearDupRestTestCase {
                         .append(line)
                         .append('\n');
             }
-            Request request = new Request("POST", "/" + index + "/_bulk?refresh=true");
-            request.setJsonEntity(bulk.toString());
-            Map<String, Object> response = entityAsMap(client().performRequest(request));
+            Map<String, Object> response = send("POST", "/" + index + "/_bulk?refresh=true", bulk.toString());
             assertEquals(response.toString(), false, response.get("errors"));
             from = to;
         }
@@ -75,10 +67,9 @@ public class NearDupLookupIT extends NearDupRestTestCase {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Map<String, Object>> flags(String index) throws IOException {
-        Request search = new Request("POST", "/" + index + "/_search");
-        search.setJsonEntity("{\"size\": 1000, \"_source\": [\"text_dup\"]}");
         Map<String, Map<String, Object>> result = new HashMap<>();
-        for (Map<String, Object> hit : hits(entityAsMap(client().performRequest(search)))) {
+        for (Map<String, Object> hit :
+                hits(send("POST", "/" + index + "/_search", "{\"size\": 1000, \"_source\": [\"text_dup\"]}"))) {
             result.put((String) hit.get("_id"), (Map<String, Object>)
                     ((Map<String, Object>) hit.get("_source")).get("text_dup"));
         }
@@ -86,10 +77,11 @@ public class NearDupLookupIT extends NearDupRestTestCase {
     }
 
     public void testEachPageIsFlaggedWhenAnEarlierPageIsANearDuplicate() throws Exception {
-        put(
+        send(
+                "PUT",
                 "/_ingest/pipeline/" + DemoCorpus.PIPELINE,
                 "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
-        put("/_ingest/pipeline/flag", """
+        send("PUT", "/_ingest/pipeline/flag", """
             {"processors": [
               {"near_dup_fingerprint": {"field": "text"}},
               {"near_dup_lookup": {"field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "text_dup"}}]}""");
@@ -141,10 +133,11 @@ public class NearDupLookupIT extends NearDupRestTestCase {
 
     /** The README's drop pipeline: copies never reach the index. */
     public void testStockDropKeepsCopiesOut() throws Exception {
-        put(
+        send(
+                "PUT",
                 "/_ingest/pipeline/" + DemoCorpus.PIPELINE,
                 "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
-        put("/_ingest/pipeline/drop-copies", """
+        send("PUT", "/_ingest/pipeline/drop-copies", """
             {"processors": [
               {"near_dup_fingerprint": {"field": "text"}},
               {"near_dup_lookup": {"field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "text_dup"}},
@@ -236,14 +229,14 @@ public class NearDupLookupIT extends NearDupRestTestCase {
     @SuppressWarnings("unchecked")
     public void testEachTextIsFlaggedInsideAnEarlierHostAndEachHostAsHoldingAnEarlierText() throws Exception {
         double min = randomFrom(0.7, 0.8, 0.9);
-        put("/_ingest/pipeline/contain", String.format(java.util.Locale.ROOT, """
+        send("PUT", "/_ingest/pipeline/contain", String.format(java.util.Locale.ROOT, """
             {"processors": [
               {"near_dup_fingerprint": {"field": "text"}},
               {"near_dup_lookup": {"field": "text_fp.minhash", "min_containment": %s, "contained": "like",
                                    "target_field": "inside"}},
               {"near_dup_lookup": {"field": "text_fp.minhash", "min_containment": %s, "contained": "document",
                                    "target_field": "holds"}}]}""", min, min));
-        put("/contained", String.format(java.util.Locale.ROOT, CONTAINMENT_SETUP, "contain"));
+        send("PUT", "/contained", String.format(java.util.Locale.ROOT, CONTAINMENT_SETUP, "contain"));
         Map<String, String> docs = containmentCorpus(new Random(random().nextLong()));
         List<String> order = new ArrayList<>(docs.keySet());
         Collections.shuffle(order, random());
@@ -255,16 +248,13 @@ public class NearDupLookupIT extends NearDupRestTestCase {
                 bulk.append(Strings.toString(MediaTypeRegistry.JSON, (b, p) -> b.field("text", docs.get(id))))
                         .append('\n');
             }
-            Request request = new Request("POST", "/contained/_bulk?refresh=true");
-            request.setJsonEntity(bulk.toString());
-            Map<String, Object> response = entityAsMap(client().performRequest(request));
+            Map<String, Object> response = send("POST", "/contained/_bulk?refresh=true", bulk.toString());
             assertEquals(response.toString(), false, response.get("errors"));
             from = to;
         }
-        Request search = new Request("POST", "/contained/_search");
-        search.setJsonEntity("{\"size\": 1000, \"_source\": [\"inside\", \"holds\"]}");
         Map<String, Map<String, Object>> sources = new HashMap<>();
-        for (Map<String, Object> hit : hits(entityAsMap(client().performRequest(search)))) {
+        for (Map<String, Object> hit :
+                hits(send("POST", "/contained/_search", "{\"size\": 1000, \"_source\": [\"inside\", \"holds\"]}"))) {
             sources.put((String) hit.get("_id"), (Map<String, Object>) hit.get("_source"));
         }
         assertEquals(docs.size(), sources.size());
@@ -342,7 +332,7 @@ public class NearDupLookupIT extends NearDupRestTestCase {
                     "{\"processors\": [{\"near_dup_lookup\": {" + bad[0] + ", \"target_field\": \"d\"}}]}",
                     bad[1]);
         }
-        put("/_ingest/pipeline/contain-plain", """
+        send("PUT", "/_ingest/pipeline/contain-plain", """
             {"processors": [
               {"near_dup_fingerprint": {"field": "text"}},
               {"near_dup_lookup": {"field": "text_fp.minhash", "min_containment": 0.8, "target_field": "inside"}}]}""");

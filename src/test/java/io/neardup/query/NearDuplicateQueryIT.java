@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.opensearch.client.Request;
-import org.opensearch.client.ResponseException;
 
 /** The query over HTTP on the real node, checked against brute force over the documents' own fingerprints. */
 public class NearDuplicateQueryIT extends NearDupRestTestCase {
@@ -26,9 +25,7 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
     private static final String INDEX = "manpages";
 
     private static Map<String, Object> search(String body) throws IOException {
-        Request request = new Request("POST", "/" + INDEX + "/_search");
-        request.setJsonEntity(body);
-        return entityAsMap(client().performRequest(request));
+        return send("POST", "/" + INDEX + "/_search", body);
     }
 
     private static Set<String> ids(Map<String, Object> response) {
@@ -161,14 +158,12 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
                         .intValue());
 
         // _explain names the distance
-        Request explain = new Request(
+        Map<String, Object> explanation = send(
                 "POST",
                 "/" + INDEX + "/_explain/"
-                        + java.net.URLEncoder.encode((String) byText.get(0).get("_id"), StandardCharsets.UTF_8));
-        explain.setJsonEntity(
+                        + java.net.URLEncoder.encode((String) byText.get(0).get("_id"), StandardCharsets.UTF_8),
                 "{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.simhash\", \"like\": {\"simhash\": \"" + doc[0]
                         + "\"}, \"mode\": \"exact\"}}}");
-        Map<String, Object> explanation = entityAsMap(client().performRequest(explain));
         assertTrue(explanation.toString(), explanation.toString().contains("hamming distance"));
     }
 
@@ -203,7 +198,7 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
     public void testStatsEndpointReportsStructuresAndWork() throws IOException {
         DemoCorpus.load(client(), INDEX);
         search(query("{\"_id\": \"" + fingerprints().keySet().iterator().next() + "\"}", ""));
-        Map<String, Object> stats = entityAsMap(client().performRequest(new Request("GET", "/_plugins/neardup/stats")));
+        Map<String, Object> stats = send("GET", "/_plugins/neardup/stats", null);
         Map<String, Object> nodes = (Map<String, Object>) stats.get("nodes");
         assertEquals(1, nodes.size());
         Map<String, Object> node =
@@ -213,8 +208,7 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
         assertTrue(stats.toString(), ((Number) structures.get("entries")).longValue() > 0);
         assertTrue(stats.toString(), ((Number) structures.get("bytes")).longValue() > 0);
         assertTrue(stats.toString(), ((Number) queries.get("lookups")).longValue() > 0);
-        Map<String, Object> breakers =
-                entityAsMap(client().performRequest(new Request("GET", "/_nodes/stats/breaker")));
+        Map<String, Object> breakers = send("GET", "/_nodes/stats/breaker", null);
         assertTrue(
                 "the plugin's circuit breaker is registered: " + breakers,
                 breakers.toString().contains("neardup"));
@@ -232,10 +226,9 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
     /** Every document's exact Jaccard to every other, from its text with Lucene's StandardAnalyzer (not the plugin's hashes). */
     @SuppressWarnings("unchecked")
     private static Map<String, Set<String>> truthShingles(String index) throws IOException {
-        Request request = new Request("POST", "/" + index + "/_search");
-        request.setJsonEntity("{\"size\": 1000, \"_source\": [\"text\"]}");
         Map<String, Set<String>> shingles = new HashMap<>();
-        for (Map<String, Object> hit : hits(entityAsMap(client().performRequest(request)))) {
+        for (Map<String, Object> hit :
+                hits(send("POST", "/" + index + "/_search", "{\"size\": 1000, \"_source\": [\"text\"]}"))) {
             shingles.put(
                     (String) hit.get("_id"),
                     ShingleTruth.shingles((String) ((Map<String, Object>) hit.get("_source")).get("text"), 3));
@@ -257,11 +250,11 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
     }
 
     private static Map<String, Object> minhashSearch(String index, String id, String options) throws IOException {
-        Request request = new Request("POST", "/" + index + "/_search");
-        request.setJsonEntity(
+        org.opensearch.client.Response response = client().performRequest(request(
+                "POST",
+                "/" + index + "/_search",
                 "{\"size\": 1000, \"_source\": false, \"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", "
-                        + "\"like\": {\"_id\": \"" + id + "\"}" + options + "}}}");
-        org.opensearch.client.Response response = client().performRequest(request);
+                        + "\"like\": {\"_id\": \"" + id + "\"}" + options + "}}}"));
         assertTrue(
                 options + " " + response.getWarnings(), response.getWarnings().isEmpty());
         return entityAsMap(response);
@@ -418,29 +411,25 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
                 query("{\"_id\": \"" + id + "\"}", ", \"min_similarity\": 1.5"),
                 "[min_similarity] must be in (0, 1], got [1.5]");
 
-        Request lonely = new Request("PUT", "/lonely");
-        lonely.setJsonEntity(
+        send(
+                "PUT",
+                "/lonely",
                 "{\"mappings\": {\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}}");
-        client().performRequest(lonely);
-        Request doc = new Request("PUT", "/lonely/_doc/1?refresh=true");
-        doc.setJsonEntity("{\"fp\": {\"simhash\": \"00000000000000ff\"}}");
-        client().performRequest(doc);
-        Request search = new Request("POST", "/lonely/_search");
-        search.setJsonEntity(
-                "{\"query\": {\"near_duplicate\": {\"field\": \"fp.simhash\", \"like\": {\"_id\": \"1\"}, \"mode\": "
-                        + "\"exact\", \"min_similarity\": 0.8}}}");
-        ResponseException e = expectThrows(ResponseException.class, () -> client().performRequest(search));
-        assertEquals(400, e.getResponse().getStatusLine().getStatusCode());
+        send("PUT", "/lonely/_doc/1?refresh=true", "{\"fp\": {\"simhash\": \"00000000000000ff\"}}");
         assertTrue(
-                new String(e.getResponse().getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8)
+                expectRefused(
+                                400,
+                                "POST",
+                                "/lonely/_search",
+                                "{\"query\": {\"near_duplicate\": {\"field\": \"fp.simhash\", \"like\": {\"_id\": \"1\"}, \"mode\": "
+                                        + "\"exact\", \"min_similarity\": 0.8}}}")
                         .contains(
                                 "verifies candidates on the [minhash] field [fp.minhash] of the same fingerprint object, which is not mapped as [minhash]"));
     }
 
     @SuppressWarnings("unchecked")
     private static long gets() throws IOException {
-        Map<String, Object> stats =
-                entityAsMap(client().performRequest(new Request("GET", "/" + INDEX + "/_stats/get")));
+        Map<String, Object> stats = send("GET", "/" + INDEX + "/_stats/get", null);
         Map<String, Object> total = (Map<String, Object>) ((Map<String, Object>) stats.get("_all")).get("total");
         return ((Number) ((Map<String, Object>) total.get("get")).get("total")).longValue();
     }
@@ -469,36 +458,38 @@ public class NearDuplicateQueryIT extends NearDupRestTestCase {
 
     /** A stored near_duplicate query percolates a document (a one-document index: nothing cached, nothing charged). */
     public void testPercolatingADocumentAgainstAStoredQuery() throws IOException {
-        Request create = new Request("PUT", "/stored-queries");
-        create.setJsonEntity(
+        send(
+                "PUT",
+                "/stored-queries",
                 "{\"mappings\": {\"properties\": {\"query\": {\"type\": \"percolator\"}, \"fp\": {\"properties\": "
                         + "{\"simhash\": {\"type\": \"simhash\"}}}}}}");
-        client().performRequest(create);
-        Request store = new Request("PUT", "/stored-queries/_doc/near-ff?refresh=true");
-        store.setJsonEntity("{\"query\": {\"near_duplicate\": {\"field\": \"fp.simhash\", \"like\": {\"simhash\": "
-                + "\"00000000000000ff\"}, \"mode\": \"exact\", \"max_distance\": 3}}}");
-        client().performRequest(store);
+        send(
+                "PUT",
+                "/stored-queries/_doc/near-ff?refresh=true",
+                "{\"query\": {\"near_duplicate\": {\"field\": \"fp.simhash\", \"like\": {\"simhash\": "
+                        + "\"00000000000000ff\"}, \"mode\": \"exact\", \"max_distance\": 3}}}");
         for (String[] doc : new String[][] {{"00000000000000fe", "1"}, {"ffffffffffffffff", "0"}}) {
-            Request percolate = new Request("POST", "/stored-queries/_search");
-            percolate.setJsonEntity(
-                    "{\"query\": {\"percolate\": {\"field\": \"query\", \"document\": {\"fp\": {\"simhash\": \""
-                            + doc[0] + "\"}}}}}");
             assertEquals(
                     doc[0],
                     Integer.parseInt(doc[1]),
-                    hits(entityAsMap(client().performRequest(percolate))).size());
+                    hits(send(
+                                    "POST",
+                                    "/stored-queries/_search",
+                                    "{\"query\": {\"percolate\": {\"field\": \"query\", \"document\": {\"fp\": "
+                                            + "{\"simhash\": \"" + doc[0] + "\"}}}}}"))
+                            .size());
         }
     }
 
     public void testMinhashWarnsBelowItsBandingAndRejectsOptionsOfTheOtherType() throws IOException {
         DemoCorpus.load(client(), INDEX);
         String id = fingerprints().keySet().iterator().next();
-        Request request = new Request("POST", "/" + INDEX + "/_search");
-        request.setJsonEntity("{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"_id\": \""
-                + id + "\"}, \"min_similarity\": 0.3}}}");
-        org.opensearch.client.RequestOptions.Builder options = request.getOptions().toBuilder();
-        options.setWarningsHandler(org.opensearch.client.WarningsHandler.PERMISSIVE);
-        request.setOptions(options);
+        Request request = request(
+                "POST",
+                "/" + INDEX + "/_search",
+                "{\"query\": {\"near_duplicate\": {\"field\": \"text_fp.minhash\", \"like\": {\"_id\": \"" + id
+                        + "\"}, \"min_similarity\": 0.3}}}");
+        request.setOptions(TOLERATING_WARNINGS);
         org.opensearch.client.Response response = client().performRequest(request);
         assertTrue(
                 response.getWarnings().toString(),

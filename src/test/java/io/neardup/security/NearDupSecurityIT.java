@@ -71,25 +71,6 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         return documents;
     }
 
-    private static Map<String, Object> send(RestClient client, String method, String path, String body)
-            throws IOException {
-        Request request = new Request(method, path);
-        if (body != null) {
-            request.setJsonEntity(body);
-        }
-        return entityAsMap(client.performRequest(request));
-    }
-
-    /** The request is refused with this status. */
-    private static void assertRefused(int status, RestClient client, String method, String path, String body) {
-        Request request = new Request(method, path);
-        if (body != null) {
-            request.setJsonEntity(body);
-        }
-        ResponseException e = expectThrows(ResponseException.class, () -> client.performRequest(request));
-        assertEquals(e.getMessage(), status, e.getResponse().getStatusLine().getStatusCode());
-    }
-
     /** The pipeline {@code sec-fp}: the text's fingerprints into {@code text_fp}. */
     private static void putFingerprintPipeline() throws IOException {
         send(
@@ -102,9 +83,9 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
 
     private void setUpCorpus(boolean teamAOnlyCopy) throws IOException {
         putFingerprintPipeline();
-        send(client(), "PUT", "/" + INDEX, MAPPING);
+        send("PUT", "/" + INDEX, MAPPING);
         if (teamAOnlyCopy) {
-            send(client(), "PUT", "/" + TEAM_A_ONLY, MAPPING);
+            send("PUT", "/" + TEAM_A_ONLY, MAPPING);
         }
         StringBuilder all = new StringBuilder();
         StringBuilder teamA = new StringBuilder();
@@ -118,12 +99,12 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         }
         assertEquals(
                 false,
-                send(client(), "POST", "/" + INDEX + "/_bulk?refresh=true", all.toString())
+                send("POST", "/" + INDEX + "/_bulk?refresh=true", all.toString())
                         .get("errors"));
         if (teamAOnlyCopy) {
             assertEquals(
                     false,
-                    send(client(), "POST", "/" + TEAM_A_ONLY + "/_bulk?refresh=true", teamA.toString())
+                    send("POST", "/" + TEAM_A_ONLY + "/_bulk?refresh=true", teamA.toString())
                             .get("errors"));
         }
     }
@@ -232,7 +213,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         putUser("sec_derived_mask_user", "sec_derived_mask");
 
         Map<String, Object> admin = (Map<String, Object>) ((Map<String, Object>)
-                        send(client(), "GET", "/" + index + "/_doc/one", null).get("_source"))
+                        send("GET", "/" + index + "/_doc/one", null).get("_source"))
                 .get("text_fp");
         assertTrue(admin.toString(), admin.get("simhash") instanceof Map && admin.get("minhash") instanceof Map);
         for (String user : List.of("sec_derived_fls_user", "sec_derived_mask_user")) {
@@ -334,13 +315,13 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
             assertEquals(
                     Boolean.TRUE,
                     clusters(userClient("sec_reader"), INDEX, field, true).get("dry_run"));
-            assertRefused(
+            expectRefused(
                     403,
                     userClient("sec_reader"),
                     "POST",
                     "/" + INDEX + "/_near_dup_clusters?dry_run=false",
                     "{\"field\": \"" + field + "\", \"target_field\": \"dup\"}");
-            assertRefused(
+            expectRefused(
                     403,
                     userClient("sec_stranger"),
                     "POST",
@@ -351,7 +332,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         Map<String, Object> written = clusters(userClient("sec_writer"), INDEX, "text_fp.minhash", false);
         assertEquals(written.toString(), List.of(), written.get("failures"));
         // refresh=true would also need indices:admin/refresh, as for _update_by_query: the admin refreshes here.
-        send(client(), "POST", "/" + INDEX + "/_refresh", null);
+        send("POST", "/" + INDEX + "/_refresh", null);
         assertEquals(
                 GROUPS * COPIES,
                 ids(client(), INDEX, "{\"exists\": {\"field\": \"dup.cluster\"}}")
@@ -361,7 +342,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
     private static Map<String, Object> dupOf(String index, String id) throws IOException {
         @SuppressWarnings("unchecked")
         Map<String, Object> source = (Map<String, Object>)
-                send(client(), "GET", "/" + index + "/_doc/" + id, null).get("_source");
+                send("GET", "/" + index + "/_doc/" + id, null).get("_source");
         @SuppressWarnings("unchecked")
         Map<String, Object> dup = (Map<String, Object>) source.get("dup");
         return dup;
@@ -381,7 +362,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
      */
     public void testTheLookupWindowNeverCrossesUsersNorHoldsRefusedDocuments() throws IOException {
         String index = "sec-lookup";
-        send(client(), "PUT", "/_ingest/pipeline/sec-lookup", """
+        send("PUT", "/_ingest/pipeline/sec-lookup", """
             {"processors": [
               {"near_dup_fingerprint": {"field": "text", "target_field": "text_fp"}},
               {"near_dup_lookup": {"field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "dup",
@@ -400,7 +381,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         String text = corpus().get("g1c0")[1];
         String copy = corpus().get("g1c1")[1];
         // Refused: the lookup needs indices:data/read/near_dup_lookup on the index.
-        assertRefused(
+        expectRefused(
                 403,
                 userClient("sec_mallory"),
                 "PUT",
@@ -409,8 +390,8 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         indexOne(userClient("sec_alice"), index, "alice-1", "a", copy);
         indexOne(userClient("sec_bob"), index, "bob-1", "b", text);
         indexOne(userClient("sec_alice"), index, "alice-2", "a", text);
-        send(client(), "POST", "/" + index + "/_refresh", null);
-        assertRefused(404, client(), "GET", "/" + index + "/_doc/refused", null);
+        send("POST", "/" + index + "/_refresh", null);
+        expectRefused(404, client(), "GET", "/" + index + "/_doc/refused", null);
         assertEquals(Map.of("cluster", "alice-1", "representative", true), dupOf(index, "alice-1"));
         assertEquals(
                 "bob may not be told of alice's unrefreshed copy",
@@ -425,18 +406,18 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
      */
     public void testTheLookupSearchesOnlyWhatTheIndexingUserMaySee() throws IOException {
         String index = "sec-lookup-search";
-        send(client(), "PUT", "/_ingest/pipeline/sec-lookup", """
+        send("PUT", "/_ingest/pipeline/sec-lookup", """
             {"processors": [
               {"near_dup_fingerprint": {"field": "text", "target_field": "text_fp"}},
               {"near_dup_lookup": {"field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "dup"}}]}""");
-        send(client(), "PUT", "/" + index, MAPPING.replace("sec-fp", "sec-lookup"));
+        send("PUT", "/" + index, MAPPING.replace("sec-fp", "sec-lookup"));
         putRole("sec_lookup_dls", role().index(index).allow("read", "write").dls("{\"term\": {\"team\": \"a\"}}"));
         putRole("sec_lookup_fls", role().index(index).allow("read", "write").fls("~text_fp"));
         putUser("sec_dls_writer", "sec_lookup_dls");
         putUser("sec_fls_writer", "sec_lookup_fls");
         indexOne(client(), index, "hidden-b", "b", corpus().get("g2c0")[1]);
         indexOne(client(), index, "visible-a", "a", corpus().get("g3c0")[1]);
-        send(client(), "POST", "/" + index + "/_refresh", null);
+        send("POST", "/" + index + "/_refresh", null);
         indexOne(userClient("sec_dls_writer"), index, "dls-copy-of-b", "a", corpus().get("g2c1")[1]);
         indexOne(userClient("sec_dls_writer"), index, "dls-copy-of-a", "a", corpus().get("g3c1")[1]);
         indexOne(userClient("sec_fls_writer"), index, "fls-copy-of-a", "a", corpus().get("g3c2")[1]);
@@ -465,14 +446,14 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
                 COPIES, ids(userClient("sec_plain_reader"), INDEX, byDefault).size());
         assertEquals(COPIES, ids(userClient("sec_pipeline_user"), INDEX, named).size());
         for (String query : List.of(named, unknown)) {
-            assertRefused(
+            expectRefused(
                     403,
                     userClient("sec_plain_reader"),
                     "POST",
                     "/" + INDEX + "/_search",
                     "{\"query\": " + query + "}");
         }
-        assertRefused(
+        expectRefused(
                 400, userClient("sec_pipeline_user"), "POST", "/" + INDEX + "/_search", "{\"query\": " + unknown + "}");
     }
 
@@ -480,13 +461,13 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
     @SuppressWarnings("unchecked")
     public void testCollapseUnderDocumentLevelSecurityListsNoHiddenDocument() throws IOException {
         setUpCorpus(false);
-        send(client(), "PUT", "/_search/pipeline/sec-dedup", """
+        send("PUT", "/_search/pipeline/sec-dedup", """
             {"request_processors": [{"near_dup_window": {"window": 100}}],
              "response_processors": [{"near_dup_collapse": {"field": "text_fp.minhash", "min_similarity": 0.5}}]}""");
         putRole("sec_dls_a", role().index(INDEX).allow("read").dls("{\"term\": {\"team\": \"a\"}}"));
         putUser("sec_dls", "sec_dls_a");
         String search = "{\"size\": 100, \"query\": {\"match_all\": {}}}";
-        Map<String, Object> admin = send(client(), "POST", "/" + INDEX + "/_search?search_pipeline=sec-dedup", search);
+        Map<String, Object> admin = send("POST", "/" + INDEX + "/_search?search_pipeline=sec-dedup", search);
         Map<String, Object> restricted =
                 send(userClient("sec_dls"), "POST", "/" + INDEX + "/_search?search_pipeline=sec-dedup", search);
         Set<String> listed = new TreeSet<>();
@@ -512,8 +493,10 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
                 "sec_dls_writer_role",
                 role().index(INDEX).allow("read", "write").dls("{\"term\": {\"team\": \"a\"}}"));
         putUser("sec_dls_writer", "sec_dls_writer_role");
-        Request request = new Request("POST", "/" + INDEX + "/_near_dup_clusters");
-        request.setJsonEntity("{\"field\": \"text_fp.simhash\", \"max_distance\": 8, \"target_field\": \"dup\"}");
+        Request request = request(
+                "POST",
+                "/" + INDEX + "/_near_dup_clusters",
+                "{\"field\": \"text_fp.simhash\", \"max_distance\": 8, \"target_field\": \"dup\"}");
         int status;
         String body;
         try {
@@ -527,7 +510,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
             body = e.getMessage();
         }
         assertTrue(status + " " + body, status < 500);
-        send(client(), "POST", "/" + INDEX + "/_refresh", null);
+        send("POST", "/" + INDEX + "/_refresh", null);
         assertEquals(Set.of(), ids(client(), INDEX, "{\"exists\": {\"field\": \"dup\"}}"));
     }
 
@@ -549,7 +532,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         Map<String, Object> done = send(
                 userClient("sec_task_user"), "GET", "/_tasks/" + task + "?wait_for_completion=true&timeout=60s", null);
         assertEquals(done.toString(), Boolean.TRUE, done.get("completed"));
-        send(client(), "POST", "/" + INDEX + "/_refresh", null);
+        send("POST", "/" + INDEX + "/_refresh", null);
         assertEquals(
                 GROUPS * COPIES,
                 ids(client(), INDEX, "{\"exists\": {\"field\": \"dup.cluster\"}}")
@@ -560,7 +543,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
     @SuppressWarnings("unchecked")
     public void testCollapseWithHiddenFingerprintsKeepsEveryHit() throws IOException {
         setUpCorpus(false);
-        send(client(), "PUT", "/_search/pipeline/sec-dedup", """
+        send("PUT", "/_search/pipeline/sec-dedup", """
             {"request_processors": [{"near_dup_window": {"window": 100}}],
              "response_processors": [{"near_dup_collapse": {"field": "text_fp.simhash", "max_distance": 8}}]}""");
         putRole("sec_fls", role().index(INDEX).allow("read").fls("~text_fp"));
@@ -580,7 +563,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         putUser("sec_no_cluster");
         putRole("sec_monitor", role().cluster("cluster:monitor/neardup/stats"));
         putUser("sec_monitor_user", "sec_monitor");
-        assertRefused(403, userClient("sec_no_cluster"), "GET", "/_plugins/neardup/stats", null);
+        expectRefused(403, userClient("sec_no_cluster"), "GET", "/_plugins/neardup/stats", null);
         Response response =
                 userClient("sec_monitor_user").performRequest(new Request("GET", "/_plugins/neardup/stats"));
         assertEquals(200, response.getStatusLine().getStatusCode());
@@ -645,7 +628,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
     private static void setUpContainmentIndex(String index, String mapping, Map<String, String[]> corpus)
             throws IOException {
         putFingerprintPipeline();
-        send(client(), "PUT", "/" + index, mapping);
+        send("PUT", "/" + index, mapping);
         StringBuilder bulk = new StringBuilder();
         for (Map.Entry<String, String[]> doc : corpus.entrySet()) {
             bulk.append("{\"index\": {\"_id\": \"")
@@ -656,7 +639,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
                     .append(doc.getValue()[1])
                     .append("\"}\n");
         }
-        Map<String, Object> response = send(client(), "POST", "/" + index + "/_bulk?refresh=true", bulk.toString());
+        Map<String, Object> response = send("POST", "/" + index + "/_bulk?refresh=true", bulk.toString());
         assertEquals(false, response.get("errors"));
     }
 
@@ -714,8 +697,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
 
     /** Status and {@code error.root_cause[0].reason} of a refused search. */
     private static String[] refusal(RestClient client, String index, String query) throws IOException {
-        Request request = new Request("POST", "/" + index + "/_search");
-        request.setJsonEntity("{\"query\": " + query + "}");
+        Request request = request("POST", "/" + index + "/_search", "{\"query\": " + query + "}");
         ResponseException e = expectThrows(ResponseException.class, () -> client.performRequest(request));
         Map<String, Object> body = entityAsMap(e.getResponse());
         List<?> rootCauses = (List<?>) ((Map<?, ?>) body.get("error")).get("root_cause");
@@ -728,8 +710,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
     /** The {@code _explain} answer (a 404 of a document the caller may not see is an answer too), and its status. */
     private static Map<String, Object> explain(RestClient client, String index, String id, String query)
             throws IOException {
-        Request request = new Request("POST", "/" + index + "/_explain/" + id);
-        request.setJsonEntity("{\"query\": " + query + "}");
+        Request request = request("POST", "/" + index + "/_explain/" + id, "{\"query\": " + query + "}");
         Response response;
         try {
             response = client.performRequest(request);
@@ -874,11 +855,12 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
             assertEquals(role + ": " + explained, 200, explained.get("status"));
             assertEquals(role + ": " + explained, false, explained.get("matched"));
             // like._id reads the document as this user: a refusal that names it (400) or no hit, never a server error.
-            Request byId = new Request("POST", "/" + CONTAINMENT_INDEX + "/_search");
-            byId.setJsonEntity("{\"query\": " + containmentQuery(likeId("article0", false), "like") + "}");
             try {
-                Map<String, Object> response =
-                        entityAsMap(userClient(role + "_user").performRequest(byId));
+                Map<String, Object> response = send(
+                        userClient(role + "_user"),
+                        "POST",
+                        "/" + CONTAINMENT_INDEX + "/_search",
+                        "{\"query\": " + containmentQuery(likeId("article0", false), "like") + "}");
                 assertEquals(role + ": " + response, List.of(), hits(response));
             } catch (ResponseException e) {
                 assertEquals(
@@ -891,7 +873,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
 
     @SuppressWarnings("unchecked")
     private static long queryCacheSize(String index) throws IOException {
-        Map<String, Object> stats = send(client(), "GET", "/" + index + "/_stats/query_cache", null);
+        Map<String, Object> stats = send("GET", "/" + index + "/_stats/query_cache", null);
         Map<String, Object> total = (Map<String, Object>) ((Map<String, Object>) stats.get("_all")).get("total");
         return ((Number) ((Map<String, Object>) total.get("query_cache")).get("cache_size")).longValue();
     }
@@ -909,8 +891,8 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
             corpus.put("filler" + i, new String[] {team(i), String.join(" ", randomWords(random, 4))});
         }
         setUpContainmentIndex(index, containmentMapping(1), corpus);
-        send(client(), "POST", "/" + index + "/_forcemerge?max_num_segments=1", null);
-        send(client(), "POST", "/" + index + "/_refresh", null);
+        send("POST", "/" + index + "/_forcemerge?max_num_segments=1", null);
+        send("POST", "/" + index + "/_refresh", null);
         putRole("sec_dls_cached", role().index(index).allow("read").dls("{\"term\": {\"team\": \"a\"}}"));
         putUser("sec_dls_cached_user", "sec_dls_cached");
 

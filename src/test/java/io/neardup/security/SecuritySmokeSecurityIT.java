@@ -26,12 +26,10 @@ public class SecuritySmokeSecurityIT extends SecurityRestTestCase {
 
     /** As admin: three documents of team a and two of team b, each with a secret. */
     private static void indexTeams() throws IOException {
-        Request create = new Request("PUT", "/" + INDEX);
-        create.setJsonEntity("""
+        send("PUT", "/" + INDEX, """
             {"settings": {"number_of_shards": 1, "number_of_replicas": 0},
              "mappings": {"properties": {
                "team": {"type": "keyword"}, "secret": {"type": "keyword"}, "text": {"type": "text"}}}}""");
-        client().performRequest(create);
         StringBuilder bulk = new StringBuilder();
         String[] teams = {"a", "a", "b", "a", "b"};
         for (int i = 0; i < teams.length; i++) {
@@ -45,19 +43,14 @@ public class SecuritySmokeSecurityIT extends SecurityRestTestCase {
                     .append(i)
                     .append("\"}\n");
         }
-        Request request = new Request("POST", "/" + INDEX + "/_bulk");
-        request.addParameter("refresh", "true");
-        request.setJsonEntity(bulk.toString());
-        Map<String, Object> response = entityAsMap(client().performRequest(request));
+        Map<String, Object> response = send("POST", "/" + INDEX + "/_bulk?refresh=true", bulk.toString());
         assertEquals(response.toString(), false, response.get("errors"));
     }
 
     @SuppressWarnings("unchecked")
     private static List<Map<String, Object>> sources(RestClient client) throws IOException {
-        Request search = new Request("GET", "/" + INDEX + "/_search");
-        search.addParameter("size", "100");
         List<Map<String, Object>> sources = new ArrayList<>();
-        for (Map<String, Object> hit : hits(entityAsMap(client.performRequest(search)))) {
+        for (Map<String, Object> hit : hits(send(client, "GET", "/" + INDEX + "/_search?size=100", null))) {
             sources.add((Map<String, Object>) hit.get("_source"));
         }
         return sources;
@@ -139,9 +132,8 @@ public class SecuritySmokeSecurityIT extends SecurityRestTestCase {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> mapping(String role) throws IOException {
-        Request request = new Request("GET", "/_plugins/_security/api/rolesmapping/" + role);
-        return (Map<String, Object>)
-                entityAsMap(client().performRequest(request)).get(role);
+        return (Map<String, Object>) send("GET", "/_plugins/_security/api/rolesmapping/" + role, null)
+                .get(role);
     }
 
     /** The demo configuration maps every user to {@code own_index} (an index named after the user): not this one. */

@@ -8,16 +8,23 @@ import com.carrotsearch.randomizedtesting.ThreadFilter;
 import com.carrotsearch.randomizedtesting.annotations.ThreadLeakFilters;
 import io.neardup.NearDupRestTestCase;
 import io.neardup.bench.TinyCorpus;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The evaluation programs that talk to a node, each run through its {@code main} against the build's test node on a
  * tiny corpus (the demo corpus's first lines; QueryBenchmark's synthetic table of 1,000), so that none can rot
- * unnoticed. Their numbers mean nothing here; that they run to their report does. The framework wipes the node's
- * indices and pipelines after each test.
+ * unnoticed. Their timings mean nothing here; that they run to their report does, and the counts in it match the tiny
+ * corpus. The framework wipes the node's indices and pipelines after each test.
  */
 @ThreadLeakFilters(filters = NodeProgramsIT.JdkHttpClientThreads.class)
 public class NodeProgramsIT extends NearDupRestTestCase {
@@ -39,14 +46,98 @@ public class NodeProgramsIT extends NearDupRestTestCase {
         return false;
     }
 
+    /** A program run through its {@code main}. */
+    private interface Program {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code program} and returns what it printed to System.out, which it still prints there (the test's log). */
+    private static String printed(Program program) throws Exception {
+        PrintStream original = System.out;
+        ByteArrayOutputStream copy = new ByteArrayOutputStream();
+        PrintStream both = new PrintStream(
+                new OutputStream() {
+                    @Override
+                    public void write(int b) {
+                        original.write(b);
+                        copy.write(b);
+                    }
+
+                    @Override
+                    public void write(byte[] bytes, int offset, int length) {
+                        original.write(bytes, offset, length);
+                        copy.write(bytes, offset, length);
+                    }
+                },
+                true,
+                StandardCharsets.UTF_8);
+        System.setOut(both);
+        try {
+            program.run();
+        } finally {
+            both.flush();
+            System.setOut(original);
+        }
+        return copy.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The cells of the Markdown table row of {@code output} whose first cell is {@code first}. */
+    private static List<String> row(String output, String first) {
+        return output.lines()
+                .filter(line -> line.startsWith("| " + first + " |"))
+                .findFirst()
+                .map(line -> Arrays.stream(line.substring(1).split("\\|"))
+                        .map(String::trim)
+                        .toList())
+                .orElseThrow(() -> new AssertionError("no row [" + first + "] in\n" + output));
+    }
+
+    /** The match of {@code regex} in {@code output}, which must hold one. */
+    private static Matcher find(String output, String regex) {
+        Matcher matcher = Pattern.compile(regex).matcher(output);
+        assertTrue("no [" + regex + "] in\n" + output, matcher.find());
+        return matcher;
+    }
+
+    /** A number as the programs print it ({@code %,d} groups thousands with commas). */
+    private static double number(String printed) {
+        return Double.parseDouble(printed.replace(",", ""));
+    }
+
     public void testIngestBenchmark() throws Exception {
         Path corpus = TinyCorpus.write(createTempDir(), "tiny.jsonl", 30);
-        IngestBenchmark.main(new String[] {url(), corpus.toString(), "10", "1", "plain,mapped_lookup"});
+        String output = printed(
+                () -> IngestBenchmark.main(new String[] {url(), corpus.toString(), "10", "1", "plain,mapped_lookup"}));
+        find(output, "ingest benchmark: 30 docs, [0-9.]+ MB of text, 3 bulk requests of <= 10 docs");
+        // | variant | median time (s) | docs/s | MB/s | ratio to plain | store a doc (merged) | store ratio |
+        List<String> plain = row(output, "plain");
+        List<String> mappedLookup = row(output, "mapped_lookup");
+        for (List<String> variant : List.of(plain, mappedLookup)) {
+            assertTrue(output, number(variant.get(1)) > 0 && number(variant.get(2)) > 0);
+            assertTrue(output, number(variant.get(5)) > 0);
+        }
+        assertEquals(output, "1.00", plain.get(4));
+        assertEquals(output, "1.00", plain.get(6));
+        assertTrue("the fingerprints take room beside the text: " + output, number(mappedLookup.get(6)) > 1);
     }
 
     public void testLookupWindowEvaluation() throws Exception {
-        Path corpus = TinyCorpus.write(createTempDir(), "tiny.jsonl", 30);
-        LookupWindowEvaluation.main(new String[] {url(), corpus.toString(), "30", "1s", "1000", "5s"});
+        // The first 30 lines hold no pair at Jaccard >= 0.8, the first 100 about a dozen: something to flag.
+        Path corpus = TinyCorpus.write(createTempDir(), "tiny.jsonl", 100);
+        String output = printed(
+                () -> LookupWindowEvaluation.main(new String[] {url(), corpus.toString(), "100", "1s", "1000", "5s"}));
+        int copies = Integer.parseInt(find(output, "100 documents, ([0-9]+) with an earlier near-duplicate")
+                .group(1));
+        assertTrue(output, copies > 0);
+        // | refresh_interval | copies flagged | missed | false flags |
+        List<String> row = row(output, "1s");
+        Matcher flagged = find(row.get(1), "^([0-9]+) of ([0-9]+)$");
+        int found = Integer.parseInt(flagged.group(1));
+        int missed = Integer.parseInt(find(row.get(2), "^([0-9]+) \\(").group(1));
+        assertEquals(output, copies, Integer.parseInt(flagged.group(2)));
+        assertEquals(output, copies, found + missed);
+        assertTrue("the recent window flags copies not yet refreshed: " + output, found > 0);
+        assertTrue(output, Integer.parseInt(row.get(3)) <= 100 - copies);
     }
 
     /** An evaluation's main: corpus, report folder, options. */
@@ -107,7 +198,7 @@ public class NodeProgramsIT extends NearDupRestTestCase {
     }
 
     public void testQueryBenchmark() throws Exception {
-        QueryBenchmark.main(new String[] {
+        String output = printed(() -> QueryBenchmark.main(new String[] {
             "--url",
             url(),
             "--n",
@@ -134,12 +225,54 @@ public class NodeProgramsIT extends NearDupRestTestCase {
             "unsorted,sorted",
             "--cache",
             createTempDir().toString()
-        });
+        }));
+        find(output, "corpus: n = 1,000 \\(800 originals \\+ 200 variants\\)");
+        for (String index : List.of("unsorted", "sorted")) {
+            find(output, "== index " + index + ": 1,000 docs bulk-indexed .*; 1,000 docs, 1 segment\\(s\\)");
+        }
+        // | max_flips k | pair recall | queries with >= 1 found | ms per 100 queries |
+        for (String k : List.of("16", "23")) {
+            Matcher recall = find(row(output, k).get(1), "^([0-9.]+) \\(([0-9]+)/([0-9]+)\\)$");
+            int found = Integer.parseInt(recall.group(2));
+            int pairs = Integer.parseInt(recall.group(3));
+            assertTrue(output, pairs > 0 && found <= pairs);
+            assertEquals(output, found / (double) pairs, Double.parseDouble(recall.group(1)), 1e-4);
+        }
+        // | method | queries | median, p99, mean ms (client) | median, p99 took ms | median total hits | errors |
+        for (String method : List.of("psm_k64", "psm_k23", "exact")) {
+            Matcher row =
+                    find(output, "\\| " + method + " \\| ([0-9]+) \\|( [0-9.]+ \\|){5} ([0-9]+) \\| ([0-9]+) \\|\\n");
+            assertEquals(output, "10", row.group(1));
+            assertEquals(output, "0", row.group(4));
+            // every query kept has a document within its distance
+            assertTrue(output, method.startsWith("psm") || Integer.parseInt(row.group(3)) >= 1);
+        }
+        find(output, "exact vs in-process brute force: 0 mismatches of 10 queries");
+        find(output, "hits with a wrong score: exact 0, script_score 0");
+        find(
+                output,
+                "like \\{_id\\} on [0-9]+ indexed variants with their original within [0-9]+: exact mismatches 0;");
+        for (String trouble : List.of("ERROR", "MISMATCH", "WRONG SCORE")) {
+            assertFalse(output, output.contains(trouble));
+        }
     }
 
     public void testContainmentLatency() throws Exception {
-        ContainmentLatency.main(new String[] {
+        String output = printed(() -> ContainmentLatency.main(new String[] {
             "--url", url(), "--n", "3000", "--articles", "20", "--queries", "10", "--warmup", "2", "--plain-index"
-        });
+        }));
+        for (String index : List.of("containment-latency", "containment-latency-plain")) {
+            find(output, "\\n" + index + ": 3,000 documents, ");
+        }
+        for (String contained : List.of("like", "document")) {
+            Matcher answers = find(
+                    output,
+                    "contained=" + contained + " min_containment=0.8: 10 queries, .*; ([0-9.]+) hits a query; "
+                            + "planted hosts found ([0-9]+) of ([0-9]+)");
+            int found = Integer.parseInt(answers.group(2));
+            int expected = Integer.parseInt(answers.group(3));
+            assertTrue(output, found <= expected && Double.parseDouble(answers.group(1)) >= found / 10.0);
+            assertTrue("an article is in hosts of the corpus: " + output, contained.equals("document") || expected > 0);
+        }
     }
 }
