@@ -5,9 +5,8 @@
 package io.neardup.clusters;
 
 import io.neardup.index.FingerprintFields;
-import io.neardup.index.NearDupOptions;
+import io.neardup.index.FingerprintKind;
 import io.neardup.index.SegmentFingerprintCache;
-import io.neardup.index.SimhashFieldMapper;
 import io.neardup.match.ClusterAssignment;
 import io.neardup.match.MappingPaths;
 import java.util.HashMap;
@@ -126,8 +125,10 @@ public class TransportNearDupClustersAction
     protected void doExecute(
             Task task, NearDupClustersRequest request, ActionListener<NearDupClustersResponse> listener) {
         IndexMetadata indexMetadata;
+        FingerprintKind kind;
         try {
-            indexMetadata = checkMappings(clusterService.state(), request);
+            indexMetadata = indexOf(clusterService.state(), request);
+            kind = checkMappings(indexMetadata, request);
         } catch (RuntimeException e) {
             listener.onFailure(e);
             return;
@@ -145,9 +146,7 @@ public class TransportNearDupClustersAction
                 run,
                 index,
                 indexMetadata.getNumberOfShards(),
-                SimhashFieldMapper.CONTENT_TYPE.equals(MappingPaths.find(
-                                mappingOf(indexMetadata), request.spec().field())
-                        .get("type")));
+                kind == FingerprintKind.SIMHASH);
         checkRepresentativeSort(
                 taskClient,
                 index,
@@ -175,21 +174,29 @@ public class TransportNearDupClustersAction
                         listener::onFailure));
     }
 
-    /** The one index the request names, after checking its field and target field; a bad request throws an {@code IllegalArgumentException}. */
-    private IndexMetadata checkMappings(ClusterState state, NearDupClustersRequest request) {
+    /** The one index the request names; a bad request throws an {@code IllegalArgumentException}. */
+    private IndexMetadata indexOf(ClusterState state, NearDupClustersRequest request) {
         String[] names = resolver.concreteIndexNames(state, request);
         if (names.length != 1) {
             throw new IllegalArgumentException("[_near_dup_clusters] runs on one index; "
                     + String.join(",", request.indices()) + " names " + names.length);
         }
-        IndexMetadata metadata = state.metadata().index(names[0]);
+        return state.metadata().index(names[0]);
+    }
+
+    /**
+     * The kind of the field the request clusters on, as the index's mapping says, after checking the field and the
+     * target field; a bad request throws an {@code IllegalArgumentException}.
+     */
+    private static FingerprintKind checkMappings(IndexMetadata metadata, NearDupClustersRequest request) {
+        String index = metadata.getIndex().getName();
         Map<String, Object> properties = mappingOf(metadata);
         String field = request.spec().field();
         Map<?, ?> fieldMapping = MappingPaths.find(properties, field);
         if (fieldMapping == null) {
-            throw new IllegalArgumentException("[field] [" + field + "] is not mapped in index [" + names[0] + "]: "
+            throw new IllegalArgumentException("[field] [" + field + "] is not mapped in index [" + index + "]: "
                     + "fingerprint the index first (map the field as [simhash] or [minhash], then run its documents"
-                    + " through a [near_dup_fingerprint] pipeline: POST " + names[0]
+                    + " through a [near_dup_fingerprint] pipeline: POST " + index
                     + "/_update_by_query?pipeline=<pipeline>; the README's recipe 2)");
         }
         Object type = fieldMapping.get("type");
@@ -197,14 +204,14 @@ public class TransportNearDupClustersAction
             throw new IllegalArgumentException("[field] [" + field + "] is a fingerprint object; name one of its"
                     + " fingerprint fields: " + fingerprintFieldsOf(field, subfields));
         }
-        NearDupOptions.FieldKind kind = NearDupOptions.FieldKind.ofType(type);
+        FingerprintKind kind = FingerprintKind.ofType(type);
         if (kind == null) {
             throw new IllegalArgumentException("[field] [" + field + "] is of type [" + (type == null ? "object" : type)
                     + "], expected [simhash] or [minhash]");
         }
         request.spec().requireOptionsApplyTo(kind);
         MappingPaths.checkAssignable(properties, request.targetField(), ClusterAssignment.ACCEPTED_TYPES);
-        return metadata;
+        return kind;
     }
 
     /** The {@code simhash} and {@code minhash} fields directly under {@code object}, as {@code [body_fp.simhash], …}. */

@@ -31,7 +31,7 @@ public abstract sealed class FingerprintFieldType extends MappedFieldType
     }
 
     /** Which of the two fingerprint kinds this field holds, and so which options apply to it. */
-    public abstract NearDupOptions.FieldKind kind();
+    public abstract FingerprintKind kind();
 
     /**
      * The Lucene query of {@code near_duplicate} on this field: the documents near {@code like}'s
@@ -81,16 +81,16 @@ public abstract sealed class FingerprintFieldType extends MappedFieldType
     /** A {@code _source} value (bare or the object) as {@code fields} shows it in the default format, or null. */
     protected abstract Object render(Object stored);
 
-    /** From {@code _source}: the value rendered, or with {@link FingerprintFormats#OBJECT} the stored object. */
+    /** From {@code _source}: the value rendered, or with {@link FingerprintKind#OBJECT} the stored object. */
     @Override
     public final ValueFetcher valueFetcher(QueryShardContext context, SearchLookup searchLookup, String format) {
-        if (FingerprintFormats.OBJECT.equals(format) == false) {
+        if (FingerprintKind.OBJECT.equals(format) == false) {
             checkFormat(format);
         }
         return new SourceValueFetcher(name(), context) {
             @Override
             protected Object parseSourceValue(Object value) {
-                return FingerprintFormats.fetched(value, format, FingerprintFieldType.this::render);
+                return FingerprintKind.fetched(value, format, FingerprintFieldType.this::render);
             }
         };
     }

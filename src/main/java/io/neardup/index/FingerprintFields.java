@@ -78,7 +78,7 @@ public final class FingerprintFields {
     public static String fingerprintSubfields(String object, Iterable<?> subfields, Function<Object, Object> typeOf) {
         StringBuilder names = new StringBuilder();
         for (Object name : subfields) {
-            if (NearDupOptions.FieldKind.ofType(typeOf.apply(name)) != null) {
+            if (FingerprintKind.ofType(typeOf.apply(name)) != null) {
                 names.append(names.isEmpty() ? "" : ", ")
                         .append('[')
                         .append(object)

@@ -79,7 +79,7 @@ import org.opensearch.search.lookup.SearchLookup;
  * its hash must equal the header's. Arrays are rejected.
  */
 public final class MinhashFieldMapper extends FingerprintFieldMapper<FingerprintObject.Minhash> {
-    public static final String CONTENT_TYPE = NearDupOptions.FieldKind.MINHASH.typeName();
+    public static final String CONTENT_TYPE = FingerprintKind.MINHASH.typeName();
     public static final int DEFAULT_NUM_HASHES = 128;
     public static final double DEFAULT_THRESHOLD = 0.8;
     /**
@@ -302,8 +302,8 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
         }
 
         @Override
-        public NearDupOptions.FieldKind kind() {
-            return NearDupOptions.FieldKind.MINHASH;
+        public FingerprintKind kind() {
+            return FingerprintKind.MINHASH;
         }
 
         /** {@link MinhashSimilarityQuery}: band candidates verified on the signatures or shingle sets; {@code _id} excludes the liked document. */
@@ -463,7 +463,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
 
         @Override
         protected void checkFormat(String format) {
-            FingerprintFormats.requireDefault(typeName(), name(), format);
+            kind().requireRenderFormat(name(), format);
         }
 
         /**

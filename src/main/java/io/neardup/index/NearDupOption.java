@@ -75,8 +75,8 @@ public enum NearDupOption {
     }
 
     /** Whether the option applies to a field of {@code fieldKind}. */
-    public boolean appliesTo(NearDupOptions.FieldKind fieldKind) {
-        return kind == Kind.BOTH || (kind == Kind.SIMHASH_ONLY) == (fieldKind == NearDupOptions.FieldKind.SIMHASH);
+    public boolean appliesTo(FingerprintKind fieldKind) {
+        return kind == Kind.BOTH || (kind == Kind.SIMHASH_ONLY) == (fieldKind == FingerprintKind.SIMHASH);
     }
 
     /**
@@ -86,22 +86,18 @@ public enum NearDupOption {
      *
      * @throws Invalid naming that option
      */
-    public static void requireApplicable(Set<NearDupOption> set, NearDupOptions.FieldKind kind, String field) {
-        NearDupOptions.FieldKind other = kind == NearDupOptions.FieldKind.SIMHASH
-                ? NearDupOptions.FieldKind.MINHASH
-                : NearDupOptions.FieldKind.SIMHASH;
+    public static void requireApplicable(Set<NearDupOption> set, FingerprintKind kind, String field) {
+        FingerprintKind other = kind == FingerprintKind.SIMHASH ? FingerprintKind.MINHASH : FingerprintKind.SIMHASH;
         for (NearDupOption option : values()) {
             if (set.contains(option) && option.appliesTo(kind) == false) {
                 throw new Invalid(
                         option,
                         "applies to [" + other.typeName() + "] fields; [" + field + "] is a [" + kind.typeName()
                                 + "] field"
-                                + (kind == NearDupOptions.FieldKind.MINHASH ? ": use [min_similarity]" : ""));
+                                + (kind == FingerprintKind.MINHASH ? ": use [min_similarity]" : ""));
             }
         }
-        if (kind == NearDupOptions.FieldKind.SIMHASH
-                && set.contains(VERIFICATION)
-                && set.contains(MIN_SIMILARITY) == false) {
+        if (kind == FingerprintKind.SIMHASH && set.contains(VERIFICATION) && set.contains(MIN_SIMILARITY) == false) {
             throw new Invalid(VERIFICATION, "on a [simhash] field goes with [min_similarity]");
         }
     }

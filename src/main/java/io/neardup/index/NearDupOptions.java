@@ -75,32 +75,6 @@ public record NearDupOptions(
         }
     }
 
-    /** The two kinds of fingerprint field, each with the options that apply to it. */
-    public enum FieldKind {
-        SIMHASH("simhash"),
-        MINHASH("minhash");
-
-        private final String typeName;
-
-        FieldKind(String typeName) {
-            this.typeName = typeName;
-        }
-
-        public String typeName() {
-            return typeName;
-        }
-
-        /** The kind a mapping's {@code type} names, or null for a type that is no fingerprint field. */
-        public static FieldKind ofType(Object type) {
-            for (FieldKind kind : values()) {
-                if (kind.typeName.equals(type)) {
-                    return kind;
-                }
-            }
-            return null;
-        }
-    }
-
     /** Checks each value set against {@link NearDupOption}'s table; a refusal names the option as the query does. */
     public NearDupOptions {
         check(NearDupOption.MAX_DISTANCE, maxDistance);
@@ -226,7 +200,7 @@ public record NearDupOptions(
      *
      * @throws NearDupOption.Invalid naming the first such option; the entry point puts its name before it
      */
-    public void requireApplicableTo(FieldKind kind, String field) {
+    public void requireApplicableTo(FingerprintKind kind, String field) {
         NearDupOption.requireApplicable(set().keySet(), kind, field);
     }
 
@@ -314,7 +288,7 @@ public record NearDupOptions(
         }
 
         /** Refuses an option read that does not apply to a field of {@code kind} ({@link NearDupOption#requireApplicable}). */
-        public Reader requireApplicableTo(FieldKind kind, String field) {
+        public Reader requireApplicableTo(FingerprintKind kind, String field) {
             NearDupOption.requireApplicable(values.keySet(), kind, field);
             return this;
         }

@@ -56,7 +56,7 @@ import org.opensearch.search.lookup.SearchLookup;
  * Arrays are rejected: one fingerprint per document and field.
  */
 public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFieldMapper.Simhash> {
-    public static final String CONTENT_TYPE = NearDupOptions.FieldKind.SIMHASH.typeName();
+    public static final String CONTENT_TYPE = FingerprintKind.SIMHASH.typeName();
 
     private static SimhashFieldMapper toType(FieldMapper in) {
         return (SimhashFieldMapper) in;
@@ -107,8 +107,8 @@ public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFiel
         }
 
         @Override
-        public NearDupOptions.FieldKind kind() {
-            return NearDupOptions.FieldKind.SIMHASH;
+        public FingerprintKind kind() {
+            return FingerprintKind.SIMHASH;
         }
 
         /** {@link SimhashNeighborQuery}; with {@code min_similarity}, inside a {@link JaccardVerifiedQuery} on the sibling {@code minhash} field. */
@@ -124,7 +124,7 @@ public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFiel
 
         @Override
         protected void checkFormat(String format) {
-            FingerprintFormats.requireHex(typeName(), name(), format);
+            kind().requireRenderFormat(name(), format);
         }
 
         @Override

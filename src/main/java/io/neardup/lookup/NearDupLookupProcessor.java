@@ -11,6 +11,7 @@ import io.neardup.core.FingerprintObject;
 import io.neardup.core.RecentFingerprints;
 import io.neardup.core.SimhashCodec;
 import io.neardup.index.Containment;
+import io.neardup.index.FingerprintKind;
 import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
 import io.neardup.match.ClusterAssignment;
@@ -34,6 +35,7 @@ import org.opensearch.OpenSearchTimeoutException;
 import org.opensearch.cluster.ClusterState;
 import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
+import org.opensearch.cluster.metadata.MappingMetadata;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.common.util.concurrent.ThreadContext;
@@ -101,7 +103,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final int maxCandidates;
     private final TimeValue timeout;
     private final boolean ignoreMissing;
-    private final boolean simhash;
+    /** The matching options set, checked against the field's kind in the lookup index's mapping. */
+    private final Set<NearDupOption> optionsSet;
+    /** The kind of {@link #field} in the lookup index's mapping, as last read (a mapping is read once a version). */
+    private volatile MappedKind mappedKind;
+
     private final RecentFingerprints recent;
     private final ThreadContext threadContext;
     private final MatchSpec spec;
@@ -119,8 +125,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             String field,
             String index,
             String targetField,
-            Integer maxDistance,
-            Double minSimilarity,
+            NearDupOptions options,
             Containment containment,
             int maxCandidates,
             TimeValue timeout,
@@ -138,13 +143,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         this.maxCandidates = maxCandidates;
         this.timeout = timeout;
         this.ignoreMissing = ignoreMissing;
-        this.simhash = field.endsWith(".simhash") || field.equals("simhash");
+        this.optionsSet = optionsSet(options, containment);
         this.recent = recent;
         this.threadContext = threadContext;
         this.containment = containment;
-        this.spec = containment == null
-                ? new MatchSpec(field, maxDistance, null, null, minSimilarity, null)
-                : new MatchSpec(field, containment);
+        this.spec = containment == null ? new MatchSpec(field, options) : new MatchSpec(field, containment);
         this.client = client;
         this.clusterService = clusterService;
         this.scheduler = scheduler;
@@ -180,14 +183,15 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 throw new IllegalArgumentException("[" + TYPE + "] the document has no fingerprint at [" + field
                         + "]; place this " + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
             }
+            target = lookupIndex(lookupIndex);
+            FingerprintKind kind = mappedKind(target);
             FingerprintObject.Parts parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
             fingerprintSource =
                     MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
-            target = lookupIndex(lookupIndex);
             String scope = windowScope(target.getIndex().getName());
             long now = nanoTime.getAsLong();
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
-            if (simhash) {
+            if (kind == FingerprintKind.SIMHASH) {
                 long value = SimhashCodec.parseHex(parts.value());
                 int distance = spec.options().effectiveMaxDistance();
                 self = id == null ? null : recent.addSimhash(scope, id, scheme, value, now);
@@ -340,6 +344,68 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         return abstraction.getIndices().get(0);
     }
 
+    private record MappedKind(String indexUuid, long mappingVersion, FingerprintKind kind) {}
+
+    /**
+     * {@link #field}'s kind in {@code index}'s mapping, the options checked against it; cached per mapping version. A
+     * pipeline does not know the index its documents go to (the default lookup index is each document's own), so this
+     * is checked at the document, not when the pipeline is PUT: a document whose lookup index maps the field otherwise
+     * fails with a 400 naming the option.
+     */
+    private FingerprintKind mappedKind(IndexMetadata index) {
+        MappedKind known = mappedKind;
+        if (known == null
+                || known.indexUuid().equals(index.getIndexUUID()) == false
+                || known.mappingVersion() != index.getMappingVersion()) {
+            try {
+                known = new MappedKind(
+                        index.getIndexUUID(), index.getMappingVersion(), kindOf(index, field, optionsSet));
+            } catch (NearDupOption.Invalid e) {
+                throw new IllegalArgumentException("[" + TYPE + "] " + e.getMessage(), e);
+            }
+            mappedKind = known;
+        }
+        return known.kind();
+    }
+
+    /**
+     * The kind of {@code field} as {@code index}'s mapping has it, never guessed from its name; the lookup's options
+     * checked against it.
+     *
+     * @throws NearDupOption.Invalid naming [field] when it is no fingerprint field there, or the option that does not
+     *     apply to its kind
+     */
+    static FingerprintKind kindOf(IndexMetadata index, String field, Set<NearDupOption> options) {
+        MappingMetadata mapping = index.mapping();
+        Map<?, ?> mapped = mapping == null ? null : MappingPaths.find(mapping.sourceAsMap(), field);
+        FingerprintKind kind = mapped == null ? null : FingerprintKind.ofType(mapped.get("type"));
+        if (kind == null) {
+            throw new NearDupOption.Invalid(
+                    "field",
+                    "[" + field + "] is not mapped as [simhash] or [minhash] in the lookup index ["
+                            + index.getIndex().getName() + "]: name the [simhash] or [minhash] field of a fingerprint"
+                            + " object (e.g. [body_fp.minhash])");
+        }
+        NearDupOption.requireApplicable(options, kind, field);
+        if (kind == FingerprintKind.SIMHASH && options.contains(NearDupOption.MIN_SIMILARITY)) {
+            // The recent window compares simhashes alone; the query would verify on the sibling minhash.
+            throw new NearDupOption.Invalid(
+                    NearDupOption.MIN_SIMILARITY,
+                    "applies to [minhash] fields; [" + field + "] is a [simhash] field: use [max_distance]");
+        }
+        return kind;
+    }
+
+    private static Set<NearDupOption> optionsSet(NearDupOptions options, Containment containment) {
+        Set<NearDupOption> set = EnumSet.noneOf(NearDupOption.class);
+        set.addAll(options.set().keySet());
+        if (containment != null) {
+            set.add(NearDupOption.MIN_CONTAINMENT);
+            set.add(NearDupOption.CONTAINED);
+        }
+        return set;
+    }
+
     private record Found(String id, String cluster, double similarity) {}
 
     private static Found best(ShardMatchResponse[] responses) {
@@ -482,18 +548,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         public NearDupLookupProcessor create(
                 Map<String, Processor.Factory> registry, String tag, String description, Map<String, Object> config) {
             String field = ConfigurationUtils.readStringProperty(TYPE, tag, config, "field");
-            if (field.endsWith(".simhash") == false
-                    && field.endsWith(".minhash") == false
-                    && field.equals("simhash") == false
-                    && field.equals("minhash") == false) {
-                throw newConfigurationException(
-                        TYPE,
-                        tag,
-                        "field",
-                        "must be the [simhash] or [minhash] field of a fingerprint object "
-                                + "(e.g. [body_fp.minhash]), got [" + field + "]");
+            if (field.isBlank()) {
+                throw newConfigurationException(TYPE, tag, "field", "must not be empty");
             }
-            boolean isSimhash = field.endsWith("simhash");
             String index = ConfigurationUtils.readOptionalStringProperty(TYPE, tag, config, "index");
             String targetField = ConfigurationUtils.readStringProperty(TYPE, tag, config, "target_field");
             if (targetField.isBlank() || METADATA_FIELDS.contains(targetField.split("\\.", 2)[0])) {
@@ -506,14 +563,17 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             NearDupOptions.Reader options = new NearDupOptions.Reader(OPTIONS, NOT_AN_OPTION);
             Containment containment;
             try {
-                options.readFrom(config)
-                        .requireApplicableTo(
-                                isSimhash ? NearDupOptions.FieldKind.SIMHASH : NearDupOptions.FieldKind.MINHASH, field);
-                if (isSimhash && options.has(NearDupOption.MIN_SIMILARITY)) {
-                    // The recent window compares simhashes alone; the query would verify on the sibling minhash.
-                    throw new NearDupOption.Invalid(
-                            NearDupOption.MIN_SIMILARITY,
-                            "applies to [minhash] fields; [" + field + "] is a [simhash] field: use [max_distance]");
+                options.readFrom(config);
+                if (options.has(NearDupOption.MAX_DISTANCE)) {
+                    // One field, one kind: a simhash lookup matches by max_distance, a minhash one by the others.
+                    for (NearDupOption minhashOnly : OPTIONS) {
+                        if (minhashOnly != NearDupOption.MAX_DISTANCE && options.has(minhashOnly)) {
+                            throw new NearDupOption.Invalid(
+                                    minhashOnly,
+                                    "cannot be combined with [max_distance]: [max_distance] is for a [simhash] field,"
+                                            + " [" + minhashOnly.paramName() + "] for a [minhash] field");
+                        }
+                    }
                 }
                 containment = options.containment();
             } catch (NearDupOption.Invalid e) {
@@ -539,8 +599,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     field,
                     index,
                     targetField,
-                    matching.maxDistance(),
-                    matching.minSimilarity(),
+                    matching,
                     containment,
                     maxCandidates,
                     timeout,

@@ -7,6 +7,7 @@ package io.neardup.match;
 import io.neardup.core.LshBanding;
 import io.neardup.index.Containment;
 import io.neardup.index.FingerprintFields;
+import io.neardup.index.FingerprintKind;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
@@ -122,13 +123,13 @@ public record MatchSpec(String field, NearDupOptions options, Containment contai
      * them; and on a {@code simhash} field without {@code min_similarity}, where the block tables find every
      * pair within {@code max_distance} exactly, {@code mode} and {@code max_flips} too, which would change nothing.
      */
-    public void requireOptionsApplyTo(NearDupOptions.FieldKind kind) {
+    public void requireOptionsApplyTo(FingerprintKind kind) {
         try {
             options.requireApplicableTo(kind, field);
         } catch (NearDupOption.Invalid e) {
             throw new IllegalArgumentException("[_near_dup_clusters] " + e.getMessage(), e);
         }
-        if (kind == NearDupOptions.FieldKind.SIMHASH && options.minSimilarity() == null) {
+        if (kind == FingerprintKind.SIMHASH && options.minSimilarity() == null) {
             String misplaced = options.mode() != null ? "mode" : options.maxFlips() != null ? "max_flips" : null;
             if (misplaced != null) {
                 throw new IllegalArgumentException("[_near_dup_clusters] [" + misplaced + "] on [simhash] field ["

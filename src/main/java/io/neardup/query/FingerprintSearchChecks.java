@@ -4,10 +4,8 @@
  */
 package io.neardup.query;
 
-import io.neardup.index.FingerprintFormats;
-import io.neardup.index.MinhashFieldMapper;
+import io.neardup.index.FingerprintKind;
 import io.neardup.index.SimhashDocValueFormat;
-import io.neardup.index.SimhashFieldMapper;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -60,7 +58,7 @@ public final class FingerprintSearchChecks implements ActionFilter {
     /** Per index UUID: the fingerprint fields of its mapping at one mapping version. */
     private final Map<String, FingerprintFieldsOf> fieldsByIndex = new ConcurrentHashMap<>();
 
-    private record FingerprintFieldsOf(long mappingVersion, Map<String, String> typeByField) {}
+    private record FingerprintFieldsOf(long mappingVersion, Map<String, FingerprintKind> kindByField) {}
 
     /** Suppliers because the plugin's services are created after its action filters. */
     public FingerprintSearchChecks(
@@ -98,14 +96,14 @@ public final class FingerprintSearchChecks implements ActionFilter {
         if (formats == false && source.aggregations() == null) {
             return;
         }
-        Map<String, String> typeByField = fingerprintFields(search);
-        if (typeByField.isEmpty()) {
+        Map<String, FingerprintKind> kindByField = fingerprintFields(search);
+        if (kindByField.isEmpty()) {
             return;
         }
-        checkFormats(typeByField, source.docValueFields(), false);
-        checkFormats(typeByField, source.fetchFields(), true);
+        checkFormats(kindByField, source.docValueFields(), false);
+        checkFormats(kindByField, source.fetchFields(), true);
         if (source.aggregations() != null) {
-            checkAggregations(typeByField, source.aggregations().getAggregatorFactories());
+            checkAggregations(kindByField, source.aggregations().getAggregatorFactories());
         }
     }
 
@@ -114,7 +112,7 @@ public final class FingerprintSearchChecks implements ActionFilter {
     }
 
     /** The simhash and minhash fields of every index the search reads; empty where they cannot be told (a remote cluster). */
-    private Map<String, String> fingerprintFields(SearchRequest search) {
+    private Map<String, FingerprintKind> fingerprintFields(SearchRequest search) {
         ClusterService cluster = clusterService.get();
         IndexNameExpressionResolver indexResolver = resolver.get();
         if (cluster == null || indexResolver == null) {
@@ -135,21 +133,21 @@ public final class FingerprintSearchChecks implements ActionFilter {
                             .map(IndexMetadata::getIndexUUID)
                             .toList());
         }
-        Map<String, String> typeByField = new HashMap<>();
+        Map<String, FingerprintKind> kindByField = new HashMap<>();
         for (String index : indices) {
             IndexMetadata metadata = state.metadata().index(index);
             if (metadata != null) {
-                typeByField.putAll(fingerprintFieldsOf(metadata));
+                kindByField.putAll(fingerprintFieldsOf(metadata));
             }
         }
-        return typeByField;
+        return kindByField;
     }
 
-    private Map<String, String> fingerprintFieldsOf(IndexMetadata metadata) {
+    private Map<String, FingerprintKind> fingerprintFieldsOf(IndexMetadata metadata) {
         FingerprintFieldsOf known = fieldsByIndex.get(metadata.getIndexUUID());
         if (known == null || known.mappingVersion() != metadata.getMappingVersion()) {
             MappingMetadata mapping = metadata.mapping();
-            Map<String, String> fields = new HashMap<>();
+            Map<String, FingerprintKind> fields = new HashMap<>();
             if (mapping != null) {
                 Map<String, Object> root = mapping.sourceAsMap();
                 Map<String, String> aliases = new HashMap<>();
@@ -163,12 +161,12 @@ public final class FingerprintSearchChecks implements ActionFilter {
             known = new FingerprintFieldsOf(metadata.getMappingVersion(), Map.copyOf(fields));
             fieldsByIndex.put(metadata.getIndexUUID(), known);
         }
-        return known.typeByField();
+        return known.kindByField();
     }
 
     @SuppressWarnings("unchecked")
     private static void collect(
-            Object properties, String prefix, Map<String, String> fields, Map<String, String> aliases) {
+            Object properties, String prefix, Map<String, FingerprintKind> fields, Map<String, String> aliases) {
         if (properties instanceof Map<?, ?> map) {
             for (Map.Entry<String, Object> entry : ((Map<String, Object>) map).entrySet()) {
                 if (entry.getValue() instanceof Map<?, ?> definition) {
@@ -182,12 +180,13 @@ public final class FingerprintSearchChecks implements ActionFilter {
             String name,
             Map<String, Object> definition,
             String prefix,
-            Map<String, String> fields,
+            Map<String, FingerprintKind> fields,
             Map<String, String> aliases) {
         String path = prefix + name;
         Object type = definition.get("type");
-        if (SimhashFieldMapper.CONTENT_TYPE.equals(type) || MinhashFieldMapper.CONTENT_TYPE.equals(type)) {
-            fields.put(path, (String) type);
+        FingerprintKind kind = FingerprintKind.ofType(type);
+        if (kind != null) {
+            fields.put(path, kind);
         } else if ("alias".equals(type) && definition.get("path") instanceof String target) {
             aliases.put(path, target);
         }
@@ -196,31 +195,27 @@ public final class FingerprintSearchChecks implements ActionFilter {
     }
 
     private static void checkFormats(
-            Map<String, String> typeByField, List<FieldAndFormat> requested, boolean fromSource) {
+            Map<String, FingerprintKind> kindByField, List<FieldAndFormat> requested, boolean fromSource) {
         if (requested == null) {
             return;
         }
         for (FieldAndFormat field : requested) {
-            if (field.format == null || (fromSource && FingerprintFormats.OBJECT.equals(field.format))) {
+            if (field.format == null || (fromSource && FingerprintKind.OBJECT.equals(field.format))) {
                 continue;
             }
-            typeByField.forEach((name, type) -> {
+            kindByField.forEach((name, kind) -> {
                 if (Regex.simpleMatch(field.field, name)) {
-                    if (SimhashFieldMapper.CONTENT_TYPE.equals(type)) {
-                        FingerprintFormats.requireHex(type, name, field.format);
-                    } else {
-                        FingerprintFormats.requireDefault(type, name, field.format);
-                    }
+                    kind.requireRenderFormat(name, field.format);
                 }
             });
         }
     }
 
     private static void checkAggregations(
-            Map<String, String> typeByField, Collection<AggregationBuilder> aggregations) {
+            Map<String, FingerprintKind> kindByField, Collection<AggregationBuilder> aggregations) {
         for (AggregationBuilder aggregation : aggregations) {
             if (aggregation instanceof ValuesSourceAggregationBuilder<?> valuesSource
-                    && isSimhash(typeByField, valuesSource.field())) {
+                    && isSimhash(kindByField, valuesSource.field())) {
                 if (AGGREGATIONS_ON_SIMHASH.contains(aggregation.getType()) == false) {
                     throw notANumber(aggregation.getType(), aggregation.getName(), valuesSource.field());
                 }
@@ -236,17 +231,17 @@ public final class FingerprintSearchChecks implements ActionFilter {
             if (aggregation instanceof CompositeAggregationBuilder composite) {
                 for (CompositeValuesSourceBuilder<?> compositeSource : composite.sources()) {
                     if (compositeSource instanceof TermsValuesSourceBuilder == false
-                            && isSimhash(typeByField, compositeSource.field())) {
+                            && isSimhash(kindByField, compositeSource.field())) {
                         throw notANumber("composite", aggregation.getName(), compositeSource.field());
                     }
                 }
             }
-            checkAggregations(typeByField, aggregation.getSubAggregations());
+            checkAggregations(kindByField, aggregation.getSubAggregations());
         }
     }
 
-    private static boolean isSimhash(Map<String, String> typeByField, String field) {
-        return field != null && SimhashFieldMapper.CONTENT_TYPE.equals(typeByField.get(field));
+    private static boolean isSimhash(Map<String, FingerprintKind> kindByField, String field) {
+        return field != null && kindByField.get(field) == FingerprintKind.SIMHASH;
     }
 
     private static IllegalArgumentException notANumber(String type, String name, String field) {

@@ -7,6 +7,7 @@ package io.neardup.query;
 import io.neardup.index.Containment;
 import io.neardup.index.FingerprintFieldType;
 import io.neardup.index.FingerprintFields;
+import io.neardup.index.FingerprintKind;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
@@ -58,8 +59,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private static final ParseField IGNORE_UNMAPPED = new ParseField("ignore_unmapped");
 
     /** The names the processor gives the fingerprint fields of an object it writes, one per kind. */
-    private static final List<String> SUBFIELD_NAMES = Arrays.stream(NearDupOptions.FieldKind.values())
-            .map(NearDupOptions.FieldKind::typeName)
+    private static final List<String> SUBFIELD_NAMES = Arrays.stream(FingerprintKind.values())
+            .map(FingerprintKind::typeName)
             .toList();
 
     private final String field;

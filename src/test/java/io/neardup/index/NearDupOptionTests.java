@@ -148,7 +148,7 @@ public class NearDupOptionTests extends OpenSearchTestCase {
                 () -> NearDupOptions.DEFAULTS
                         .withFirstMatch(true)
                         .withMaxDistance(2)
-                        .requireApplicableTo(NearDupOptions.FieldKind.MINHASH, "fp.minhash"));
+                        .requireApplicableTo(FingerprintKind.MINHASH, "fp.minhash"));
         assertEquals(
                 "[max_distance] applies to [simhash] fields; [fp.minhash] is a [minhash] field: use [min_similarity]",
                 e.getMessage());
@@ -156,15 +156,15 @@ public class NearDupOptionTests extends OpenSearchTestCase {
                 NearDupOption.Invalid.class,
                 () -> NearDupOptions.DEFAULTS
                         .withMinBandMatches(2)
-                        .requireApplicableTo(NearDupOptions.FieldKind.SIMHASH, "fp.simhash"));
+                        .requireApplicableTo(FingerprintKind.SIMHASH, "fp.simhash"));
         assertEquals(
                 "[min_band_matches] applies to [minhash] fields; [fp.simhash] is a [simhash] field", e.getMessage());
         e = expectThrows(
                 NearDupOption.Invalid.class,
                 () -> NearDupOptions.DEFAULTS
                         .withVerification(NearDupOptions.Verification.ESTIMATE)
-                        .requireApplicableTo(NearDupOptions.FieldKind.SIMHASH, "fp.simhash"));
+                        .requireApplicableTo(FingerprintKind.SIMHASH, "fp.simhash"));
         assertEquals("[verification] on a [simhash] field goes with [min_similarity]", e.getMessage());
-        NearDupOptions.DEFAULTS.withMinSimilarity(0.9).requireApplicableTo(NearDupOptions.FieldKind.SIMHASH, "f");
+        NearDupOptions.DEFAULTS.withMinSimilarity(0.9).requireApplicableTo(FingerprintKind.SIMHASH, "f");
     }
 }

@@ -311,12 +311,11 @@ public class NearDupLookupIT extends NearDupRestTestCase {
     /** Each bad containment option fails the pipeline PUT naming it; a field mapped without containment fails each document. */
     public void testBadContainmentConfigurationsAreRefused() throws Exception {
         for (String[] bad : new String[][] {
-            {"\"field\": \"text_fp.simhash\", \"min_containment\": 0.8", "[min_containment] applies to [minhash]"},
             {"\"field\": \"text_fp.minhash\", \"min_containment\": 0.3", "[min_containment] must be in [0.5, 1]"},
             {"\"field\": \"text_fp.minhash\", \"min_containment\": true", "[min_containment] must be a number"},
             {
                 "\"field\": \"text_fp.minhash\", \"min_containment\": 0.8, \"contained\": \"both\"",
-                "[contained] unknown [both]"
+                "[contained] must be [like] or [document], got [both]"
             },
             {"\"field\": \"text_fp.minhash\", \"contained\": \"document\"", "[contained] goes with [min_containment]"},
             {

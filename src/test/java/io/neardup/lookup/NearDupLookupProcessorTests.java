@@ -19,9 +19,11 @@ import java.util.Random;
 import org.opensearch.action.bulk.BulkItemResponse;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.action.bulk.BulkResponse;
+import org.opensearch.action.support.WriteRequest;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.core.common.bytes.BytesArray;
+import org.opensearch.core.rest.RestStatus;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.SearchHit;
 import org.opensearch.test.OpenSearchIntegTestCase;
@@ -36,6 +38,10 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     protected Collection<Class<? extends Plugin>> nodePlugins() {
         return List.of(NearDupPlugin.class);
     }
+
+    private static final String KINDS_MAPPING = "{\"properties\": {\"fp\": {\"properties\": {"
+            + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"},"
+            + " \"text\": {\"type\": \"keyword\"}}}}}";
 
     private void lookupIndex(String index, String processor) {
         pipelineIndex(
@@ -228,7 +234,6 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     public void testBadConfigurationsFailThePipelinePutNamingTheOption() {
         for (String[] bad : new String[][] {
             {"{\"target_field\": \"d\"}", "[field] required property is missing"},
-            {"{\"field\": \"fp.text\", \"target_field\": \"d\"}", "[field] must be the [simhash] or [minhash] field"},
             {"{\"field\": \"fp.simhash\"}", "[target_field] required property is missing"},
             {
                 "{\"field\": \"fp.simhash\", \"target_field\": \"_id\"}",
@@ -237,14 +242,6 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             {
                 "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"max_distance\": 9}",
                 "[max_distance] must be in [0, 8], got [9]"
-            },
-            {
-                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"min_similarity\": 0.8}",
-                "[min_similarity] applies to [minhash]"
-            },
-            {
-                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"max_distance\": 2}",
-                "[max_distance] applies to [simhash]"
             },
             {
                 "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_similarity\": 1.5}",
@@ -267,10 +264,6 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
                 "[recent_size] must be an integer"
             },
             {"{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"mode\": \"psm\"}", "[mode] does not apply"},
-            {
-                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"min_containment\": 0.8}",
-                "[min_containment] applies to [minhash] fields"
-            },
             {
                 "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"min_containment\": 0.4}",
                 "[min_containment] must be in [0.5, 1], got [0.4]"
@@ -307,6 +300,10 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
                         + "\"min_band_matches\": 2}",
                 "[min_band_matches]"
             },
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"max_distance\": 2, \"min_containment\": 0.8}",
+                "[min_containment] cannot be combined with [max_distance]"
+            },
             {"{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"colour\": 1}", "colour"}
         }) {
             Exception e = expectThrows(
@@ -320,6 +317,60 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
                             .get());
             assertTrue(bad[0] + " -> " + e.getMessage(), e.getMessage().contains(bad[1]));
         }
+    }
+
+    /**
+     * The lookup index (by default each document's own) is not known when the pipeline is PUT: its mapping decides the
+     * field's kind at the document, which fails with a 400 naming the option that does not apply. No decision by the
+     * field's name: a simhash field under any name is looked up by [max_distance].
+     */
+    public void testTheFieldsKindComesFromTheLookupIndexsMapping() {
+        String[][] cases = {
+            {"{\"field\": \"fp.text\", \"target_field\": \"d\"}", "[field] [fp.text] is not mapped as [simhash]"},
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"min_similarity\": 0.8}",
+                "[min_similarity] applies to [minhash] fields; [fp.simhash] is a [simhash] field: use [max_distance]"
+            },
+            {
+                "{\"field\": \"fp.minhash\", \"target_field\": \"d\", \"max_distance\": 2}",
+                "[max_distance] applies to [simhash] fields; [fp.minhash] is a [minhash] field"
+            },
+            {
+                "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"min_containment\": 0.8}",
+                "[min_containment] applies to [minhash] fields; [fp.simhash] is a [simhash] field"
+            }
+        };
+        for (int i = 0; i < cases.length; i++) {
+            pipelineIndex("kinds-" + i, "{\"near_dup_lookup\": " + cases[i][0] + "}", KINDS_MAPPING);
+            BulkItemResponse item = client().prepareBulk()
+                    .add(client().prepareIndex("kinds-" + i)
+                            .setId("a")
+                            .setSource(
+                                    Map.of("fp", Map.of("simhash", "00000000000000ff", "minhash", "x", "text", "x"))))
+                    .get()
+                    .getItems()[0];
+            assertTrue(cases[i][0], item.isFailed());
+            assertEquals(RestStatus.BAD_REQUEST, item.status());
+            assertTrue(item.getFailureMessage(), item.getFailureMessage().contains("[near_dup_lookup] " + cases[i][1]));
+        }
+        pipelineIndex(
+                "named-freely",
+                "{\"near_dup_lookup\": {\"field\": \"fp.sh\", \"max_distance\": 0, \"target_field\": \"d\"}}",
+                "{\"properties\": {\"fp\": {\"properties\": {\"sh\": {\"type\": \"simhash\"}}}}}");
+        for (String id : new String[] {"a", "b"}) {
+            client().prepareIndex("named-freely")
+                    .setId(id)
+                    .setSource(Map.of("fp", Map.of("sh", "00000000000000ff")))
+                    .setRefreshPolicy(WriteRequest.RefreshPolicy.IMMEDIATE)
+                    .get();
+        }
+        assertEquals(
+                "a",
+                ((Map<?, ?>) client().prepareGet("named-freely", "b")
+                                .get()
+                                .getSourceAsMap()
+                                .get("d"))
+                        .get("cluster"));
     }
 
     public void testAMissingLookupIndexOrFingerprintIsAClearIngestFailure() {
