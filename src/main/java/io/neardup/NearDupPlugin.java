@@ -108,7 +108,10 @@ public class NearDupPlugin extends Plugin
             new FingerprintSearchChecks(() -> clusterService, () -> indexNameExpressionResolver);
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
     private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
-    private final QueryServices queryServices = new QueryServices(new LikeResolver(() -> ingestService), cache);
+    private final QueryServices queryServices = new QueryServices(
+            new LikeResolver(
+                    () -> ingestService, () -> clusterService, () -> indexNameExpressionResolver, searchChecks),
+            cache);
 
     @Override
     public Map<String, Processor.Factory> getProcessors(Processor.Parameters parameters) {
