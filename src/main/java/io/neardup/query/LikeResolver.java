@@ -4,6 +4,7 @@
  */
 package io.neardup.query;
 
+import io.neardup.compat.CoordinatorRewrite;
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
@@ -94,7 +95,13 @@ public final class LikeResolver {
      *     request reads has its answer in {@code known} (a remote cluster's coordinating node reads its own indices)
      */
     public Supplier<Like> readInEachIndex(Like.ReadInEachIndex known, String field, QueryCoordinatorContext context) {
-        List<Index> unread = Arrays.stream(localIndicesOf(context.getSearchRequest(), context))
+        IndicesRequest request = CoordinatorRewrite.requestOf(context);
+        if (request == null) {
+            throw new IllegalArgumentException("[like._id] without [like._index] is read in each index searched, "
+                    + "which the query's rewrite learns from OpenSearch 3.1.0 on; name the document's index in "
+                    + "[like._index]");
+        }
+        List<Index> unread = Arrays.stream(localIndicesOf(request, context))
                 .filter(index -> known.byIndexUuid().containsKey(index.getUUID()) == false)
                 .toList();
         if (unread.isEmpty()) {
