@@ -42,7 +42,10 @@ public sealed interface Like extends Writeable, ToXContentObject {
     /** Texts beyond this are refused: the processor's own default cap. */
     int MAX_TEXT_CHARS = 1_000_000;
 
-    /** A document of the searched index, or of {@code index} when given, read when the query runs. */
+    /**
+     * A document of the searched index, or of {@code index} when given, as the request names it: the query's rewrite
+     * on the coordinating node reads it ({@link Fetched}, {@link ReadInEachIndex}) before any shard runs.
+     */
     record ById(String id, String index) implements Like {
         public ById {
             requireText(id, ID);
