@@ -109,7 +109,10 @@ public class NearDupPlugin extends Plugin
             new FingerprintSearchChecks(() -> clusterService, () -> indexNameExpressionResolver);
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
     private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
-    private final QueryServices queryServices = new QueryServices(new LikeResolver(() -> ingestService), cache);
+    private final QueryServices queryServices = new QueryServices(
+            new LikeResolver(
+                    () -> ingestService, () -> clusterService, () -> indexNameExpressionResolver, searchChecks),
+            cache);
     /** Made with the node's thread pool in {@link #createComponents}; its periodic check stops in {@link #close}. */
     private StepTimeouts stepTimeouts;
 

@@ -58,7 +58,8 @@ public final class FingerprintSearchChecks implements ActionFilter {
     /** Per index UUID: the fingerprint fields of its mapping at one mapping version. */
     private final Map<String, FingerprintFieldsOf> fieldsByIndex = new ConcurrentHashMap<>();
 
-    private record FingerprintFieldsOf(long mappingVersion, Map<String, FingerprintKind> kindByField) {}
+    private record FingerprintFieldsOf(
+            long mappingVersion, Map<String, FingerprintKind> kindByField, Map<String, String> pathByAlias) {}
 
     /** Suppliers because the plugin's services are created after its action filters. */
     public FingerprintSearchChecks(
@@ -137,17 +138,26 @@ public final class FingerprintSearchChecks implements ActionFilter {
         for (String index : indices) {
             IndexMetadata metadata = state.metadata().index(index);
             if (metadata != null) {
-                kindByField.putAll(fingerprintFieldsOf(metadata));
+                kindByField.putAll(fingerprintFieldsOf(metadata).kindByField());
             }
         }
         return kindByField;
     }
 
-    private Map<String, FingerprintKind> fingerprintFieldsOf(IndexMetadata metadata) {
+    /**
+     * The path of the fingerprint field that {@code field} names in the index's mapping: a field alias's target,
+     * else {@code field} itself.
+     */
+    String pathIn(IndexMetadata metadata, String field) {
+        return fingerprintFieldsOf(metadata).pathByAlias().getOrDefault(field, field);
+    }
+
+    private FingerprintFieldsOf fingerprintFieldsOf(IndexMetadata metadata) {
         FingerprintFieldsOf known = fieldsByIndex.get(metadata.getIndexUUID());
         if (known == null || known.mappingVersion() != metadata.getMappingVersion()) {
             MappingMetadata mapping = metadata.mapping();
             Map<String, FingerprintKind> fields = new HashMap<>();
+            Map<String, String> pathByAlias = new HashMap<>();
             if (mapping != null) {
                 Map<String, Object> root = mapping.sourceAsMap();
                 Map<String, String> aliases = new HashMap<>();
@@ -155,13 +165,14 @@ public final class FingerprintSearchChecks implements ActionFilter {
                 aliases.forEach((alias, path) -> {
                     if (fields.containsKey(path)) {
                         fields.put(alias, fields.get(path));
+                        pathByAlias.put(alias, path);
                     }
                 });
             }
-            known = new FingerprintFieldsOf(metadata.getMappingVersion(), Map.copyOf(fields));
+            known = new FingerprintFieldsOf(metadata.getMappingVersion(), Map.copyOf(fields), Map.copyOf(pathByAlias));
             fieldsByIndex.put(metadata.getIndexUUID(), known);
         }
-        return known.kindByField();
+        return known;
     }
 
     @SuppressWarnings("unchecked")

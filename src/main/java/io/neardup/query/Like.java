@@ -25,7 +25,8 @@ import org.opensearch.core.xcontent.XContentParser;
  *
  * <p>On the wire every kind is written as it was when this was one class (a kind tag, then the ten
  * optional strings and the optional source map in a fixed order), so nodes of either build read each
- * other's queries.
+ * other's queries; {@link ReadInEachIndex} adds its indices' answers after that, and a node of a build
+ * without it refuses it as an unknown kind.
  */
 public sealed interface Like extends Writeable, ToXContentObject {
 
@@ -41,7 +42,10 @@ public sealed interface Like extends Writeable, ToXContentObject {
     /** Texts beyond this are refused: the processor's own default cap. */
     int MAX_TEXT_CHARS = 1_000_000;
 
-    /** A document of the searched index, or of {@code index} when given, read when the query runs. */
+    /**
+     * A document of the searched index, or of {@code index} when given, as the request names it: the query's rewrite
+     * on the coordinating node reads it ({@link Fetched}, {@link ReadInEachIndex}) before any shard runs.
+     */
     record ById(String id, String index) implements Like {
         public ById {
             requireText(id, ID);
@@ -66,6 +70,49 @@ public sealed interface Like extends Writeable, ToXContentObject {
         @Override
         public void writeTo(StreamOutput out) throws IOException {
             Wire.write(out, Wire.FETCHED, id, index, null, null, null, null, null, null, null, source);
+        }
+    }
+
+    /**
+     * A document of the searched index ({@code like._id} without {@code _index}), read by the query's rewrite on the
+     * coordinating node in each index the request reads, keyed by the index's UUID (an index of the same name in another
+     * cluster is another index). Each shard takes its own index's answer: the document of the index being searched, as
+     * when each shard read it itself.
+     */
+    record ReadInEachIndex(String id, Map<String, IndexRead> byIndexUuid) implements Like {
+        public ReadInEachIndex {
+            requireText(id, ID);
+            byIndexUuid = Map.copyOf(byIndexUuid);
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            Wire.write(out, Wire.READ_IN_EACH_INDEX, id, null, null, null, null, null, null, null, null, null);
+            out.writeMap(byIndexUuid, StreamOutput::writeString, (o, read) -> read.writeTo(o));
+        }
+    }
+
+    /**
+     * One index's answer to the GET of a liked document: its {@code _source} (the part the query needs; empty if it has
+     * none), or neither source nor failure when the index has no such document, or the GET's failure.
+     */
+    record IndexRead(Map<String, Object> source, Exception failure) implements Writeable {
+        static final IndexRead NOT_FOUND = new IndexRead(null, null);
+
+        IndexRead(StreamInput in) throws IOException {
+            this(in.readBoolean() ? in.readMap() : null, in.readBoolean() ? in.readException() : null);
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            out.writeBoolean(source != null);
+            if (source != null) {
+                out.writeMap(source);
+            }
+            out.writeBoolean(failure != null);
+            if (failure != null) {
+                out.writeException(failure);
+            }
         }
     }
 
@@ -159,7 +206,7 @@ public sealed interface Like extends Writeable, ToXContentObject {
         return Wire.read(in);
     }
 
-    /** A fetched document prints as the {@code _id} and {@code _index} it was asked for. */
+    /** A fetched document prints as the {@code _id} and {@code _index} it was asked for (a document read in each index: its {@code _id}). */
     @Override
     default XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
         builder.startObject();
@@ -172,6 +219,7 @@ public sealed interface Like extends Writeable, ToXContentObject {
                 Wire.field(builder, ID, like.id());
                 Wire.field(builder, INDEX, like.index());
             }
+            case ReadInEachIndex like -> Wire.field(builder, ID, like.id());
             case Text like -> {
                 Wire.field(builder, TEXT, like.text());
                 Wire.field(builder, PIPELINE, like.pipeline());
@@ -277,6 +325,8 @@ public sealed interface Like extends Writeable, ToXContentObject {
         static final int SIMHASH = 2;
         static final int MINHASH = 3;
         static final int FETCHED = 4;
+        /** Written as {@link #ID} is, then the answer of each index. */
+        static final int READ_IN_EACH_INDEX = 5;
 
         private Wire() {}
 
@@ -322,6 +372,7 @@ public sealed interface Like extends Writeable, ToXContentObject {
                 case SIMHASH -> new Simhash(simhash, margins, scheme);
                 case MINHASH -> new Minhash(minhash, shingles, scheme);
                 case FETCHED -> new Fetched(id, index, source);
+                case READ_IN_EACH_INDEX -> new ReadInEachIndex(id, in.readMap(StreamInput::readString, IndexRead::new));
                 default -> throw new IOException("unknown [like] kind " + kind);
             };
         }

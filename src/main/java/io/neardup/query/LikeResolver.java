@@ -4,6 +4,7 @@
  */
 package io.neardup.query;
 
+import io.neardup.compat.CoordinatorRewrite;
 import io.neardup.core.Fingerprint;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
@@ -14,15 +15,29 @@ import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupTargets;
 import io.neardup.ingest.NearDupFingerprintProcessor;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.opensearch.ExceptionsHelper;
+import org.opensearch.action.IndicesRequest;
 import org.opensearch.action.get.GetRequest;
-import org.opensearch.action.get.GetResponse;
 import org.opensearch.action.ingest.GetPipelineAction;
 import org.opensearch.action.ingest.GetPipelineRequest;
 import org.opensearch.action.ingest.GetPipelineResponse;
+import org.opensearch.action.search.SearchContextId;
+import org.opensearch.action.search.SearchRequest;
+import org.opensearch.action.support.IndicesOptions;
+import org.opensearch.cluster.metadata.IndexMetadata;
+import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.metadata.Metadata;
+import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.core.common.Strings;
+import org.opensearch.core.index.Index;
+import org.opensearch.index.query.QueryCoordinatorContext;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.ingest.ConditionalProcessor;
 import org.opensearch.ingest.IngestService;
@@ -34,13 +49,130 @@ import org.opensearch.search.fetch.subphase.FetchSourceContext;
  * Turns a query's {@link Like} into the fingerprint to search for, on the shard that runs the query.
  * A text is fingerprinted by the very processor that fingerprints the index's documents, so the
  * two can only differ if the pipeline changed, which the per-segment scheme check then reports.
+ * A liked document is read before that, by the query's rewrite on the coordinating node
+ * ({@link #readInEachIndex} when no {@code _index} names its index).
  */
 public final class LikeResolver {
 
     private final Supplier<IngestService> ingestService;
+    private final Supplier<ClusterService> clusterService;
+    private final Supplier<IndexNameExpressionResolver> indexResolver;
+    /** Knows each index's field aliases: a liked document is read for the fields an alias names. */
+    private final FingerprintSearchChecks mappings;
 
-    public LikeResolver(Supplier<IngestService> ingestService) {
+    /** Suppliers because the plugin's services are created after its queries are registered. */
+    public LikeResolver(
+            Supplier<IngestService> ingestService,
+            Supplier<ClusterService> clusterService,
+            Supplier<IndexNameExpressionResolver> indexResolver,
+            FingerprintSearchChecks mappings) {
         this.ingestService = ingestService;
+        this.clusterService = clusterService;
+        this.indexResolver = indexResolver;
+        this.mappings = mappings;
+    }
+
+    /** The realtime GET of a liked document, as the caller: only the fingerprint object the query reads. */
+    static GetRequest getLiked(String id, String index, String fingerprintObject) {
+        return new GetRequest(index)
+                .id(id)
+                .fetchSourceContext(new FetchSourceContext(true, new String[] {fingerprintObject}, null));
+    }
+
+    /** The object holding a fingerprint field and its siblings (a {@code simhash} query with {@code min_similarity} reads both). */
+    static String fingerprintObjectOf(String field) {
+        int dot = field.lastIndexOf('.');
+        return dot < 0 ? field : field.substring(0, dot);
+    }
+
+    /**
+     * {@code like._id} without {@code _index}, on the coordinating node: registers with the rewrite one GET of the
+     * document in each local index the request reads that {@code known} has no answer of yet, as the caller (the
+     * Security plugin checks each GET as it checked each shard's), realtime; each answer, found, missing or failed,
+     * is kept for that index's shards. The GETs are the rewrite's async actions, as a terms lookup's: no thread waits.
+     *
+     * @return the like with every index's answer (null until all have answered), or null now when every index the
+     *     request reads has its answer in {@code known} (a remote cluster's coordinating node reads its own indices)
+     */
+    public Supplier<Like> readInEachIndex(Like.ReadInEachIndex known, String field, QueryCoordinatorContext context) {
+        IndicesRequest request = CoordinatorRewrite.requestOf(context);
+        if (request == null) {
+            throw new IllegalArgumentException("[like._id] without [like._index] is read in each index searched, "
+                    + "which the query's rewrite learns from OpenSearch 3.1.0 on; name the document's index in "
+                    + "[like._index]");
+        }
+        List<Index> unread = Arrays.stream(localIndicesOf(request, context))
+                .filter(index -> known.byIndexUuid().containsKey(index.getUUID()) == false)
+                .toList();
+        if (unread.isEmpty()) {
+            return null;
+        }
+        Metadata metadata = clusterService.get().state().metadata();
+        Map<String, Like.IndexRead> answers = new ConcurrentHashMap<>(known.byIndexUuid());
+        for (Index index : unread) {
+            // A shard reads the field's own path (a field alias's target) from the document.
+            IndexMetadata indexMetadata = metadata.index(index);
+            String path = indexMetadata == null ? field : mappings.pathIn(indexMetadata, field);
+            GetRequest get = getLiked(known.id(), index.getName(), fingerprintObjectOf(path));
+            context.registerAsyncAction((client, listener) -> client.get(
+                    get,
+                    ActionListener.wrap(
+                            response -> {
+                                Map<String, Object> source = response.getSourceAsMap();
+                                answers.put(
+                                        index.getUUID(),
+                                        response.isExists()
+                                                ? new Like.IndexRead(source == null ? Map.of() : source, null)
+                                                : Like.IndexRead.NOT_FOUND);
+                                listener.onResponse(null);
+                            },
+                            failure -> {
+                                // That index's shards fail with it, as they did with their own GET; the others answer.
+                                answers.put(index.getUUID(), new Like.IndexRead(null, failure));
+                                listener.onResponse(null);
+                            })));
+        }
+        int expected = known.byIndexUuid().size() + unread.size();
+        return () -> answers.size() == expected ? new Like.ReadInEachIndex(known.id(), answers) : null;
+    }
+
+    /**
+     * The indices of this cluster that {@code request} reads: a point in time's own, or its expressions resolved
+     * leniently (another cluster's {@code remote:index} matches none here; an index the request cannot read is read
+     * for nothing, never missed). None where they cannot be resolved: the request then fails on its own resolution.
+     */
+    private Index[] localIndicesOf(IndicesRequest request, QueryCoordinatorContext context) {
+        if (request instanceof SearchRequest search && search.pointInTimeBuilder() != null) {
+            return SearchContextId.decode(
+                            context.getWriteableRegistry(),
+                            search.pointInTimeBuilder().getId())
+                    .shards()
+                    .entrySet()
+                    .stream()
+                    .filter(shard -> Strings.isNullOrEmpty(shard.getValue().getClusterAlias()))
+                    .map(shard -> shard.getKey().getIndex())
+                    .distinct()
+                    .toArray(Index[]::new);
+        }
+        IndicesOptions options = request.indicesOptions();
+        IndicesOptions lenient = IndicesOptions.fromOptions(
+                true,
+                true,
+                options.expandWildcardsOpen(),
+                options.expandWildcardsClosed(),
+                options.expandWildcardsHidden(),
+                true,
+                false,
+                options.ignoreAliases(),
+                options.ignoreThrottled());
+        try {
+            return indexResolver
+                    .get()
+                    .concreteIndices(
+                            clusterService.get().state(), lenient, request.includeDataStreams(), request.indices());
+        } catch (RuntimeException e) {
+            return new Index[0];
+        }
     }
 
     public NearDupTargets.Simhash resolveSimhash(Like like, String field, QueryShardContext context) {
@@ -50,8 +182,9 @@ public final class LikeResolver {
                         SimhashCodec.parseHex(simhash.hex()),
                         simhash.margins() == null ? null : Margins.decode(simhash.margins()),
                         simhash.scheme());
-            case Like.ById byId -> fromDocument(byId.id(), byId, field, context);
+            case Like.ById byId -> throw notRead(byId);
             case Like.Fetched fetched -> fromDocument(fetched.id(), fetched, field, context);
+            case Like.ReadInEachIndex read -> fromDocument(read.id(), read, field, context);
             case Like.Text text -> fromText(text, field, context);
             case Like.Minhash minhash ->
                 throw new IllegalArgumentException(
@@ -66,8 +199,9 @@ public final class LikeResolver {
         return switch (like) {
             case Like.Minhash minhash ->
                 signature(minhash.signature(), minhash.shingles(), minhash.scheme(), fieldType, null);
-            case Like.ById byId -> storedSignature(byId.id(), byId, fieldType, context);
+            case Like.ById byId -> throw notRead(byId);
             case Like.Fetched fetched -> storedSignature(fetched.id(), fetched, fieldType, context);
+            case Like.ReadInEachIndex read -> storedSignature(read.id(), read, fieldType, context);
             case Like.Text text -> {
                 NearDupFingerprintProcessor processor = processorFor(text, field, context, true);
                 Fingerprint fingerprint = fingerprintOf(processor, text.text(), false, fieldType.format());
@@ -114,31 +248,46 @@ public final class LikeResolver {
     }
 
     /**
-     * That document's value of {@code field}: from the source the query's rewrite fetched when
-     * {@code like._index} was given, else read here, on the shard, which knows the searched index (a
-     * blocking lookup on the search thread, as {@code more_like_this} does for its liked documents).
+     * A liked document is read by the query's rewrite on the coordinating node ({@code NearDuplicateQueryBuilder#doRewrite});
+     * one that reaches a shard unread came another way (an alias filter, a stored percolator query), where no read
+     * may wait.
+     */
+    private static IllegalArgumentException notRead(Like.ById like) {
+        return new IllegalArgumentException("[like._id] document [" + like.id()
+                + "] is read when the query is rewritten on the coordinating node; this query reached the shard "
+                + "without that rewrite");
+    }
+
+    /**
+     * That document's value of {@code field}, from the source the query's rewrite read on the coordinating node: in
+     * {@code like._index}, or, without it, in this shard's index, whose answer the shard takes as it would its own
+     * GET's.
      */
     private static Object fieldOf(Like document, String field, QueryShardContext context) {
-        Map<String, Object> source;
-        if (document instanceof Like.ById byId) {
-            String index = byId.index() != null ? byId.index() : context.index().getName();
-            GetResponse response = context.getClient()
-                    .get(new GetRequest(index)
-                            .id(byId.id())
-                            .fetchSourceContext(new FetchSourceContext(true, new String[] {field}, null)))
-                    .actionGet();
-            if (response.isExists() == false) {
-                throw new IllegalArgumentException(
-                        "[like._id] document [" + byId.id() + "] not found in index [" + index + "]");
-            }
-            source = response.getSourceAsMap();
-        } else {
-            source = ((Like.Fetched) document).source();
-        }
+        Map<String, Object> source = document instanceof Like.ReadInEachIndex read
+                ? sourceIn(read, context.index())
+                : ((Like.Fetched) document).source();
         return source == null ? null : XContentMapValues.extractValue(field, source);
     }
 
-    /** @param document a {@link Like.ById} or a {@link Like.Fetched} */
+    private static Map<String, Object> sourceIn(Like.ReadInEachIndex read, Index index) {
+        Like.IndexRead answer = read.byIndexUuid().get(index.getUUID());
+        if (answer == null) {
+            throw new IllegalArgumentException("[like._id] document [" + read.id() + "] was not read in index ["
+                    + index.getName() + "]: the query's rewrite on the coordinating node did not see that index (a "
+                    + "remote cluster's shard searched without [ccs_minimize_roundtrips], or an index created since)");
+        }
+        if (answer.failure() != null) {
+            throw ExceptionsHelper.convertToRuntime(answer.failure());
+        }
+        if (answer.source() == null) {
+            throw new IllegalArgumentException(
+                    "[like._id] document [" + read.id() + "] not found in index [" + index.getName() + "]");
+        }
+        return answer.source();
+    }
+
+    /** @param document a {@link Like.Fetched} or a {@link Like.ReadInEachIndex} */
     private static NearDupTargets.Simhash fromDocument(
             String id, Like document, String field, QueryShardContext context) {
         FingerprintObject.Parts stored =

@@ -40,7 +40,6 @@ import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryRewriteContext;
 import org.opensearch.index.query.QueryShardContext;
 import org.opensearch.index.query.QueryShardException;
-import org.opensearch.search.fetch.subphase.FetchSourceContext;
 
 /**
  * {@code near_duplicate}: the documents whose {@code simhash} field is within {@code max_distance}
@@ -303,11 +302,11 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     }
 
     /**
-     * Reads {@code like._id}'s document once per request when {@code like._index} names its index:
-     * asynchronously, on the coordinating node, as {@code terms} does for a terms lookup; the
-     * rewritten builder carries the document's fingerprint object ({@link Like.Fetched}) to the
-     * shards. Without {@code _index} the document lives in "the index being searched", which only a
-     * shard knows, and each shard reads it while building its query (see {@link LikeResolver}).
+     * Reads {@code like._id}'s document asynchronously, on the coordinating node, as {@code terms} does for a terms
+     * lookup; the rewritten builder carries what was read to the shards, which read nothing. With {@code like._index},
+     * once ({@link Like.Fetched}); without it the document lives in "the index being searched", so it is read once in
+     * each index the request reads, and each shard takes its own index's answer ({@link Like.ReadInEachIndex},
+     * {@link LikeResolver#readInEachIndex}).
      */
     @Override
     protected QueryBuilder doRewrite(QueryRewriteContext context) throws IOException {
@@ -317,19 +316,38 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 && context.convertToShardContext() == null) {
             return checkPipelineReadable(context);
         }
-        if ((like instanceof Like.ById byId && byId.index() != null) == false) {
-            return this;
-        }
         if (pendingFetch != null) {
             Like fetched = pendingFetch.get();
             return fetched == null ? this : copyWith(fetched);
         }
+        Supplier<Like> fetch;
+        if (like instanceof Like.ById byId && byId.index() != null) {
+            fetch = fetchFromNamedIndex(byId, context);
+        } else if ((like instanceof Like.ById || like instanceof Like.ReadInEachIndex)
+                && context.convertToCoordinatorContext() != null) {
+            if (services == null) {
+                throw new IllegalStateException("[" + NAME + "] was built without its node services");
+            }
+            Like.ReadInEachIndex known = like instanceof Like.ReadInEachIndex read
+                    ? read
+                    : new Like.ReadInEachIndex(((Like.ById) like).id(), Map.of());
+            fetch = services.resolver().readInEachIndex(known, field, context.convertToCoordinatorContext());
+            if (fetch == null) {
+                return known == like ? this : copyWith(known);
+            }
+        } else {
+            return this;
+        }
+        NearDuplicateQueryBuilder pending = copyWith(like);
+        pending.pendingFetch = fetch;
+        return pending;
+    }
+
+    private Supplier<Like> fetchFromNamedIndex(Like.ById byId, QueryRewriteContext context) {
         SetOnce<Like> fetched = new SetOnce<>();
-        String id = ((Like.ById) like).id();
-        String index = ((Like.ById) like).index();
-        GetRequest get = new GetRequest(index)
-                .id(id)
-                .fetchSourceContext(new FetchSourceContext(true, new String[] {fingerprintObject()}, null));
+        String id = byId.id();
+        String index = byId.index();
+        GetRequest get = LikeResolver.getLiked(id, index, fingerprintObject());
         context.registerAsyncAction((client, listener) -> client.get(get, ActionListener.map(listener, response -> {
             if (response.isExists() == false) {
                 throw new IllegalArgumentException(
@@ -339,9 +357,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                     Like.fetched(id, index, response.getSourceAsMap() == null ? Map.of() : response.getSourceAsMap()));
             return null;
         })));
-        NearDuplicateQueryBuilder pending = copyWith(like);
-        pending.pendingFetch = fetched::get;
-        return pending;
+        return fetched::get;
     }
 
     /**
@@ -376,8 +392,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     /** The object holding the queried field and its siblings (a {@code simhash} query with {@code min_similarity} reads both). */
     private String fingerprintObject() {
-        int dot = field.lastIndexOf('.');
-        return dot < 0 ? field : field.substring(0, dot);
+        return LikeResolver.fingerprintObjectOf(field);
     }
 
     private NearDuplicateQueryBuilder copyWith(Like other) {
@@ -464,6 +479,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         return switch (like) {
             case Like.ById byId -> byId.id();
             case Like.Fetched fetched -> fetched.id();
+            case Like.ReadInEachIndex read -> read.id();
             case Like.Text text -> null;
             case Like.Simhash simhash -> null;
             case Like.Minhash minhash -> null;

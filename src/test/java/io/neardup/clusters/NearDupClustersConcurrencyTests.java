@@ -18,9 +18,9 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.opensearch.action.bulk.BulkRequestBuilder;
+import org.opensearch.action.search.SearchResponse;
 import org.opensearch.common.action.ActionFuture;
 import org.opensearch.common.settings.Settings;
-import org.opensearch.common.unit.TimeValue;
 import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.xcontent.DeprecationHandler;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
@@ -42,6 +42,8 @@ public class NearDupClustersConcurrencyTests extends OpenSearchIntegTestCase {
 
     private static final int GENERIC_THREADS = 8;
     private static final int INDICES = 6;
+    /** A document of every index, liked by {@code _id} without {@code _index}: each index's own is read. */
+    private static final String LIKED = "liked";
 
     @Override
     protected Collection<Class<? extends Plugin>> nodePlugins() {
@@ -73,6 +75,7 @@ public class NearDupClustersConcurrencyTests extends OpenSearchIntegTestCase {
             }
             for (int copy = 0; copy <= between(0, 3); copy++) {
                 bulk.add(client().prepareIndex(index)
+                        .setId(group == 0 && copy == 0 ? LIKED : null)
                         .setSource(Map.of("text", base + (copy == 0 ? "" : "copy " + copy))));
             }
         }
@@ -149,17 +152,28 @@ public class NearDupClustersConcurrencyTests extends OpenSearchIntegTestCase {
         AtomicInteger queries = new AtomicInteger();
         int dumpsDuringRuns = 0;
         while (running.stream().anyMatch(future -> future.isDone() == false)) {
+            // Queries in flight while the threads are dumped: by text, and by like._id without _index (read in
+            // each index the query searches, by its rewrite, where each shard once read it with a blocking GET).
+            List<ActionFuture<SearchResponse>> inFlight = List.of(
+                    client().prepareSearch("texts-0")
+                            .setQuery(QueryBuilders.wrapperQuery("{\"near_duplicate\": {\"field\": \"fp.minhash\", "
+                                    + "\"min_similarity\": 0.5, \"like\": {\"text\": \"w1 w2 w3 w4 w5 w6 w7 w8\"}}}"))
+                            .execute(),
+                    client().prepareSearch("texts-*")
+                            .setQuery(QueryBuilders.wrapperQuery("{\"near_duplicate\": {\"field\": \"fp.minhash\", "
+                                    + "\"min_similarity\": 0.5, \"like\": {\"_id\": \"" + LIKED + "\"}}}"))
+                            .execute(),
+                    client().prepareSearch("texts-1", "texts-2")
+                            .setQuery(QueryBuilders.wrapperQuery("{\"near_duplicate\": {\"field\": \"fp.simhash\", "
+                                    + "\"like\": {\"_id\": \"" + LIKED + "\"}}}"))
+                            .execute());
             waiting.addAll(threadsWaitingInThePlugin());
             dumpsDuringRuns++;
-            int hits = client().prepareSearch("texts-0")
-                    .setQuery(QueryBuilders.wrapperQuery("{\"near_duplicate\": {\"field\": \"fp.minhash\", "
-                            + "\"min_similarity\": 0.5, \"like\": {\"text\": \"w1 w2 w3 w4 w5 w6 w7 w8\"}}}"))
-                    .get(TimeValue.timeValueSeconds(10))
-                    .getHits()
-                    .getHits()
-                    .length;
-            assertTrue(hits >= 0);
-            queries.incrementAndGet();
+            for (ActionFuture<SearchResponse> query : inFlight) {
+                SearchResponse response = query.get(10, TimeUnit.SECONDS);
+                assertEquals(Arrays.toString(response.getShardFailures()), 0, response.getFailedShards());
+                queries.incrementAndGet();
+            }
         }
         assertTrue("thread dumps taken while runs went on: " + dumpsDuringRuns, dumpsDuringRuns >= 3);
         assertEquals("threads waiting in the plugin's code: " + waiting, List.of(), waiting);

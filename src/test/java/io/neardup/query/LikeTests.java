@@ -4,9 +4,12 @@
  */
 package io.neardup.query;
 
+import static org.hamcrest.Matchers.instanceOf;
+
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.opensearch.common.io.stream.BytesStreamOutput;
 import org.opensearch.common.xcontent.XContentFactory;
 import org.opensearch.common.xcontent.json.JsonXContent;
@@ -64,6 +67,33 @@ public class LikeTests extends OpenSearchTestCase {
         assertEquals(fetched, wire(fetched));
         assertEquals("{\"_id\":\"doc-1\",\"_index\":\"pages\"}", json(fetched));
         assertNotEquals(fetched, Like.id("doc-1", "pages"));
+    }
+
+    /**
+     * A document read in each index travels with every index's answer (found, missing, or the GET's failure, its type
+     * and words kept), and prints as the _id it was asked for, which parses back to a document read again.
+     */
+    public void testReadInEachIndexCarriesEveryAnswerAndPrintsAsAnId() throws IOException {
+        Map<String, Object> source = Map.of("text_fp", Map.of("simhash", "00000000000000ff"));
+        Like read = new Like.ReadInEachIndex(
+                "doc-1",
+                Map.of(
+                        "uuid-found", new Like.IndexRead(source, null),
+                        "uuid-missing", Like.IndexRead.NOT_FOUND,
+                        "uuid-failed", new Like.IndexRead(null, new IllegalArgumentException("no reading here"))));
+        Like.ReadInEachIndex copy = (Like.ReadInEachIndex) wire(read);
+        assertEquals("doc-1", copy.id());
+        assertEquals(
+                Set.of("uuid-found", "uuid-missing", "uuid-failed"),
+                copy.byIndexUuid().keySet());
+        assertEquals(new Like.IndexRead(source, null), copy.byIndexUuid().get("uuid-found"));
+        assertEquals(Like.IndexRead.NOT_FOUND, copy.byIndexUuid().get("uuid-missing"));
+        Exception failure = copy.byIndexUuid().get("uuid-failed").failure();
+        assertThat(failure, instanceOf(IllegalArgumentException.class));
+        assertEquals("no reading here", failure.getMessage());
+        assertNull(copy.byIndexUuid().get("uuid-failed").source());
+        assertEquals("{\"_id\":\"doc-1\"}", json(read));
+        assertEquals(Like.id("doc-1", null), parse(json(read)));
     }
 
     /**

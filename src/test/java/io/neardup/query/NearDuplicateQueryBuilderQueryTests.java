@@ -24,6 +24,7 @@ import org.apache.lucene.search.Query;
 import org.opensearch.common.compress.CompressedXContent;
 import org.opensearch.index.mapper.MapperService;
 import org.opensearch.index.query.QueryShardContext;
+import org.opensearch.index.query.QueryShardException;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.test.AbstractQueryTestCase;
 
@@ -33,8 +34,8 @@ public class NearDuplicateQueryBuilderQueryTests extends AbstractQueryTestCase<N
     private static final String SIMHASH = "fp.simhash";
     private static final String MINHASH = "fp.minhash";
     private static final int SCHEME_HASH = 0x0123abcd;
-    private static final QueryServices SERVICES =
-            new QueryServices(new LikeResolver(() -> null), new SegmentFingerprintCache(() -> null));
+    private static final QueryServices SERVICES = new QueryServices(
+            new LikeResolver(() -> null, () -> null, () -> null, null), new SegmentFingerprintCache(() -> null));
 
     @Override
     protected Collection<Class<? extends Plugin>> getPlugins() {
@@ -114,6 +115,20 @@ public class NearDuplicateQueryBuilderQueryTests extends AbstractQueryTestCase<N
         } else {
             assertThat(query, instanceOf(MinhashSimilarityQuery.class));
         }
+    }
+
+    /**
+     * like._id is read by the rewrite on the coordinating node; a query that reaches a shard without it (no shard
+     * reads a document: that would hold a search thread) is a 400 that says so.
+     */
+    public void testLikeByIdThatReachesAShardUnreadIsRefused() {
+        NearDuplicateQueryBuilder unread = new NearDuplicateQueryBuilder(SIMHASH, Like.id("doc-1", null), SERVICES);
+        QueryShardException refused =
+                expectThrows(QueryShardException.class, () -> unread.toQuery(createShardContext()));
+        assertEquals(
+                "[like._id] document [doc-1] is read when the query is rewritten on the coordinating node; this query "
+                        + "reached the shard without that rewrite",
+                refused.getMessage());
     }
 
     @Override
