@@ -89,13 +89,22 @@ public class OptionsOfTheOtherKindIT extends NearDupRestTestCase {
                     Map<String, Object> mapping = send("GET", "/" + INDEX + "/_mapping/field/body_dup*", null);
                     assertEquals(mapping.toString(), Map.of(), ((Map<?, ?>) mapping.get(INDEX)).get("mappings"));
                 }
-                case "lookup" ->
-                    assertBadRequest(
-                            "PUT",
-                            "/_ingest/pipeline/kinds-lookup",
-                            "{\"processors\": [{\"near_dup_lookup\": {\"field\": \"" + m.field()
-                                    + "\", \"target_field\": \"body_dup\", " + option + "}}]}",
-                            "[" + m.option() + "]");
+                case "lookup" -> {
+                    String pipeline = "{\"processors\": [{\"near_dup_lookup\": {\"field\": \"" + m.field()
+                            + "\", \"target_field\": \"body_dup\", " + option + "}}]}";
+                    if (m.option().equals("mode") || m.option().equals("max_flips")) {
+                        // no lookup takes them: refused when the pipeline is PUT
+                        assertBadRequest("PUT", "/_ingest/pipeline/kinds-lookup", pipeline, "[" + m.option() + "]");
+                    } else {
+                        // the field's kind is the lookup index's mapping's, known at the document
+                        send("PUT", "/_ingest/pipeline/kinds-lookup", pipeline);
+                        assertBadRequest(
+                                "POST",
+                                "/" + INDEX + "/_doc?pipeline=kinds-lookup",
+                                "{\"body_fp\": {\"simhash\": \"00000000000000ff\", \"minhash\": \"x\"}}",
+                                "[" + m.option() + "]");
+                    }
+                }
                 case "collapse" -> {
                     // the kind is the fingerprints' in the hits: the pipeline is accepted, the search refused
                     send(
