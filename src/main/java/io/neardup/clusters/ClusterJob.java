@@ -8,20 +8,13 @@ import io.neardup.core.ClusterGraph;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.opensearch.action.admin.indices.refresh.RefreshRequest;
 import org.opensearch.action.search.SearchRequest;
-import org.opensearch.action.search.SearchResponse;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.common.breaker.CircuitBreaker;
-import org.opensearch.index.mapper.SeqNoFieldMapper;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
-import org.opensearch.search.SearchHit;
 import org.opensearch.search.builder.SearchSourceBuilder;
-import org.opensearch.search.sort.SortOrder;
-import org.opensearch.threadpool.ThreadPool;
-import org.opensearch.transport.client.Client;
 
 /**
  * One {@code _near_dup_clusters} run, on the node that received it, as a chain of listeners
@@ -47,13 +40,9 @@ final class ClusterJob {
 
     static final int LARGEST_REPORTED = 10;
 
-    private final Client client;
-    private final ThreadPool threadPool;
-    private final StepTimeouts timeouts;
+    private final RunContext context;
     private final NearDupClustersRequest request;
     private final NearDupClustersTask task;
-    private final String index;
-    private final int shards;
     private final boolean simhashField;
     private final long startNanos = System.nanoTime();
 
@@ -63,27 +52,14 @@ final class ClusterJob {
     /** Set when one slice fails, so that the others stop at their next step. */
     private volatile boolean sliceFailed;
 
-    ClusterJob(
-            Client client,
-            ThreadPool threadPool,
-            StepTimeouts timeouts,
-            CircuitBreaker breaker,
-            NearDupClustersRequest request,
-            NearDupClustersTask task,
-            String index,
-            int shards,
-            boolean simhashField) {
-        this.client = client;
-        this.threadPool = threadPool;
-        this.timeouts = timeouts;
-        this.request = request;
-        this.task = task;
-        this.index = index;
-        this.shards = shards;
+    ClusterJob(RunContext context, CircuitBreaker breaker, boolean simhashField) {
+        this.context = context;
+        this.request = context.request();
+        this.task = context.task();
         this.simhashField = simhashField;
         this.graph = new MatchGraph(breaker, task, request.linkage() == NearDupClustersRequest.Linkage.LEADER);
-        this.members = new ClusterMembers(this, graph);
-        this.writer = new ClusterWriter(this, graph, members);
+        this.members = new ClusterMembers(context, graph);
+        this.writer = new ClusterWriter(context, graph, members);
     }
 
     /** Starts the run; {@code listener} has its response (also after a cancellation) or its failure. */
@@ -179,11 +155,12 @@ final class ClusterJob {
             done.onResponse(null);
             return;
         }
-        client.admin()
+        context.client()
+                .admin()
                 .indices()
                 .refresh(
-                        new RefreshRequest(index),
-                        step("refreshing [" + index + "]", ActionListener.map(done, r -> null)));
+                        new RefreshRequest(context.index()),
+                        context.step("refreshing [" + context.index() + "]", ActionListener.map(done, r -> null)));
     }
 
     private NearDupClustersResponse response(
@@ -212,8 +189,8 @@ final class ClusterJob {
         QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
         SearchSourceBuilder count =
                 new SearchSourceBuilder().size(0).trackTotalHits(true).query(documents);
-        search(
-                new SearchRequest(index).source(count),
+        context.search(
+                new SearchRequest(context.index()).source(count),
                 "counting the documents",
                 ActionListener.wrap(
                         response -> total.onResponse(
@@ -223,12 +200,12 @@ final class ClusterJob {
 
     /** Every shard's pairs, {@code slices} shards at a time; the first failure stops the others at their next step. */
     private void scan(ActionListener<Void> done) {
-        ShardScan scan = ShardScan.of(this, graph, members, simhashField);
+        ShardScan scan = ShardScan.of(context, graph, members, this::scanStopped, simhashField);
         ClusterSteps.inLanes(
-                threadPool,
-                shards,
-                slices(),
-                () -> task.isCancelled() || sliceFailed,
+                context.threadPool(),
+                context.shards(),
+                context.slices(),
+                this::scanStopped,
                 (shard, next) -> scan.scan(shard, ActionListener.wrap(next::onResponse, e -> {
                     sliceFailed = true;
                     next.onFailure(e);
@@ -236,120 +213,8 @@ final class ClusterJob {
                 done);
     }
 
-    /** Shards scanned at once, and bulks written at once. */
-    int slices() {
-        return Math.min(shards, request.slices() == NearDupClustersRequest.AUTO_SLICES ? shards : request.slices());
-    }
-
     /** Whether the scan should stop at its next step: the run was cancelled, or another slice failed. */
-    boolean scanStopped() {
+    private boolean scanStopped() {
         return task.isCancelled() || sliceFailed;
-    }
-
-    /**
-     * Pages through the documents of one shard matching {@code documents}, in {@code _seq_no}
-     * order (unique within a shard), each page a search of its own: no search context is held
-     * between pages, so nothing on the data nodes outlives a page, and a document updated meanwhile
-     * is simply met again at its new sequence number. Stops when a page is empty, the run is
-     * cancelled, or {@code goOn} says so; {@code consumer} calls its listener to ask for the next page.
-     */
-    void forEachPage(
-            int shard,
-            QueryBuilder documents,
-            String[] includes,
-            BooleanSupplier goOn,
-            PageConsumer consumer,
-            ActionListener<Void> done) {
-        new Object() {
-            void page(Object[] after) {
-                if (task.isCancelled() || goOn.getAsBoolean() == false) {
-                    done.onResponse(null);
-                    return;
-                }
-                SearchSourceBuilder source = new SearchSourceBuilder()
-                        .query(documents)
-                        .size(request.scrollSize())
-                        .sort(SeqNoFieldMapper.NAME, SortOrder.ASC)
-                        .seqNoAndPrimaryTerm(true)
-                        .fetchSource(includes, null)
-                        .trackTotalHits(false);
-                if (after != null) {
-                    source.searchAfter(after);
-                }
-                search(
-                        new SearchRequest(index).preference("_shards:" + shard).source(source),
-                        "a page of shard [" + shard + "]",
-                        ActionListener.wrap(
-                                response -> {
-                                    SearchHit[] hits = response.getHits().getHits();
-                                    if (hits.length == 0) {
-                                        done.onResponse(null);
-                                        return;
-                                    }
-                                    Object[] last = hits[hits.length - 1].getSortValues();
-                                    consumer.accept(hits, ActionListener.wrap(v -> page(last), done::onFailure));
-                                },
-                                done::onFailure));
-            }
-        }.page(null);
-    }
-
-    /** What a page goes to; it calls {@code next} (now or later) for the next page. */
-    interface PageConsumer {
-        void accept(SearchHit[] hits, ActionListener<Void> next) throws Exception;
-    }
-
-    /** The sequence number of the newest operation of a shard now, -1 if it has none. */
-    void maxSeqNo(int shard, ActionListener<Long> listener) {
-        SearchSourceBuilder newest = new SearchSourceBuilder()
-                .size(1)
-                .sort(SeqNoFieldMapper.NAME, SortOrder.DESC)
-                .seqNoAndPrimaryTerm(true)
-                .fetchSource(false)
-                .trackTotalHits(false);
-        search(
-                new SearchRequest(index).preference("_shards:" + shard).source(newest),
-                "the newest operation of shard [" + shard + "]",
-                ActionListener.map(listener, response -> {
-                    SearchHit[] hits = response.getHits().getHits();
-                    return hits.length == 0 ? -1L : hits[0].getSeqNo();
-                }));
-    }
-
-    void search(SearchRequest search, String what, ActionListener<SearchResponse> listener) {
-        client.search(search, step(what, listener));
-    }
-
-    /** {@code next}, continued on the plugin's pool with a request's answer, or failed once the request has waited too long. */
-    <T> ActionListener<T> step(String what, ActionListener<T> next) {
-        return ClusterSteps.step(threadPool, timeouts, what, next);
-    }
-
-    Client client() {
-        return client;
-    }
-
-    ThreadPool threadPool() {
-        return threadPool;
-    }
-
-    NearDupClustersRequest request() {
-        return request;
-    }
-
-    NearDupClustersTask task() {
-        return task;
-    }
-
-    WriteThrottle throttle() {
-        return task.throttle();
-    }
-
-    String index() {
-        return index;
-    }
-
-    int shards() {
-        return shards;
     }
 }

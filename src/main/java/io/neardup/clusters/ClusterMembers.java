@@ -57,7 +57,7 @@ final class ClusterMembers {
         }
     }
 
-    private final ClusterJob job;
+    private final RunContext context;
     private final NearDupClustersRequest request;
     private final MatchGraph graph;
     /** Clusters of earlier runs whose members must be read (with a {@code query}: the clusters the run touches). */
@@ -69,9 +69,9 @@ final class ClusterMembers {
     /** The nodes' ids while {@link #ranks} sorts them. */
     private String[] rankedIds;
 
-    ClusterMembers(ClusterJob job, MatchGraph graph) {
-        this.job = job;
-        this.request = job.request();
+    ClusterMembers(RunContext context, MatchGraph graph) {
+        this.context = context;
+        this.request = context.request();
         this.graph = graph;
     }
 
@@ -89,7 +89,7 @@ final class ClusterMembers {
      * those documents belong to: those not matching the query keep their cluster ({@code ClusterGraph.fix}).
      */
     void read(ActionListener<Void> done) {
-        if (job.task().isCancelled()) {
+        if (context.task().isCancelled()) {
             done.onResponse(null);
             return;
         }
@@ -122,9 +122,9 @@ final class ClusterMembers {
         }
         int chunks = (expand.size() + MEMBER_CHUNK - 1) / MEMBER_CHUNK;
         ClusterSteps.inTurn(
-                job.threadPool(),
+                context.threadPool(),
                 chunks,
-                () -> job.task().isCancelled(),
+                () -> context.task().isCancelled(),
                 (chunk, next) -> readClusters(
                         expand.subList(chunk * MEMBER_CHUNK, Math.min(expand.size(), (chunk + 1) * MEMBER_CHUNK)),
                         next),
@@ -135,8 +135,8 @@ final class ClusterMembers {
         String[] chunk = graph.ids(from, to);
         SearchSourceBuilder source =
                 memberSearch(QueryBuilders.idsQuery().addIds(chunk)).size(chunk.length);
-        job.search(
-                new SearchRequest(job.index()).source(source),
+        context.search(
+                new SearchRequest(context.index()).source(source),
                 "reading members",
                 ActionListener.wrap(
                         response -> {
@@ -162,11 +162,11 @@ final class ClusterMembers {
                 .filter(QueryBuilders.termsQuery(request.targetField() + "." + ClusterAssignment.CLUSTER, clusters))
                 .mustNot(request.query());
         ClusterSteps.inTurn(
-                job.threadPool(),
-                job.shards(),
-                () -> job.task().isCancelled(),
+                context.threadPool(),
+                context.shards(),
+                () -> context.task().isCancelled(),
                 // Only their ids: the members are read (and kept in their clusters) with the other nodes.
-                (shard, next) -> job.forEachPage(
+                (shard, next) -> context.forEachPage(
                         shard,
                         others,
                         new String[0],

@@ -36,7 +36,7 @@ final class ClusterWriter {
 
     static final int MAX_FAILURES_REPORTED = 100;
 
-    private final ClusterJob job;
+    private final RunContext context;
     private final NearDupClustersRequest request;
     private final NearDupClustersTask task;
     private final MatchGraph graph;
@@ -45,10 +45,10 @@ final class ClusterWriter {
     private long cleared;
     private volatile boolean writesStopped;
 
-    ClusterWriter(ClusterJob job, MatchGraph graph, ClusterMembers members) {
-        this.job = job;
-        this.request = job.request();
-        this.task = job.task();
+    ClusterWriter(RunContext context, MatchGraph graph, ClusterMembers members) {
+        this.context = context;
+        this.request = context.request();
+        this.task = context.task();
         this.graph = graph;
         this.members = members;
     }
@@ -137,8 +137,8 @@ final class ClusterWriter {
                                 : request.targetField() + "." + ClusterAssignment.CLUSTER));
         Bulks bulks = new Bulks();
         ClusterSteps.inTurn(
-                job.threadPool(),
-                job.shards(),
+                context.threadPool(),
+                context.shards(),
                 () -> task.isCancelled() || writesStopped,
                 (shard, next) -> writeOthersOf(shard, documents, bulks, next),
                 ActionListener.wrap(v -> bulks.finish(done), done::onFailure));
@@ -149,7 +149,7 @@ final class ClusterWriter {
      * back at new sequence numbers, beyond it.
      */
     private void writeOthersOf(int shard, QueryBuilder documents, Bulks bulks, ActionListener<Void> next) {
-        job.maxSeqNo(
+        context.maxSeqNo(
                 shard,
                 ActionListener.wrap(
                         newest -> {
@@ -157,7 +157,7 @@ final class ClusterWriter {
                                     .filter(documents)
                                     .filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME)
                                             .lte(newest));
-                            job.forEachPage(
+                            context.forEachPage(
                                     shard,
                                     upToNow,
                                     new String[] {request.targetField()},
@@ -211,7 +211,7 @@ final class ClusterWriter {
      * bulk that cannot go yet is sent later, and the adding goes on from there.
      */
     private final class Bulks {
-        private final int maxInFlight = job.slices();
+        private final int maxInFlight = context.slices();
         private BulkRequest bulk = new BulkRequest();
         private List<Boolean> clearing = new ArrayList<>();
         // Guarded by this.
@@ -221,7 +221,7 @@ final class ClusterWriter {
         private Exception bulkFailure;
 
         void add(String id, Map<String, Object> assignment, long seqNo, long primaryTerm, boolean clears) {
-            bulk.add(new UpdateRequest(job.index(), id)
+            bulk.add(new UpdateRequest(context.index(), id)
                     .doc(MappingPaths.nest(request.targetField(), assignment))
                     .setIfSeqNo(seqNo)
                     .setIfPrimaryTerm(primaryTerm));
@@ -249,7 +249,7 @@ final class ClusterWriter {
                     goOn.run();
                 }
             };
-            return job.throttle().runWhenAllowed(toSend.numberOfActions(), whenAllowed)
+            return context.throttle().runWhenAllowed(toSend.numberOfActions(), whenAllowed)
                     && sendUnlessCancelled(toSend, clears, goOn);
         }
 
@@ -276,10 +276,10 @@ final class ClusterWriter {
 
         /** Sends a bulk that holds a slot; its answer gives the slot on ({@link #sent}). */
         private void send(BulkRequest toSend, List<Boolean> clears) {
-            job.client()
+            context.client()
                     .bulk(
                             toSend.timeout(request.bulkTimeout()),
-                            job.step(
+                            context.step(
                                     "a bulk of cluster assignments",
                                     ActionListener.runAfter(
                                             ActionListener.wrap(response -> record(response.getItems(), clears), e -> {

@@ -12,6 +12,7 @@ import io.neardup.match.TransportShardMatchAction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.opensearch.action.support.GroupedActionListener;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
@@ -32,12 +33,19 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      * sibling {@code minhash} field there) goes through the shards' self-join; a full run on a
      * {@code minhash} field through their band join (with leader linkage the join reports every
      * verified pair). A {@code query} run matches only some documents: it stays on the pages.
+     *
+     * @param stopped whether a shard's scan stops at its next step: the run was cancelled, or another slice failed
      */
-    static ShardScan of(ClusterJob job, MatchGraph graph, ClusterMembers members, boolean simhashField) {
-        if (job.request().query() != null) {
-            return new QueryPages(job, graph, members);
+    static ShardScan of(
+            RunContext context,
+            MatchGraph graph,
+            ClusterMembers members,
+            BooleanSupplier stopped,
+            boolean simhashField) {
+        if (context.request().query() != null) {
+            return new QueryPages(context, graph, members, stopped);
         }
-        return simhashField ? new WindowJoin(job, graph) : new BandJoin(job, graph);
+        return simhashField ? new WindowJoin(context, graph, stopped) : new BandJoin(context, graph, stopped);
     }
 
     /**
@@ -60,12 +68,13 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
     }
 
     /** Sends one step of a shard join as a child of the run; its answer goes to the graph. */
-    private static void joinStep(ClusterJob job, MatchGraph graph, ShardJoinRequest step, ActionListener<Void> next) {
-        job.client()
+    private static void joinStep(
+            RunContext context, MatchGraph graph, ShardJoinRequest step, ActionListener<Void> next) {
+        context.client()
                 .execute(
                         ShardJoinAction.INSTANCE,
                         step,
-                        job.step(
+                        context.step(
                                 step.getDescription(),
                                 ActionListener.wrap(
                                         joined -> {
@@ -82,28 +91,28 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      * documents is found once. A document written during the run has a later sequence number and is met as a
      * neighbour only.
      */
-    record WindowJoin(ClusterJob job, MatchGraph graph) implements ShardScan {
+    record WindowJoin(RunContext context, MatchGraph graph, BooleanSupplier stopped) implements ShardScan {
         @Override
         public void scan(int shard, ActionListener<Void> done) {
-            NearDupClustersRequest request = job.request();
-            int[] otherShards = shardsProbedBy(shard, job.shards());
-            job.maxSeqNo(
+            NearDupClustersRequest request = context.request();
+            int[] otherShards = shardsProbedBy(shard, context.shards());
+            context.maxSeqNo(
                     shard,
                     ActionListener.wrap(
                             newest -> {
                                 long windows = (newest + 1 + request.scrollSize() - 1) / request.scrollSize();
                                 ClusterSteps.inTurn(
-                                        job.threadPool(),
+                                        context.threadPool(),
                                         (int) windows,
-                                        job::scanStopped,
+                                        stopped,
                                         (window, next) -> {
                                             long from = window * (long) request.scrollSize();
                                             long to = Math.min(newest + 1, from + request.scrollSize());
                                             joinStep(
-                                                    job,
+                                                    context,
                                                     graph,
                                                     new ShardJoinRequest(
-                                                            job.index(),
+                                                            context.index(),
                                                             shard,
                                                             request.spec(),
                                                             new ShardJoinRequest.Window(from, to, otherShards)),
@@ -122,27 +131,27 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      * outlasts {@link StepTimeouts#STEP_TIMEOUT} on a large shard (at 5M documents a shard, ~1 min a step:
      * docs/clusters.md section 4) and the run's progress and memory move step by step.
      */
-    record BandJoin(ClusterJob job, MatchGraph graph) implements ShardScan {
+    record BandJoin(RunContext context, MatchGraph graph, BooleanSupplier stopped) implements ShardScan {
         @Override
         public void scan(int shard, ActionListener<Void> done) {
-            NearDupClustersRequest request = job.request();
+            NearDupClustersRequest request = context.request();
             boolean allPairs = request.linkage() == NearDupClustersRequest.Linkage.LEADER;
-            int[] others = shardsProbedBy(shard, job.shards());
+            int[] others = shardsProbedBy(shard, context.shards());
             ClusterSteps.inTurn(
-                    job.threadPool(),
+                    context.threadPool(),
                     others.length + 1,
-                    job::scanStopped,
+                    stopped,
                     (step, next) -> joinStep(
-                            job,
+                            context,
                             graph,
                             step == 0
                                     ? new ShardJoinRequest(
-                                            job.index(),
+                                            context.index(),
                                             shard,
                                             request.spec(),
                                             new ShardJoinRequest.BandsWithin(allPairs))
                                     : new ShardJoinRequest(
-                                            job.index(),
+                                            context.index(),
                                             shard,
                                             request.spec(),
                                             new ShardJoinRequest.BandsAcross(others[step - 1])),
@@ -155,17 +164,19 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      * A {@code query} run: the shard's documents the query matches, page by page, each page sent to every shard,
      * where {@link TransportShardMatchAction} runs their {@code near_duplicate} queries in its own structures.
      */
-    record QueryPages(ClusterJob job, MatchGraph graph, ClusterMembers members) implements ShardScan {
+    record QueryPages(RunContext context, MatchGraph graph, ClusterMembers members, BooleanSupplier stopped)
+            implements ShardScan {
         @Override
         public void scan(int shard, ActionListener<Void> done) {
-            NearDupClustersRequest request = job.request();
+            NearDupClustersRequest request = context.request();
             String[] includes = {request.spec().sourceToMatch(), request.targetField()};
             QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
-            job.forEachPage(shard, documents, includes, () -> job.scanStopped() == false, this::scanPage, done);
+            context.forEachPage(
+                    shard, documents, includes, () -> stopped.getAsBoolean() == false, this::scanPage, done);
         }
 
         private void scanPage(SearchHit[] hits, ActionListener<Void> next) {
-            NearDupClustersRequest request = job.request();
+            NearDupClustersRequest request = context.request();
             List<String> batchIds = new ArrayList<>(hits.length);
             List<Map<String, Object>> batchSources = new ArrayList<>(hits.length);
             long[] batchSeqNos = new long[hits.length];
@@ -173,7 +184,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                 Map<String, Object> hitSource = hit.getSourceAsMap();
                 if (hitSource == null
                         || XContentMapValues.extractValue(request.spec().field(), hitSource) == null) {
-                    job.task().noFingerprint.incrementAndGet();
+                    context.task().noFingerprint.incrementAndGet();
                 } else {
                     batchSeqNos[batchIds.size()] = hit.getSeqNo();
                     batchIds.add(hit.getId());
@@ -186,7 +197,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     members.expand(ClusterAssignment.clusterOf(existing));
                 }
             }
-            job.task().scanned.addAndGet(hits.length);
+            context.task().scanned.addAndGet(hits.length);
             match(batchIds, batchSources, batchSeqNos, next);
         }
 
@@ -200,7 +211,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                 next.onResponse(null);
                 return;
             }
-            int shards = job.shards();
+            int shards = context.shards();
             ShardMatchResponse[] answers = new ShardMatchResponse[shards];
             GroupedActionListener<Void> all = new GroupedActionListener<>(
                     ActionListener.wrap(
@@ -214,17 +225,17 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     shards);
             for (int shard = 0; shard < shards; shard++) {
                 int answered = shard;
-                job.client()
+                context.client()
                         .execute(
                                 ShardMatchAction.INSTANCE,
                                 new ShardMatchRequest(
-                                        job.index(),
+                                        context.index(),
                                         shard,
-                                        job.request().spec(),
+                                        context.request().spec(),
                                         new ShardMatchRequest.Documents(batchIds, batchSources),
                                         TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
                                         null),
-                                job.step(
+                                context.step(
                                         "matching a page on shard [" + shard + "]", ActionListener.map(all, matches -> {
                                             answers[answered] = matches;
                                             return null;

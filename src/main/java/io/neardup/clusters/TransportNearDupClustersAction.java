@@ -135,17 +135,20 @@ public class TransportNearDupClustersAction
         }
         Client taskClient = new ParentTaskAssigningClient(client, clusterService.localNode(), task);
         NearDupClustersTask run = (NearDupClustersTask) task;
-        run.throttle(new WriteThrottle(threadPool, request.requestsPerSecond()), request.dryRun());
+        WriteThrottle throttle = new WriteThrottle(threadPool, request.requestsPerSecond());
+        run.throttle(throttle, request.dryRun());
         String index = indexMetadata.getIndex().getName();
         ClusterJob job = new ClusterJob(
-                taskClient,
-                threadPool,
-                timeouts,
+                new RunContext(
+                        taskClient,
+                        threadPool,
+                        timeouts,
+                        request,
+                        run,
+                        throttle,
+                        index,
+                        indexMetadata.getNumberOfShards()),
                 cache.breaker(),
-                request,
-                run,
-                index,
-                indexMetadata.getNumberOfShards(),
                 kind == FingerprintKind.SIMHASH);
         checkRepresentativeSort(
                 taskClient,

@@ -192,6 +192,36 @@ public class MinhashFieldMapperTests extends MapperTestCase {
         }
     }
 
+    /** The mapping parameters {@code HostileInputIT} once sent over HTTP that the test above does not already. */
+    public void testOutOfRangeParametersNameThemselves() {
+        assertMappingRefused(
+                b -> b.field("type", "minhash").field("threshold", 0.8).field("false_positive_weight", "Infinity"),
+                "[false_positive_weight] must be a finite number >= 0, got [Infinity]");
+        assertMappingRefused(
+                b -> b.field("type", "minhash").field("threshold", 0.8).field("false_negative_weight", -1),
+                "[false_negative_weight]");
+        assertMappingRefused(
+                b -> b.field("type", "minhash").field("num_hashes", 0), "[num_hashes] must be in [1, 1024], got [0]");
+        assertMappingRefused(
+                b -> b.field("type", "minhash").field("threshold", 1.5), "[threshold] must be in (0, 1), got [1.5]");
+    }
+
+    private void assertMappingRefused(CheckedMapping mapping, String reason) {
+        Exception e = expectThrows(Exception.class, () -> createMapperService(fieldMapping(mapping::build)));
+        assertThat(e.getMessage(), containsString(reason));
+    }
+
+    /** A signature too short for its header and one that is not base64: refusals naming the field. */
+    public void testValuesThatAreNotOneSignatureNameTheField() throws IOException {
+        DocumentMapper mapper = createDocumentMapper(fieldMapping(this::minimalMapping));
+        MapperParsingException e =
+                expectThrows(MapperParsingException.class, () -> mapper.parse(source("{\"field\": \"AQAAAAAAAAAB\"}")));
+        assertThat(e.getMessage(), containsString("[minhash] field [field]"));
+        e = expectThrows(MapperParsingException.class, () -> mapper.parse(source("{\"field\": \"!!!not base64!!!\"}")));
+        assertThat(e.getMessage(), containsString("[minhash] field [field]"));
+        assertThat(e.getMessage(), containsString("base64"));
+    }
+
     public void testParse() throws IOException {
         DocumentMapper mapper = createDocumentMapper(
                 fieldMapping(b -> b.field("type", "minhash").field("bands", 16).field("rows", 8)));

@@ -39,6 +39,9 @@ public class SimhashDocValueFormatTests extends OpenSearchTestCase {
         assertEquals(Long.MAX_VALUE, SimhashFieldMapper.encode(-1L));
         Exception e = expectThrows(IllegalArgumentException.class, () -> FORMAT.parseLong("123", false, () -> 0L));
         assertEquals("simhash must be 16 hex characters, got [123]", e.getMessage());
+        // What a search_after on the field is parsed with.
+        e = expectThrows(IllegalArgumentException.class, () -> FORMAT.parseLong("not-a-fingerprint", false, () -> 0L));
+        assertEquals("simhash must be 16 hex characters, got [not-a-fingerprint]", e.getMessage());
     }
 
     /** Signed order of the encoded values is unsigned order of the fingerprints, so prefixes are contiguous. */

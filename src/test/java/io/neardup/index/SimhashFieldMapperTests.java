@@ -37,6 +37,10 @@ public class SimhashFieldMapperTests extends MapperTestCase {
     static final String HEX = "9f3a6c0e12b4d871";
     static final long FP = 0x9f3a6c0e12b4d871L;
 
+    /** Sixteen characters (or nearly) that look like a simhash in hex and are not one. */
+    public static final List<String> ASCII_HEX_LOOKALIKES = List.of(
+            "０１２３４５６７８９ａｂｃｄｅｆ", "٠١٢٣٤٥٦٧٨٩٠١٢٣٤٥", "0x0000000000000f", "00000000000000ff0", " 00000000000000f");
+
     static String margins() {
         byte[] q = new byte[64];
         for (int i = 0; i < 64; i++) {
@@ -249,5 +253,53 @@ public class SimhashFieldMapperTests extends MapperTestCase {
                             .filter(f -> f.fieldType().docValuesType() == DocValuesType.SORTED_SET)
                             .count());
         }
+    }
+
+    /**
+     * Digits that are not ASCII hex digits (full-width, Arabic-Indic) are not a fingerprint anywhere one is
+     * read: a term, a range bound, an indexed value.
+     */
+    public void testOnlyAsciiHexIsAFingerprint() throws IOException {
+        MapperService mapperService = createMapperService(fieldMapping(this::minimalMapping));
+        MappedFieldType ft = mapperService.fieldType("field");
+        DocumentMapper mapper = mapperService.documentMapper();
+        for (String lookalike : ASCII_HEX_LOOKALIKES) {
+            Exception e = expectThrows(IllegalArgumentException.class, () -> ft.termQuery(lookalike, null));
+            assertThat(lookalike, e.getMessage(), containsString("Field [field] of type [simhash]"));
+            assertThat(lookalike, e.getMessage(), containsString("simhash must be 16 hex characters"));
+            e = expectThrows(
+                    IllegalArgumentException.class,
+                    () -> ft.rangeQuery(lookalike, null, true, true, null, null, null, null));
+            assertThat(lookalike, e.getMessage(), containsString("Field [field] of type [simhash]"));
+            assertThat(lookalike, e.getMessage(), containsString("simhash must be 16 hex characters"));
+            e = expectThrows(MapperParsingException.class, () -> parse(mapper, "\"" + lookalike + "\""));
+            assertThat(lookalike, e.getMessage(), containsString("[simhash] field [field]"));
+            assertThat(lookalike, e.getMessage(), containsString("simhash must be 16 hex characters"));
+        }
+    }
+
+    /** Values that are not one fingerprint, as {@code HostileInputIT} once indexed them: refusals naming the field. */
+    public void testValuesThatAreNotOneFingerprintNameTheField() throws IOException {
+        DocumentMapper mapper = createDocumentMapper(fieldMapping(this::minimalMapping));
+        for (String[] bad : new String[][] {
+            {"[\"00000000000000ff\", \"00000000000000fe\"]", "array"},
+            {"{\"value\": \"00000000000000ff\", \"colour\": \"red\"}", "colour"},
+            {"255", null},
+            {"{\"value\": \"00000000000000ff\", \"margins\": \"short\"}", null}
+        }) {
+            MapperParsingException e = expectThrows(MapperParsingException.class, () -> parse(mapper, bad[0]));
+            assertThat(bad[0], e.getMessage(), containsString("[simhash] field [field]"));
+            if (bad[1] != null) {
+                assertThat(bad[0], e.getMessage(), containsString(bad[1]));
+            }
+        }
+    }
+
+    public void testMarginsIsNoMappingParameter() {
+        Exception e = expectThrows(
+                MapperParsingException.class,
+                () -> createMapperService(
+                        fieldMapping(b -> b.field("type", "simhash").field("margins", true))));
+        assertThat(e.getMessage(), containsString("margins"));
     }
 }

@@ -159,6 +159,23 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
         assertRejected(Map.of("field", "body", "idf_table", "absent.tsv"), "idf_table", "no file [absent.tsv]");
     }
 
+    /** The configurations {@code HostileInputIT} once sent over HTTP that the test above does not already. */
+    public void testOutOfRangeOrOfTheWrongKindNameTheOption() {
+        for (Object[] bad : new Object[][] {
+            {"target_field", "_index", "[target_field] must not be the document's metadata field [_index]"},
+            {"target_field", "_source.fp", "[target_field]"},
+            {"target_field", "body", "[target_field] must differ from field [body]"},
+            {"num_hashes", 1025, "[num_hashes] must be in [1, 1024], got [1025]"},
+            {"max_chars", 10000001, "[max_chars]"},
+            {"outputs", List.of("bogus"), "[outputs] unknown output [bogus]"},
+            {"analyzer", "klingon", "[analyzer] unknown analyzer [klingon]"},
+            {"weighting", "loud", "[weighting]"}
+        }) {
+            String option = (String) bad[0];
+            assertRejected(Map.of("field", "body", option, bad[1]), option, (String) bad[2]);
+        }
+    }
+
     public void testIdfTableIsLoadedFromTheConfigFolderAndChangesTheScheme() throws Exception {
         Files.writeString(
                 configFolder.resolve("words.tsv"), "#docs\t100\nthe\t99\nsimhash\t1\n", StandardCharsets.UTF_8);

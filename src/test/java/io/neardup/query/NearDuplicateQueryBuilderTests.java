@@ -4,6 +4,7 @@
  */
 package io.neardup.query;
 
+import io.neardup.index.SimhashFieldMapperTests;
 import java.io.IOException;
 import org.opensearch.common.io.stream.BytesStreamOutput;
 import org.opensearch.common.xcontent.json.JsonXContent;
@@ -122,5 +123,33 @@ public class NearDuplicateQueryBuilderTests extends OpenSearchTestCase {
                 like + "\"min_similarity\": \"NaN\"}", "[near_duplicate] [min_similarity] must be a number, got [NaN]");
         assertRejected(
                 like + "\"prefix_bits\": 0}", "[near_duplicate] [prefix_bits] must be \"auto\" or in [1, 32], got [0]");
+    }
+
+    /**
+     * The refusals {@code HostileInputIT} once sent over HTTP, with its bodies, that the test above does not
+     * already make: the builder's parse alone decides them, so a real node is needed only for one of them.
+     */
+    public void testValuesThatAreNotWhatTheyClaimNameThemselves() {
+        String like = "{\"field\": \"body_fp.simhash\", \"like\": {\"_id\": \"0\"}, ";
+        assertRejected(like + "\"max_distance\": [3]}", "[max_distance] must be a value");
+        assertRejected(like + "\"include_self\": 1}", "[include_self] must be true or false, got [1]");
+        assertRejected(like + "\"boost\": \"Infinity\"}", "[boost] must be a number, got [Infinity]");
+        assertRejected(like + "\"boost\": \"NaN\"}", "[boost] must be a number, got [NaN]");
+        assertRejected(like + "\"prefix_bits\": 33}", "got [33]");
+        assertRejected(like + "\"prefix_bits\": \"AUTO\"}", "[prefix_bits] must be an integer, got [AUTO]");
+        assertRejected(like + "\"max_flips\": 10001}", "[max_flips] must be in [1, 10000], got [10001]");
+        assertRejected(like + "\"min_similarity\": \"lots\"}", "[min_similarity] must be a number, got [lots]");
+        assertRejected(like + "\"maxdistance\": 3}", "[near_duplicate] query does not support [maxdistance]");
+        assertRejected("{\"field\": {\"a\": 1}, \"like\": {\"_id\": \"0\"}}", "[field] must be a value");
+    }
+
+    /** Digits that are not ASCII hex digits (full-width, Arabic-Indic), a 0x, a 17th digit or a space: no simhash. */
+    public void testOnlyAsciiHexIsALikeSimhash() {
+        for (String lookalike : SimhashFieldMapperTests.ASCII_HEX_LOOKALIKES) {
+            assertRejected(
+                    "{\"field\": \"body_fp.simhash\", \"like\": {\"simhash\": \"" + lookalike
+                            + "\"}, \"mode\": \"exact\"}",
+                    "simhash must be 16 hex characters");
+        }
     }
 }
