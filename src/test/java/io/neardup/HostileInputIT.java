@@ -479,6 +479,20 @@ public class HostileInputIT extends NearDupRestTestCase {
             assertBadRequest(
                     "PUT", "/bad-mapping", "{\"mappings\": {\"properties\": {\"f\": " + bad[0] + "}}}", bad[1]);
         }
+        // A number beyond int range was a 500 on PUT _mapping (issue 40): a 400 naming the parameter, at index
+        // creation and in a mapping update alike.
+        send("PUT", "/mapped", "{\"mappings\": {\"properties\": {\"text\": {\"type\": \"text\"}}}}");
+        for (String[] bad : new String[][] {
+            {"num_hashes", "1e19", "[num_hashes] must be an integer, got [1.0E19]"},
+            {"bands", "1e19", "[bands] must be an integer, got [1.0E19]"},
+            {"rows", "10000000000000000000", "[rows] must be an integer, got [10000000000000000000]"},
+            {"containment_sampling", "2147483648", "[containment_sampling] must be an integer, got [2147483648]"},
+            {"containment_sampling", "-1", "[containment_sampling] must be in [1, 64], got [-1]"}
+        }) {
+            String field = "{\"type\": \"minhash\", \"containment\": true, \"" + bad[0] + "\": " + bad[1] + "}";
+            assertBadRequest("PUT", "/bad-mapping", "{\"mappings\": {\"properties\": {\"f\": " + field + "}}}", bad[2]);
+            assertBadRequest("PUT", "/mapped/_mapping", "{\"properties\": {\"f\": " + field + "}}", bad[2]);
+        }
     }
 
     /** Values that are not one fingerprint are 400s naming the field. */
