@@ -166,6 +166,9 @@ public class HostileInputIT extends NearDupRestTestCase {
                 nearDuplicate("").replace("{\"_id\": \"0\"}", "{\"_id\": \"no-such-id\"}"),
                 "document [no-such-id] not found in index [hostile]");
         assertSearchRejected(
+                nearDuplicate("").replace("{\"_id\": \"0\"}", "{\"_id\": \"0\", \"_index\": \"\"}"),
+                "[like._index] must not be empty");
+        assertSearchRejected(
                 "{\"query\": {\"near_duplicate\": {\"field\": \"body\", \"like\": {\"_id\": \"0\"}}}}", "body");
 
         // Every limit itself is accepted, and answers.
