@@ -140,6 +140,9 @@ public class HostileInputIT extends NearDupRestTestCase {
                 nearDuplicate("").replace("{\"_id\": \"0\"}", "{\"_id\": \"no-such-id\"}"),
                 "document [no-such-id] not found in index [hostile]");
         assertSearchRejected(
+                nearDuplicate("").replace("{\"_id\": \"0\"}", "{\"_id\": \"0\", \"_index\": \"\"}"),
+                "[like._index] must not be empty");
+        assertSearchRejected(
                 "{\"query\": {\"near_duplicate\": {\"field\": \"body\", \"like\": {\"_id\": \"0\"}}}}", "body");
 
         // Every limit itself is accepted, and answers.
@@ -425,6 +428,20 @@ public class HostileInputIT extends NearDupRestTestCase {
                 "{\"body_fp\": {\"minhash\": \"!!!not base64!!!\"}}",
                 "[minhash] field [body_fp.minhash]",
                 "base64");
+        // A number beyond int range was a 500 on PUT _mapping (issue 40): a 400 naming the parameter, at index
+        // creation and in a mapping update alike.
+        send("PUT", "/mapped", "{\"mappings\": {\"properties\": {\"text\": {\"type\": \"text\"}}}}");
+        for (String[] bad : new String[][] {
+            {"num_hashes", "1e19", "[num_hashes] must be an integer, got [1.0E19]"},
+            {"bands", "1e19", "[bands] must be an integer, got [1.0E19]"},
+            {"rows", "10000000000000000000", "[rows] must be an integer, got [10000000000000000000]"},
+            {"containment_sampling", "2147483648", "[containment_sampling] must be an integer, got [2147483648]"},
+            {"containment_sampling", "-1", "[containment_sampling] must be in [1, 64], got [-1]"}
+        }) {
+            String field = "{\"type\": \"minhash\", \"containment\": true, \"" + bad[0] + "\": " + bad[1] + "}";
+            assertBadRequest("PUT", "/bad-mapping", "{\"mappings\": {\"properties\": {\"f\": " + field + "}}}", bad[2]);
+            assertBadRequest("PUT", "/mapped/_mapping", "{\"properties\": {\"f\": " + field + "}}", bad[2]);
+        }
     }
 
     /**

@@ -306,7 +306,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                     "[scroll_size] must be in [1, " + MAX_SCROLL_SIZE + "], got [" + scrollSize + "]", e);
         }
         if (slices < AUTO_SLICES || slices > MAX_SLICES) {
-            e = addValidationError("[slices] must be in [1, " + MAX_SLICES + "] or [auto], got [" + slices + "]", e);
+            e = addValidationError(slicesOutOfRange(slices), e);
         }
         e = validateRequestsPerSecond(requestsPerSecond, e);
         if (representativeSort.size() > MAX_SORT_FIELDS) {
@@ -430,6 +430,33 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     public NearDupClustersRequest slices(int slices) {
         this.slices = slices;
         return this;
+    }
+
+    /**
+     * The {@code slices} URL parameter: {@code auto}, or a number in [1, {@value #MAX_SLICES}]. 0 is refused there
+     * as {@code _update_by_query} refuses it, though it is how {@code auto} is held ({@link #AUTO_SLICES}): a
+     * caller asking for no slices did not ask for one per shard.
+     *
+     * @throws IllegalArgumentException naming {@code [slices]}
+     */
+    static int parseSlices(String value) {
+        if ("auto".equals(value)) {
+            return AUTO_SLICES;
+        }
+        int slices;
+        try {
+            slices = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("[slices] must be an integer or [auto], got [" + value + "]", e);
+        }
+        if (slices < 1 || slices > MAX_SLICES) {
+            throw new IllegalArgumentException(slicesOutOfRange(slices));
+        }
+        return slices;
+    }
+
+    private static String slicesOutOfRange(int slices) {
+        return "[slices] must be in [1, " + MAX_SLICES + "] or [auto], got [" + slices + "]";
     }
 
     /** {@code requests_per_second} of a run and of its rethrottle: above 0 ({@link Float#POSITIVE_INFINITY}: unlimited). */

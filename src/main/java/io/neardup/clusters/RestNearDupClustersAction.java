@@ -49,8 +49,7 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
         request.refresh(restRequest.paramAsBoolean("refresh", false));
         request.bulkTimeout(restRequest.paramAsTime("timeout", request.bulkTimeout()));
         request.scrollSize(restRequest.paramAsInt("scroll_size", NearDupClustersRequest.DEFAULT_SCROLL_SIZE));
-        String slices = restRequest.param("slices", "1");
-        request.slices("auto".equals(slices) ? NearDupClustersRequest.AUTO_SLICES : parseInt("slices", slices));
+        request.slices(NearDupClustersRequest.parseSlices(restRequest.param("slices", "1")));
         request.requestsPerSecond(parseRequestsPerSecond(restRequest.param("requests_per_second", "-1")));
         String conflicts = restRequest.param("conflicts", "abort");
         if ("abort".equals(conflicts) == false && "proceed".equals(conflicts) == false) {
@@ -78,17 +77,6 @@ public final class RestNearDupClustersAction extends BaseRestHandler {
                     .endObject();
             channel.sendResponse(new BytesRestResponse(RestStatus.OK, builder));
         };
-    }
-
-    private static int parseInt(String name, String value) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(
-                    "[" + name + "] must be an integer" + ("slices".equals(name) ? " or [auto]" : "") + ", got ["
-                            + value + "]",
-                    e);
-        }
     }
 
     /** {@code requests_per_second} as {@code _update_by_query} takes it: -1 is unlimited. */

@@ -32,11 +32,14 @@ public final class ContainmentSampling {
 
     private ContainmentSampling() {}
 
-    /** @throws IllegalArgumentException when {@code rate} is not in [1, {@value #MAX_RATE}] */
+    /**
+     * @throws IllegalArgumentException when {@code rate} is not in [1, {@value #MAX_RATE}], naming the mapping
+     *     parameter that sets it
+     */
     public static int requireRate(int rate) {
         if (rate < 1 || rate > MAX_RATE) {
             throw new IllegalArgumentException(
-                    "containment sampling rate must be in [1, " + MAX_RATE + "], got [" + rate + "]");
+                    "[containment_sampling] must be in [1, " + MAX_RATE + "], got [" + rate + "]");
         }
         return rate;
     }

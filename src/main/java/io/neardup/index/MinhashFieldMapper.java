@@ -117,15 +117,21 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
                         name,
                         false,
                         () -> null,
-                        (n, c, o) -> o == null ? null : XContentMapValues.nodeIntegerValue(o),
+                        // The parser's first argument is the field's name, not the parameter's.
+                        (field, c, o) -> o == null ? null : NearDupOption.integer(name, o),
                         initializer)
                 .acceptsNull()
                 .setSerializerCheck((includeDefaults, isConfigured, v) -> v != null);
     }
 
     public static class Builder extends ParametrizedFieldMapper.Builder {
-        private final Parameter<Integer> numHashes = Parameter.intParam(
-                        "num_hashes", false, m -> toType(m).numHashes, DEFAULT_NUM_HASHES)
+        // Not Parameter.intParam, whose parse of a number beyond int range is a 500 (ArithmeticException).
+        private final Parameter<Integer> numHashes = new Parameter<>(
+                        "num_hashes",
+                        false,
+                        () -> DEFAULT_NUM_HASHES,
+                        (field, c, o) -> NearDupOption.integer("num_hashes", o),
+                        m -> toType(m).numHashes)
                 .setValidator(v -> {
                     if (v < 1 || v > MinHasher.MAX_HASHES) {
                         throw new IllegalArgumentException(

@@ -202,6 +202,16 @@ public enum NearDupOption {
 
     /** An integral number within int range (a JSON integer, an integral number, or a string of one). */
     int integer(Object raw) {
+        return integer(paramName, raw);
+    }
+
+    /**
+     * As {@link #integer(Object)} for the parameter {@code name}, which need not be a matching option: the field
+     * mappers' integer parameters refuse a value in the same words, however large it is.
+     *
+     * @throws Invalid naming {@code name}
+     */
+    static int integer(String name, Object raw) {
         if (raw instanceof Number n) {
             double value = n.doubleValue();
             if (value == Math.rint(value) && value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE) {
@@ -214,7 +224,7 @@ public enum NearDupOption {
                 // reported below, with the option's name
             }
         }
-        throw new Invalid(this, "must be an integer, got [" + raw + "]");
+        throw new Invalid(name, "must be an integer, got [" + raw + "]");
     }
 
     /** A finite number (a JSON number or a string of one). */

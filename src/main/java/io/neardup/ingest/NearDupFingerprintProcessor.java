@@ -34,6 +34,12 @@ import org.opensearch.ingest.IngestDocument;
 public final class NearDupFingerprintProcessor extends AbstractProcessor {
 
     public static final String TYPE = "near_dup_fingerprint";
+    /**
+     * The key of the token count in the object this processor writes: 0 for a text without tokens (empty, blank, an
+     * empty array, only characters the analyzer drops), whose object then holds no simhash and no MinHash.
+     */
+    public static final String TOKENS = "tokens";
+
     static final String ANALYZED_FIELD = "_neardup";
 
     /** The parts of the output a pipeline may ask for. */
@@ -249,7 +255,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
                             FingerprintObject.minhash(fingerprint.minhash(), shingleSet, schemeHash, schemeId, format));
                 }
             }
-            out.put("tokens", fingerprint.tokens());
+            out.put(TOKENS, fingerprint.tokens());
             if (fingerprint.tokens() == 0 && hasWordCharacters(text)) {
                 // Words the analyzer turned into nothing (stop words only, a script it drops): said, not a quiet
                 // tokens: 0.

@@ -14,6 +14,7 @@ import io.neardup.index.Containment;
 import io.neardup.index.FingerprintKind;
 import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
+import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.match.ClusterAssignment;
 import io.neardup.match.MappingPaths;
 import io.neardup.match.MatchSpec;
@@ -159,6 +160,21 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         return TYPE;
     }
 
+    /**
+     * Whether {@code near_dup_fingerprint} wrote the object {@link #field} belongs to for a text without tokens: that
+     * object has {@code tokens: 0} and no fingerprint. A document without the object at all (no fingerprint processor
+     * before this one, or one that skipped a missing text) or whose object lacks only this field's kind is not.
+     */
+    private boolean fingerprintedWithoutTokens(IngestDocument document) {
+        int dot = field.lastIndexOf('.');
+        String tokens = dot < 0
+                ? NearDupFingerprintProcessor.TOKENS
+                : field.substring(0, dot + 1) + NearDupFingerprintProcessor.TOKENS;
+        return document.hasField(tokens)
+                && document.getFieldValue(tokens, Object.class) instanceof Number count
+                && count.longValue() == 0;
+    }
+
     @Override
     public IngestDocument execute(IngestDocument document) {
         throw new UnsupportedOperationException("[" + TYPE + "] searches an index and only runs asynchronously");
@@ -176,7 +192,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         try {
             Object stored = document.hasField(field) ? document.getFieldValue(field, Object.class) : null;
             if (stored == null) {
-                if (ignoreMissing) {
+                // A text without tokens has no fingerprint to compare: nothing can be its near-duplicate, and failing
+                // it would keep it out of the index.
+                if (ignoreMissing || fingerprintedWithoutTokens(document)) {
                     handler.accept(document, null);
                     return;
                 }

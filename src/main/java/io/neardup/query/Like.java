@@ -49,6 +49,10 @@ public sealed interface Like extends Writeable, ToXContentObject {
     record ById(String id, String index) implements Like {
         public ById {
             requireText(id, ID);
+            if (index != null) {
+                // No index has an empty name: said here, naming the key, rather than by the GET's 404.
+                requireText(index, INDEX);
+            }
         }
 
         @Override

@@ -234,6 +234,12 @@ public class NearDupClustersIT extends NearDupRestTestCase {
                 "[min_similarity] must be a number");
         assertBadRequest(
                 "POST", path + "?slices=many", "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}", "[slices]");
+        // 0 ran as auto (issue 40); _update_by_query refuses it.
+        assertBadRequest(
+                "POST",
+                path + "?slices=0",
+                "{\"field\": \"text_fp.simhash\", \"target_field\": \"d\"}",
+                "[slices] must be in [1, 64] or [auto], got [0]");
         assertBadRequest(
                 "POST",
                 path + "?scroll_size=0",

@@ -25,6 +25,8 @@ import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.IndexOptions;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.util.BytesRef;
+import org.opensearch.ExceptionsHelper;
+import org.opensearch.core.rest.RestStatus;
 import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.index.mapper.DocumentMapper;
 import org.opensearch.index.mapper.FieldTypeTestCase;
@@ -220,6 +222,43 @@ public class MinhashFieldMapperTests extends MapperTestCase {
         e = expectThrows(MapperParsingException.class, () -> mapper.parse(source("{\"field\": \"!!!not base64!!!\"}")));
         assertThat(e.getMessage(), containsString("[minhash] field [field]"));
         assertThat(e.getMessage(), containsString("base64"));
+    }
+
+    /**
+     * Issue 40: an integer parameter beyond int range was an ArithmeticException from the stock parser (a 500 on
+     * {@code PUT _mapping}), a fraction or a word a message that named nothing; each is now a 400 naming the
+     * parameter in the words of the matching options' table.
+     */
+    public void testIntegerParametersRefuseAnyNonIntegerByName() {
+        Object[][] values = {
+            {1e19, "1.0E19"},
+            {new java.math.BigInteger("10000000000000000000"), "10000000000000000000"},
+            {2_147_483_648L, "2147483648"},
+            {-2_147_483_649L, "-2147483649"},
+            {2.5, "2.5"},
+            {"many", "many"},
+            {true, "true"}
+        };
+        for (String parameter : new String[] {"num_hashes", "bands", "rows", "containment_sampling"}) {
+            for (Object[] value : values) {
+                Exception e = expectThrows(
+                        Exception.class,
+                        () -> createMapperService(fieldMapping(b -> b.field("type", "minhash")
+                                .field("containment", true)
+                                .field(parameter, value[0]))));
+                assertEquals(parameter + " " + value[1], RestStatus.BAD_REQUEST, ExceptionsHelper.status(e));
+                assertThat(
+                        parameter + " " + value[1],
+                        e.getMessage(),
+                        containsString("[" + parameter + "] must be an integer, got [" + value[1] + "]"));
+            }
+        }
+        Exception e = expectThrows(
+                Exception.class,
+                () -> createMapperService(fieldMapping(b ->
+                        b.field("type", "minhash").field("containment", true).field("containment_sampling", -1))));
+        assertEquals(RestStatus.BAD_REQUEST, ExceptionsHelper.status(e));
+        assertThat(e.getMessage(), containsString("[containment_sampling] must be in [1, 64], got [-1]"));
     }
 
     public void testParse() throws IOException {

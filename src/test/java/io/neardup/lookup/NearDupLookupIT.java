@@ -131,7 +131,8 @@ public class NearDupLookupIT extends NearDupRestTestCase {
         return -1;
     }
 
-    /** The README's drop pipeline: copies never reach the index. */
+    /** The README's drop pipeline: copies never reach the index; a text without tokens does. */
+    @SuppressWarnings("unchecked")
     public void testStockDropKeepsCopiesOut() throws Exception {
         send(
                 "PUT",
@@ -147,6 +148,17 @@ public class NearDupLookupIT extends NearDupRestTestCase {
         Map<String, Map<String, Object>> kept = flags("deduplicated");
         assertTrue("copies were dropped: " + kept.size() + " of " + lines.size(), kept.size() < lines.size() - 50);
         kept.forEach((id, flag) -> assertEquals(id, Map.of("cluster", id, "representative", true), flag));
+        // A text without tokens has no fingerprint, nothing to compare: it passes the lookup and is indexed, unflagged
+        // (issue 40: a 400 "the document has no fingerprint", and never indexed).
+        for (String tokenless : new String[] {"\"\"", "\"   \"", "\"\\ufeff\\u200b\"", "[]"}) {
+            Map<String, Object> response =
+                    send("POST", "/deduplicated/_doc?refresh=true", "{\"text\": " + tokenless + "}");
+            assertEquals(tokenless + ": " + response, "created", response.get("result"));
+            Map<String, Object> source =
+                    (Map<String, Object>) send("GET", "/deduplicated/_doc/" + response.get("_id"), null)
+                            .get("_source");
+            assertFalse(source.toString(), source.containsKey("text_dup"));
+        }
     }
 
     /** The demo corpus's index with containment on its minhash field, and the two containment lookups' targets mapped. */

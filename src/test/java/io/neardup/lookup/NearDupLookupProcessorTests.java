@@ -392,6 +392,66 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
     }
 
     /**
+     * Issue 40: a text without tokens has no fingerprint ({@code near_dup_fingerprint} writes {@code tokens: 0} and
+     * neither a simhash nor a MinHash), and the lookup failed it as if the pipeline had no fingerprint processor, so
+     * such a document was never indexed. It now passes unchanged, on either kind of field, while a document whose
+     * fingerprint object is absent, or holds tokens but not the field's kind, still fails.
+     */
+    @SuppressWarnings("unchecked")
+    public void testATextWithoutTokensPassesTheLookupUnchanged() {
+        List<Object> tokenless = List.of("", "   ", "\ufeff\u200b", List.of(), List.of("", " "));
+        for (String kind : new String[] {"simhash", "minhash"}) {
+            String index = "tokenless-" + kind;
+            pipelineIndex(
+                    index,
+                    "{\"near_dup_fingerprint\": {\"field\": \"body\", \"target_field\": \"fp\"}}, {\"near_dup_lookup\": "
+                            + "{\"field\": \"fp." + kind + "\", \"target_field\": \"dup\"}}",
+                    "{\"properties\": {\"body\": {\"type\": \"text\"}, \"fp\": {\"properties\": {"
+                            + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"}}}}}");
+            BulkRequestBuilder bulk = client().prepareBulk();
+            for (int i = 0; i < tokenless.size(); i++) {
+                bulk.add(client().prepareIndex(index).setId("empty-" + i).setSource(Map.of("body", tokenless.get(i))));
+            }
+            bulk.add(client().prepareIndex(index).setId("words").setSource(Map.of("body", ARTICLE)));
+            for (BulkItemResponse item : bulk.get().getItems()) {
+                assertFalse(kind + " " + item.getId() + ": " + item.getFailureMessage(), item.isFailed());
+            }
+            for (int i = 0; i < tokenless.size(); i++) {
+                Map<String, Object> source =
+                        client().prepareGet(index, "empty-" + i).get().getSourceAsMap();
+                Map<String, Object> fp = (Map<String, Object>) source.get("fp");
+                assertEquals(kind + " " + tokenless.get(i) + ": " + fp, 0, fp.get("tokens"));
+                assertFalse(fp.toString(), fp.containsKey(kind));
+                assertFalse("nothing compared, nothing written: " + source, source.containsKey("dup"));
+            }
+            assertEquals(Map.of("cluster", "words", "representative", true), dupOf(index, "words"));
+        }
+
+        lookupIndex("half-fingerprinted", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}");
+        BulkItemResponse[] items = client().prepareBulk()
+                .add(client().prepareIndex("half-fingerprinted")
+                        .setId("no-tokens")
+                        .setSource(Map.of("fp", Map.of("tokens", 0))))
+                .add(client().prepareIndex("half-fingerprinted")
+                        .setId("tokens-but-no-simhash")
+                        .setSource(Map.of("fp", Map.of("tokens", 12))))
+                .add(client().prepareIndex("half-fingerprinted")
+                        .setId("no-object")
+                        .setSource(Map.of("text", "some words")))
+                .get()
+                .getItems();
+        assertFalse(items[0].getFailureMessage(), items[0].isFailed());
+        for (BulkItemResponse item : List.of(items[1], items[2])) {
+            assertTrue(item.getId(), item.isFailed());
+            assertTrue(
+                    item.getFailureMessage(),
+                    item.getFailureMessage()
+                            .contains("no fingerprint at [fp.simhash]; place this processor after "
+                                    + "[near_dup_fingerprint]"));
+        }
+    }
+
+    /**
      * The document's MinHash fingerprint is read as the field reads it (issue 40): a [scheme] that disagrees with the
      * signature's header is a clear ingest failure, as it is when the field indexes the value.
      */

@@ -162,6 +162,13 @@ public class LikeTests extends OpenSearchTestCase {
         assertTrue(expectThrows(ParsingException.class, () -> parse("{\"minhash\": \"AQID\", \"margins\": \"x\"}"))
                 .getMessage()
                 .contains("takes none of the other keys"));
+        for (String blank : new String[] {"", "  "}) {
+            // Was a 404 "no such index []" when the query ran (issue 40).
+            assertEquals(
+                    "[like._index] must not be empty",
+                    expectThrows(ParsingException.class, () -> parse("{\"_id\": \"a\", \"_index\": \"" + blank + "\"}"))
+                            .getMessage());
+        }
         assertEquals(
                 "simhash must be 16 hex characters, got [xyz]",
                 expectThrows(ParsingException.class, () -> parse("{\"simhash\": \"xyz\"}"))
