@@ -180,12 +180,17 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
                         .value());
     }
 
-    /** What the node's cached segment structures hold of the breaker (built by the runs' window joins). */
+    /**
+     * What the nodes' cached segment structures hold of the breaker (built by the runs' window joins), summed over the
+     * nodes as {@link #breakerUsed} is: {@code getInstance} answers for one node drawn at random, which with some seeds
+     * is a node without the shard (0 bytes) beside a breaker holding the shard node's structures.
+     */
     private static long segmentStructureBytes() {
-        return internalCluster()
-                .getInstance(SegmentFingerprintCache.class)
-                .stats()
-                .bytes();
+        long bytes = 0;
+        for (SegmentFingerprintCache cache : internalCluster().getInstances(SegmentFingerprintCache.class)) {
+            bytes += cache.stats().bytes();
+        }
+        return bytes;
     }
 
     /** The breaker's use, summed over the nodes (as the structures are). */
