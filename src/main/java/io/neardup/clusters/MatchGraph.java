@@ -57,7 +57,7 @@ final class MatchGraph {
             int query = matches.query(i);
             addMatch(
                     node(queryId.apply(query), querySeqNo.applyAsLong(query)),
-                    node(matches.target(i), matches.targetSeqNo(i)),
+                    node(matches.matchedId(i), matches.matchedSeqNo(i)),
                     matches.similarity(i));
         }
     }

@@ -377,8 +377,8 @@ final class MinhashBandJoin {
                 for (int m = 0; m < found.size(); m++) {
                     matches.add(
                             queries.of(batchDocs[found.query(m)]),
-                            found.target(m),
-                            found.targetSeqNo(m),
+                            found.matchedId(m),
+                            found.matchedSeqNo(m),
                             found.similarity(m),
                             null);
                 }

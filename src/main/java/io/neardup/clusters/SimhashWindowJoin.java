@@ -213,7 +213,8 @@ final class SimhashWindowJoin {
                 ShardMatchResponse matched = answer.matches();
                 for (int m = 0; m < matched.size(); m++) {
                     int i = answer.windowIndexes()[matched.query(m)];
-                    matches.add(queries.of(i), matched.target(m), matched.targetSeqNo(m), matched.similarity(m), null);
+                    matches.add(
+                            queries.of(i), matched.matchedId(m), matched.matchedSeqNo(m), matched.similarity(m), null);
                 }
             }
             int[] queryDocs = new int[queries.count()];

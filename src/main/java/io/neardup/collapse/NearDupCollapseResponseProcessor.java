@@ -406,14 +406,12 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             } catch (NearDupOption.Invalid e) {
                 throw ConfigurationUtils.newConfigurationException(TYPE, tag, e.option(), e.reason());
             }
-            int maxFoldedIds =
-                    ConfigurationUtils.readIntProperty(TYPE, tag, config, "max_folded_ids", DEFAULT_MAX_FOLDED_IDS);
-            if (maxFoldedIds < 0 || maxFoldedIds > MAX_MAX_FOLDED_IDS) {
-                throw ConfigurationUtils.newConfigurationException(
-                        TYPE,
-                        tag,
-                        "max_folded_ids",
-                        "must be in [0, " + MAX_MAX_FOLDED_IDS + "], got [" + maxFoldedIds + "]");
+            int maxFoldedIds = DEFAULT_MAX_FOLDED_IDS;
+            try {
+                Integer read = NearDupOption.readInt(config, "max_folded_ids", 0, MAX_MAX_FOLDED_IDS);
+                maxFoldedIds = read == null ? DEFAULT_MAX_FOLDED_IDS : read;
+            } catch (NearDupOption.Invalid e) {
+                throw ConfigurationUtils.newConfigurationException(TYPE, tag, e.option(), e.reason());
             }
             Kind kind = hasDistance ? Kind.SIMHASH : hasSimilarity ? Kind.MINHASH : null;
             return new NearDupCollapseResponseProcessor(

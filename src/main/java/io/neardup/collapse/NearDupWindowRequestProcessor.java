@@ -4,6 +4,7 @@
  */
 package io.neardup.collapse;
 
+import io.neardup.index.NearDupOption;
 import java.util.Map;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.ingest.ConfigurationUtils;
@@ -78,12 +79,14 @@ public final class NearDupWindowRequestProcessor extends AbstractProcessor imple
                 boolean ignoreFailure,
                 Map<String, Object> config,
                 PipelineContext pipelineContext) {
-            int window = ConfigurationUtils.readIntProperty(TYPE, tag, config, "window", DEFAULT_WINDOW);
-            if (window < 1 || window > MAX_WINDOW) {
-                throw ConfigurationUtils.newConfigurationException(
-                        TYPE, tag, "window", "must be in [1, " + MAX_WINDOW + "], got [" + window + "]");
+            Integer window;
+            try {
+                window = NearDupOption.readInt(config, "window", 1, MAX_WINDOW);
+            } catch (NearDupOption.Invalid e) {
+                throw ConfigurationUtils.newConfigurationException(TYPE, tag, e.option(), e.reason());
             }
-            return new NearDupWindowRequestProcessor(tag, description, ignoreFailure, window);
+            return new NearDupWindowRequestProcessor(
+                    tag, description, ignoreFailure, window == null ? DEFAULT_WINDOW : window);
         }
     }
 }

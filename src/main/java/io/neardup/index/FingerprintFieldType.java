@@ -49,7 +49,7 @@ public abstract sealed class FingerprintFieldType extends MappedFieldType
      */
     public abstract Query nearDuplicateQuery(
             NearDupOptions options,
-            NearDupTargets like,
+            LikeFingerprints like,
             String excludedId,
             QueryShardContext context,
             SegmentFingerprintCache cache);
@@ -62,7 +62,7 @@ public abstract sealed class FingerprintFieldType extends MappedFieldType
      */
     public Query containmentQuery(
             Containment containment,
-            NearDupTargets like,
+            LikeFingerprints like,
             String excludedId,
             QueryShardContext context,
             SegmentFingerprintCache cache) {

@@ -316,7 +316,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
         @Override
         public Query nearDuplicateQuery(
                 NearDupOptions options,
-                NearDupTargets like,
+                LikeFingerprints like,
                 String excludedId,
                 QueryShardContext context,
                 SegmentFingerprintCache cache) {
@@ -330,7 +330,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
         @Override
         public Query containmentQuery(
                 Containment containment,
-                NearDupTargets like,
+                LikeFingerprints like,
                 String excludedId,
                 QueryShardContext context,
                 SegmentFingerprintCache cache) {
@@ -339,7 +339,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
                         + "] needs field [" + name() + "] mapped with [containment: true], and it is not "
                         + "(set it on a new field or index, and reindex into it: docs/containment.md)");
             }
-            NearDupTargets.Minhash target = like.minhash(this, context);
+            LikeFingerprints.Minhash target = like.minhash(this, context);
             if (target.shingleSet() == null) {
                 throw new IllegalArgumentException("[" + NearDupOptions.QUERY + "] [" + Containment.MIN_CONTAINMENT
                         + "] compares shingle sets, and the query fingerprint has none: query by [_id] or [text], or "
@@ -427,7 +427,7 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
          *
          * @throws IllegalArgumentException what is wrong, for the caller to say where the fingerprint came from
          */
-        public NearDupTargets.Minhash targetOf(String value, String shingles, String scheme) {
+        public LikeFingerprints.Minhash likeFingerprintOf(String value, String shingles, String scheme) {
             FingerprintObject.Parts parts = new FingerprintObject.Parts(value, null, shingles, scheme);
             FingerprintFormat given = value == null ? FingerprintFormat.COMPACT : SignatureCodec.formatOf(value);
             FingerprintObject.Minhash read;
@@ -440,11 +440,11 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
                 throw new IllegalArgumentException(e.getMessage() + "; fingerprint the text instead ([like.text])", e);
             }
             if (given == format) {
-                return new NearDupTargets.Minhash(read.signature(), read.shingleSet(), read.schemeHash(), scheme);
+                return new LikeFingerprints.Minhash(read.signature(), read.shingleSet(), read.schemeHash(), scheme);
             }
             if (format.derivesSignatureFromSet() && read.shingleSet() != null) {
                 int[] signature = FingerprintFormat.signatureOfSet(read.shingleValues(), numHashes);
-                return new NearDupTargets.Minhash(signature, read.shingleSet(), read.schemeHash(), scheme);
+                return new LikeFingerprints.Minhash(signature, read.shingleSet(), read.schemeHash(), scheme);
             }
             throw new IllegalArgumentException("its fingerprint is of " + given.describe() + " and field [" + name()
                     + "] of " + format.describe()

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.opensearch.core.xcontent.XContentParser;
@@ -193,9 +194,27 @@ public enum NearDupOption {
     }
 
     int intIn(Object raw, int min, int max) {
-        int value = integer(raw);
+        return intIn(paramName, raw, min, max);
+    }
+
+    /**
+     * An integer setting of an entry point's own (a processor's {@code window}, {@code max_candidates}, …) read as the
+     * matching options' integers are, in the same words: null when {@code config} has no {@code name}; the key is
+     * removed, a null value refused.
+     *
+     * @throws Invalid naming {@code name}
+     */
+    public static Integer readInt(Map<String, Object> config, String name, int min, int max) {
+        if (config.containsKey(name) == false) {
+            return null;
+        }
+        return intIn(name, config.remove(name), min, max);
+    }
+
+    private static int intIn(String name, Object raw, int min, int max) {
+        int value = integer(name, raw);
         if (value < min || value > max) {
-            throw new Invalid(this, "must be in [" + min + ", " + max + "], got [" + raw + "]");
+            throw new Invalid(name, "must be in [" + min + ", " + max + "], got [" + raw + "]");
         }
         return value;
     }
@@ -205,12 +224,7 @@ public enum NearDupOption {
         return integer(paramName, raw);
     }
 
-    /**
-     * As {@link #integer(Object)} for the parameter {@code name}, which need not be a matching option: the field
-     * mappers' integer parameters refuse a value in the same words, however large it is.
-     *
-     * @throws Invalid naming {@code name}
-     */
+    /** {@link #integer(Object)} for a parameter named {@code name} (the mapping parameters read it too). */
     static int integer(String name, Object raw) {
         if (raw instanceof Number n) {
             double value = n.doubleValue();

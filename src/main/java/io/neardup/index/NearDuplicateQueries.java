@@ -28,11 +28,11 @@ final class NearDuplicateQueries {
     static Query simhash(
             String field,
             NearDupOptions options,
-            NearDupTargets like,
+            LikeFingerprints like,
             String excludedId,
             QueryShardContext context,
             SegmentFingerprintCache cache) {
-        NearDupTargets.Simhash target = like.simhash(field, context);
+        LikeFingerprints.Simhash target = like.simhash(field, context);
         NearDupOptions.Mode effectiveMode = options.effectiveMode();
         if (effectiveMode == NearDupOptions.Mode.PSM && target.margins() == null) {
             throw new QueryShardException(
@@ -63,7 +63,7 @@ final class NearDuplicateQueries {
     private static Query jaccardVerified(
             String field,
             NearDupOptions options,
-            NearDupTargets like,
+            LikeFingerprints like,
             QueryShardContext context,
             SegmentFingerprintCache cache,
             Query candidates) {
@@ -75,7 +75,7 @@ final class NearDuplicateQueries {
                 throw new IllegalArgumentException("[" + NAME + "] [min_similarity] on [simhash] field [" + field
                         + "] needs the query " + "document's MinHash signature: query by [_id] or [text]");
             }
-            NearDupTargets.Minhash target = like.minhash(minhash, context);
+            LikeFingerprints.Minhash target = like.minhash(minhash, context);
             return new JaccardVerifiedQuery(
                     candidates,
                     minhash,
@@ -96,11 +96,11 @@ final class NearDuplicateQueries {
     static Query minhash(
             MinhashFieldMapper.MinhashFieldType fieldType,
             NearDupOptions options,
-            NearDupTargets like,
+            LikeFingerprints like,
             QueryShardContext context,
             SegmentFingerprintCache cache) {
         String field = fieldType.name();
-        NearDupTargets.Minhash target = like.minhash(fieldType, context);
+        LikeFingerprints.Minhash target = like.minhash(fieldType, context);
         LshBanding banding = fieldType.banding();
         double tau = options.effectiveMinSimilarity();
         // By default as many bands must agree as still find a pair at tau with probability 0.99: few
@@ -144,7 +144,7 @@ final class NearDuplicateQueries {
     }
 
     /** The shingle set to verify with, or null for the estimate; warns when exact verification was wanted but the query has none. */
-    private static byte[] exactSet(NearDupOptions options, NearDupTargets.Minhash target, String minhashField) {
+    private static byte[] exactSet(NearDupOptions options, LikeFingerprints.Minhash target, String minhashField) {
         if (options.exactVerification() == false) {
             return null;
         }

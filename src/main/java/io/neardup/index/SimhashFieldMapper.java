@@ -115,7 +115,7 @@ public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFiel
         @Override
         public Query nearDuplicateQuery(
                 NearDupOptions options,
-                NearDupTargets like,
+                LikeFingerprints like,
                 String excludedId,
                 QueryShardContext context,
                 SegmentFingerprintCache cache) {

@@ -82,7 +82,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
     /** Ingest runs on many threads at once; each thread reuses its own scratch, shared by every processor. */
     private final FingerprintScratchPool scratchPool;
     /** The format of the index a document goes to, by its {@code _index}: each index keeps the one it was created with. */
-    private final Function<String, FingerprintFormat> formatOfTarget;
+    private final Function<String, FingerprintFormat> formatOfIndex;
 
     NearDupFingerprintProcessor(
             String tag,
@@ -98,9 +98,9 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
             FingerprintScheme scheme,
             IdfTable idfTable,
             FingerprintScratchPool scratchPool,
-            Function<String, FingerprintFormat> formatOfTarget) {
+            Function<String, FingerprintFormat> formatOfIndex) {
         super(tag, description);
-        this.formatOfTarget = formatOfTarget;
+        this.formatOfIndex = formatOfIndex;
         this.field = field;
         this.targetField = targetField;
         this.ignoreMissing = ignoreMissing;
@@ -185,7 +185,7 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
             truncated = true;
         }
         String target = document.getFieldValue(IngestDocument.Metadata.INDEX.getFieldName(), String.class, true);
-        document.setFieldValue(targetField, fingerprintOf(text, truncated, formatOfTarget.apply(target)));
+        document.setFieldValue(targetField, fingerprintOf(text, truncated, formatOfIndex.apply(target)));
         return document;
     }
 

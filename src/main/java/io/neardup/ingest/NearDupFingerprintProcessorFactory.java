@@ -14,6 +14,7 @@ import io.neardup.core.IdfTable;
 import io.neardup.core.MinHasher;
 import io.neardup.core.Murmur3;
 import io.neardup.core.ShingleSetCodec;
+import io.neardup.index.NearDupOption;
 import io.neardup.ingest.NearDupFingerprintProcessor.Output;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,7 +71,7 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
     private final Environment environment;
 
     private final FingerprintScratchPool scratchPool;
-    private final Function<String, FingerprintFormat> formatOfTarget;
+    private final Function<String, FingerprintFormat> formatOfIndex;
 
     /** A factory whose processors write every document in {@code format} (tests and tools, which have no cluster). */
     public NearDupFingerprintProcessorFactory(
@@ -79,18 +80,18 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
     }
 
     /**
-     * @param formatOfTarget the format of the index a document is written to, by the document's {@code _index}
+     * @param formatOfIndex the format of the index a document is written to, by the document's {@code _index}
      *     ({@code IndexFingerprintFormat.forWrite} on the node's cluster state)
      */
     public NearDupFingerprintProcessorFactory(
             AnalysisRegistry analysisRegistry,
             Environment environment,
             FingerprintScratchPool scratchPool,
-            Function<String, FingerprintFormat> formatOfTarget) {
+            Function<String, FingerprintFormat> formatOfIndex) {
         this.analysisRegistry = analysisRegistry;
         this.environment = environment;
         this.scratchPool = scratchPool;
-        this.formatOfTarget = formatOfTarget;
+        this.formatOfIndex = formatOfIndex;
     }
 
     @Override
@@ -179,7 +180,7 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
                 scheme,
                 idfTable,
                 scratchPool,
-                formatOfTarget);
+                formatOfIndex);
     }
 
     private record AnalyzerChoice(Analyzer analyzer, String schemeName) {}
@@ -322,27 +323,12 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
 
     private static int readIntInRange(
             String tag, Map<String, Object> config, String key, int defaultValue, int min, int max) {
-        Object raw = config.remove(key);
-        if (raw == null) {
-            return defaultValue;
+        try {
+            Integer value = NearDupOption.readInt(config, key, min, max);
+            return value == null ? defaultValue : value;
+        } catch (NearDupOption.Invalid e) {
+            throw newConfigurationException(TYPE, tag, e.option(), e.reason());
         }
-        int value;
-        if (raw instanceof Integer integer) {
-            value = integer;
-        } else if (raw instanceof String string) {
-            try {
-                value = Integer.parseInt(string.trim());
-            } catch (NumberFormatException e) {
-                throw newConfigurationException(TYPE, tag, key, "must be an integer, got [" + raw + "]");
-            }
-        } else {
-            throw newConfigurationException(TYPE, tag, key, "must be an integer, got [" + raw + "]");
-        }
-        if (value < min || value > max) {
-            throw newConfigurationException(
-                    TYPE, tag, key, "must be in [" + min + ", " + max + "], got [" + value + "]");
-        }
-        return value;
     }
 
     private static long readLong(String tag, Map<String, Object> config, String key, long defaultValue) {

@@ -185,7 +185,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         final Map<String, Object> fingerprintSource;
         final RecentFingerprints.Entry self;
         final Supplier<RecentFingerprints.Match> recentMatch;
-        final IndexMetadata target;
+        final IndexMetadata lookupMetadata;
         String id = document.getSourceAndMetadata().get("_id") instanceof String s ? s : null;
         String lookupIndex =
                 index != null ? index : (String) document.getSourceAndMetadata().get("_index");
@@ -201,12 +201,12 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 throw new IllegalArgumentException("[" + TYPE + "] the document has no fingerprint at [" + field
                         + "]; place this " + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
             }
-            target = lookupIndex(lookupIndex);
-            FingerprintKind kind = mappedKind(target);
+            lookupMetadata = lookupIndex(lookupIndex);
+            FingerprintKind kind = mappedKind(lookupMetadata);
             FingerprintObject.Parts parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
             fingerprintSource =
                     MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
-            String scope = windowScope(target.getIndex().getName());
+            String scope = windowScope(lookupMetadata.getIndex().getName());
             long now = nanoTime.getAsLong();
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
             if (kind == FingerprintKind.SIMHASH) {
@@ -264,7 +264,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         // no search action around it (can_match, query and fetch phases), which would cost more than the lookup itself.
         // It runs as the user indexing the document: the Security plugin checks the lookup's own action on the lookup
         // index, and the shard reads through that user's reader (DLS, FLS).
-        int shards = target.getNumberOfShards();
+        int shards = lookupMetadata.getNumberOfShards();
         ShardMatchResponse[] responses = new ShardMatchResponse[shards];
         AtomicInteger pending = new AtomicInteger(shards);
         AtomicBoolean done = new AtomicBoolean();
@@ -279,7 +279,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         for (int shard = 0; shard < shards; shard++) {
             int slot = shard;
             ShardMatchRequest request = new ShardMatchRequest(
-                    target.getIndex().getName(),
+                    lookupMetadata.getIndex().getName(),
                     shard,
                     spec,
                     new ShardMatchRequest.Documents(List.of(id == null ? "" : id), List.of(fingerprintSource)),
@@ -431,9 +431,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         for (ShardMatchResponse response : responses) {
             for (int i = 0; i < response.size(); i++) {
                 if (best == null || response.similarity(i) > best.similarity()) {
-                    String cluster = response.targetCluster(i);
+                    String cluster = response.matchedCluster(i);
                     best = new Found(
-                            response.target(i), cluster == null ? response.target(i) : cluster, response.similarity(i));
+                            response.matchedId(i),
+                            cluster == null ? response.matchedId(i) : cluster,
+                            response.similarity(i));
                 }
             }
         }
@@ -456,7 +458,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         Found best = null;
         for (ShardMatchResponse response : responses) {
             for (int i = 0; i < response.size(); i++) {
-                Found match = new Found(response.target(i), null, response.similarity(i));
+                Found match = new Found(response.matchedId(i), null, response.similarity(i));
                 best = moreContaining(best, match);
             }
         }
@@ -631,15 +633,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         }
 
         private static Integer readOptionalInt(String tag, Map<String, Object> config, String name, int min, int max) {
-            Object value = config.remove(name);
-            if (value == null) {
-                return null;
+            try {
+                return NearDupOption.readInt(config, name, min, max);
+            } catch (NearDupOption.Invalid e) {
+                throw newConfigurationException(TYPE, tag, e.option(), e.reason());
             }
-            if (value instanceof Integer n && n >= min && n <= max) {
-                return n;
-            }
-            throw newConfigurationException(
-                    TYPE, tag, name, "must be an integer in [" + min + ", " + max + "], got [" + value + "]");
         }
 
         private static TimeValue readTime(

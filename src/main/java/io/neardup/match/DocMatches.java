@@ -51,7 +51,7 @@ public final class DocMatches implements AutoCloseable {
         reserved += bytes;
     }
 
-    public void add(int queryIndex, int targetDoc, long targetSeqNo, float score) {
+    public void add(int queryIndex, int targetDoc, long matchedSeqNo, float score) {
         if (size == doc.length) {
             reserve(size); // the doubled arrays; the old ones are let go as they are copied
             query = Arrays.copyOf(query, size * 2);
@@ -61,7 +61,7 @@ public final class DocMatches implements AutoCloseable {
         }
         query[size] = queryIndex;
         doc[size] = targetDoc;
-        seqNo[size] = targetSeqNo;
+        seqNo[size] = matchedSeqNo;
         similarity[size++] = score;
     }
 

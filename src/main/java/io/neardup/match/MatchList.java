@@ -15,15 +15,15 @@ import org.opensearch.core.common.breaker.CircuitBreaker;
  */
 public final class MatchList implements AutoCloseable {
 
-    /** A slot of the five arrays, and the target's {@code _id} string (short ids assumed; a long one is under-counted). */
+    /** A slot of the five arrays, and the matched document's {@code _id} string (short ids assumed; a long one is under-counted). */
     static final int BYTES_PER_MATCH = 4 + 8 + 4 + 8 + 8 + 64;
 
     private final CircuitBreaker breaker;
     private long charged;
     private int size;
     private int[] query = new int[16];
-    private String[] target = new String[16];
-    private long[] targetSeqNo = new long[16];
+    private String[] matchedId = new String[16];
+    private long[] matchedSeqNo = new long[16];
     private float[] similarity = new float[16];
     private String[] cluster = new String[16];
 
@@ -32,20 +32,20 @@ public final class MatchList implements AutoCloseable {
         charge(query.length);
     }
 
-    public void add(int queryIndex, String targetId, long seqNo, float score, String targetCluster) {
+    public void add(int queryIndex, String matchedDocId, long seqNo, float score, String matchedCluster) {
         if (size == query.length) {
             int grown = size * 2;
             charge(grown - size);
             query = Arrays.copyOf(query, grown);
-            target = Arrays.copyOf(target, grown);
-            targetSeqNo = Arrays.copyOf(targetSeqNo, grown);
+            matchedId = Arrays.copyOf(matchedId, grown);
+            matchedSeqNo = Arrays.copyOf(matchedSeqNo, grown);
             similarity = Arrays.copyOf(similarity, grown);
             cluster = Arrays.copyOf(cluster, grown);
         }
-        cluster[size] = targetCluster;
+        cluster[size] = matchedCluster;
         query[size] = queryIndex;
-        target[size] = targetId;
-        targetSeqNo[size] = seqNo;
+        matchedId[size] = matchedDocId;
+        matchedSeqNo[size] = seqNo;
         similarity[size++] = score;
     }
 
@@ -68,8 +68,8 @@ public final class MatchList implements AutoCloseable {
     public ShardMatchResponse toResponse() {
         return new ShardMatchResponse(
                 Arrays.copyOf(query, size),
-                Arrays.copyOf(target, size),
-                Arrays.copyOf(targetSeqNo, size),
+                Arrays.copyOf(matchedId, size),
+                Arrays.copyOf(matchedSeqNo, size),
                 Arrays.copyOf(similarity, size),
                 Arrays.copyOf(cluster, size));
     }

@@ -12,49 +12,49 @@ import org.opensearch.core.common.io.stream.StreamOutput;
 
 /**
  * The near-duplicates one shard holds of a batch: match {@code i} pairs the batch's document
- * {@code query[i]} with the shard's document {@code target[i]} (read at sequence number
- * {@code targetSeqNo[i]}) at {@code similarity[i]}, as the {@code near_duplicate} query scores it;
+ * {@code query[i]} with the shard's document {@code matchedId[i]} (read at sequence number
+ * {@code matchedSeqNo[i]}) at {@code similarity[i]}, as the {@code near_duplicate} query scores it;
  * or, asked for it, the shard's band key filter ({@link ShardBandBuckets.KeyFilter}).
  */
 public final class ShardMatchResponse extends ActionResponse {
 
     private final int[] query;
-    private final String[] target;
-    private final long[] targetSeqNo;
+    private final String[] matchedId;
+    private final long[] matchedSeqNo;
     private final float[] similarity;
-    /** The requested field of each target, null where it has none or none was asked for. */
-    private final String[] targetCluster;
+    /** The requested field of each matched document, null where it has none or none was asked for. */
+    private final String[] matchedCluster;
     /** Instead of matches: the shard's band key filter. */
     private final ShardBandBuckets.KeyFilter keyFilter;
 
     public ShardMatchResponse(
-            int[] query, String[] target, long[] targetSeqNo, float[] similarity, String[] targetCluster) {
+            int[] query, String[] matchedId, long[] matchedSeqNo, float[] similarity, String[] matchedCluster) {
         this.query = query;
-        this.target = target;
-        this.targetSeqNo = targetSeqNo;
+        this.matchedId = matchedId;
+        this.matchedSeqNo = matchedSeqNo;
         this.similarity = similarity;
-        this.targetCluster = targetCluster;
+        this.matchedCluster = matchedCluster;
         this.keyFilter = null;
     }
 
     ShardMatchResponse(ShardBandBuckets.KeyFilter keyFilter) {
         this.query = new int[0];
-        this.target = new String[0];
-        this.targetSeqNo = new long[0];
+        this.matchedId = new String[0];
+        this.matchedSeqNo = new long[0];
         this.similarity = new float[0];
-        this.targetCluster = new String[0];
+        this.matchedCluster = new String[0];
         this.keyFilter = keyFilter;
     }
 
     public ShardMatchResponse(StreamInput in) throws IOException {
         super(in);
         query = in.readVIntArray();
-        target = in.readStringArray();
-        targetSeqNo = in.readLongArray();
+        matchedId = in.readStringArray();
+        matchedSeqNo = in.readLongArray();
         similarity = in.readFloatArray();
-        targetCluster = new String[query.length];
-        for (int i = 0; i < targetCluster.length; i++) {
-            targetCluster[i] = in.readOptionalString();
+        matchedCluster = new String[query.length];
+        for (int i = 0; i < matchedCluster.length; i++) {
+            matchedCluster[i] = in.readOptionalString();
         }
         keyFilter = in.readBoolean()
                 ? new ShardBandBuckets.KeyFilter(
@@ -68,10 +68,10 @@ public final class ShardMatchResponse extends ActionResponse {
     @Override
     public void writeTo(StreamOutput out) throws IOException {
         out.writeVIntArray(query);
-        out.writeStringArray(target);
-        out.writeLongArray(targetSeqNo);
+        out.writeStringArray(matchedId);
+        out.writeLongArray(matchedSeqNo);
         out.writeFloatArray(similarity);
-        for (String cluster : targetCluster) {
+        for (String cluster : matchedCluster) {
             out.writeOptionalString(cluster);
         }
         out.writeBoolean(keyFilter != null);
@@ -96,19 +96,19 @@ public final class ShardMatchResponse extends ActionResponse {
         return query[i];
     }
 
-    public String target(int i) {
-        return target[i];
+    public String matchedId(int i) {
+        return matchedId[i];
     }
 
-    public long targetSeqNo(int i) {
-        return targetSeqNo[i];
+    public long matchedSeqNo(int i) {
+        return matchedSeqNo[i];
     }
 
     public float similarity(int i) {
         return similarity[i];
     }
 
-    public String targetCluster(int i) {
-        return targetCluster[i];
+    public String matchedCluster(int i) {
+        return matchedCluster[i];
     }
 }

@@ -12,8 +12,8 @@ import io.neardup.core.Margins;
 import io.neardup.core.ShingleSetCodec;
 import io.neardup.core.SimhashCodec;
 import io.neardup.index.IndexFingerprintFormat;
+import io.neardup.index.LikeFingerprints;
 import io.neardup.index.MinhashFieldMapper;
-import io.neardup.index.NearDupTargets;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import java.util.Arrays;
 import java.util.List;
@@ -175,10 +175,10 @@ public final class LikeResolver {
         }
     }
 
-    public NearDupTargets.Simhash resolveSimhash(Like like, String field, QueryShardContext context) {
+    public LikeFingerprints.Simhash resolveSimhash(Like like, String field, QueryShardContext context) {
         return switch (like) {
             case Like.Simhash simhash ->
-                new NearDupTargets.Simhash(
+                new LikeFingerprints.Simhash(
                         SimhashCodec.parseHex(simhash.hex()),
                         simhash.margins() == null ? null : Margins.decode(simhash.margins()),
                         simhash.scheme());
@@ -192,7 +192,7 @@ public final class LikeResolver {
         };
     }
 
-    public NearDupTargets.Minhash resolveMinhash(
+    public LikeFingerprints.Minhash resolveMinhash(
             Like like, MinhashFieldMapper.MinhashFieldType fieldType, QueryShardContext context) {
         String field = fieldType.name();
         int numHashes = fieldType.numHashes();
@@ -212,7 +212,7 @@ public final class LikeResolver {
                 }
                 byte[] shingleSet =
                         fingerprint.shingleSet() == null ? null : ShingleSetCodec.payload(fingerprint.shingleSet());
-                yield new NearDupTargets.Minhash(
+                yield new LikeFingerprints.Minhash(
                         fingerprint.minhash(),
                         shingleSet,
                         processor.scheme().schemeHash(),
@@ -224,21 +224,21 @@ public final class LikeResolver {
         };
     }
 
-    private static NearDupTargets.Minhash storedSignature(
+    private static LikeFingerprints.Minhash storedSignature(
             String id, Like document, MinhashFieldMapper.MinhashFieldType fieldType, QueryShardContext context) {
         FingerprintObject.Parts stored = storedParts(
                 id, document, fieldType.name(), context, FingerprintObject.MINHASH_KEYS, "MinHash signature");
         return signature(stored.value(), stored.shingles(), stored.scheme(), fieldType, id);
     }
 
-    private static NearDupTargets.Minhash signature(
+    private static LikeFingerprints.Minhash signature(
             String encoded,
             String shingles,
             String scheme,
             MinhashFieldMapper.MinhashFieldType fieldType,
             String selfId) {
         try {
-            return fieldType.targetOf(encoded, shingles, scheme);
+            return fieldType.likeFingerprintOf(encoded, shingles, scheme);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     (selfId == null ? "[like.minhash]" : "[like._id] document [" + selfId + "]") + ": "
@@ -288,11 +288,11 @@ public final class LikeResolver {
     }
 
     /** @param document a {@link Like.Fetched} or a {@link Like.ReadInEachIndex} */
-    private static NearDupTargets.Simhash fromDocument(
+    private static LikeFingerprints.Simhash fromDocument(
             String id, Like document, String field, QueryShardContext context) {
         FingerprintObject.Parts stored =
                 storedParts(id, document, field, context, FingerprintObject.SIMHASH_KEYS, "simhash");
-        return new NearDupTargets.Simhash(
+        return new LikeFingerprints.Simhash(
                 SimhashCodec.parseHex(stored.value()),
                 stored.margins() == null ? null : Margins.decode(stored.margins()),
                 stored.scheme());
@@ -318,14 +318,14 @@ public final class LikeResolver {
         return stored;
     }
 
-    private NearDupTargets.Simhash fromText(Like.Text like, String field, QueryShardContext context) {
+    private LikeFingerprints.Simhash fromText(Like.Text like, String field, QueryShardContext context) {
         NearDupFingerprintProcessor processor = processorFor(like, field, context, false);
         Fingerprint fingerprint = fingerprintOf(
                 processor,
                 like.text(),
                 true,
                 IndexFingerprintFormat.of(context.getIndexSettings().getSettings()));
-        return new NearDupTargets.Simhash(
+        return new LikeFingerprints.Simhash(
                 fingerprint.simhash(), fingerprint.margins(), processor.scheme().id());
     }
 

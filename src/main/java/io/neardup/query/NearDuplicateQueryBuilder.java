@@ -8,10 +8,10 @@ import io.neardup.index.Containment;
 import io.neardup.index.FingerprintFieldType;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.FingerprintKind;
+import io.neardup.index.LikeFingerprints;
 import io.neardup.index.MinhashFieldMapper;
 import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
-import io.neardup.index.NearDupTargets;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -487,7 +487,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     }
 
     /** {@code like}, resolved on this shard for each field the field type asks for. */
-    private final class Targets implements NearDupTargets {
+    private final class Targets implements LikeFingerprints {
         @Override
         public Simhash simhash(String field, QueryShardContext context) {
             return services.resolver().resolveSimhash(like, field, context);

@@ -128,9 +128,6 @@ public class NearDupCollapseProcessorFactoryTests extends OpenSearchTestCase {
         assertRejected(() -> window(Map.of("window", 0)), "window", "[window] must be in [1, 10000], got [0]");
         assertRejected(() -> window(Map.of("window", -5)), "window", "[window] must be in [1, 10000], got [-5]");
         assertRejected(() -> window(Map.of("window", 10_001)), "window", "[window] must be in [1, 10000], got [10001]");
-        assertRejected(
-                () -> window(Map.of("window", "many")),
-                "window",
-                "[window] property cannot be converted to an int [many]");
+        assertRejected(() -> window(Map.of("window", "many")), "window", "[window] must be an integer, got [many]");
     }
 }

@@ -221,24 +221,26 @@ public class MinhashFieldMapperCompactTests extends MapperServiceTestCase {
 
     private static String targetRefusal(
             MinhashFieldMapper.MinhashFieldType type, String value, String set, String scheme) {
-        return expectThrows(IllegalArgumentException.class, () -> type.targetOf(value, set, scheme))
+        return expectThrows(IllegalArgumentException.class, () -> type.likeFingerprintOf(value, set, scheme))
                 .getMessage();
     }
 
     /**
-     * A {@code like}'s fingerprint ({@code targetOf}) is read as a document's value is (issue 40): what the field accepts
+     * A {@code like}'s fingerprint ({@code likeFingerprintOf}) is read as a document's value is (issue 40): what the field accepts
      * answers as before, and each check the field makes of a value is made of a {@code like} too.
      */
     public void testTargetOfMakesEveryCheckOfAValue() throws IOException {
         MinhashFieldMapper.MinhashFieldType type = fieldType();
         int hash = SCHEME.schemeHash();
         int[] set = set(40, 9);
-        NearDupTargets.Minhash target = type.targetOf(null, ShingleSetCodec.encode(set, hash, 128), SCHEME.id());
+        LikeFingerprints.Minhash target =
+                type.likeFingerprintOf(null, ShingleSetCodec.encode(set, hash, 128), SCHEME.id());
         assertArrayEquals(FingerprintFormat.signatureOfSet(set, 128), target.signature());
         assertArrayEquals(ShingleSetCodec.payload(set), target.shingleSet());
         assertEquals(hash, target.schemeHash());
         // A format 1 document with its set is compared through the set, whatever its signature's length.
-        target = type.targetOf(SignatureCodec.encode(new int[64], hash), ShingleSetCodec.encode(set, hash), null);
+        target = type.likeFingerprintOf(
+                SignatureCodec.encode(new int[64], hash), ShingleSetCodec.encode(set, hash), null);
         assertArrayEquals(FingerprintFormat.signatureOfSet(set, 128), target.signature());
 
         // Refused since issue 40 (derived before at the field's length, or read without the check).

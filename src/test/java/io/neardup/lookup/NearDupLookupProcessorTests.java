@@ -249,7 +249,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             },
             {
                 "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"max_candidates\": 0}",
-                "[max_candidates] must be an integer"
+                "[max_candidates] must be in [1, 1000], got [0]"
             },
             {
                 "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"timeout\": \"0s\"}",
@@ -261,7 +261,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             },
             {
                 "{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"recent_size\": 1000000}",
-                "[recent_size] must be an integer"
+                "[recent_size] must be in [0, 100000], got [1000000]"
             },
             {"{\"field\": \"fp.simhash\", \"target_field\": \"d\", \"mode\": \"psm\"}", "[mode] does not apply"},
             {

@@ -14,7 +14,7 @@ import org.opensearch.index.query.QueryShardContext;
  * {@code simhash} field with {@code min_similarity} also the sibling {@code minhash} field); the query
  * entry point decides how {@code like} becomes a fingerprint (fetched, fingerprinted or decoded).
  */
-public interface NearDupTargets {
+public interface LikeFingerprints {
 
     /** The simhash to look for in the {@code simhash} field {@code field}. */
     Simhash simhash(String field, QueryShardContext context);
