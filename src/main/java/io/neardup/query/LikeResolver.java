@@ -23,6 +23,7 @@ import java.util.function.Supplier;
 import org.opensearch.ExceptionsHelper;
 import org.opensearch.action.IndicesRequest;
 import org.opensearch.action.get.GetRequest;
+import org.opensearch.action.get.GetResponse;
 import org.opensearch.action.ingest.GetPipelineAction;
 import org.opensearch.action.ingest.GetPipelineRequest;
 import org.opensearch.action.ingest.GetPipelineResponse;
@@ -94,6 +95,11 @@ public final class LikeResolver {
      * @return the like with every index's answer (null until all have answered), or null now when every index the
      *     request reads has its answer in {@code known} (a remote cluster's coordinating node reads its own indices)
      */
+    /** Whether the coordinating rewrite can tell the indices searched (from OpenSearch 3.1.0 on). */
+    public boolean readsOnTheCoordinator(QueryCoordinatorContext context) {
+        return CoordinatorRewrite.requestOf(context) != null;
+    }
+
     public Supplier<Like> readInEachIndex(Like.ReadInEachIndex known, String field, QueryCoordinatorContext context) {
         IndicesRequest request = CoordinatorRewrite.requestOf(context);
         if (request == null) {
@@ -182,7 +188,7 @@ public final class LikeResolver {
                         SimhashCodec.parseHex(simhash.hex()),
                         simhash.margins() == null ? null : Margins.decode(simhash.margins()),
                         simhash.scheme());
-            case Like.ById byId -> throw notRead(byId);
+            case Like.ById byId -> fromDocument(byId.id(), byId, field, context);
             case Like.Fetched fetched -> fromDocument(fetched.id(), fetched, field, context);
             case Like.ReadInEachIndex read -> fromDocument(read.id(), read, field, context);
             case Like.Text text -> fromText(text, field, context);
@@ -199,7 +205,7 @@ public final class LikeResolver {
         return switch (like) {
             case Like.Minhash minhash ->
                 signature(minhash.signature(), minhash.shingles(), minhash.scheme(), fieldType, null);
-            case Like.ById byId -> throw notRead(byId);
+            case Like.ById byId -> storedSignature(byId.id(), byId, fieldType, context);
             case Like.Fetched fetched -> storedSignature(fetched.id(), fetched, fieldType, context);
             case Like.ReadInEachIndex read -> storedSignature(read.id(), read, fieldType, context);
             case Like.Text text -> {
@@ -252,22 +258,38 @@ public final class LikeResolver {
      * one that reaches a shard unread came another way (an alias filter, a stored percolator query), where no read
      * may wait.
      */
-    private static IllegalArgumentException notRead(Like.ById like) {
-        return new IllegalArgumentException("[like._id] document [" + like.id()
-                + "] is read when the query is rewritten on the coordinating node; this query reached the shard "
-                + "without that rewrite");
-    }
-
     /**
      * That document's value of {@code field}, from the source the query's rewrite read on the coordinating node: in
      * {@code like._index}, or, without it, in this shard's index, whose answer the shard takes as it would its own
      * GET's.
      */
     private static Object fieldOf(Like document, String field, QueryShardContext context) {
-        Map<String, Object> source = document instanceof Like.ReadInEachIndex read
-                ? sourceIn(read, context.index())
-                : ((Like.Fetched) document).source();
+        Map<String, Object> source = switch (document) {
+            case Like.ReadInEachIndex read -> sourceIn(read, context.index());
+            case Like.ById byId -> readOnTheShard(byId, field, context);
+            default -> ((Like.Fetched) document).source();
+        };
         return source == null ? null : XContentMapValues.extractValue(field, source);
+    }
+
+    /**
+     * {@code like._id} without {@code _index} read here, on the shard, which knows its index: a blocking GET on the
+     * search thread, as {@code more_like_this} does. It stays only where the coordinating rewrite cannot read it: on
+     * OpenSearch 3.0.x, whose rewrite cannot tell the indices searched ({@link #readsOnTheCoordinator}), and for a
+     * query that reaches a shard without that rewrite (an alias filter, a percolator query).
+     */
+    private static Map<String, Object> readOnTheShard(Like.ById byId, String field, QueryShardContext context) {
+        String index = context.index().getName();
+        GetResponse response = context.getClient()
+                .get(new GetRequest(index)
+                        .id(byId.id())
+                        .fetchSourceContext(new FetchSourceContext(true, new String[] {field}, null)))
+                .actionGet();
+        if (response.isExists() == false) {
+            throw new IllegalArgumentException(
+                    "[like._id] document [" + byId.id() + "] not found in index [" + index + "]");
+        }
+        return response.getSourceAsMap();
     }
 
     private static Map<String, Object> sourceIn(Like.ReadInEachIndex read, Index index) {

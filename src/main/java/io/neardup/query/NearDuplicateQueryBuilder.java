@@ -328,6 +328,10 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
             if (services == null) {
                 throw new IllegalStateException("[" + NAME + "] was built without its node services");
             }
+            if (like instanceof Like.ById
+                    && services.resolver().readsOnTheCoordinator(context.convertToCoordinatorContext()) == false) {
+                return this; // OpenSearch 3.0.x: each shard reads it (LikeResolver.readOnTheShard)
+            }
             Like.ReadInEachIndex known = like instanceof Like.ReadInEachIndex read
                     ? read
                     : new Like.ReadInEachIndex(((Like.ById) like).id(), Map.of());

@@ -24,7 +24,6 @@ import org.apache.lucene.search.Query;
 import org.opensearch.common.compress.CompressedXContent;
 import org.opensearch.index.mapper.MapperService;
 import org.opensearch.index.query.QueryShardContext;
-import org.opensearch.index.query.QueryShardException;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.test.AbstractQueryTestCase;
 
@@ -115,20 +114,6 @@ public class NearDuplicateQueryBuilderQueryTests extends AbstractQueryTestCase<N
         } else {
             assertThat(query, instanceOf(MinhashSimilarityQuery.class));
         }
-    }
-
-    /**
-     * like._id is read by the rewrite on the coordinating node; a query that reaches a shard without it (no shard
-     * reads a document: that would hold a search thread) is a 400 that says so.
-     */
-    public void testLikeByIdThatReachesAShardUnreadIsRefused() {
-        NearDuplicateQueryBuilder unread = new NearDuplicateQueryBuilder(SIMHASH, Like.id("doc-1", null), SERVICES);
-        QueryShardException refused =
-                expectThrows(QueryShardException.class, () -> unread.toQuery(createShardContext()));
-        assertEquals(
-                "[like._id] document [doc-1] is read when the query is rewritten on the coordinating node; this query "
-                        + "reached the shard without that rewrite",
-                refused.getMessage());
     }
 
     @Override
