@@ -51,10 +51,6 @@ public enum FingerprintKind {
         return null;
     }
 
-    public FingerprintKind other() {
-        return this == SIMHASH ? MINHASH : SIMHASH;
-    }
-
     /**
      * Refuses a {@code format} this kind does not render its values in (null is the default): a {@code simhash}
      * field renders hex, a {@code minhash} field signature strings; {@link #OBJECT} is checked by the caller,

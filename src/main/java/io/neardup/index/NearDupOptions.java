@@ -287,12 +287,6 @@ public record NearDupOptions(
             return this;
         }
 
-        /** Refuses an option read that does not apply to a field of {@code kind} ({@link NearDupOption#requireApplicable}). */
-        public Reader requireApplicableTo(FingerprintKind kind, String field) {
-            NearDupOption.requireApplicable(values.keySet(), kind, field);
-            return this;
-        }
-
         /** Whether {@code option} was read. */
         public boolean has(NearDupOption option) {
             return values.containsKey(option);
