@@ -376,6 +376,15 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         return IndicesOptions.STRICT_SINGLE_INDEX_NO_EXPAND_FORBID_CLOSED;
     }
 
+    /**
+     * A data stream resolves to its backing indices (a run writes into a backing index by its name, as
+     * {@code _update_by_query} does), so that a stream of one generation runs, and one of more is told so.
+     */
+    @Override
+    public boolean includeDataStreams() {
+        return true;
+    }
+
     public MatchSpec spec() {
         return spec;
     }
