@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.opensearch.action.support.IndicesOptions;
 import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.metadata.DataStream;
 import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
@@ -116,10 +117,11 @@ final class LookupIndices {
     }
 
     private Selection resolve(ClusterState state, String name, boolean ownIndex) {
-        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(name);
+        String dated = withoutDateMath(name);
+        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(dated);
         boolean spansIndices = abstraction == null || abstraction.getType() != IndexAbstraction.Type.CONCRETE_INDEX;
-        if (abstraction == null && ownIndex && Regex.isSimpleMatchPattern(name) == false) {
-            FingerprintKind kind = kindInTemplate(state, name);
+        if (abstraction == null && ownIndex && Regex.isSimpleMatchPattern(dated) == false) {
+            FingerprintKind kind = kindInTemplate(state, dated);
             if (kind == null) {
                 throw new IndexNotFoundException(name);
             }
@@ -157,6 +159,39 @@ final class LookupIndices {
             kinds.keySet().retainAll(live);
         }
         return new Selection(List.copyOf(indices), spansIndices, kind);
+    }
+
+    /**
+     * The index a document sent to {@code ownIndex} is written to, as the cluster state tells now: a data stream's or
+     * an alias's write index, the index itself (date math resolved), the first backing index of a data stream its first
+     * document makes, or the name as given.
+     */
+    String homeOf(ClusterState state, String ownIndex) {
+        if (ownIndex == null) {
+            return null;
+        }
+        String dated = withoutDateMath(ownIndex);
+        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(dated);
+        if (abstraction == null) {
+            String template = MetadataIndexTemplateService.findV2Template(state.metadata(), dated, false);
+            boolean makesADataStream = template != null
+                    && state.metadata().templatesV2().get(template).getDataStreamTemplate() != null;
+            return makesADataStream ? DataStream.getDefaultBackingIndexName(dated, 1) : dated;
+        }
+        IndexMetadata writeIndex = abstraction.getWriteIndex();
+        return writeIndex == null ? dated : writeIndex.getIndex().getName();
+    }
+
+    /** {@code name} with its date math ({@code <logs-{now/d}>}) resolved now, as the write resolves it. */
+    private String withoutDateMath(String name) {
+        try {
+            return resolver.resolveDateMathExpression(name);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(
+                    "[" + NearDupLookupProcessor.TYPE + "] [index] [" + name + "] is not a valid date math name: "
+                            + e.getMessage(),
+                    e);
+        }
     }
 
     private FingerprintKind kindIn(IndexMetadata index) {

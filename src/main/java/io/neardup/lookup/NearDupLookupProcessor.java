@@ -35,11 +35,8 @@ import java.util.function.Supplier;
 import org.opensearch.ExceptionsHelper;
 import org.opensearch.OpenSearchTimeoutException;
 import org.opensearch.cluster.ClusterState;
-import org.opensearch.cluster.metadata.DataStream;
-import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
-import org.opensearch.cluster.metadata.MetadataIndexTemplateService;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.common.util.concurrent.ThreadContext;
@@ -212,7 +209,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             ClusterState state = clusterService.state();
             selection = indices.select(state, lookupName, index == null, System.currentTimeMillis());
             FingerprintKind kind = selection.kind();
-            String home = selection.spansIndices() ? home(state, ownIndex) : null;
+            String home = selection.spansIndices() ? indices.homeOf(state, ownIndex) : null;
             FingerprintObject.Parts parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
             fingerprintSource =
                     MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
@@ -469,26 +466,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private String windowScope(String lookupName) {
         Object user = threadContext.getTransient(SECURITY_USER_INFO);
         return user == null ? lookupName : lookupName + '\u0000' + user;
-    }
-
-    /**
-     * The index a document sent to {@code ownIndex} is written to, as the cluster state tells now: a data stream's or
-     * an alias's write index, the index itself, the first backing index of a data stream its first document makes, or
-     * the name as given.
-     */
-    private static String home(ClusterState state, String ownIndex) {
-        if (ownIndex == null) {
-            return null;
-        }
-        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(ownIndex);
-        if (abstraction == null) {
-            String template = MetadataIndexTemplateService.findV2Template(state.metadata(), ownIndex, false);
-            boolean makesADataStream = template != null
-                    && state.metadata().templatesV2().get(template).getDataStreamTemplate() != null;
-            return makesADataStream ? DataStream.getDefaultBackingIndexName(ownIndex, 1) : ownIndex;
-        }
-        IndexMetadata writeIndex = abstraction.getWriteIndex();
-        return writeIndex == null ? ownIndex : writeIndex.getIndex().getName();
     }
 
     /**

@@ -277,6 +277,45 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
         assertEquals("same", dupOf("incoming", "copy-of-3").get("duplicate_of"));
     }
 
+    /**
+     * A date math {@code index} ({@code <dated-{now/d}>}, today's index) is resolved when the document is looked up,
+     * as a write resolves it: one concrete index, so the layout is one index's.
+     */
+    public void testADateMathIndexIsLookedUpInTheIndexItNamesNow() throws Exception {
+        putPipeline(
+                "dated-lookup",
+                "{\"field\": \"fp.simhash\", \"index\": \"<dated-{now/d}>\", \"target_field\": \"dup\"}");
+        String today = "dated-"
+                + java.time.LocalDate.now(java.time.ZoneOffset.UTC)
+                        .format(java.time.format.DateTimeFormatter.ofPattern("yyyy.MM.dd", Locale.ROOT));
+        assertAcked(prepareCreate(today)
+                .setSettings(Settings.builder().put("index.number_of_replicas", 0))
+                .setMapping(MAPPING));
+        client().prepareIndex(today)
+                .setId("original")
+                .setSource(Map.of("fp", Map.of("simhash", "0123456789abcdef")))
+                .setRefreshPolicy("true")
+                .get();
+        assertAcked(prepareCreate("dated-sink").setMapping(MAPPING));
+        client().prepareIndex("dated-sink")
+                .setId("copy")
+                .setPipeline("dated-lookup")
+                .setSource(Map.of("fp", Map.of("simhash", "0123456789abcdee")))
+                .setRefreshPolicy("true")
+                .get();
+        assertEquals(
+                Map.of(
+                        "cluster",
+                        "original",
+                        "duplicate_of",
+                        "original",
+                        "similarity",
+                        1 - 1 / 64.0,
+                        "representative",
+                        false),
+                dupOf("dated-sink", "copy"));
+    }
+
     @SuppressWarnings("unchecked")
     private Map<String, Object> dupOf(String index, String id) {
         return (Map<String, Object>)
