@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.LeadCostQuery;
 import io.neardup.NearDupPlugin;
 import io.neardup.ShingleTruth;
 import io.neardup.core.Fingerprint;
@@ -36,10 +37,8 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.DocIdSetIterator;
-import org.apache.lucene.search.FilterWeight;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
@@ -289,7 +288,13 @@ public class ContainmentQueryTests extends MapperServiceTestCase {
                         Map<String, Float> led = hits(
                                 searcher,
                                 new BooleanQuery.Builder()
-                                        .add(new ScorerPathQuery(query, paths), BooleanClause.Occur.MUST)
+                                        .add(
+                                                new LeadCostQuery(query, "paths", (supplier, leadCost) -> {
+                                                    Scorer scorer = supplier.get(leadCost);
+                                                    paths[scorer.twoPhaseIterator() == null ? ONE_PASS : TWO_PHASE]++;
+                                                    return scorer;
+                                                }),
+                                                BooleanClause.Occur.MUST)
                                         .add(rareTag, BooleanClause.Occur.FILTER)
                                         .build());
                         assertEquals(what + ", scored beside a rare term", expected, led);
@@ -353,63 +358,6 @@ public class ContainmentQueryTests extends MapperServiceTestCase {
                 }
                 assertEquals(segment + " doc " + doc, onePass.score(), led.score(), 0f);
             }
-        }
-    }
-
-    /** Counts, by path, the scorers its query's segments answer with, where Lucene asks for them in a search. */
-    private static final class ScorerPathQuery extends Query {
-        private final Query in;
-        private final int[] paths;
-
-        ScorerPathQuery(Query in, int[] paths) {
-            this.in = in;
-            this.paths = paths;
-        }
-
-        @Override
-        public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) throws IOException {
-            return new FilterWeight(this, in.createWeight(searcher, scoreMode, boost)) {
-                @Override
-                public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
-                    ScorerSupplier supplier = in.scorerSupplier(context);
-                    if (supplier == null) {
-                        return null;
-                    }
-                    return new ScorerSupplier() {
-                        @Override
-                        public Scorer get(long leadCost) throws IOException {
-                            Scorer scorer = supplier.get(leadCost);
-                            paths[scorer.twoPhaseIterator() == null ? ONE_PASS : TWO_PHASE]++;
-                            return scorer;
-                        }
-
-                        @Override
-                        public long cost() {
-                            return supplier.cost();
-                        }
-                    };
-                }
-            };
-        }
-
-        @Override
-        public void visit(QueryVisitor visitor) {
-            in.visit(visitor);
-        }
-
-        @Override
-        public String toString(String field) {
-            return "paths(" + in.toString(field) + ")";
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return sameClassAs(other) && in.equals(((ScorerPathQuery) other).in);
-        }
-
-        @Override
-        public int hashCode() {
-            return 31 * classHash() + in.hashCode();
         }
     }
 }
