@@ -50,12 +50,12 @@ import org.apache.lucene.util.RamUsageEstimator;
  * Lucene's {@code IndexOrDocValuesQuery} does, each for its own job:
  *
  * <ul>
- *   <li>where this query leads, or what leads is not {@link #LEAD_COST_RATIO} times cheaper, one pass over the postings of the query's sampled
- *       values counts the shared ones per document (in an array of the segment's size, or a sorted list of the
- *       postings' documents where that is smaller), charged to the {@code neardup} breaker before it is allocated and
- *       given back when the segment's hits are ready; postings read in order, one enum reused, are the cheapest way
- *       through a whole segment;
- *   <li>where a much cheaper clause leads (a filter on a rare value), a two-phase scorer: the disjunction of the
+ *   <li>where this query leads, or what leads is not {@link #LEAD_COST_RATIO} times cheaper, one pass over the
+ *       postings of the query's sampled values counts the shared ones per document (in an array of the segment's
+ *       size, or a sorted list of the postings' documents where that is smaller), charged to the {@code neardup}
+ *       breaker before it is allocated and given back when the segment's hits are ready; postings read in order, one
+ *       enum reused, are the cheapest way through a whole segment;
+ *   <li>where a clause that much cheaper leads (a filter on a rare value), a two-phase scorer: the disjunction of the
  *       sampled values' postings as the approximation, and for each document the lead stops on, the shared values
  *       counted where the postings stand and the same verification. Only the lead's documents are looked at, and
  *       nothing grows with the segment.
@@ -268,9 +268,9 @@ public final class ContainmentQuery extends Query implements Accountable {
 
         /**
          * The segment's hits, all verified before the first is returned: one pass over the postings counts the
-         * sampled values each document shares with the query, then one exact comparison a candidate. The counts are kept in an array of the segment's
-         * size, or, where the postings are fewer than an eighth of the segment's documents, as the sorted list of
-         * the postings' documents (4 bytes a posting), whichever is smaller.
+         * sampled values each document shares with the query, then one exact comparison a candidate. The counts are
+         * kept in an array of the segment's size or, where the postings are fewer than an eighth of the segment's
+         * documents, as the sorted list of the postings' documents (4 bytes a posting), whichever is smaller.
          */
         private Scorer hits(LeafReader reader, SegmentTerms segmentTerms) throws IOException {
             int maxDoc = reader.maxDoc();

@@ -14,7 +14,9 @@ import io.neardup.index.ContainmentQuery;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.MinhashFieldMapper;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -53,10 +55,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * for the top 10, three ways: as Lucene asks for it ({@code led}: two-phase where the term is at least eight times
  * cheaper, else one pass), in one pass over the whole segment whatever leads ({@code onePass}: asked as if nothing led,
  * what it did before it honoured {@code leadCost}), and two-phase whatever leads ({@code twoPhase}: asked as if
- * nothing cost anything), which shows where the ratio chosen between the two stands. One force-merged segment of {@code n} synthetic sets of 60–300 values, one value in ten
- * from a pool of 2,000 shared by many documents (boilerplate), one document in ten embedding one of 1,000 articles
- * (40–200 values, 3% replaced); {@code contained: like} asks with an article, {@code document} with a host. The
- * setup checks that both give the same top hits, and that some queries have hits.
+ * nothing cost anything), which shows where the ratio chosen between the two stands.
+ *
+ * <p>One force-merged segment of {@code n} synthetic sets of 60–300 values, one value in ten from a pool of 2,000
+ * shared by many documents (boilerplate), one document in ten embedding one of 1,000 articles (40–200 values, 3%
+ * replaced); {@code contained: like} asks with an article, {@code document} with a host, those of rare hosts first.
+ * The setup checks that the three give the same top hits, and that some queries have hits.
  *
  * <pre>
  * mvn -Pbench test-compile exec:exec -Dbench.args="ContainmentLeadBenchmark -f 1"
@@ -108,11 +112,14 @@ public class ContainmentLeadBenchmark {
             articles[a] = hashes(random, boilerplate, 40 + random.nextInt(161));
         }
         ByteBuffersDirectory directory = new ByteBuffersDirectory();
-        byte[][] likes = new byte[QUERIES][];
-        int liked = 0;
+        // The likes of rare hosts first: their queries have a hit among the rare documents.
+        List<byte[]> rareLikes = new ArrayList<>();
+        List<byte[]> otherLikes = new ArrayList<>();
         try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
             for (int i = 0; i < n; i++) {
                 long[] host = hashes(random, boilerplate, 60 + random.nextInt(241));
+                boolean rare = random.nextDouble() < leadFraction;
+                byte[] like = null;
                 if (i % 10 == 0) {
                     long[] article = articles[random.nextInt(ARTICLES)];
                     long[] edited = article.clone();
@@ -127,13 +134,17 @@ public class ContainmentLeadBenchmark {
                     System.arraycopy(edited, 0, embedding, at, edited.length);
                     System.arraycopy(host, at, embedding, at + edited.length, host.length - at);
                     host = embedding;
-                    if (contained.equals("like") && liked < QUERIES) {
-                        likes[liked++] = ShingleSetCodec.payload(ShingleSetCodec.of(article, article.length));
+                    if (contained.equals("like")) {
+                        like = ShingleSetCodec.payload(ShingleSetCodec.of(article, article.length));
                     }
                 }
                 int[] values = ShingleSetCodec.of(host, host.length);
-                if (contained.equals("document") && liked < QUERIES && i % 10 == 0) {
-                    likes[liked++] = ShingleSetCodec.payload(values);
+                if (contained.equals("document") && i % 10 == 0) {
+                    like = ShingleSetCodec.payload(values);
+                }
+                List<byte[]> likes = rare ? rareLikes : otherLikes;
+                if (like != null && likes.size() < QUERIES) {
+                    likes.add(like);
                 }
                 Document doc = new Document();
                 doc.add(new BinaryDocValuesField(
@@ -145,13 +156,16 @@ public class ContainmentLeadBenchmark {
                             MinhashFieldMapper.MinhashFieldType.containmentTerm(value),
                             MinhashFieldMapper.BAND_FIELD_TYPE));
                 }
-                doc.add(new StringField(TAG, random.nextDouble() < leadFraction ? "rare" : "common", Field.Store.NO));
+                doc.add(new StringField(TAG, rare ? "rare" : "common", Field.Store.NO));
                 writer.addDocument(doc);
             }
             writer.forceMerge(1);
         }
-        if (liked < QUERIES) {
-            throw new IllegalArgumentException("n = " + n + " plants " + liked + " queries, fewer than " + QUERIES);
+        List<byte[]> likes = new ArrayList<>(rareLikes);
+        likes.addAll(otherLikes.subList(0, Math.min(otherLikes.size(), QUERIES - likes.size())));
+        if (likes.size() < QUERIES) {
+            throw new IllegalArgumentException(
+                    "n = " + n + " plants " + likes.size() + " queries, fewer than " + QUERIES);
         }
         reader = DirectoryReader.open(directory);
         searcher = new IndexSearcher(reader);
@@ -164,7 +178,7 @@ public class ContainmentLeadBenchmark {
         Query rare = new TermQuery(new Term(TAG, "rare"));
         int withHits = 0;
         for (int q = 0; q < QUERIES; q++) {
-            Query query = new ContainmentQuery(FIELD_TYPE, likes[q], 0, null, containment, null);
+            Query query = new ContainmentQuery(FIELD_TYPE, likes.get(q), 0, null, containment, null);
             led[q] = besideRare(query, rare);
             onePass[q] = besideRare(LeadCostQuery.askedWith(query, Long.MAX_VALUE), rare);
             twoPhase[q] = besideRare(LeadCostQuery.askedWith(query, 0), rare);
