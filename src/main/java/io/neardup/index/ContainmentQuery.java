@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.PostingsDisjunction;
 import io.neardup.core.ContainmentSampling;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.ShingleSetCodec;
@@ -25,7 +26,6 @@ import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.ConstantScoreScorer;
 import org.apache.lucene.search.DisiWrapper;
-import org.apache.lucene.search.DisjunctionDISIApproximation;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
@@ -393,12 +393,12 @@ public final class ContainmentQuery extends Query implements Accountable {
          * charged to the breaker. Deleted documents are left to the collector, as in the one pass.
          */
         private final class TwoPhaseContainmentScorer extends Scorer {
-            private final DisjunctionDISIApproximation sampledPostings;
+            private final PostingsDisjunction sampledPostings;
             private final TwoPhaseIterator twoPhase;
             private float score;
 
             TwoPhaseContainmentScorer(LeafReader reader, SegmentTerms segmentTerms, long leadCost) throws IOException {
-                // Lucene's own disjunction (internal API, pinned with the Lucene version OpenSearch ships): a heap of
+                // Lucene's own disjunction (internal API: its shape differs in Lucene 10.1, hence compat): a heap of
                 // the
                 // postings the lead passes often, a linear check of the others, and the list of those on a document.
                 List<DisiWrapper> postings =
@@ -412,15 +412,15 @@ public final class ContainmentQuery extends Query implements Accountable {
                                     1f, ScoreMode.COMPLETE_NO_SCORES, termsEnum.postings(null, PostingsEnum.NONE)),
                             false));
                 }
-                this.sampledPostings = new DisjunctionDISIApproximation(postings, leadCost);
+                this.sampledPostings = new PostingsDisjunction(postings, leadCost);
                 BinaryDocValues sets = DocValues.getBinary(reader, shinglesField);
                 NumericDocValues setSizes = DocValues.getNumeric(reader, setSizeField);
                 int floor = sharedFloor();
-                this.twoPhase = new TwoPhaseIterator(sampledPostings) {
+                this.twoPhase = new TwoPhaseIterator(sampledPostings.iterator()) {
                     @Override
                     public boolean matches() throws IOException {
                         int shared = 0;
-                        for (DisiWrapper standing = sampledPostings.topList();
+                        for (DisiWrapper standing = sampledPostings.onCurrentDocument();
                                 standing != null;
                                 standing = standing.next) {
                             shared++;
@@ -428,7 +428,8 @@ public final class ContainmentQuery extends Query implements Accountable {
                         if (shared < floor) {
                             return false;
                         }
-                        double value = verifiedContainment(sampledPostings.docID(), shared, sets, setSizes);
+                        double value =
+                                verifiedContainment(sampledPostings.iterator().docID(), shared, sets, setSizes);
                         if (value < 0) {
                             return false;
                         }
@@ -446,7 +447,7 @@ public final class ContainmentQuery extends Query implements Accountable {
 
             @Override
             public int docID() {
-                return sampledPostings.docID();
+                return sampledPostings.iterator().docID();
             }
 
             @Override
