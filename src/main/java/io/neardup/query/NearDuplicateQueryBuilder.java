@@ -234,11 +234,11 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (FIELD.match(name, parser.getDeprecationHandler())) {
                     field = parser.text();
                 } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
-                    includeSelf = booleanValue(parser, name);
+                    includeSelf = NearDupOption.booleanValue(name, NearDupOption.valueOf(parser, name));
                 } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
-                    ignoreUnmapped = booleanValue(parser, name);
+                    ignoreUnmapped = NearDupOption.booleanValue(name, NearDupOption.valueOf(parser, name));
                 } else if (BOOST_FIELD.match(name, parser.getDeprecationHandler())) {
-                    boost = (float) doubleValue(parser, name);
+                    boost = (float) NearDupOption.finiteNumber(name, NearDupOption.valueOf(parser, name));
                 } else if (NAME_FIELD.match(name, parser.getDeprecationHandler())) {
                     queryName = parser.text();
                 } else {
@@ -271,32 +271,6 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
         }
-    }
-
-    /** {@code include_self}, {@code ignore_unmapped}: read as the matching options' booleans are. */
-    private static boolean booleanValue(XContentParser parser, String name) throws IOException {
-        Object value = NearDupOption.valueOf(parser, name);
-        if (value instanceof Boolean b) {
-            return b;
-        }
-        if ("true".equals(value) || "false".equals(value)) {
-            return Boolean.parseBoolean((String) value);
-        }
-        throw new NearDupOption.Invalid(name, "must be true or false, got [" + value + "]");
-    }
-
-    /** {@code boost}: a finite number, or a string of one. */
-    private static double doubleValue(XContentParser parser, String name) throws IOException {
-        Object value = NearDupOption.valueOf(parser, name);
-        try {
-            double number = value instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(value));
-            if (Double.isFinite(number)) {
-                return number;
-            }
-        } catch (NumberFormatException e) {
-            // reported below, with the parameter's name
-        }
-        throw new NearDupOption.Invalid(name, "must be a number, got [" + value + "]");
     }
 
     /**
