@@ -404,7 +404,7 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             try {
                 if (hasDistance) {
                     // Wider than the query's: folding compares each hit with the leaders, no flip sets to bound.
-                    maxDistance = NearDupOption.MAX_DISTANCE.readInt(
+                    maxDistance = NearDupOption.MAX_DISTANCE.readIntWithin(
                             config.remove(NearDupOption.MAX_DISTANCE.paramName()), 0, MAX_MAX_DISTANCE);
                 }
                 NearDupOptions options = new NearDupOptions.Reader(OPTIONS, NOT_AN_OPTION)
@@ -418,7 +418,7 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             }
             int maxFoldedIds = DEFAULT_MAX_FOLDED_IDS;
             try {
-                Integer read = NearDupOption.readInt(config, "max_folded_ids", 0, MAX_MAX_FOLDED_IDS);
+                Integer read = NearDupOption.removeIntSetting(config, "max_folded_ids", 0, MAX_MAX_FOLDED_IDS);
                 maxFoldedIds = read == null ? DEFAULT_MAX_FOLDED_IDS : read;
             } catch (NearDupOption.Invalid e) {
                 throw ConfigurationUtils.newConfigurationException(TYPE, tag, e.option(), e.reason());

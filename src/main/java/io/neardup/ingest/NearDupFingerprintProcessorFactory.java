@@ -324,7 +324,7 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
     private static int readIntInRange(
             String tag, Map<String, Object> config, String key, int defaultValue, int min, int max) {
         try {
-            Integer value = NearDupOption.readInt(config, key, min, max);
+            Integer value = NearDupOption.removeIntSetting(config, key, min, max);
             return value == null ? defaultValue : value;
         } catch (NearDupOption.Invalid e) {
             throw newConfigurationException(TYPE, tag, e.option(), e.reason());

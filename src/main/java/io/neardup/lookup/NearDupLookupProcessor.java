@@ -743,7 +743,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
         private static Integer readOptionalInt(String tag, Map<String, Object> config, String name, int min, int max) {
             try {
-                return NearDupOption.readInt(config, name, min, max);
+                return NearDupOption.removeIntSetting(config, name, min, max);
             } catch (NearDupOption.Invalid e) {
                 throw newConfigurationException(TYPE, tag, e.option(), e.reason());
             }
