@@ -232,7 +232,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (options.read(name, NearDupOption.valueOf(parser, name))) {
                     continue;
                 } else if (FIELD.match(name, parser.getDeprecationHandler())) {
-                    field = parser.text();
+                    field = stringValue(parser, name);
                 } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
                     includeSelf = NearDupOption.booleanValue(name, NearDupOption.valueOf(parser, name));
                 } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
@@ -240,7 +240,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (BOOST_FIELD.match(name, parser.getDeprecationHandler())) {
                     boost = (float) NearDupOption.finiteNumber(name, NearDupOption.valueOf(parser, name));
                 } else if (NAME_FIELD.match(name, parser.getDeprecationHandler())) {
-                    queryName = parser.text();
+                    queryName = stringValue(parser, name);
                 } else {
                     throw new ParsingException(
                             parser.getTokenLocation(), "[" + NAME + "] query does not support [" + name + "]");
@@ -271,6 +271,17 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
         }
+    }
+
+    /**
+     * {@code field}, {@code _name}: a string (a number or a boolean taken as its text, as OpenSearch's queries take
+     * them); null refused, which reading its text would fail with a 500.
+     */
+    private static String stringValue(XContentParser parser, String name) throws IOException {
+        if (parser.currentToken() == XContentParser.Token.VALUE_NULL) {
+            throw new NearDupOption.Invalid(name, "must be a string, got [null]");
+        }
+        return parser.text();
     }
 
     /**
