@@ -39,6 +39,7 @@ import org.opensearch.analysis.common.CommonAnalysisModulePlugin;
 import org.opensearch.common.io.stream.BytesStreamOutput;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.unit.TimeValue;
+import org.opensearch.common.util.concurrent.ThreadContext;
 import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.common.ParsingException;
 import org.opensearch.core.xcontent.DeprecationHandler;
@@ -118,6 +119,8 @@ final class HostileRequests {
             Map.entry("recent_size", List.of(0, 10, 100)),
             Map.entry("recent_ttl", List.of("10s", "1m")),
             Map.entry("ignore_missing", List.of(true, false)),
+            Map.entry("max_indices", List.of(1, 30, 1000)),
+            Map.entry("max_age", List.of("1d", "30d")),
             Map.entry("max_chars", List.of(100, 5000)),
             Map.entry("truncate", List.of(true, false)),
             Map.entry("outputs", List.of(List.of("simhash"), List.of("minhash", "shingles"), List.of("content_hash"))),
@@ -290,7 +293,14 @@ final class HostileRequests {
                 } else {
                     maybe(random, body, "min_similarity", pick(random, "min_similarity"));
                 }
-                for (String key : List.of("max_candidates", "timeout", "recent_size", "recent_ttl", "ignore_missing")) {
+                for (String key : List.of(
+                        "max_candidates",
+                        "timeout",
+                        "recent_size",
+                        "recent_ttl",
+                        "ignore_missing",
+                        "max_indices",
+                        "max_age")) {
                     maybe(random, body, key, pick(random, key));
                 }
             }
@@ -522,7 +532,8 @@ final class HostileRequests {
 
     private static String lookup(Map<String, Object> config) {
         return dumpOf(
-                new NearDupLookupProcessor.Factory(null, null, null, null).create(Map.of(), "t", null, config),
+                new NearDupLookupProcessor.Factory(null, null, new ThreadContext(Settings.EMPTY), null)
+                        .create(Map.of(), "t", null, config),
                 config,
                 NearDupLookupProcessor.TYPE);
     }
