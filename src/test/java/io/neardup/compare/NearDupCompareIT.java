@@ -64,6 +64,15 @@ public class NearDupCompareIT extends NearDupRestTestCase {
                         + DemoCorpus.PIPELINE + "\"}");
         assertEquals(answer, asTexts);
 
+        // odd texts: emoji, CJK, control characters, a lone half of a surrogate pair (replaced, as at ingest)
+        Map<String, Object> odd = send(
+                "POST",
+                PATH,
+                "{\"a\": {\"text\": \"party 🎉 time \\ud83d with 東京は日本 and \\u0007 bells\"}, "
+                        + "\"b\": {\"text\": \"party 🎉 time with 東京は日本 and bells \\ude00\"}, \"pipeline\": \""
+                        + DemoCorpus.PIPELINE + "\"}");
+        assertTrue(odd.toString(), ((Number) odd.get("jaccard")).doubleValue() > 0);
+
         String texts = "\"a\": {\"text\": \"one two three\"}, \"b\": {\"text\": \"one two four\"}";
         assertBadRequest("POST", PATH, "{" + texts + ", \"c\": 1}", "unknown key [c]");
         assertBadRequest("POST", PATH, "{" + texts + "}", "[pipeline] is needed");

@@ -76,6 +76,26 @@ public class ShingleAlignmentTests extends OpenSearchTestCase {
         checkPair("repeats", "a b a b a b a b c", "a b a b x a b a b a b", 2);
     }
 
+    public void testOddTextsAgainstBruteForce() {
+        List<String> texts = List.of(
+                "東京は日本の首都であり、世界最大の都市圏の一つです。",
+                "東京は日本の首都であり、世界有数の都市圏の一つです。",
+                "مرحبا بالعالم هذا نص عربي قصير للاختبار",
+                "party time 🎉🎉 with emoji 😀 and more emoji 🚀 everywhere",
+                "party time 🎉 with emoji 😀 and more emoji everywhere",
+                "control\u0001characters\u0007in\u001bthe\ttext\u0000here",
+                "again again again again again again again again again again",
+                "again again again",
+                "x");
+        for (String a : texts) {
+            for (String b : texts) {
+                for (int size = 1; size <= 4; size++) {
+                    checkPair("[" + a + "] / [" + b + "] (shingles of " + size + ")", a, b, size);
+                }
+            }
+        }
+    }
+
     public void testRepeatedShinglesCostAtMostTheCandidatesTried() {
         String a = "la ".repeat(20_000), b = "la ".repeat(15_000);
         long started = System.nanoTime();
