@@ -19,6 +19,8 @@ import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
 import io.neardup.compare.NearDupCompareAction;
+import io.neardup.compare.NearDupExplainExt;
+import io.neardup.compare.NearDupExplainPhase;
 import io.neardup.compare.RestNearDupCompareAction;
 import io.neardup.compare.TransportNearDupCompareAction;
 import io.neardup.core.FingerprintFormat;
@@ -80,6 +82,7 @@ import org.opensearch.rest.RestHandler;
 import org.opensearch.script.ScriptService;
 import org.opensearch.search.DocValueFormat;
 import org.opensearch.search.SearchExtBuilder;
+import org.opensearch.search.fetch.FetchSubPhase;
 import org.opensearch.search.pipeline.SearchRequestProcessor;
 import org.opensearch.search.pipeline.SearchResponseProcessor;
 import org.opensearch.tasks.Task;
@@ -151,6 +154,17 @@ public class NearDupPlugin extends Plugin
                 NearDuplicateQueryBuilder.NAME,
                 in -> new NearDuplicateQueryBuilder(in, queryServices),
                 parser -> NearDuplicateQueryBuilder.fromXContent(parser, queryServices)));
+    }
+
+    /** {@code near_dup_explain}: each hit's comparison with a text, as highlighting adds {@code highlight}. */
+    @Override
+    public List<FetchSubPhase> getFetchSubPhases(FetchPhaseConstructionContext context) {
+        return List.of(new NearDupExplainPhase(() -> ingestService, () -> breaker));
+    }
+
+    @Override
+    public List<SearchExtSpec<?>> getSearchExts() {
+        return List.of(new SearchExtSpec<>(NearDupExplainExt.NAME, NearDupExplainExt::new, NearDupExplainExt::parse));
     }
 
     /**

@@ -136,17 +136,22 @@ public final class NearDupCompareRequest extends ActionRequest implements Indice
         }
         String pipeline = body.containsKey("pipeline") ? nonEmpty("pipeline", body.get("pipeline")) : null;
         String fingerprint = body.containsKey("fingerprint") ? nonEmpty("fingerprint", body.get("fingerprint")) : null;
-        int cap = DEFAULT_MAX_EXPLAINED_CHARS;
-        if (body.containsKey("max_explained_chars")) {
-            Object value = body.get("max_explained_chars");
-            if (!(value instanceof Integer number) || number < 0 || number > MAX_EXPLAINED_CHARS) {
-                throw new IllegalArgumentException("[max_explained_chars] must be an integer in [0, "
-                        + MAX_EXPLAINED_CHARS + "], got " + describe(value));
-            }
-            cap = number;
-        }
+        int cap = cap(body, "max_explained_chars", "max_explained_chars", DEFAULT_MAX_EXPLAINED_CHARS);
         return new NearDupCompareRequest(
                 Side.parse("a", body.get("a")), Side.parse("b", body.get("b")), pipeline, fingerprint, cap);
+    }
+
+    /** A cap of characters from {@code body}'s {@code key}, named {@code name} in a refusal, else {@code defaultValue}. */
+    static int cap(Map<String, Object> body, String key, String name, int defaultValue) {
+        if (body.containsKey(key) == false) {
+            return defaultValue;
+        }
+        Object value = body.get(key);
+        if (!(value instanceof Integer number) || number < 0 || number > MAX_EXPLAINED_CHARS) {
+            throw new IllegalArgumentException(
+                    "[" + name + "] must be an integer in [0, " + MAX_EXPLAINED_CHARS + "], got " + describe(value));
+        }
+        return number;
     }
 
     private static List<String> sorted(Set<String> keys) {
@@ -162,7 +167,7 @@ public final class NearDupCompareRequest extends ActionRequest implements Indice
         throw new IllegalArgumentException("[" + name + "] must be a string, got " + describe(value));
     }
 
-    private static String nonEmpty(String name, Object value) {
+    static String nonEmpty(String name, Object value) {
         String string = string(name, value);
         if (string.isEmpty()) {
             throw new IllegalArgumentException("[" + name + "] must not be empty");

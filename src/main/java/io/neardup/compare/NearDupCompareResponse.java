@@ -6,7 +6,10 @@ package io.neardup.compare;
 
 import io.neardup.core.ShingleAlignment;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
@@ -90,43 +93,51 @@ public final class NearDupCompareResponse extends ActionResponse implements ToXC
         builder.startObject();
         builder.field("pipeline", pipeline);
         builder.field("scheme", scheme);
-        builder.field("jaccard", result.jaccard());
-        builder.startObject("containment")
-                .field("a_in_b", result.containmentAInB())
-                .field("b_in_a", result.containmentBInA())
-                .endObject();
-        if (simhashDistance >= 0) {
-            builder.field("simhash_distance", simhashDistance);
+        for (Map.Entry<String, Object> entry :
+                explanation(result, simhashDistance).entrySet()) {
+            builder.field(entry.getKey(), entry.getValue());
         }
-        builder.startObject("shingles")
-                .field("a", result.shinglesA())
-                .field("b", result.shinglesB())
-                .field("shared", result.sharedShingles())
-                .endObject();
-        builder.startArray("shared");
-        for (ShingleAlignment.Passage passage : result.shared()) {
-            builder.startObject();
-            range(builder.field("a"), passage.a());
-            range(builder.field("b"), passage.b());
-            builder.endObject();
-        }
-        builder.endArray();
-        ranges(builder, "only_a", result.onlyA());
-        ranges(builder, "only_b", result.onlyB());
-        builder.field("truncated", result.truncated());
         return builder.endObject();
     }
 
-    private static void ranges(XContentBuilder builder, String name, List<ShingleAlignment.Range> ranges)
-            throws IOException {
-        builder.startArray(name);
-        for (ShingleAlignment.Range range : ranges) {
-            range(builder, range);
+    /**
+     * The measures and passages of an alignment as the answer shows them, also each hit's {@code near_dup_explain}:
+     * ranges as {@code [start, end]} lists; {@code simhash_distance} only where it is known (not -1).
+     */
+    static Map<String, Object> explanation(ShingleAlignment.Result result, int simhashDistance) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("jaccard", result.jaccard());
+        Map<String, Object> containment = new LinkedHashMap<>();
+        containment.put("a_in_b", result.containmentAInB());
+        containment.put("b_in_a", result.containmentBInA());
+        out.put("containment", containment);
+        if (simhashDistance >= 0) {
+            out.put("simhash_distance", simhashDistance);
         }
-        builder.endArray();
+        Map<String, Object> shingles = new LinkedHashMap<>();
+        shingles.put("a", result.shinglesA());
+        shingles.put("b", result.shinglesB());
+        shingles.put("shared", result.sharedShingles());
+        out.put("shingles", shingles);
+        List<Object> shared = new ArrayList<>(result.shared().size());
+        for (ShingleAlignment.Passage passage : result.shared()) {
+            Map<String, Object> both = new LinkedHashMap<>();
+            both.put("a", range(passage.a()));
+            both.put("b", range(passage.b()));
+            shared.add(both);
+        }
+        out.put("shared", shared);
+        out.put(
+                "only_a",
+                result.onlyA().stream().map(NearDupCompareResponse::range).toList());
+        out.put(
+                "only_b",
+                result.onlyB().stream().map(NearDupCompareResponse::range).toList());
+        out.put("truncated", result.truncated());
+        return out;
     }
 
-    private static void range(XContentBuilder builder, ShingleAlignment.Range range) throws IOException {
-        builder.startArray().value(range.start()).value(range.end()).endArray();
+    private static List<Integer> range(ShingleAlignment.Range range) {
+        return List.of(range.start(), range.end());
     }
 }

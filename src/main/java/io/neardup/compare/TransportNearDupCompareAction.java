@@ -13,7 +13,6 @@ import io.neardup.index.BreakerBudget;
 import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.match.MappingPaths;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.opensearch.ResourceNotFoundException;
@@ -29,10 +28,7 @@ import org.opensearch.common.inject.Inject;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.index.IndexSettings;
-import org.opensearch.ingest.ConditionalProcessor;
 import org.opensearch.ingest.IngestService;
-import org.opensearch.ingest.Pipeline;
-import org.opensearch.ingest.Processor;
 import org.opensearch.search.fetch.subphase.FetchSourceContext;
 import org.opensearch.tasks.Task;
 import org.opensearch.threadpool.ThreadPool;
@@ -188,7 +184,14 @@ public final class TransportNearDupCompareAction
 
     private NearDupCompareResponse compare(NearDupCompareRequest request, String textA, String textB) {
         String pipelineId = pipelineOf(request);
-        NearDupFingerprintProcessor processor = processorOf(request, pipelineId);
+        NearDupFingerprintProcessor processor = ComparePipelines.processorOf(
+                ingestService.getPipeline(pipelineId),
+                pipelineId,
+                request.fingerprint(),
+                List.of(request.a(), request.b()).stream()
+                        .filter(NearDupCompareRequest.Side::isDocument)
+                        .map(NearDupCompareRequest.Side::field)
+                        .toList());
         FingerprintScheme scheme = processor.scheme();
         MemoryBudget budget = BreakerBudget.of(cache.breaker(), BREAKER_LABEL);
         try (TextTokens a = new TextTokens(scheme.seed(), budget);
@@ -206,7 +209,7 @@ public final class TransportNearDupCompareAction
     }
 
     /** The simhash of the text as the processor writes it (the part it fingerprints, as {@link NearDupFingerprintProcessor#tokens}). */
-    private static long simhash(NearDupFingerprintProcessor processor, String text) {
+    static long simhash(NearDupFingerprintProcessor processor, String text) {
         // The simhash does not depend on the fingerprint format, which only changes the MinHash side.
         return processor
                 .fingerprint(processor.withinMaxChars(text), true, false, false, FingerprintFormat.NEW_INDEX_DEFAULT)
@@ -229,63 +232,5 @@ public final class TransportNearDupCompareAction
         throw new IllegalArgumentException(
                 "[pipeline] is needed to fingerprint the texts compared: name it, or compare "
                         + "documents of an index with [index.default_pipeline]");
-    }
-
-    /**
-     * The {@code near_dup_fingerprint} processor of the pipeline that writes {@code fingerprint}, else the one that
-     * reads a compared document's field, else the pipeline's only one; it must write shingle sets, whose shingles are
-     * what the comparison explains.
-     */
-    private NearDupFingerprintProcessor processorOf(NearDupCompareRequest request, String pipelineId) {
-        Pipeline pipeline = ingestService.getPipeline(pipelineId);
-        if (pipeline == null) {
-            throw new IllegalArgumentException("[pipeline] [" + pipelineId + "] does not exist");
-        }
-        List<NearDupFingerprintProcessor> all = new ArrayList<>();
-        for (Processor candidate : pipeline.flattenAllProcessors()) {
-            Processor unwrapped =
-                    candidate instanceof ConditionalProcessor conditional ? conditional.getInnerProcessor() : candidate;
-            if (unwrapped instanceof NearDupFingerprintProcessor fingerprinting) {
-                all.add(fingerprinting);
-            }
-        }
-        List<NearDupFingerprintProcessor> chosen;
-        if (request.fingerprint() != null) {
-            chosen = all.stream()
-                    .filter(p -> p.writesMinhashTo(request.fingerprint()))
-                    .toList();
-            if (chosen.isEmpty()) {
-                throw new IllegalArgumentException("[fingerprint] [" + request.fingerprint() + "]: pipeline ["
-                        + pipelineId + "] has no [" + NearDupFingerprintProcessor.TYPE
-                        + "] processor writing a MinHash signature to it");
-            }
-        } else {
-            List<String> fields = List.of(request.a(), request.b()).stream()
-                    .filter(NearDupCompareRequest.Side::isDocument)
-                    .map(NearDupCompareRequest.Side::field)
-                    .toList();
-            List<NearDupFingerprintProcessor> reading =
-                    all.stream().filter(p -> fields.contains(p.field())).toList();
-            chosen = reading.isEmpty() ? all : reading;
-        }
-        if (chosen.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "[pipeline] [" + pipelineId + "] has no [" + NearDupFingerprintProcessor.TYPE + "] processor");
-        }
-        if (chosen.size() > 1) {
-            throw new IllegalArgumentException("[pipeline] [" + pipelineId + "] has " + chosen.size() + " ["
-                    + NearDupFingerprintProcessor.TYPE + "] processors: name the MinHash field of the one to compare "
-                    + "with in [fingerprint], one of "
-                    + chosen.stream().map(p -> p.targetField() + ".minhash").toList());
-        }
-        NearDupFingerprintProcessor processor = chosen.get(0);
-        String field = request.fingerprint() != null ? request.fingerprint() : processor.targetField() + ".minhash";
-        if (processor.writesMinhashTo(processor.targetField() + ".minhash") == false
-                || processor.writesShingleSets() == false) {
-            throw new IllegalArgumentException("[fingerprint] [" + field + "] has no shingle sets: the ["
-                    + NearDupFingerprintProcessor.TYPE + "] processor of pipeline [" + pipelineId
-                    + "] writes [outputs] without [minhash] and [shingles]");
-        }
-        return processor;
     }
 }

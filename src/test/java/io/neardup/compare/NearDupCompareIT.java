@@ -64,6 +64,26 @@ public class NearDupCompareIT extends NearDupRestTestCase {
                         + DemoCorpus.PIPELINE + "\"}");
         assertEquals(answer, asTexts);
 
+        // each hit of a search explained against a text, as the comparison explains the pair
+        Map<String, Object> searched = send(
+                "POST",
+                "/compare-demo/_search",
+                "{\"query\": {\"ids\": {\"values\": [\"" + ids.get(0) + "\", \"" + ids.get(1) + "\"]}}, "
+                        + "\"_source\": false, \"ext\": {\"near_dup_explain\": {\"like\": {\"text\": " + quoted(textA)
+                        + "}, \"field\": \"text\"}}}");
+        assertEquals(2, hits(searched).size());
+        for (Map<String, Object> hit : hits(searched)) {
+            Map<String, Object> explained = ((List<Map<String, Object>>)
+                            ((Map<String, Object>) hit.get("fields")).get("near_dup_explain"))
+                    .get(0);
+            assertEquals(hit.toString(), hit.get("_id").equals(ids.get(0)) ? 1.0 : jaccard, explained.get("jaccard"));
+        }
+        assertBadRequest(
+                "POST",
+                "/compare-demo/_search",
+                "{\"ext\": {\"near_dup_explain\": {\"like\": {\"text\": \"x\"}, \"field\": \"text\", \"top\": 1}}}",
+                "[near_dup_explain] has unknown key [top]");
+
         // odd texts: emoji, CJK, control characters, a lone half of a surrogate pair (replaced, as at ingest)
         Map<String, Object> odd = send(
                 "POST",
