@@ -85,6 +85,26 @@ public class NearDupExplainPhaseTests extends OpenSearchSingleNodeTestCase {
                     NearDupCompareResponse.explanation(compared.result(), compared.simhashDistance()),
                     explained.getValue());
         }
+        // past the shard's total, the measures only
+        SearchResponse capped = client().prepareSearch("docs")
+                .setSource(new SearchSourceBuilder()
+                        .query(QueryBuilders.idsQuery().addIds(docs.keySet().toArray(String[]::new)))
+                        .ext(List.of(new NearDupExplainExt(like, "body", null, 100_000, 0))))
+                .get();
+        assertEquals(2, capped.getHits().getHits().length);
+        for (SearchHit hit : capped.getHits().getHits()) {
+            Map<?, ?> explained = (Map<?, ?>) hit.field(NearDupExplainExt.NAME).getValue();
+            Map<?, ?> whole = null;
+            for (SearchHit uncapped : response.getHits().getHits()) {
+                if (uncapped.getId().equals(hit.getId())) {
+                    whole = (Map<?, ?>) uncapped.field(NearDupExplainExt.NAME).getValue();
+                }
+            }
+            assertEquals(hit.getId(), true, explained.get("truncated"));
+            assertEquals(hit.getId(), List.of(), explained.get("shared"));
+            assertEquals(hit.getId(), whole.get("jaccard"), explained.get("jaccard"));
+            assertEquals(hit.getId(), whole.get("containment"), explained.get("containment"));
+        }
     }
 
     public void testBadExtsNameTheKey() throws IOException {
