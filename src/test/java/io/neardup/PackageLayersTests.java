@@ -27,7 +27,18 @@ public class PackageLayersTests extends OpenSearchTestCase {
 
     /** Bottom up; a package may use any package before it in this list, none after it. */
     static final List<String> ORDER = List.of(
-            "core", "compat", "index", "ingest", "query", "match", "lookup", "clusters", "collapse", "stats", "plugin");
+            "core",
+            "compat",
+            "index",
+            "ingest",
+            "query",
+            "match",
+            "lookup",
+            "clusters",
+            "collapse",
+            "compare",
+            "stats",
+            "plugin");
 
     private static JavaClasses classes;
 
