@@ -5,6 +5,7 @@
 package io.neardup.lookup;
 
 import io.neardup.index.FingerprintKind;
+import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.NearDupOption;
 import io.neardup.match.MappingPaths;
 import java.util.ArrayList;
@@ -182,16 +183,17 @@ final class LookupIndices {
         return writeIndex == null ? dated : writeIndex.getIndex().getName();
     }
 
-    /** {@code name} with its date math ({@code <logs-{now/d}>}) resolved now, as the write resolves it. */
-    private String withoutDateMath(String name) {
-        try {
-            return resolver.resolveDateMathExpression(name);
-        } catch (RuntimeException e) {
+    /**
+     * {@code name} with its date math ({@code <logs-{now/d}>}) resolved now, as the write resolves it
+     * ({@link IndexFingerprintFormat#resolveDateMath}: a name without date math comes back as it is, at no cost).
+     */
+    private static String withoutDateMath(String name) {
+        String resolved = IndexFingerprintFormat.resolveDateMath(name);
+        if (resolved == null) {
             throw new IllegalArgumentException(
-                    "[" + NearDupLookupProcessor.TYPE + "] [index] [" + name + "] is not a valid date math name: "
-                            + e.getMessage(),
-                    e);
+                    "[" + NearDupLookupProcessor.TYPE + "] [index] [" + name + "] is not a valid date math name");
         }
+        return resolved;
     }
 
     private FingerprintKind kindIn(IndexMetadata index) {
