@@ -79,14 +79,20 @@ final class MinhashBandJoin {
                     },
                     budget);
             pairs.addTo(matches, docs, queries::of);
-            return response(counts[0], counts[0] - counts[1], queries, docs, matches);
+            return response(counts[0], counts[0] - counts[1], queries, docs, matches, 0);
         } finally {
             budget.release(8L * reader.maxDoc());
         }
     }
 
+    /** @param matchedIn where every match is: 0 this shard, 1 the other shard a step across looks up */
     private static ShardJoinResponse response(
-            long scanned, long noFingerprint, ShardJoinStep.Queries queries, ShardDocs docs, MatchList matches)
+            long scanned,
+            long noFingerprint,
+            ShardJoinStep.Queries queries,
+            ShardDocs docs,
+            MatchList matches,
+            int matchedIn)
             throws IOException {
         int[] queryDocs = new int[queries.count()];
         long[] querySeqNos = new long[queries.count()];
@@ -94,8 +100,11 @@ final class MinhashBandJoin {
             queryDocs[q] = queries.indexOf(q);
             querySeqNos[q] = docs.seqNo(queryDocs[q]);
         }
+        ShardMatchResponse found = matches.toResponse();
+        int[] in = new int[found.size()];
+        Arrays.fill(in, matchedIn);
         return new ShardJoinResponse(
-                scanned, noFingerprint, docs.ids(queryDocs, queries.count()), querySeqNos, matches.toResponse());
+                scanned, noFingerprint, docs.ids(queryDocs, queries.count()), querySeqNos, found, in);
     }
 
     /**
@@ -120,9 +129,9 @@ final class MinhashBandJoin {
             return;
         }
         String scheme = own.scheme();
-        int other = across.otherShard();
+        ShardJoinRequest.OtherShard other = across.otherShard();
         step.lookUp(
-                ShardMatchRequest.bandFilter(request.index(), other, request.spec()),
+                ShardMatchRequest.bandFilter(other.index(), other.shard(), request.spec()),
                 ActionListener.wrap(
                         answer -> {
                             ShardBandBuckets.KeyFilter filter = answer.keyFilter();
@@ -151,7 +160,7 @@ final class MinhashBandJoin {
         private final ShardJoinRequest request;
         private final MatchSpec.BandMatching matching;
         private final String scheme;
-        private final int shard;
+        private final ShardJoinRequest.OtherShard shard;
         private final ShardBandBuckets.KeyFilter filter;
         private final ActionListener<ShardJoinResponse> listener;
 
@@ -183,7 +192,7 @@ final class MinhashBandJoin {
                 ShardJoinStep step,
                 MatchSpec.BandMatching matching,
                 String scheme,
-                int shard,
+                ShardJoinRequest.OtherShard shard,
                 ShardBandBuckets.KeyFilter filter,
                 ActionListener<ShardJoinResponse> listener) {
             this.step = step;
@@ -279,8 +288,8 @@ final class MinhashBandJoin {
                 return false;
             }
             ShardMatchRequest probe = new ShardMatchRequest(
-                    request.index(),
-                    shard,
+                    shard.index(),
+                    shard.shard(),
                     request.spec(),
                     new ShardMatchRequest.Signatures(
                             Arrays.copyOf(signatures, size),
@@ -383,7 +392,7 @@ final class MinhashBandJoin {
                             null);
                 }
             }
-            return response(0, 0, queries, docs, matches);
+            return response(0, 0, queries, docs, matches, 1);
         }
     }
 

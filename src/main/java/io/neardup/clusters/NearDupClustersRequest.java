@@ -22,6 +22,7 @@ import org.opensearch.action.bulk.BulkShardRequest;
 import org.opensearch.action.support.IndicesOptions;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.core.common.ParsingException;
+import org.opensearch.core.common.Strings;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.tasks.TaskId;
@@ -96,7 +97,8 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
             boolean keepRepresentatives,
             QueryBuilder query,
             boolean singletons) {
-        this.indices = new String[] {index};
+        // A comma list, as a search's path names indices.
+        this.indices = Strings.splitStringByCommaToArray(index);
         this.spec = spec;
         this.targetField = targetField;
         this.linkage = linkage;
@@ -303,8 +305,9 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     @Override
     public ActionRequestValidationException validate() {
         ActionRequestValidationException e = null;
-        if (indices.length != 1 || indices[0] == null || indices[0].isBlank()) {
-            e = addValidationError("one index is required, got " + Arrays.toString(indices), e);
+        if (indices.length == 0 || Arrays.stream(indices).anyMatch(index -> index == null || index.isBlank())) {
+            e = addValidationError(
+                    "an index (or an alias, a data stream, a pattern) is required, got " + Arrays.toString(indices), e);
         }
         if (targetField.isBlank()
                 || targetField.length() > MAX_TARGET_FIELD_LENGTH
@@ -380,9 +383,9 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     }
 
     /**
-     * The one index it reads and writes, so that index-level permissions apply to the run as to
-     * {@code _update_by_query}; replaceable, so that the Security plugin resolves it to the index
-     * named (and checks the user's permissions there) instead of to every index.
+     * The indices it reads and writes (an index, an alias, a data stream, a pattern, a list), so that index-level
+     * permissions apply to the run as to {@code _update_by_query}; replaceable, so that the Security plugin resolves
+     * them to the indices named that the user may use (and checks the user's permissions there).
      */
     @Override
     public String[] indices() {
@@ -397,13 +400,11 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
 
     @Override
     public IndicesOptions indicesOptions() {
-        return IndicesOptions.STRICT_SINGLE_INDEX_NO_EXPAND_FORBID_CLOSED;
+        // As a search: patterns expand to open indices, a missing name or a closed index is an error.
+        return IndicesOptions.strictExpandOpenAndForbidClosed();
     }
 
-    /**
-     * A data stream resolves to its backing indices (a run writes into a backing index by its name, as
-     * {@code _update_by_query} does), so that a stream of one generation runs, and one of more is told so.
-     */
+    /** A data stream resolves to its backing indices: a run writes into each by its name, as {@code _update_by_query} does. */
     @Override
     public boolean includeDataStreams() {
         return true;

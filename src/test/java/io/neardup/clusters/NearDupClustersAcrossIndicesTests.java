@@ -1,0 +1,303 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import static org.hamcrest.Matchers.allOf;
+import static org.hamcrest.Matchers.containsString;
+import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
+
+import io.neardup.DataStreamTemplates;
+import io.neardup.NearDupPlugin;
+import io.neardup.ShingleTruth;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.opensearch.action.DocWriteRequest;
+import org.opensearch.action.bulk.BulkRequestBuilder;
+import org.opensearch.action.bulk.BulkResponse;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.plugins.Plugin;
+import org.opensearch.search.SearchHit;
+import org.opensearch.test.OpenSearchIntegTestCase;
+import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
+import org.opensearch.test.OpenSearchIntegTestCase.Scope;
+
+/**
+ * {@code _near_dup_clusters} over many indices: a data stream rolled over with the core {@code _rollover} API, a comma
+ * list, on two nodes. The run over the stream must give every document the cluster the same run gives it over one
+ * index holding the same documents, and that must be the exact components; documents of the same {@code _id} in two
+ * indices are two documents.
+ */
+@ClusterScope(scope = Scope.SUITE, numDataNodes = 2)
+public class NearDupClustersAcrossIndicesTests extends OpenSearchIntegTestCase {
+
+    private static final String MAPPING =
+            "{\"properties\": {\"@timestamp\": {\"type\": \"date\"}, \"fp\": {\"properties\":"
+                    + " {\"minhash\": {\"type\": \"minhash\"}, \"simhash\": {\"type\": \"simhash\"}}},"
+                    + " \"rank\": {\"type\": \"integer\"}}}";
+
+    @Override
+    protected Collection<Class<? extends Plugin>> nodePlugins() {
+        return List.of(NearDupPlugin.class);
+    }
+
+    /** A document of the tests: its text, its rank (the representative's sort) and the generation it is written in. */
+    private record Doc(String text, int rank, int generation) {}
+
+    /** Groups of near-copies of random texts (0–4 word edits each), each copy in a random one of {@code generations}. */
+    private static Map<String, Doc> texts(int groups, int generations) {
+        Map<String, Doc> docs = new TreeMap<>();
+        for (List<String> group : NearDupClustersTests.nearCopyGroups(groups)) {
+            for (String text : group) {
+                docs.put("t" + docs.size(), new Doc(text, between(0, 5), between(1, generations)));
+            }
+        }
+        return docs;
+    }
+
+    private static Map<String, Object> source(Doc doc) {
+        return Map.of(
+                "@timestamp", "2026-11-2" + doc.generation() + "T00:00:00Z", "text", doc.text(), "rank", doc.rank());
+    }
+
+    /** Writes {@code docs} into the data stream {@code stream}, generation by generation, rolling it over between them. */
+    private void writeRollingOver(String stream, Map<String, Doc> docs, int generations) {
+        for (int generation = 1; generation <= generations; generation++) {
+            if (generation > 1) {
+                assertAcked(
+                        client().admin().indices().prepareRolloverIndex(stream).get());
+            }
+            BulkRequestBuilder bulk = client().prepareBulk().setRefreshPolicy("true");
+            for (Map.Entry<String, Doc> doc : docs.entrySet()) {
+                if (doc.getValue().generation() == generation) {
+                    bulk.add(client().prepareIndex(stream)
+                            .setId(doc.getKey())
+                            .setOpType(DocWriteRequest.OpType.CREATE)
+                            .setSource(source(doc.getValue())));
+                }
+            }
+            if (bulk.numberOfActions() > 0) {
+                BulkResponse written = bulk.get();
+                assertFalse(written.buildFailureMessage(), written.hasFailures());
+            }
+        }
+    }
+
+    private void writeOneIndex(String index, Map<String, Doc> docs) {
+        assertAcked(prepareCreate(index)
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", between(1, 3))
+                        .put("index.number_of_replicas", between(0, 1))
+                        .put("index.default_pipeline", "fp"))
+                .setMapping(MAPPING));
+        BulkRequestBuilder bulk = client().prepareBulk().setRefreshPolicy("true");
+        docs.forEach(
+                (id, doc) -> bulk.add(client().prepareIndex(index).setId(id).setSource(source(doc))));
+        if (bulk.numberOfActions() > 0) {
+            assertFalse(bulk.get().hasFailures());
+        }
+    }
+
+    /** A written assignment and the index of the document holding it. */
+    private record Written(String index, Map<String, Object> assignment) {}
+
+    /** What {@code target} holds in each document of {@code name}, by {@code _id} (unique across the indices here). */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Written> assignments(String name, String target) {
+        Map<String, Written> written = new HashMap<>();
+        for (SearchHit hit : client().prepareSearch(name).setSize(10_000).get().getHits()) {
+            Object value = hit.getSourceAsMap().get(target);
+            if (value != null) {
+                assertNull("one document a _id", written.put(hit.getId(), new Written(hit.getIndex(), (Map<
+                                String, Object>)
+                        value)));
+            }
+        }
+        return written;
+    }
+
+    private static Map<String, String> indexOfEachDocument(String name) {
+        Map<String, String> indexOf = new HashMap<>();
+        for (SearchHit hit : client().prepareSearch(name).setSize(10_000).get().getHits()) {
+            indexOf.put(hit.getId(), hit.getIndex());
+        }
+        return indexOf;
+    }
+
+    public void testARolledOverDataStreamIsClusteredAsOneIndexHoldingItsDocuments() throws Exception {
+        ClusterRequests.putFingerprintPipeline(client());
+        DataStreamTemplates.put(
+                client(),
+                "pages",
+                Settings.builder()
+                        .put("index.number_of_shards", between(1, 3))
+                        .put("index.number_of_replicas", between(0, 1))
+                        .put("index.default_pipeline", "fp")
+                        .build(),
+                MAPPING);
+        int generations = 3;
+        Map<String, Doc> docs = texts(40, generations);
+        writeRollingOver("pages", docs, generations);
+        writeOneIndex("pages-in-one", docs);
+        Map<String, String> indexOf = indexOfEachDocument("pages");
+        assertEquals(
+                "the stream's documents span its generations", generations, new HashSet<>(indexOf.values()).size());
+
+        double tau = randomFrom(0.7, 0.8, 0.9);
+        String minhash = "{\"field\": \"fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"dup\", "
+                + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}";
+        NearDupClustersResponse overStream = ClusterRequests.run(client(), "pages", minhash);
+        NearDupClustersResponse overOne = ClusterRequests.run(client(), "pages-in-one", minhash);
+        assertEquals(overOne.clusteredDocuments(), overStream.clusteredDocuments());
+        assertTrue(overStream.failures().toString(), overStream.failures().isEmpty());
+
+        // The exact truth, computed without the plugin: components of the pairs whose shingle sets' Jaccard is >= tau.
+        List<String> ids = new ArrayList<>(docs.keySet());
+        Map<String, Set<String>> shingles = new HashMap<>();
+        docs.forEach((id, doc) -> shingles.put(id, ShingleTruth.shingles(doc.text(), 3)));
+        Map<String, Set<String>> expected = NearDupClustersTests.components(
+                ids, (a, b) -> ShingleTruth.jaccard(shingles.get(a), shingles.get(b)) >= tau);
+        Map<String, Written> stream = assignments("pages", "dup");
+        Map<String, Written> one = assignments("pages-in-one", "dup");
+        for (String id : ids) {
+            Set<String> cluster = expected.get(id);
+            if (cluster.size() < 2) {
+                assertNull(id + " is in no cluster", stream.get(id));
+                assertNull(id + " is in no cluster", one.get(id));
+                continue;
+            }
+            String representative = cluster.stream()
+                    .min((a, b) -> docs.get(a).rank() == docs.get(b).rank()
+                            ? a.compareTo(b)
+                            : Integer.compare(docs.get(a).rank(), docs.get(b).rank()))
+                    .orElseThrow();
+            Map<String, Object> inStream = stream.get(id).assignment();
+            assertEquals(id, representative, inStream.get("cluster"));
+            assertEquals(
+                    id + " names its representative's backing index",
+                    indexOf.get(representative),
+                    inStream.get("cluster_index"));
+            assertEquals(id, cluster.size(), inStream.get("size"));
+            assertEquals(id, id.equals(representative), inStream.get("representative"));
+            assertEquals(
+                    id + " is written in its own backing index",
+                    indexOf.get(id),
+                    stream.get(id).index());
+            Map<String, Object> inOne = new HashMap<>(inStream);
+            inOne.remove("cluster_index");
+            assertEquals(
+                    id + ": the same cluster as over one index", one.get(id).assignment(), inOne);
+        }
+
+        // The same on the simhash field: the stream's partition and representatives are the one index's.
+        String simhash = "{\"field\": \"fp.simhash\", \"target_field\": \"near\", "
+                + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}";
+        ClusterRequests.run(client(), "pages", simhash);
+        ClusterRequests.run(client(), "pages-in-one", simhash);
+        Map<String, Written> streamNear = assignments("pages", "near");
+        Map<String, Written> oneNear = assignments("pages-in-one", "near");
+        assertEquals(oneNear.keySet(), streamNear.keySet());
+        assertFalse("the simhash run finds clusters", oneNear.isEmpty());
+        for (Map.Entry<String, Written> e : streamNear.entrySet()) {
+            Map<String, Object> inStream = new HashMap<>(e.getValue().assignment());
+            assertEquals(indexOf.get((String) inStream.get("cluster")), inStream.remove("cluster_index"));
+            assertEquals(e.getKey(), oneNear.get(e.getKey()).assignment(), inStream);
+        }
+
+        // A run again finds every assignment in place: nothing rewritten.
+        NearDupClustersResponse again = ClusterRequests.run(client(), "pages", minhash);
+        assertEquals(0, again.counts().updated());
+        assertEquals(overStream.clusteredDocuments(), again.counts().noops());
+        DataStreamTemplates.delete(client(), "pages");
+    }
+
+    /**
+     * A document of {@code _id} x in one index and an unrelated one of the same {@code _id} in another: the near-copy
+     * of the first joins the first alone, and the representative names its index.
+     */
+    public void testTheSameIdInTwoIndicesIsTwoDocuments() throws Exception {
+        ClusterRequests.putFingerprintPipeline(client());
+        Map<String, Doc> none = Map.of();
+        writeOneIndex("older", none);
+        writeOneIndex("newer", none);
+        String text = texts(1, 1).values().iterator().next().text();
+        String unrelated = texts(1, 1).values().iterator().next().text();
+        client().prepareIndex("older")
+                .setId("x")
+                .setSource(source(new Doc(text, 0, 1)))
+                .get();
+        client().prepareIndex("newer")
+                .setId("x")
+                .setSource(source(new Doc(unrelated, 0, 2)))
+                .get();
+        client().prepareIndex("newer")
+                .setId("y")
+                .setSource(source(new Doc(text + " one more", 0, 2)))
+                .get();
+        client().admin().indices().prepareRefresh("older", "newer").get();
+
+        NearDupClustersResponse response = ClusterRequests.run(
+                client(),
+                "older,newer",
+                "{\"field\": \"fp.minhash\", \"min_similarity\": 0.8, \"target_field\": \"dup\"}");
+        assertEquals(2, response.clusteredDocuments());
+        assertEquals(1, response.largest().size());
+        assertEquals("x", response.largest().get(0).id());
+        assertEquals("older", response.largest().get(0).index());
+        Map<String, Object> copy = (Map<String, Object>)
+                client().prepareGet("newer", "y").get().getSourceAsMap().get("dup");
+        assertEquals(Map.of("cluster", "x", "cluster_index", "older", "size", 2, "representative", false), copy);
+        assertEquals(
+                Map.of("cluster", "x", "cluster_index", "older", "size", 2, "representative", true),
+                client().prepareGet("older", "x").get().getSourceAsMap().get("dup"));
+        assertNull(
+                "the other x is in no cluster",
+                client().prepareGet("newer", "x").get().getSourceAsMap().get("dup"));
+    }
+
+    /** Indices that map the field as different kinds, or differently, cannot be compared: refused naming both, before any write. */
+    public void testIndicesThatMapTheFieldDifferentlyAreRefusedNamingBoth() throws Exception {
+        assertAcked(prepareCreate("kind-a").setMapping("{\"properties\": {\"fp\": {\"type\": \"simhash\"}}}"));
+        assertAcked(prepareCreate("kind-b").setMapping("{\"properties\": {\"fp\": {\"type\": \"minhash\"}}}"));
+        assertAcked(prepareCreate("kind-c")
+                .setMapping("{\"properties\": {\"fp\": {\"type\": \"minhash\", \"num_hashes\": 64}}}"));
+        client().prepareIndex("kind-a")
+                .setId("a")
+                .setSource(Map.of("fp", "0123456789abcdef"))
+                .setRefreshPolicy("true")
+                .get();
+        String body = "{\"field\": \"fp\", \"target_field\": \"dup\"}";
+        assertThat(
+                expectThrows(IllegalArgumentException.class, () -> ClusterRequests.run(client(), "kind-a,kind-b", body))
+                        .getMessage(),
+                allOf(containsString("[kind-a]"), containsString("[kind-b]")));
+        assertThat(
+                expectThrows(IllegalArgumentException.class, () -> ClusterRequests.run(client(), "kind-b,kind-c", body))
+                        .getMessage(),
+                allOf(containsString("[kind-b]"), containsString("[kind-c]"), containsString("alike")));
+        assertThat(
+                expectThrows(IllegalArgumentException.class, () -> ClusterRequests.run(client(), "kind-x*", body))
+                        .getMessage(),
+                containsString("names no index"));
+        assertNull(
+                "nothing mapped",
+                client().admin()
+                                        .indices()
+                                        .prepareGetMappings("kind-a")
+                                        .get()
+                                        .mappings()
+                                        .get("kind-a")
+                                        .sourceAsMap()
+                                        .get("properties")
+                                instanceof Map<?, ?> p
+                        ? ((Map<?, ?>) p).get("dup")
+                        : null);
+    }
+}
