@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.core.BandJoin;
 import io.neardup.core.BandKeyFilter;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.MemoryBudget;
 import io.neardup.index.BreakerBudget;
 import io.neardup.index.MinhashDocValues;
@@ -242,6 +243,19 @@ final class MinhashBandJoin {
         /** True when it stopped with a full batch sent (or after a failure); false at the end of the shard. */
         private boolean readOn() throws IOException {
             MinhashFieldMapper.MinhashFieldType fieldType = matching.fieldType();
+            // The other shard's band keys are of its own format. Across an upgrade (a data stream's format 1
+            // generations beside format 2 ones) this shard is of format 1 and the other derives its signatures from
+            // the sets ([ShardScan.BandJoin] sends the step this way round): this shard's documents are looked up there
+            // by their sets' signatures of that format, which are what a document of the same text has there. A
+            // document without a set has no such signature, and no pair with that shard.
+            FingerprintFormat otherFormat = filter.format();
+            boolean bySets = otherFormat != fieldType.format();
+            if (bySets && otherFormat.derivesSignatureFromSet() == false) {
+                throw new IllegalStateException(
+                        "a band step of a shard of " + fieldType.format().describe() + " looks up one of "
+                                + otherFormat.describe() + ": the step goes the other way round");
+            }
+            int rows = matching.banding().rows();
             int bandCount = matching.banding().bands();
             long[] keys = new long[bandCount];
             int[] passed = new int[bandCount];
@@ -257,16 +271,23 @@ final class MinhashBandJoin {
                     if (++read % ShardBandBuckets.CHECK_EVERY == 0) {
                         request.ensureNotCancelled();
                     }
-                    BytesRef signature = values.signature();
+                    BytesRef shingleSet = values.shingleSet();
+                    if (bySets && shingleSet == null) {
+                        continue;
+                    }
+                    BytesRef signature = bySets
+                            ? new BytesRef(FingerprintFormat.signatureBytesOfSet(
+                                    shingleSet.bytes, shingleSet.offset, shingleSet.length, fieldType.numHashes()))
+                            : values.signature();
                     for (int band = 0; band < bandCount; band++) {
-                        keys[band] =
-                                BandKeyFilter.keyOf(band, fieldType.bandKey(signature.bytes, signature.offset, band));
+                        keys[band] = BandKeyFilter.keyOf(
+                                band, otherFormat.bandKey(signature.bytes, signature.offset, band, rows));
                     }
                     int count = filter.bandsToLookUp(keys, matching.minBandMatches(), passed);
                     if (count == 0) {
                         continue;
                     }
-                    byte[] set = values.shingleSet() == null ? null : BytesRef.deepCopyOf(values.shingleSet()).bytes;
+                    byte[] set = shingleSet == null ? null : BytesRef.deepCopyOf(shingleSet).bytes;
                     signatures[size] = BytesRef.deepCopyOf(signature).bytes;
                     shingleSets[size] = set;
                     bands[size] = Arrays.copyOf(passed, count);

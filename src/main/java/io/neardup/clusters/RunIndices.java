@@ -4,6 +4,8 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.core.FingerprintFormat;
+import io.neardup.index.IndexFingerprintFormat;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -20,16 +22,19 @@ import org.opensearch.cluster.metadata.IndexMetadata;
 final class RunIndices {
 
     private final String[] names;
+    private final FingerprintFormat[] formats;
     private final int[] firstShard;
     private final Map<String, Integer> ordinals = new HashMap<>();
 
     /** @param oldestFirst the concrete indices, in the order ties between them go (the older one first) */
     RunIndices(List<IndexMetadata> oldestFirst) {
         names = new String[oldestFirst.size()];
+        formats = new FingerprintFormat[oldestFirst.size()];
         firstShard = new int[oldestFirst.size() + 1];
         for (int i = 0; i < names.length; i++) {
             IndexMetadata index = oldestFirst.get(i);
             names[i] = index.getIndex().getName();
+            formats[i] = IndexFingerprintFormat.of(index.getSettings());
             firstShard[i + 1] = firstShard[i] + index.getNumberOfShards();
             ordinals.put(names[i], i);
         }
@@ -75,6 +80,11 @@ final class RunIndices {
     /** The number of the run's shard {@code shard} within its own index. */
     int shardInIndex(int shard) {
         return shard - firstShard[ordinalOfShard(shard)];
+    }
+
+    /** The fingerprint format of the index that holds the run's shard {@code shard}. */
+    FingerprintFormat formatOfShard(int shard) {
+        return formats[ordinalOfShard(shard)];
     }
 
     /** What a message calls the run's shard {@code shard}: {@code [2] of [logs-1]}. */

@@ -162,8 +162,8 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
         public void scan(int shard, ActionListener<Void> done) {
             NearDupClustersRequest request = context.request();
             boolean allPairs = request.linkage() == NearDupClustersRequest.Linkage.LEADER;
-            ShardJoinRequest.OtherShard[] others =
-                    otherShards(context.indices(), shardsProbedBy(shard, context.shards()));
+            RunIndices indices = context.indices();
+            int[] others = shardsProbedBy(shard, context.shards());
             ClusterSteps.inTurn(
                     context.threadPool(),
                     others.length + 1,
@@ -171,14 +171,26 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     (step, next) -> joinStep(
                             context,
                             graph,
-                            joinRequest(
-                                    context,
-                                    shard,
-                                    step == 0
-                                            ? new ShardJoinRequest.BandsWithin(allPairs)
-                                            : new ShardJoinRequest.BandsAcross(others[step - 1])),
+                            step == 0
+                                    ? joinRequest(context, shard, new ShardJoinRequest.BandsWithin(allPairs))
+                                    : across(indices, shard, others[step - 1]),
                             next),
                     done);
+        }
+
+        /**
+         * The step that joins two shards: {@code shard} looks its documents up in {@code other}, unless only
+         * {@code other}'s format has signatures that are not of the sets (format 1 beside format 2, in a data stream
+         * upgraded in place): then {@code other} looks up in {@code shard}, by its sets' signatures of that format
+         * ({@link MinhashBandJoin}).
+         */
+        private ShardJoinRequest across(RunIndices indices, int shard, int other) {
+            boolean reversed = indices.formatOfShard(shard).derivesSignatureFromSet()
+                    && indices.formatOfShard(other).derivesSignatureFromSet() == false;
+            int prober = reversed ? other : shard;
+            int probed = reversed ? shard : other;
+            return joinRequest(
+                    context, prober, new ShardJoinRequest.BandsAcross(otherShards(indices, new int[] {probed})[0]));
         }
     }
 

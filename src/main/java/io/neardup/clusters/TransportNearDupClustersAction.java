@@ -4,10 +4,8 @@
  */
 package io.neardup.clusters;
 
-import io.neardup.core.FingerprintFormat;
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.FingerprintKind;
-import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.match.ClusterAssignment;
 import io.neardup.match.MappingPaths;
@@ -248,15 +246,6 @@ public class TransportNearDupClustersAction
                         + first.getIndex().getName() + "] and as " + itsMapping + " in ["
                         + index.getIndex().getName()
                         + "]: the indices of one run must map it alike, so that their fingerprints compare");
-            }
-            FingerprintFormat firstFormat = IndexFingerprintFormat.of(first.getSettings());
-            FingerprintFormat itsFormat = IndexFingerprintFormat.of(index.getSettings());
-            if (kind == FingerprintKind.MINHASH && firstFormat != itsFormat) {
-                throw new IllegalArgumentException("[field] [" + field
-                        + "] is a [minhash] field of fingerprint format ["
-                        + firstFormat.number() + "] in [" + first.getIndex().getName() + "] and of format ["
-                        + itsFormat.number() + "] in [" + index.getIndex().getName() + "]: a run over many indices"
-                        + " needs one format (their band keys differ); run it on the indices of each format");
             }
         }
         return kind;

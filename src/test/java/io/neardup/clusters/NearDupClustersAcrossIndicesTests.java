@@ -11,6 +11,8 @@ import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 import io.neardup.DataStreamTemplates;
 import io.neardup.NearDupPlugin;
 import io.neardup.ShingleTruth;
+import io.neardup.core.FingerprintFormat;
+import io.neardup.index.IndexFingerprintFormat;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -19,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.IntConsumer;
 import org.opensearch.action.DocWriteRequest;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.action.bulk.BulkResponse;
@@ -69,8 +72,14 @@ public class NearDupClustersAcrossIndicesTests extends OpenSearchIntegTestCase {
 
     /** Writes {@code docs} into the data stream {@code stream}, generation by generation, rolling it over between them. */
     private void writeRollingOver(String stream, Map<String, Doc> docs, int generations) {
+        writeRollingOver(stream, docs, generations, generation -> {});
+    }
+
+    /** As above; {@code beforeRollover} runs before each rollover, with the generation it starts. */
+    private void writeRollingOver(String stream, Map<String, Doc> docs, int generations, IntConsumer beforeRollover) {
         for (int generation = 1; generation <= generations; generation++) {
             if (generation > 1) {
+                beforeRollover.accept(generation);
                 assertAcked(
                         client().admin().indices().prepareRolloverIndex(stream).get());
             }
@@ -150,51 +159,7 @@ public class NearDupClustersAcrossIndicesTests extends OpenSearchIntegTestCase {
         assertEquals(
                 "the stream's documents span its generations", generations, new HashSet<>(indexOf.values()).size());
 
-        double tau = randomFrom(0.7, 0.8, 0.9);
-        String minhash = "{\"field\": \"fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"dup\", "
-                + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}";
-        NearDupClustersResponse overStream = ClusterRequests.run(client(), "pages", minhash);
-        NearDupClustersResponse overOne = ClusterRequests.run(client(), "pages-in-one", minhash);
-        assertEquals(overOne.clusteredDocuments(), overStream.clusteredDocuments());
-        assertTrue(overStream.failures().toString(), overStream.failures().isEmpty());
-
-        // The exact truth, computed without the plugin: components of the pairs whose shingle sets' Jaccard is >= tau.
-        List<String> ids = new ArrayList<>(docs.keySet());
-        Map<String, Set<String>> shingles = new HashMap<>();
-        docs.forEach((id, doc) -> shingles.put(id, ShingleTruth.shingles(doc.text(), 3)));
-        Map<String, Set<String>> expected = NearDupClustersTests.components(
-                ids, (a, b) -> ShingleTruth.jaccard(shingles.get(a), shingles.get(b)) >= tau);
-        Map<String, Written> stream = assignments("pages", "dup");
-        Map<String, Written> one = assignments("pages-in-one", "dup");
-        for (String id : ids) {
-            Set<String> cluster = expected.get(id);
-            if (cluster.size() < 2) {
-                assertNull(id + " is in no cluster", stream.get(id));
-                assertNull(id + " is in no cluster", one.get(id));
-                continue;
-            }
-            String representative = cluster.stream()
-                    .min((a, b) -> docs.get(a).rank() == docs.get(b).rank()
-                            ? a.compareTo(b)
-                            : Integer.compare(docs.get(a).rank(), docs.get(b).rank()))
-                    .orElseThrow();
-            Map<String, Object> inStream = stream.get(id).assignment();
-            assertEquals(id, representative, inStream.get("cluster"));
-            assertEquals(
-                    id + " names its representative's backing index",
-                    indexOf.get(representative),
-                    inStream.get("cluster_index"));
-            assertEquals(id, cluster.size(), inStream.get("size"));
-            assertEquals(id, id.equals(representative), inStream.get("representative"));
-            assertEquals(
-                    id + " is written in its own backing index",
-                    indexOf.get(id),
-                    stream.get(id).index());
-            Map<String, Object> inOne = new HashMap<>(inStream);
-            inOne.remove("cluster_index");
-            assertEquals(
-                    id + ": the same cluster as over one index", one.get(id).assignment(), inOne);
-        }
+        String minhash = minhashRunEqualsOneIndexAndTheTruth("pages", "pages-in-one", docs, indexOf);
 
         // The same on the simhash field: the stream's partition and representatives are the one index's.
         String simhash = "{\"field\": \"fp.simhash\", \"target_field\": \"near\", "
@@ -214,8 +179,105 @@ public class NearDupClustersAcrossIndicesTests extends OpenSearchIntegTestCase {
         // A run again finds every assignment in place: nothing rewritten.
         NearDupClustersResponse again = ClusterRequests.run(client(), "pages", minhash);
         assertEquals(0, again.counts().updated());
-        assertEquals(overStream.clusteredDocuments(), again.counts().noops());
+        assertEquals(assignments("pages", "dup").size(), again.counts().noops());
         DataStreamTemplates.delete(client(), "pages");
+    }
+
+    /**
+     * Runs {@code _near_dup_clusters} on the minhash field over {@code stream} and over {@code oneIndex} (the same
+     * documents), and checks every document: the assignment over the stream is the one over one index, beside the
+     * representative's backing index, and both are the exact components. Returns the run's body.
+     */
+    private String minhashRunEqualsOneIndexAndTheTruth(
+            String stream, String oneIndex, Map<String, Doc> docs, Map<String, String> indexOf) throws Exception {
+        double tau = randomFrom(0.7, 0.8, 0.9);
+        String minhash = "{\"field\": \"fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"dup\", "
+                + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}}";
+        NearDupClustersResponse overStream = ClusterRequests.run(client(), stream, minhash);
+        NearDupClustersResponse overOne = ClusterRequests.run(client(), oneIndex, minhash);
+        assertEquals(overOne.clusteredDocuments(), overStream.clusteredDocuments());
+        assertTrue(overStream.failures().toString(), overStream.failures().isEmpty());
+
+        // The exact truth, computed without the plugin: components of the pairs whose shingle sets' Jaccard is >= tau.
+        List<String> ids = new ArrayList<>(docs.keySet());
+        Map<String, Set<String>> shingles = new HashMap<>();
+        docs.forEach((id, doc) -> shingles.put(id, ShingleTruth.shingles(doc.text(), 3)));
+        Map<String, Set<String>> expected = NearDupClustersTests.components(
+                ids, (a, b) -> ShingleTruth.jaccard(shingles.get(a), shingles.get(b)) >= tau);
+        Map<String, Written> overStreamWritten = assignments(stream, "dup");
+        Map<String, Written> one = assignments(oneIndex, "dup");
+        for (String id : ids) {
+            Set<String> cluster = expected.get(id);
+            if (cluster.size() < 2) {
+                assertNull(id + " is in no cluster", overStreamWritten.get(id));
+                assertNull(id + " is in no cluster", one.get(id));
+                continue;
+            }
+            String representative = cluster.stream()
+                    .min((a, b) -> docs.get(a).rank() == docs.get(b).rank()
+                            ? a.compareTo(b)
+                            : Integer.compare(docs.get(a).rank(), docs.get(b).rank()))
+                    .orElseThrow();
+            Map<String, Object> inStream = overStreamWritten.get(id).assignment();
+            assertEquals(id, representative, inStream.get("cluster"));
+            assertEquals(
+                    id + " names its representative's backing index",
+                    indexOf.get(representative),
+                    inStream.get("cluster_index"));
+            assertEquals(id, cluster.size(), inStream.get("size"));
+            assertEquals(id, id.equals(representative), inStream.get("representative"));
+            assertEquals(
+                    id + " is written in its own backing index",
+                    indexOf.get(id),
+                    overStreamWritten.get(id).index());
+            Map<String, Object> inOne = new HashMap<>(inStream);
+            inOne.remove("cluster_index");
+            assertEquals(
+                    id + ": the same cluster as over one index", one.get(id).assignment(), inOne);
+        }
+
+        return minhash;
+    }
+
+    /**
+     * A data stream upgraded in place: its first generation of fingerprint format 1, the next ones of format 2 (the
+     * template's setting changed before the rollover, as a new plugin's default changes it). Format 1 signatures are
+     * not those of the sets, so the band join across the two looks format 1 documents up by their sets' format 2
+     * signatures: every pair is found, and the run over the stream is the run over one index of one format.
+     */
+    public void testADataStreamOfTwoFingerprintFormatsIsClusteredAsOneIndexOfOneFormat() throws Exception {
+        ClusterRequests.putFingerprintPipeline(client());
+        Settings.Builder settings = Settings.builder()
+                .put("index.number_of_shards", between(1, 2))
+                .put("index.number_of_replicas", between(0, 1))
+                .put("index.default_pipeline", "fp");
+        String format = IndexFingerprintFormat.SETTING.getKey();
+        DataStreamTemplates.put(
+                client(),
+                "upgraded",
+                settings.put(format, FingerprintFormat.SIGNATURE.number()).build(),
+                MAPPING);
+        int generations = 3;
+        Map<String, Doc> docs = texts(40, generations);
+        writeRollingOver(
+                "upgraded",
+                docs,
+                generations,
+                generation -> DataStreamTemplates.put(
+                        client(),
+                        "upgraded",
+                        settings.put(format, FingerprintFormat.COMPACT.number()).build(),
+                        MAPPING));
+        writeOneIndex("upgraded-in-one", docs);
+        Map<String, String> indexOf = indexOfEachDocument("upgraded");
+        Set<String> formats = new HashSet<>();
+        for (String index : new HashSet<>(indexOf.values())) {
+            formats.add(
+                    client().admin().indices().prepareGetSettings(index).get().getSetting(index, format));
+        }
+        assertEquals("both formats hold documents", Set.of("1", "2"), formats);
+        minhashRunEqualsOneIndexAndTheTruth("upgraded", "upgraded-in-one", docs, indexOf);
+        DataStreamTemplates.delete(client(), "upgraded");
     }
 
     /**
