@@ -78,6 +78,8 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     private final boolean keepRepresentatives;
     private final QueryBuilder query;
     private final boolean singletons;
+    /** The names as the request gave them, kept when the Security plugin replaces {@link #indices} by the indices they stand for. */
+    private final String[] named;
     // URL parameters, as _update_by_query takes them.
     private boolean dryRun;
     private int scrollSize = DEFAULT_SCROLL_SIZE;
@@ -99,6 +101,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
             boolean singletons) {
         // A comma list, as a search's path names indices.
         this.indices = Strings.splitStringByCommaToArray(index);
+        this.named = indices.clone();
         this.spec = spec;
         this.targetField = targetField;
         this.linkage = linkage;
@@ -129,6 +132,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         abortOnVersionConflict = in.readBoolean();
         refresh = in.readBoolean();
         bulkTimeout = in.readTimeValue();
+        named = in.readStringArray();
     }
 
     @Override
@@ -152,6 +156,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         out.writeBoolean(abortOnVersionConflict);
         out.writeBoolean(refresh);
         out.writeTimeValue(bulkTimeout);
+        out.writeStringArray(named);
     }
 
     /**
@@ -390,6 +395,11 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     @Override
     public String[] indices() {
         return indices;
+    }
+
+    /** The indices, aliases, data streams or patterns as the request named them (the path's). */
+    public String[] named() {
+        return named.clone();
     }
 
     @Override

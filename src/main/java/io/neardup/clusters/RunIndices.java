@@ -25,9 +25,14 @@ final class RunIndices {
     private final FingerprintFormat[] formats;
     private final int[] firstShard;
     private final Map<String, Integer> ordinals = new HashMap<>();
+    private final boolean spansIndices;
 
-    /** @param oldestFirst the concrete indices, in the order ties between them go (the older one first) */
-    RunIndices(List<IndexMetadata> oldestFirst) {
+    /**
+     * @param oldestFirst the concrete indices, in the order ties between them go (the older one first)
+     * @param spansIndices whether the request's names can stand for more than one index
+     */
+    RunIndices(List<IndexMetadata> oldestFirst, boolean spansIndices) {
+        this.spansIndices = spansIndices;
         names = new String[oldestFirst.size()];
         formats = new FingerprintFormat[oldestFirst.size()];
         firstShard = new int[oldestFirst.size() + 1];
@@ -45,9 +50,12 @@ final class RunIndices {
         return firstShard[names.length];
     }
 
-    /** Whether the run covers more than one index: then a cluster names its representative's index too. */
+    /**
+     * Whether the run's names can stand for more than one index (a data stream, an alias, a pattern, a list), whatever
+     * they stand for now: then a cluster names its representative's index too.
+     */
     boolean spansIndices() {
-        return names.length > 1;
+        return spansIndices;
     }
 
     String name(int ordinal) {

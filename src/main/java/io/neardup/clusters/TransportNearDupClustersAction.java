@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.FingerprintKind;
+import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.match.ClusterAssignment;
 import io.neardup.match.MappingPaths;
@@ -20,11 +21,14 @@ import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.HandledTransportAction;
 import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.metadata.MappingMetadata;
+import org.opensearch.cluster.metadata.Metadata;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
+import org.opensearch.common.regex.Regex;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.tasks.Task;
@@ -132,10 +136,13 @@ public class TransportNearDupClustersAction
     protected void doExecute(
             Task task, NearDupClustersRequest request, ActionListener<NearDupClustersResponse> listener) {
         List<IndexMetadata> indices;
+        boolean manyIndices;
         FingerprintKind kind;
         try {
-            indices = indicesOf(clusterService.state(), request);
-            kind = checkMappings(indices, request);
+            ClusterState state = clusterService.state();
+            indices = indicesOf(state, request);
+            manyIndices = indices.size() > 1 || standsForManyIndices(state, request.named());
+            kind = checkMappings(indices, request, manyIndices);
         } catch (RuntimeException e) {
             listener.onFailure(e);
             return;
@@ -144,7 +151,7 @@ public class TransportNearDupClustersAction
         NearDupClustersTask run = (NearDupClustersTask) task;
         WriteThrottle throttle = new WriteThrottle(threadPool, request.requestsPerSecond());
         run.throttle(throttle, request.dryRun());
-        RunIndices runIndices = new RunIndices(indices);
+        RunIndices runIndices = new RunIndices(indices, manyIndices);
         ClusterJob job = new ClusterJob(
                 new RunContext(taskClient, threadPool, timeouts, request, run, throttle, runIndices),
                 cache.breaker(),
@@ -224,15 +231,33 @@ public class TransportNearDupClustersAction
     }
 
     /**
+     * Whether the names a request gave can stand for more than one index (a list, a pattern, an alias, a data stream),
+     * whatever they stand for now: then every assignment names its representative's index, also while a data stream
+     * has one generation, so that one layout holds across its rollovers (as {@code near_dup_lookup} decides it).
+     */
+    private static boolean standsForManyIndices(ClusterState state, String[] named) {
+        if (named.length != 1) {
+            return true;
+        }
+        String name = IndexFingerprintFormat.resolveDateMath(named[0]);
+        if (name == null || Regex.isSimpleMatchPattern(name) || Metadata.ALL.equals(name)) {
+            return true;
+        }
+        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(name);
+        return abstraction != null && abstraction.getType() != IndexAbstraction.Type.CONCRETE_INDEX;
+    }
+
+    /**
      * The kind of the field the request clusters on, after checking the field and the target field in every index,
      * and that every index maps the field alike (the joins compare fingerprints across them); a bad request throws an
      * {@code IllegalArgumentException} naming the index.
      */
-    private static FingerprintKind checkMappings(List<IndexMetadata> indices, NearDupClustersRequest request) {
+    private static FingerprintKind checkMappings(
+            List<IndexMetadata> indices, NearDupClustersRequest request, boolean manyIndices) {
         FingerprintKind kind = null;
         IndexMetadata first = null;
         for (IndexMetadata index : indices) {
-            FingerprintKind its = checkMappings(index, request, indices.size() > 1);
+            FingerprintKind its = checkMappings(index, request, manyIndices);
             if (first == null) {
                 kind = its;
                 first = index;

@@ -281,6 +281,77 @@ public class NearDupClustersAcrossIndicesTests extends OpenSearchIntegTestCase {
     }
 
     /**
+     * The daily job: after a full run, the stream rolls over and new documents arrive (copies of older ones, and new
+     * twins); a run whose {@code query} selects the new day reads only those, matches them against every generation,
+     * and leaves every document with the assignment a full run over the whole stream gives it.
+     */
+    public void testAQueryRunJoinsTheNewDaysDocumentsToClustersOfOlderGenerations() throws Exception {
+        ClusterRequests.putFingerprintPipeline(client());
+        DataStreamTemplates.put(
+                client(),
+                "daily",
+                Settings.builder()
+                        .put("index.number_of_shards", between(1, 2))
+                        .put("index.number_of_replicas", 0)
+                        .put("index.default_pipeline", "fp")
+                        .build(),
+                MAPPING);
+        Map<String, Doc> docs = texts(15, 1);
+        writeRollingOver("daily", docs, 1);
+        String run = "{\"field\": \"fp.minhash\", \"min_similarity\": 0.8, \"target_field\": \"%s\", "
+                + "\"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}%s}";
+        ClusterRequests.run(client(), "daily", String.format(java.util.Locale.ROOT, run, "dup", ""));
+
+        List<String> older = new ArrayList<>(docs.keySet());
+        Map<String, Doc> newDay = new TreeMap<>();
+        for (int i = 0; i < 4; i++) {
+            newDay.put("new-" + i, new Doc(docs.get(randomFrom(older)).text() + " again", 100 + i, 2));
+        }
+        String twin = texts(1, 1).values().iterator().next().text();
+        newDay.put("twin-a", new Doc(twin, 100, 2));
+        newDay.put("twin-b", new Doc(twin + " too", 101, 2));
+        assertAcked(client().admin().indices().prepareRolloverIndex("daily").get());
+        BulkRequestBuilder bulk = client().prepareBulk().setRefreshPolicy("true");
+        newDay.forEach((id, doc) -> bulk.add(client().prepareIndex("daily")
+                .setId(id)
+                .setOpType(DocWriteRequest.OpType.CREATE)
+                .setSource(source(doc))));
+        assertFalse(bulk.get().hasFailures());
+
+        NearDupClustersResponse daily = ClusterRequests.run(
+                client(),
+                "daily",
+                String.format(
+                        java.util.Locale.ROOT,
+                        run,
+                        "dup",
+                        ", \"query\": {\"range\": {\"@timestamp\": {\"gte\": \"2026-11-22\"}}}"));
+        assertEquals(
+                "only the new day is scanned", newDay.size(), daily.counts().scanned());
+        ClusterRequests.run(client(), "daily", String.format(java.util.Locale.ROOT, run, "full", ""));
+        Map<String, Written> incremental = assignments("daily", "dup");
+        Map<String, Written> full = assignments("daily", "full");
+        assertEquals(full.keySet(), incremental.keySet());
+        for (Map.Entry<String, Written> e : full.entrySet()) {
+            assertEquals(
+                    e.getKey(),
+                    e.getValue().assignment(),
+                    incremental.get(e.getKey()).assignment());
+        }
+        Map<String, String> indexOf = indexOfEachDocument("daily");
+        assertEquals(
+                indexOf.get("twin-a"), incremental.get("twin-b").assignment().get("cluster_index"));
+        for (int i = 0; i < 4; i++) {
+            Map<String, Object> copy = incremental.get("new-" + i).assignment();
+            assertNotEquals(
+                    "a copy joins a cluster of the older generation",
+                    indexOf.get("new-" + i),
+                    copy.get("cluster_index"));
+        }
+        DataStreamTemplates.delete(client(), "daily");
+    }
+
+    /**
      * A document of {@code _id} x in one index and an unrelated one of the same {@code _id} in another: the near-copy
      * of the first joins the first alone, and the representative names its index.
      */
