@@ -463,7 +463,7 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         assertEquals("sec-day-1", visible.get("duplicate_of_index"));
         assertEquals(
                 "neither the DLS-hidden document of day 1 nor the forbidden day 2 is named",
-                Map.of("cluster", "copy-of-hidden", "representative", true),
+                Map.of("cluster", "copy-of-hidden", "cluster_index", "sec-incoming", "representative", true),
                 dupOf("sec-incoming", "copy-of-hidden"));
         Map<String, Object> admin = dupOf("sec-incoming", "admin-copy");
         assertEquals("the admin sees the hidden document: the closest", "hidden", admin.get("duplicate_of"));
@@ -474,6 +474,84 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
                 "PUT",
                 "/sec-incoming/_doc/refused",
                 "{\"team\": \"a\", \"text\": \"" + corpus().get("g5c2")[1] + "\"}");
+    }
+
+    /**
+     * {@code _near_dup_clusters} on a data stream rolled over with {@code _rollover}: a user who may read its first
+     * generation under DLS (team a) and its second whole gets the clusters of the documents it may read alone, each
+     * named with its backing index; the document hidden in the first generation is neither clustered nor the reason
+     * its copy in the second is. A user who may read the first generation alone runs over what a search of the stream
+     * covers for it (a 403 where the search is one): never a document of the generation it may not read.
+     */
+    public void testClustersOverARolledOverDataStreamSeeOnlyWhatTheUserMayRead() throws IOException {
+        putFingerprintPipeline();
+        send("PUT", "/_index_template/sec-stream", """
+            {"index_patterns": ["sec-stream"], "data_stream": {}, "priority": 100,
+             "template": {"settings": {"number_of_replicas": 0, "index.default_pipeline": "sec-fp"},
+                          "mappings": {"properties": {"@timestamp": {"type": "date"}, "team": {"type": "keyword"},
+                                       "text": {"type": "text"}, "text_fp": {"properties": {
+                                         "simhash": {"type": "simhash"}, "minhash": {"type": "minhash"},
+                                         "content_hash": {"type": "keyword"}}}}}}}""");
+        String[][] generations = {
+            {"visible", "a", "g5c0", "hidden", "b", "g6c0"}, {"visible-copy", "a", "g5c1", "hidden-copy", "a", "g6c1"}
+        };
+        for (int g = 0; g < generations.length; g++) {
+            if (g > 0) {
+                send("POST", "/sec-stream/_rollover", null);
+            }
+            for (int d = 0; d < generations[g].length; d += 3) {
+                Map<String, Object> created = send(
+                        "PUT",
+                        "/sec-stream/_create/" + generations[g][d] + "?refresh=true",
+                        "{\"@timestamp\": \"2026-11-2" + (g + 1) + "T00:00:00Z\", \"team\": \""
+                                + generations[g][d + 1] + "\", \"text\": \"" + corpus().get(generations[g][d + 2])[1]
+                                + "\"}");
+                assertEquals(created.toString(), "created", created.get("result"));
+            }
+        }
+        String first = ".ds-sec-stream-000001";
+        String second = ".ds-sec-stream-000002";
+        putRole("sec_stream_first_dls", role().index(first).allow("read").dls("{\"term\": {\"team\": \"a\"}}"));
+        putRole("sec_stream_second", role().index("sec-stream", second).allow("read"));
+        putUser("sec_stream_reader", "sec_stream_first_dls", "sec_stream_second");
+        putUser("sec_stream_first_only", "sec_stream_first_dls");
+        String body = "{\"field\": \"text_fp.minhash\", \"min_similarity\": 0.5, \"target_field\": \"dup\"}";
+
+        Map<String, Object> admin = send("POST", "/sec-stream/_near_dup_clusters?dry_run=true", body);
+        assertEquals(admin.toString(), 4, admin.get("clustered_documents"));
+        // What the Security plugin lets the user read of the stream, as its search answers: the run sees that alone.
+        Set<String> readable = ids(userClient("sec_stream_reader"), "sec-stream", "{\"match_all\": {}}");
+        assertFalse("DLS hides the first generation's team b document", readable.contains("hidden"));
+        assertEquals(Set.of("visible", "visible-copy", "hidden-copy"), readable);
+        Map<String, Object> reader =
+                send(userClient("sec_stream_reader"), "POST", "/sec-stream/_near_dup_clusters?dry_run=true", body);
+        assertEquals(reader.toString(), 2, reader.get("clustered_documents"));
+        assertEquals(
+                reader.toString(),
+                List.of(Map.of("cluster", "visible", "cluster_index", first, "size", 2)),
+                reader.get("largest_clusters"));
+
+        int searched;
+        try {
+            send(userClient("sec_stream_first_only"), "POST", "/sec-stream/_search", "{\"size\": 0}");
+            searched = 200;
+        } catch (ResponseException e) {
+            searched = e.getResponse().getStatusLine().getStatusCode();
+        }
+        if (searched == 200) {
+            Map<String, Object> firstOnly = send(
+                    userClient("sec_stream_first_only"), "POST", "/sec-stream/_near_dup_clusters?dry_run=true", body);
+            assertEquals(firstOnly.toString(), 0, firstOnly.get("clustered_documents"));
+        } else {
+            expectRefused(
+                    searched,
+                    userClient("sec_stream_first_only"),
+                    "POST",
+                    "/sec-stream/_near_dup_clusters?dry_run=true",
+                    body);
+        }
+        send("DELETE", "/_data_stream/sec-stream", null);
+        send("DELETE", "/_index_template/sec-stream", null);
     }
 
     /** A pipeline named in {@code like.pipeline} is read only by a user who may read pipelines; the index's own needs nothing more. */
