@@ -47,6 +47,7 @@ public final class RecentFingerprints {
         private boolean decided;
         private boolean withdrawn;
         private String cluster;
+        private String clusterIndex;
         private List<Runnable> onDecision;
 
         Entry(
@@ -90,6 +91,11 @@ public final class RecentFingerprints {
             return cluster == null ? id : cluster;
         }
 
+        /** The index of the cluster its lookup chose, where the lookup names one; its home while undecided. */
+        public synchronized String clusterIndex() {
+            return cluster == null ? home : clusterIndex;
+        }
+
         /** Whether its document was accepted; false while pending or once withdrawn. */
         public synchronized boolean accepted() {
             return decided && withdrawn == false;
@@ -109,7 +115,7 @@ public final class RecentFingerprints {
             action.run();
         }
 
-        private void decide(String acceptedCluster, boolean withdraw) {
+        private void decide(String acceptedCluster, String acceptedClusterIndex, boolean withdraw) {
             List<Runnable> waiting;
             synchronized (this) {
                 if (decided) {
@@ -118,6 +124,7 @@ public final class RecentFingerprints {
                 decided = true;
                 withdrawn = withdraw;
                 cluster = acceptedCluster;
+                clusterIndex = acceptedClusterIndex;
                 waiting = onDecision;
                 onDecision = null;
             }
@@ -204,9 +211,12 @@ public final class RecentFingerprints {
         return arrivals;
     }
 
-    /** Its document was accepted into {@code cluster}: later documents may use a match with it. */
-    public void accept(Entry entry, String cluster) {
-        entry.decide(cluster, false);
+    /**
+     * Its document was accepted into {@code cluster} (of index {@code clusterIndex} where the lookup names one): later
+     * documents may use a match with it.
+     */
+    public void accept(Entry entry, String cluster, String clusterIndex) {
+        entry.decide(cluster, clusterIndex, false);
     }
 
     /** Its document was refused (its lookup failed): it leaves the window and no document may use a match with it. */
@@ -214,7 +224,7 @@ public final class RecentFingerprints {
         synchronized (this) {
             entries.remove(entry);
         }
-        entry.decide(null, true);
+        entry.decide(null, null, true);
     }
 
     private void expire(long nowNanos) {

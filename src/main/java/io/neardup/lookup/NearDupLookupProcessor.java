@@ -416,11 +416,14 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 for (int i = 0; response != null && i < response.size(); i++) {
                     if (best == null || response.similarity(i) > best.similarity()) {
                         String cluster = response.matchedCluster(i);
+                        // A cluster whose assignment names no index is of the matched document's own index.
+                        String clusterIndex = cluster == null ? null : response.matchedClusterIndex(i);
                         best = new Found(
                                 response.matchedId(i),
                                 indexName(slot),
                                 indexOf[slot],
                                 cluster == null ? response.matchedId(i) : cluster,
+                                clusterIndex == null ? indexName(slot) : clusterIndex,
                                 response.similarity(i));
                     }
                 }
@@ -443,6 +446,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                                     response.matchedId(i),
                                     indexName(slot),
                                     indexOf[slot],
+                                    null,
                                     null,
                                     response.similarity(i)));
                 }
@@ -536,7 +540,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
      * A match: the document's {@code _id} and index ({@code indexOrder} its index's place, oldest first, among those
      * searched; -1 for a document of the recent window), its cluster and its similarity or containment.
      */
-    private record Found(String id, String index, int indexOrder, String cluster, double similarity) {}
+    /** A match: its document, index, the index's order, the cluster it is in (and that cluster's index), similarity. */
+    private record Found(
+            String id, String index, int indexOrder, String cluster, String clusterIndex, double similarity) {}
 
     /**
      * The part of the recent window a {@code minhash} fingerprint is compared in: one a scheme and a format, since
@@ -577,28 +583,36 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         String duplicateOf = null;
         String duplicateOfIndex = null;
         String cluster = null;
+        String clusterIndex = null;
         double similarity = 0;
         if (indexed != null) {
             duplicateOf = indexed.id();
             duplicateOfIndex = indexed.index();
             cluster = indexed.cluster();
+            clusterIndex = indexed.clusterIndex();
             similarity = indexed.similarity();
         }
         if (recentMatch != null && (indexed == null || recentMatch.similarity() > similarity)) {
             duplicateOf = recentMatch.entry().id();
             duplicateOfIndex = recentMatch.entry().home();
             cluster = recentMatch.entry().cluster();
+            clusterIndex = recentMatch.entry().clusterIndex();
             similarity = recentMatch.similarity();
         }
         if (duplicateOf == null && id == null) {
             return;
         }
         Map<String, Object> value = duplicateOf != null
-                ? ClusterAssignment.duplicate(cluster, duplicateOf, duplicateOfIndex, similarity)
-                : ClusterAssignment.original(id);
+                ? ClusterAssignment.duplicate(
+                        cluster,
+                        duplicateOfIndex == null ? null : clusterIndex,
+                        duplicateOf,
+                        duplicateOfIndex,
+                        similarity)
+                : ClusterAssignment.original(id, self == null ? null : self.home());
         document.setFieldValue(targetField, value);
         if (self != null) {
-            recent.accept(self, ClusterAssignment.clusterOf(value));
+            recent.accept(self, ClusterAssignment.clusterOf(value), ClusterAssignment.clusterIndexOf(value));
         }
     }
 
@@ -621,6 +635,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                                 recentMatch.entry().home(),
                                 -1,
                                 null,
+                                null,
                                 recentMatch.similarity()));
         String idField = targetField + "."
                 + (containment.contained() == Containment.Contained.LIKE
@@ -642,7 +657,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             document.setFieldValue(scoreField, Double.parseDouble(Float.toString((float) best.similarity())));
         }
         if (self != null) {
-            recent.accept(self, null);
+            recent.accept(self, null, null);
         }
     }
 

@@ -16,8 +16,9 @@ import java.util.Set;
  * {"cluster": "&lt;representative's _id&gt;", "size": n, "representative": true|false}               (_near_dup_clusters)
  * {"cluster": "&lt;…&gt;", "cluster_index": "&lt;representative's index&gt;", "size": n, …}                 (the same, over many indices)
  * {"cluster": "&lt;…&gt;", "duplicate_of": "&lt;_id&gt;", "similarity": s, "representative": false}        (near_dup_lookup, a copy)
- * {"cluster": "&lt;…&gt;", "duplicate_of": "&lt;_id&gt;", "duplicate_of_index": "&lt;index&gt;", …}               (the same, looking up many indices)
- * {"cluster": "&lt;own _id&gt;", "representative": true}                                              (near_dup_lookup, none)
+ * {"cluster": "&lt;…&gt;", "cluster_index": "&lt;…&gt;", "duplicate_of": "&lt;_id&gt;", "duplicate_of_index": "&lt;index&gt;", …} (the same, looking up many indices)
+ * {"cluster": "&lt;own _id&gt;", "representative": true}                                              (near_dup_lookup, none;
+ *                                                                   looking up many indices, its own index as cluster_index)
  * </pre>
  * and, by a {@code near_dup_lookup} with {@code min_containment}, beside whatever else the object holds (no cluster:
  * containment is not an equivalence):
@@ -66,12 +67,15 @@ public final class ClusterAssignment {
 
     /**
      * A document found to copy {@code duplicateOf} (of index {@code duplicateOfIndex}, null where the lookup searched
-     * one index), joining {@code cluster}.
+     * one index), joining {@code cluster} (of index {@code clusterIndex}, null likewise).
      */
     public static Map<String, Object> duplicate(
-            String cluster, String duplicateOf, String duplicateOfIndex, double similarity) {
+            String cluster, String clusterIndex, String duplicateOf, String duplicateOfIndex, double similarity) {
         Map<String, Object> value = new LinkedHashMap<>();
         value.put(CLUSTER, cluster);
+        if (clusterIndex != null) {
+            value.put(CLUSTER_INDEX, clusterIndex);
+        }
         value.put(DUPLICATE_OF, duplicateOf);
         if (duplicateOfIndex != null) {
             value.put(DUPLICATE_OF + INDEX_SUFFIX, duplicateOfIndex);
@@ -81,10 +85,16 @@ public final class ClusterAssignment {
         return value;
     }
 
-    /** A document that copies none: the cluster later copies join. */
-    public static Map<String, Object> original(String id) {
+    /**
+     * A document that copies none: the cluster later copies join; {@code index}, its own, where the lookup searches
+     * many indices (else null).
+     */
+    public static Map<String, Object> original(String id, String index) {
         Map<String, Object> value = new LinkedHashMap<>();
         value.put(CLUSTER, id);
+        if (index != null) {
+            value.put(CLUSTER_INDEX, index);
+        }
         value.put(REPRESENTATIVE, true);
         return value;
     }

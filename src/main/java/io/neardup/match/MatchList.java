@@ -16,7 +16,7 @@ import org.opensearch.core.common.breaker.CircuitBreaker;
 public final class MatchList implements AutoCloseable {
 
     /** A slot of the five arrays, and the matched document's {@code _id} string (short ids assumed; a long one is under-counted). */
-    static final int BYTES_PER_MATCH = 4 + 8 + 4 + 8 + 8 + 64;
+    static final int BYTES_PER_MATCH = 4 + 8 + 4 + 8 + 8 + 8 + 64;
 
     private final CircuitBreaker breaker;
     private long charged;
@@ -26,6 +26,7 @@ public final class MatchList implements AutoCloseable {
     private long[] matchedSeqNo = new long[16];
     private float[] similarity = new float[16];
     private String[] cluster = new String[16];
+    private String[] clusterIndex = new String[16];
 
     public MatchList(CircuitBreaker breaker) {
         this.breaker = breaker;
@@ -33,6 +34,17 @@ public final class MatchList implements AutoCloseable {
     }
 
     public void add(int queryIndex, String matchedDocId, long seqNo, float score, String matchedCluster) {
+        add(queryIndex, matchedDocId, seqNo, score, matchedCluster, null);
+    }
+
+    /** A match with the matched document's cluster and the index its assignment names for it (null where none). */
+    public void add(
+            int queryIndex,
+            String matchedDocId,
+            long seqNo,
+            float score,
+            String matchedCluster,
+            String matchedClusterIndex) {
         if (size == query.length) {
             int grown = size * 2;
             charge(grown - size);
@@ -41,8 +53,10 @@ public final class MatchList implements AutoCloseable {
             matchedSeqNo = Arrays.copyOf(matchedSeqNo, grown);
             similarity = Arrays.copyOf(similarity, grown);
             cluster = Arrays.copyOf(cluster, grown);
+            clusterIndex = Arrays.copyOf(clusterIndex, grown);
         }
         cluster[size] = matchedCluster;
+        clusterIndex[size] = matchedClusterIndex;
         query[size] = queryIndex;
         matchedId[size] = matchedDocId;
         matchedSeqNo[size] = seqNo;
@@ -71,6 +85,7 @@ public final class MatchList implements AutoCloseable {
                 Arrays.copyOf(matchedId, size),
                 Arrays.copyOf(matchedSeqNo, size),
                 Arrays.copyOf(similarity, size),
-                Arrays.copyOf(cluster, size));
+                Arrays.copyOf(cluster, size),
+                Arrays.copyOf(clusterIndex, size));
     }
 }

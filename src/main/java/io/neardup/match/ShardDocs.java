@@ -8,6 +8,7 @@ import io.neardup.core.MemoryBudget;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.ReaderUtil;
@@ -38,6 +39,8 @@ public final class ShardDocs implements AutoCloseable {
     private long reserved;
 
     private FieldsVisitor visitor;
+    /** The read document's {@code _source} as a map, once asked for. */
+    private Map<String, Object> readSource;
 
     public ShardDocs(IndexSearcher searcher, String clusterField, MemoryBudget budget) throws IOException {
         this.leaves = searcher.getIndexReader().leaves();
@@ -49,6 +52,7 @@ public final class ShardDocs implements AutoCloseable {
     /** Reads the stored fields of {@code doc}, for {@link #id()} and {@link #cluster()}. */
     void read(int doc) throws IOException {
         visitor = new FieldsVisitor(clusterField != null);
+        readSource = null;
         storedFields.document(doc, visitor);
     }
 
@@ -124,14 +128,32 @@ public final class ShardDocs implements AutoCloseable {
     }
 
     String cluster() {
-        if (clusterField == null || visitor.source() == null) {
+        return clusterFieldValue(clusterField);
+    }
+
+    /**
+     * The index of the document's cluster where its assignment names one ({@link ClusterAssignment#CLUSTER_INDEX},
+     * beside {@link #cluster}), else null.
+     */
+    String clusterIndex() {
+        if (clusterField == null || clusterField.endsWith("." + ClusterAssignment.CLUSTER) == false) {
             return null;
         }
-        // _source is in whatever content type the document was indexed with.
-        Object value = XContentMapValues.extractValue(
-                clusterField,
-                XContentHelper.convertToMap(visitor.source(), false, MediaTypeRegistry.xContentType(visitor.source()))
-                        .v2());
+        return clusterFieldValue(clusterField.substring(0, clusterField.length() - ClusterAssignment.CLUSTER.length())
+                + ClusterAssignment.CLUSTER_INDEX);
+    }
+
+    private String clusterFieldValue(String path) {
+        if (path == null || visitor.source() == null) {
+            return null;
+        }
+        if (readSource == null) {
+            // _source is in whatever content type the document was indexed with.
+            readSource = XContentHelper.convertToMap(
+                            visitor.source(), false, MediaTypeRegistry.xContentType(visitor.source()))
+                    .v2();
+        }
+        Object value = XContentMapValues.extractValue(path, readSource);
         return value == null ? null : value.toString();
     }
 

@@ -25,16 +25,24 @@ public final class ShardMatchResponse extends ActionResponse {
     private final float[] similarity;
     /** The requested field of each matched document, null where it has none or none was asked for. */
     private final String[] matchedCluster;
+    /** The index each matched document's assignment names for its cluster, null where it names none. */
+    private final String[] matchedClusterIndex;
     /** Instead of matches: the shard's band key filter. */
     private final ShardBandBuckets.KeyFilter keyFilter;
 
     public ShardMatchResponse(
-            int[] query, String[] matchedId, long[] matchedSeqNo, float[] similarity, String[] matchedCluster) {
+            int[] query,
+            String[] matchedId,
+            long[] matchedSeqNo,
+            float[] similarity,
+            String[] matchedCluster,
+            String[] matchedClusterIndex) {
         this.query = query;
         this.matchedId = matchedId;
         this.matchedSeqNo = matchedSeqNo;
         this.similarity = similarity;
         this.matchedCluster = matchedCluster;
+        this.matchedClusterIndex = matchedClusterIndex;
         this.keyFilter = null;
     }
 
@@ -44,6 +52,7 @@ public final class ShardMatchResponse extends ActionResponse {
         this.matchedSeqNo = new long[0];
         this.similarity = new float[0];
         this.matchedCluster = new String[0];
+        this.matchedClusterIndex = new String[0];
         this.keyFilter = keyFilter;
     }
 
@@ -65,6 +74,10 @@ public final class ShardMatchResponse extends ActionResponse {
                         in.readOptionalString(),
                         FingerprintFormat.of(in.readVInt()))
                 : null;
+        matchedClusterIndex = new String[query.length];
+        for (int i = 0; i < matchedClusterIndex.length; i++) {
+            matchedClusterIndex[i] = in.readOptionalString();
+        }
     }
 
     @Override
@@ -83,6 +96,9 @@ public final class ShardMatchResponse extends ActionResponse {
             out.writeLongArray(keyFilter.oversizedKeys());
             out.writeOptionalString(keyFilter.scheme());
             out.writeVInt(keyFilter.format().number());
+        }
+        for (String clusterIndex : matchedClusterIndex) {
+            out.writeOptionalString(clusterIndex);
         }
     }
 
@@ -113,5 +129,10 @@ public final class ShardMatchResponse extends ActionResponse {
 
     public String matchedCluster(int i) {
         return matchedCluster[i];
+    }
+
+    /** The index the matched document's assignment names for its cluster ({@code cluster_index}), or null. */
+    public String matchedClusterIndex(int i) {
+        return matchedClusterIndex[i];
     }
 }

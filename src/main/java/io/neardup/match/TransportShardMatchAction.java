@@ -295,7 +295,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             TopDocs top = searcher.search(lucene, request.maxMatches());
             for (ScoreDoc hit : top.scoreDocs) {
                 docs.read(hit.doc);
-                matches.add(i, docs.id(), docs.seqNo(hit.doc), hit.score, docs.cluster());
+                matches.add(i, docs.id(), docs.seqNo(hit.doc), hit.score, docs.cluster(), docs.clusterIndex());
             }
         }
     }
@@ -343,7 +343,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                     docs.id(),
                     docs.seqNo(doc),
                     SimhashBatchMatcher.similarity(neighbours.distance(h)),
-                    docs.cluster());
+                    docs.cluster(),
+                    docs.clusterIndex());
             kept++;
         }
     }

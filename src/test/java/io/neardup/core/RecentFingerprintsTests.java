@@ -23,6 +23,10 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
                         .entry()
                         .home());
         assertNull(recent.closestSimhash("logs", "page", ".ds-logs-000001", 1, base, 3, Long.MAX_VALUE, 0));
+        RecentFingerprints.Entry copy = recent.addSimhash("logs", "copy", ".ds-logs-000002", 1, base, 0);
+        assertEquals("its own index until its lookup decides", ".ds-logs-000002", copy.clusterIndex());
+        recent.accept(copy, "page", ".ds-logs-000001");
+        assertEquals(".ds-logs-000001", copy.clusterIndex());
         recent.addSimhash("i", "page", null, 1, base, 0);
         assertNull(
                 "a lookup into one index: itself by its _id",
@@ -107,7 +111,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
                 "only its own index",
                 exact.mostSimilarSignature("other-index", "q", null, 7, ninety, eight, 0.5, Long.MAX_VALUE, 0));
         assertEquals("its own id until its lookup decides", "eight", stored.cluster());
-        exact.accept(stored, "c1");
+        exact.accept(stored, "c1", null);
         assertEquals("c1", stored.cluster());
     }
 
@@ -146,11 +150,11 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         assertFalse(refused.accepted());
         assertEquals(1, recent.size());
         assertNull(recent.closestSimhash("i", "later", null, 0, 42L, 3, later.arrival(), 0));
-        recent.accept(later, "c-later");
+        recent.accept(later, "c-later", null);
         assertTrue(later.accepted());
         later.whenDecided(heard::incrementAndGet);
         assertEquals("runs at once once decided", 2, heard.get());
-        expectThrows(IllegalStateException.class, () -> recent.accept(later, "again"));
+        expectThrows(IllegalStateException.class, () -> recent.accept(later, "again", null));
     }
 
     /** Scopes never mix, whatever the fingerprints: the processor makes one per index and user. */

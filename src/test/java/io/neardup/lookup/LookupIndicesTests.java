@@ -137,7 +137,16 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
                         closest = Math.min(closest, Long.bitCount(before.simhash() ^ doc.simhash()));
                     }
                     if (closest > DISTANCE) {
-                        assertEquals(doc.id(), Map.of("cluster", doc.id(), "representative", true), dup);
+                        assertEquals(
+                                doc.id(),
+                                Map.of(
+                                        "cluster",
+                                        doc.id(),
+                                        "cluster_index",
+                                        indexOf.get(doc.id()),
+                                        "representative",
+                                        true),
+                                dup);
                     } else {
                         String original = (String) dup.get("duplicate_of");
                         assertNotNull(doc.id() + " " + dup, original);
@@ -148,6 +157,8 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
                                 .simhash();
                         assertEquals(doc.id(), closest, Long.bitCount(originalHash ^ doc.simhash()));
                         assertEquals(doc.id(), indexOf.get(original), dup.get("duplicate_of_index"));
+                        // The cluster, an _id, with the index of its document: unique across the generations.
+                        assertEquals(doc.id(), indexOf.get((String) dup.get("cluster")), dup.get("cluster_index"));
                     }
                     earlier.add(doc);
                 }
@@ -206,6 +217,7 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
             assertEquals("original", dup.get("duplicate_of"));
             assertEquals(first, dup.get("duplicate_of_index"));
             assertEquals("original", dup.get("cluster"));
+            assertEquals(first, dup.get("cluster_index"));
         } finally {
             deleteStream(stream);
         }
@@ -257,7 +269,7 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
         assertEquals("same", copy.get("duplicate_of"));
         assertEquals("daily-2", copy.get("duplicate_of_index"));
         assertEquals(
-                Map.of("cluster", "copy-of-2-newest-only", "representative", true),
+                Map.of("cluster", "copy-of-2-newest-only", "cluster_index", "incoming", "representative", true),
                 dupOf("incoming", "copy-of-2-newest-only"));
         assertEquals("daily-5", dupOf("incoming", "copy-of-5-newest-only").get("duplicate_of_index"));
 
