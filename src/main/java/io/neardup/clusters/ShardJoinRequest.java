@@ -76,28 +76,27 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     public void writeTo(StreamOutput out) throws IOException {
         super.writeTo(out);
         spec.writeTo(out);
-        switch (step) {
-            case Window window -> {
-                out.writeZLong(window.fromSeqNo());
-                out.writeZLong(window.toSeqNo());
-                out.writeVIntArray(window.otherShards());
-                out.writeBoolean(false);
-                out.writeBoolean(false);
-            }
-            case BandsWithin within -> {
-                out.writeZLong(0);
-                out.writeZLong(Long.MAX_VALUE);
-                out.writeVIntArray(new int[0]);
-                out.writeBoolean(true);
-                out.writeBoolean(within.allPairs());
-            }
-            case BandsAcross across -> {
-                out.writeZLong(0);
-                out.writeZLong(Long.MAX_VALUE);
-                out.writeVIntArray(new int[] {across.otherShard()});
-                out.writeBoolean(true);
-                out.writeBoolean(false);
-            }
+        if (step instanceof Window window) {
+            out.writeZLong(window.fromSeqNo());
+            out.writeZLong(window.toSeqNo());
+            out.writeVIntArray(window.otherShards());
+            out.writeBoolean(false);
+            out.writeBoolean(false);
+        } else if (step instanceof BandsWithin within) {
+            out.writeZLong(0);
+            out.writeZLong(Long.MAX_VALUE);
+            out.writeVIntArray(new int[0]);
+            out.writeBoolean(true);
+            out.writeBoolean(within.allPairs());
+        } else if (step instanceof BandsAcross across) {
+            out.writeZLong(0);
+            out.writeZLong(Long.MAX_VALUE);
+            out.writeVIntArray(new int[] {across.otherShard()});
+            out.writeBoolean(true);
+            out.writeBoolean(false);
+        } else {
+            throw new IllegalStateException(
+                    "no such join step: " + step.getClass().getName()); // sealed
         }
     }
 
@@ -128,14 +127,13 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     @Override
     public String getDescription() {
         String shardOf = "shard [" + shard() + "] of [" + index() + "]: ";
-        return shardOf
-                + switch (step) {
-                    case Window window ->
-                        "window [" + window.fromSeqNo() + ", " + window.toSeqNo() + ") of [" + spec.field()
-                                + "], looked up in shards " + Arrays.toString(window.otherShards());
-                    case BandsWithin within -> "band self-join of [" + spec.field() + "]";
-                    case BandsAcross across ->
-                        "band look-ups of [" + spec.field() + "] in shard [" + across.otherShard() + "]";
-                };
+        if (step instanceof Window window) {
+            return shardOf + "window [" + window.fromSeqNo() + ", " + window.toSeqNo() + ") of [" + spec.field()
+                    + "], looked up in shards " + Arrays.toString(window.otherShards());
+        }
+        if (step instanceof BandsAcross across) {
+            return shardOf + "band look-ups of [" + spec.field() + "] in shard [" + across.otherShard() + "]";
+        }
+        return shardOf + "band self-join of [" + spec.field() + "]";
     }
 }

@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.SupplierWeight;
 import io.neardup.core.ContainmentSampling;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.ShingleSetCodec;
@@ -157,7 +158,7 @@ public final class ContainmentQuery extends Query implements Accountable {
     /** The query's sampled values present in one segment, each with its terms-enum state. */
     private record SegmentTerms(TermsEnum termsEnum, List<BytesRef> terms, List<TermState> states, long cost) {}
 
-    private final class ContainmentWeight extends Weight {
+    private final class ContainmentWeight extends SupplierWeight {
         private final float boost;
         private final AtomicBoolean counted = new AtomicBoolean();
         /**
@@ -260,7 +261,8 @@ public final class ContainmentQuery extends Query implements Accountable {
                 try {
                     int[] docs = new int[candidates];
                     float[] scores = new float[candidates];
-                    return new ArrayScorer(docs, scores, verify(reader, shared, floor, docs, scores));
+                    return new ArrayScorer(
+                            ContainmentWeight.this, docs, scores, verify(reader, shared, floor, docs, scores));
                 } finally {
                     budget.release(resultBytes);
                 }
