@@ -18,6 +18,11 @@ import io.neardup.clusters.TransportShardJoinAction;
 import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
+import io.neardup.compare.NearDupCompareAction;
+import io.neardup.compare.NearDupExplainExt;
+import io.neardup.compare.NearDupExplainPhase;
+import io.neardup.compare.RestNearDupCompareAction;
+import io.neardup.compare.TransportNearDupCompareAction;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.MinhashFieldMapper;
@@ -77,6 +82,7 @@ import org.opensearch.rest.RestHandler;
 import org.opensearch.script.ScriptService;
 import org.opensearch.search.DocValueFormat;
 import org.opensearch.search.SearchExtBuilder;
+import org.opensearch.search.fetch.FetchSubPhase;
 import org.opensearch.search.pipeline.SearchRequestProcessor;
 import org.opensearch.search.pipeline.SearchResponseProcessor;
 import org.opensearch.tasks.Task;
@@ -87,8 +93,8 @@ import org.opensearch.watcher.ResourceWatcherService;
 
 /**
  * Entry point that OpenSearch loads from {@code plugin-descriptor.properties}: registers the
- * fingerprint processor, the field types, the query and its stats, the collapse processors and the
- * {@code _near_dup_clusters} task.
+ * fingerprint processor, the field types, the query and its stats, the collapse processors, the
+ * {@code _near_dup_clusters} task and {@code _near_dup/_compare}.
  */
 public class NearDupPlugin extends Plugin
         implements IngestPlugin, MapperPlugin, SearchPlugin, SearchPipelinePlugin, CircuitBreakerPlugin, ActionPlugin {
@@ -148,6 +154,17 @@ public class NearDupPlugin extends Plugin
                 NearDuplicateQueryBuilder.NAME,
                 in -> new NearDuplicateQueryBuilder(in, queryServices),
                 parser -> NearDuplicateQueryBuilder.fromXContent(parser, queryServices)));
+    }
+
+    /** {@code near_dup_explain}: each hit's comparison with a text, as highlighting adds {@code highlight}. */
+    @Override
+    public List<FetchSubPhase> getFetchSubPhases(FetchPhaseConstructionContext context) {
+        return List.of(new NearDupExplainPhase(() -> ingestService, () -> breaker));
+    }
+
+    @Override
+    public List<SearchExtSpec<?>> getSearchExts() {
+        return List.of(new SearchExtSpec<>(NearDupExplainExt.NAME, NearDupExplainExt::new, NearDupExplainExt::parse));
     }
 
     /**
@@ -219,6 +236,7 @@ public class NearDupPlugin extends Plugin
                 new ActionHandler<>(ShardMatchAction.INSTANCE, TransportShardMatchAction.class),
                 new ActionHandler<>(NearDupLookupAction.INSTANCE, TransportShardMatchAction.Lookup.class),
                 new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class),
+                new ActionHandler<>(NearDupCompareAction.INSTANCE, TransportNearDupCompareAction.class),
                 new ActionHandler<>(
                         NearDupClustersRethrottleAction.INSTANCE,
                         NearDupClustersRethrottleAction.TransportAction.class));
@@ -236,7 +254,8 @@ public class NearDupPlugin extends Plugin
         return List.of(
                 new RestNearDupStatsAction(),
                 new RestNearDupClustersAction(),
-                new RestNearDupClustersRethrottleAction(nodesInCluster));
+                new RestNearDupClustersRethrottleAction(nodesInCluster),
+                new RestNearDupCompareAction());
     }
 
     /** {@code near_dup_window}: fetches the top {@code window} hits for {@code near_dup_collapse} and remembers the user's page. */

@@ -7,10 +7,13 @@ package io.neardup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.opensearch.client.Request;
 import org.opensearch.client.RestClient;
+import org.opensearch.common.xcontent.XContentHelper;
+import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.test.rest.OpenSearchRestTestCase;
 
 /** Loads the demo corpus (on the test classpath) through the fingerprinting pipeline, for tests over HTTP. */
@@ -35,6 +38,20 @@ public final class DemoCorpus {
         try (InputStream in = DemoCorpus.class.getResourceAsStream("/manpages-demo.jsonl")) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
         }
+    }
+
+    /** Two different texts of the corpus's first group that has them (two releases of a man page), as id → text. */
+    public static Map<String, String> twoReleases() throws IOException {
+        Map<String, Map<String, String>> groups = new LinkedHashMap<>();
+        for (String line : lines()) {
+            Map<String, Object> doc = XContentHelper.convertToMap(XContentType.JSON.xContent(), line, false);
+            Map<String, String> group = groups.computeIfAbsent((String) doc.get("group"), g -> new LinkedHashMap<>());
+            group.put((String) doc.get("id"), (String) doc.get("text"));
+            if (group.size() == 2 && group.values().stream().distinct().count() == 2) {
+                return group;
+            }
+        }
+        throw new AssertionError("no group of two different texts in the demo corpus");
     }
 
     /** Creates the pipeline and the index, bulk-loads the corpus with each line's "id" as _id; returns the document count. */

@@ -5,7 +5,6 @@
 package io.neardup;
 
 import io.neardup.clusters.NearDupClustersRequest;
-import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.lookup.NearDupLookupProcessor;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import java.io.IOException;
@@ -14,7 +13,6 @@ import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.xcontent.DeprecationHandler;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.core.xcontent.XContentParser;
-import org.opensearch.search.pipeline.Processor;
 import org.opensearch.test.OpenSearchTestCase;
 
 /**
@@ -64,16 +62,7 @@ public class OptionRefusalsTests extends OpenSearchTestCase {
 
     private static String collapseRefusal(String option, String value) throws IOException {
         Map<String, Object> config = config("{\"field\": \"fp.simhash\", \"" + option + "\": " + value + "}");
-        return expectThrows(
-                        Exception.class,
-                        () -> new NearDupCollapseResponseProcessor.Factory()
-                                .create(
-                                        null,
-                                        "t",
-                                        null,
-                                        false,
-                                        config,
-                                        new Processor.PipelineContext(Processor.PipelineSource.VALIDATE_PIPELINE)))
+        return expectThrows(Exception.class, () -> HostileRequests.collapseProcessor(config))
                 .getMessage();
     }
 

@@ -14,6 +14,7 @@ import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.analysis.tokenattributes.OffsetAttribute;
 
 /**
  * Ground truth for near-duplicate tests and evaluations, computed without the plugin's code: the
@@ -38,13 +39,22 @@ public final class ShingleTruth {
 
     /** The words of a text as the {@code standard} analyzer gives them. */
     public static List<String> words(String text) {
-        List<String> words = new ArrayList<>();
+        return located(text).stream().map(Word::term).toList();
+    }
+
+    /** A word and the characters {@code [start, end)} of the text it came from. */
+    public record Word(String term, int start, int end) {}
+
+    /** The words of a text as the {@code standard} analyzer gives them, with their offsets. */
+    public static List<Word> located(String text) {
+        List<Word> words = new ArrayList<>();
         try (Analyzer analyzer = new StandardAnalyzer();
                 TokenStream tokens = analyzer.tokenStream("text", text)) {
             CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
+            OffsetAttribute offset = tokens.addAttribute(OffsetAttribute.class);
             tokens.reset();
             while (tokens.incrementToken()) {
-                words.add(term.toString());
+                words.add(new Word(term.toString(), offset.startOffset(), offset.endOffset()));
             }
             tokens.end();
         } catch (IOException e) {

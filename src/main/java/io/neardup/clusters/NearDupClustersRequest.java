@@ -186,7 +186,10 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                     continue;
                 }
                 switch (name) {
-                    case "query" -> query = AbstractQueryBuilder.parseInnerQueryBuilder(parser);
+                    case "query" -> {
+                        expect(parser, token, XContentParser.Token.START_OBJECT, name);
+                        query = named(parser, name, () -> AbstractQueryBuilder.parseInnerQueryBuilder(parser));
+                    }
                     case "representative" -> {
                         expect(parser, token, XContentParser.Token.START_OBJECT, name);
                         String inner = null;
@@ -194,7 +197,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                             if (token == XContentParser.Token.FIELD_NAME) {
                                 inner = parser.currentName();
                             } else if ("sort".equals(inner)) {
-                                sort = SortBuilder.fromXContent(parser);
+                                sort = named(parser, "representative.sort", () -> SortBuilder.fromXContent(parser));
                             } else if ("keep_existing".equals(inner)) {
                                 keepExisting = booleanValue(parser, token, "representative.keep_existing");
                             } else {
@@ -234,6 +237,27 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                     singletons);
         } catch (IllegalArgumentException e) {
             throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
+        }
+    }
+
+    /** What OpenSearch's parser of a query or a sort reads here. */
+    private interface Part<T> {
+        T read() throws IOException;
+    }
+
+    /**
+     * {@code part}'s value, read by OpenSearch's own parser, whose refusals ("query malformed, must start with
+     * start_object", "malformed sort format") do not say which key of the body they are about: they get its name.
+     */
+    private static <T> T named(XContentParser parser, String name, Part<T> part) throws IOException {
+        try {
+            return part.read();
+        } catch (ParsingException | IllegalArgumentException e) {
+            String message = e.getMessage();
+            if (message != null && message.startsWith("[" + name + "]")) {
+                throw e;
+            }
+            throw new ParsingException(parser.getTokenLocation(), "[" + name + "] " + message, e);
         }
     }
 
@@ -374,6 +398,15 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     @Override
     public IndicesOptions indicesOptions() {
         return IndicesOptions.STRICT_SINGLE_INDEX_NO_EXPAND_FORBID_CLOSED;
+    }
+
+    /**
+     * A data stream resolves to its backing indices (a run writes into a backing index by its name, as
+     * {@code _update_by_query} does), so that a stream of one generation runs, and one of more is told so.
+     */
+    @Override
+    public boolean includeDataStreams() {
+        return true;
     }
 
     public MatchSpec spec() {

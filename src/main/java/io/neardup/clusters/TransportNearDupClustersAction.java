@@ -181,8 +181,9 @@ public class TransportNearDupClustersAction
     private IndexMetadata indexOf(ClusterState state, NearDupClustersRequest request) {
         String[] names = resolver.concreteIndexNames(state, request);
         if (names.length != 1) {
-            throw new IllegalArgumentException("[_near_dup_clusters] runs on one index; "
-                    + String.join(",", request.indices()) + " names " + names.length);
+            throw new IllegalArgumentException("[_near_dup_clusters] runs on one index; ["
+                    + String.join(",", request.indices()) + "] names " + names.length
+                    + " (a data stream's backing indices, an alias's indices): run it on each of them");
         }
         return state.metadata().index(names[0]);
     }

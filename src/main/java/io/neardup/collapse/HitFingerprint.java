@@ -25,10 +25,13 @@ import org.opensearch.search.SearchHit;
  * format. A MinHash fingerprint is read by {@link FingerprintObject#readMinhash}, as the field reads it, at the
  * length it gives. The scheme key: a simhash's {@code scheme} string when {@code _source} has one (none for a
  * bare hex value or a doc value); a MinHash fingerprint's {@link FingerprintObject.Minhash#comparableKey}. A
- * MinHash object in {@code _source} may also carry its shingle set ({@code shingles}); doc values and bare
- * signatures carry none.
+ * MinHash object in {@code _source} may also carry its shingle set ({@code shingles}), compared with the sets of
+ * the same {@code shingleSetScheme} ({@link FingerprintObject.Minhash#shingleSetKey}: whatever the format, so that
+ * hits of a data stream's format 1 and format 2 generations fold together); doc values and bare signatures carry
+ * none.
  */
-record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet, String scheme) {
+record HitFingerprint(
+        Kind kind, long simhash, int[] signature, int[] shingleSet, String scheme, String shingleSetScheme) {
 
     enum Kind {
         SIMHASH("simhash"),
@@ -64,7 +67,8 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
             throw notAFingerprint(hit, field, value);
         }
         if (stored.value() != null && SimhashCodec.isHex(stored.value())) {
-            return new HitFingerprint(Kind.SIMHASH, SimhashCodec.parseHex(stored.value()), null, null, stored.scheme());
+            return new HitFingerprint(
+                    Kind.SIMHASH, SimhashCodec.parseHex(stored.value()), null, null, stored.scheme(), null);
         }
         return minhash(hit, field, stored);
     }
@@ -95,7 +99,14 @@ record HitFingerprint(Kind kind, long simhash, int[] signature, int[] shingleSet
             throw new IllegalArgumentException(
                     prefix(hit, field) + "is not a valid minhash fingerprint: " + e.getMessage(), e);
         }
-        return new HitFingerprint(Kind.MINHASH, 0, read.signature(), read.shingleValues(), read.comparableKey());
+        int[] shingleSet = read.shingleValues();
+        return new HitFingerprint(
+                Kind.MINHASH,
+                0,
+                read.signature(),
+                shingleSet,
+                read.comparableKey(),
+                shingleSet == null ? null : read.shingleSetKey());
     }
 
     private static boolean isSignature(String value) {

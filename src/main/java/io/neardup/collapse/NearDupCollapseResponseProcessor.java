@@ -14,7 +14,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.action.search.SearchResponseSections;
@@ -185,18 +187,11 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
     private Groups group(SearchHit[] hits, Fingerprints fingerprints) {
         int n = hits.length;
         HitFingerprint[] fps = fingerprints.of();
-        Map<String, Integer> schemes = new HashMap<>();
-        int[] schemeKeys = new int[n];
-        for (int i = 0; i < n; i++) {
-            schemeKeys[i] = fps[i] == null
-                    ? NearDupCollapser.MISSING
-                    : schemes.computeIfAbsent(fps[i].scheme() == null ? "" : fps[i].scheme(), s -> schemes.size());
-        }
         int[] leaderOf;
         String verification = null;
         if (fingerprints.kind() == Kind.MINHASH) {
-            // Exact Jaccard when every fingerprinted hit brought its shingle set; one rule for the whole window
-            // otherwise.
+            // Exact Jaccard when every fingerprinted hit brought its shingle set (then sets of one scheme compare
+            // whatever their format); one rule for the whole window otherwise.
             boolean exact = true;
             int[][] signatures = new int[n][];
             int[][] shingleSets = new int[n][];
@@ -207,14 +202,17 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             }
             verification = exact ? "exact" : "estimate";
             leaderOf = exact
-                    ? NearDupCollapser.collapseJaccard(shingleSets, schemeKeys, minSimilarity)
-                    : NearDupCollapser.collapseMinhash(signatures, schemeKeys, minSimilarity);
+                    ? NearDupCollapser.collapseJaccard(
+                            shingleSets, schemeKeys(fps, HitFingerprint::shingleSetScheme), minSimilarity)
+                    : NearDupCollapser.collapseMinhash(
+                            signatures, schemeKeys(fps, HitFingerprint::scheme), minSimilarity);
         } else {
             long[] simhashes = new long[n];
             for (int i = 0; i < n; i++) {
                 simhashes[i] = fps[i] == null ? 0 : fps[i].simhash();
             }
-            leaderOf = NearDupCollapser.collapseSimhash(simhashes, schemeKeys, maxDistance);
+            leaderOf =
+                    NearDupCollapser.collapseSimhash(simhashes, schemeKeys(fps, HitFingerprint::scheme), maxDistance);
         }
         int[] foldedCount = new int[n];
         List<List<String>> foldedIds = new ArrayList<>(n);
@@ -235,6 +233,18 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             }
         }
         return new Groups(leaders, leaderOf, foldedCount, foldedIds, verification);
+    }
+
+    /** Each hit's scheme as a small number, hits with equal {@code key}s alike; {@link NearDupCollapser#MISSING} without a fingerprint. */
+    private static int[] schemeKeys(HitFingerprint[] fps, Function<HitFingerprint, String> key) {
+        Map<String, Integer> schemes = new HashMap<>();
+        int[] keys = new int[fps.length];
+        for (int i = 0; i < fps.length; i++) {
+            keys[i] = fps[i] == null
+                    ? NearDupCollapser.MISSING
+                    : schemes.computeIfAbsent(Objects.toString(key.apply(fps[i]), ""), s -> schemes.size());
+        }
+        return keys;
     }
 
     /** The user's page out of the collapsed list: all groups, or {@code from} to {@code from + size} behind a window. */
@@ -394,7 +404,7 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             try {
                 if (hasDistance) {
                     // Wider than the query's: folding compares each hit with the leaders, no flip sets to bound.
-                    maxDistance = NearDupOption.MAX_DISTANCE.readInt(
+                    maxDistance = NearDupOption.MAX_DISTANCE.readIntWithin(
                             config.remove(NearDupOption.MAX_DISTANCE.paramName()), 0, MAX_MAX_DISTANCE);
                 }
                 NearDupOptions options = new NearDupOptions.Reader(OPTIONS, NOT_AN_OPTION)
@@ -408,7 +418,7 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             }
             int maxFoldedIds = DEFAULT_MAX_FOLDED_IDS;
             try {
-                Integer read = NearDupOption.readInt(config, "max_folded_ids", 0, MAX_MAX_FOLDED_IDS);
+                Integer read = NearDupOption.removeIntSetting(config, "max_folded_ids", 0, MAX_MAX_FOLDED_IDS);
                 maxFoldedIds = read == null ? DEFAULT_MAX_FOLDED_IDS : read;
             } catch (NearDupOption.Invalid e) {
                 throw ConfigurationUtils.newConfigurationException(TYPE, tag, e.option(), e.reason());

@@ -81,7 +81,7 @@ public final class NearDupWindowRequestProcessor extends AbstractProcessor imple
                 PipelineContext pipelineContext) {
             Integer window;
             try {
-                window = NearDupOption.readInt(config, "window", 1, MAX_WINDOW);
+                window = NearDupOption.removeIntSetting(config, "window", 1, MAX_WINDOW);
             } catch (NearDupOption.Invalid e) {
                 throw ConfigurationUtils.newConfigurationException(TYPE, tag, e.option(), e.reason());
             }

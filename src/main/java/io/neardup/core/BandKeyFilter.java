@@ -8,12 +8,12 @@ package io.neardup.core;
  * The band keys one shard holds, as a Bloom filter, so that another shard looks up in it only the
  * documents that can share {@code min_band_matches} bands with one of its documents, and only those
  * bands: most documents have no near-duplicate in another shard, and a look-up in a terms dictionary
- * (~0.6 µs a band term measured) costs far more than a probe of this filter.
+ * (~0.6 µs a band term, docs/clusters.md) costs far more than a probe of this filter.
  *
  * <p>A split block Bloom filter (Putze, Sanders, Singler, "Cache-, Hash- and Space-Efficient Bloom
  * Filters"; the layout of Apache Parquet's bloom filter): a key sets one bit in each of the eight
  * 64-bit words of one 512-bit block chosen by its high half, so that a probe reads one cache line.
- * At {@link #BITS_PER_KEY} bits a key, about 0.5% of absent keys pass (measured in the tests). A key
+ * At {@link #BITS_PER_KEY} bits a key, about 0.5% of absent keys pass (measured in the tests; docs/clusters.md). A key
  * present is never missed. Keys are {@link #keyOf} a band and its key.
  */
 public final class BandKeyFilter {

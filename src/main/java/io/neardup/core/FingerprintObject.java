@@ -220,6 +220,14 @@ public final class FingerprintObject {
             String key = String.format(Locale.ROOT, "%08x/%d", schemeHash, signatureLength());
             return format == FingerprintFormat.SIGNATURE ? key : key + "/" + format.number();
         }
+
+        /**
+         * What two objects must share for their shingle sets to be compared: the scheme hash alone. A set is the same
+         * in both formats and whatever the signature's length, so sets of one scheme compare where signatures cannot.
+         */
+        public String shingleSetKey() {
+            return String.format(Locale.ROOT, "%08x", schemeHash);
+        }
     }
 
     /**

@@ -80,8 +80,8 @@ public final class PsmSearch {
     public static final int LOOKUP_COST_IN_SCANNED = 42;
 
     /**
-     * How much dearer a lookup is without the prefix index (two binary searches). Measured: PSM_A
-     * k = 23 takes 7.9 µs instead of 3.4 µs, of which 1.1 µs is flip-set generation, so ~3x per
+     * How much dearer a lookup is without the prefix index (two binary searches). Measured with
+     * PsmBenchmark (docs/psm.md): PSM_A k = 23 takes 7.9 µs instead of 3.4 µs, of which 1.1 µs is flip-set generation, so ~3x per
      * lookup (the top levels of the binary search stay cached). A slower accessor (doc values)
      * would need its own measurement.
      */

@@ -32,6 +32,9 @@ public final class RecentFingerprints {
     public static final class Entry {
         private final String scope;
         private final String id;
+        /** Where the document is indexed, as its lookup can tell (null where it cannot). */
+        private final String home;
+
         private final int scheme;
         private final long simhash;
         private final int[] signature;
@@ -49,6 +52,7 @@ public final class RecentFingerprints {
         Entry(
                 String scope,
                 String id,
+                String home,
                 int scheme,
                 long simhash,
                 int[] signature,
@@ -57,6 +61,7 @@ public final class RecentFingerprints {
                 long arrival) {
             this.scope = scope;
             this.id = id;
+            this.home = home;
             this.scheme = scheme;
             this.simhash = simhash;
             this.signature = signature;
@@ -68,6 +73,11 @@ public final class RecentFingerprints {
 
         public String id() {
             return id;
+        }
+
+        /** Where the document is indexed, as given when it was added; null if unknown. */
+        public String home() {
+            return home;
         }
 
         /** The order in which entries were added: a document is only matched with entries that arrived before it. */
@@ -147,28 +157,37 @@ public final class RecentFingerprints {
     /**
      * Adds a simhash document as a pending entry; returns it. Fingerprints of one {@code scope} and
      * one {@code scheme} (a hash of the scheme id, 0 for none) are compared with each other, and
-     * never a document with itself (same {@code id}).
+     * never a document with itself (same {@code id}). {@code home}, where the document is indexed, is kept for
+     * whoever matches it (null if unknown).
      */
-    public Entry addSimhash(String scope, String id, int scheme, long simhash, long nowNanos) {
-        return add(scope, id, scheme, simhash, null, null, nowNanos);
+    public Entry addSimhash(String scope, String id, String home, int scheme, long simhash, long nowNanos) {
+        return add(scope, id, home, scheme, simhash, null, null, nowNanos);
     }
 
     /** Adds a signature document as a pending entry; {@code shingleSet} ({@link ShingleSetCodec} payload) may be null. */
-    public Entry addSignature(String scope, String id, int scheme, int[] signature, byte[] shingleSet, long nowNanos) {
-        return add(scope, id, scheme, 0, signature.clone(), shingleSet, nowNanos);
+    public Entry addSignature(
+            String scope, String id, String home, int scheme, int[] signature, byte[] shingleSet, long nowNanos) {
+        return add(scope, id, home, scheme, 0, signature.clone(), shingleSet, nowNanos);
     }
 
     /**
      * Adds a document by its shingle set alone ({@link ShingleSetCodec} payload), for {@link #mostContaining}, as a
      * pending entry; returns it.
      */
-    public Entry addShingleSet(String scope, String id, int scheme, byte[] shingleSet, long nowNanos) {
-        return add(scope, id, scheme, 0, null, java.util.Objects.requireNonNull(shingleSet), nowNanos);
+    public Entry addShingleSet(String scope, String id, String home, int scheme, byte[] shingleSet, long nowNanos) {
+        return add(scope, id, home, scheme, 0, null, java.util.Objects.requireNonNull(shingleSet), nowNanos);
     }
 
     private synchronized Entry add(
-            String scope, String id, int scheme, long simhash, int[] signature, byte[] shingleSet, long nowNanos) {
-        Entry entry = new Entry(scope, id, scheme, simhash, signature, shingleSet, nowNanos, arrivals++);
+            String scope,
+            String id,
+            String home,
+            int scheme,
+            long simhash,
+            int[] signature,
+            byte[] shingleSet,
+            long nowNanos) {
+        Entry entry = new Entry(scope, id, home, scheme, simhash, signature, shingleSet, nowNanos, arrivals++);
         expire(nowNanos);
         if (capacity == 0) {
             return entry;

@@ -323,6 +323,11 @@ public final class ShingleSetCodec {
 
     /** As {@link #jaccard(byte[], int, int, byte[], int, int)}, of two sets' values (ascending unsigned, {@link #of}). */
     public static double jaccard(int[] a, int[] b) {
+        return jaccard(intersectionSize(a, b), a.length, b.length);
+    }
+
+    /** |A ∩ B| of two sets' values (ascending unsigned, {@link #of}), by one merge. */
+    public static int intersectionSize(int[] a, int[] b) {
         int i = 0, j = 0, common = 0;
         while (i < a.length && j < b.length) {
             int c = Integer.compareUnsigned(a[i], b[j]);
@@ -336,11 +341,11 @@ public final class ShingleSetCodec {
                 j++;
             }
         }
-        return jaccard(common, a.length, b.length);
+        return common;
     }
 
     /** The one Jaccard of sets of {@code n} and {@code m} values sharing {@code common}: two empty sets are equal. */
-    private static double jaccard(int common, int n, int m) {
+    public static double jaccard(int common, int n, int m) {
         return n == 0 && m == 0 ? 1.0 : (double) common / (n + m - common);
     }
 

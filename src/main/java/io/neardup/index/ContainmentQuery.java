@@ -4,7 +4,9 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.PostingsDisjunction;
 import io.neardup.compat.SupplierWeight;
+import io.neardup.compat.WeightScorer;
 import io.neardup.core.ContainmentSampling;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.ShingleSetCodec;
@@ -24,6 +26,7 @@ import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.TermState;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.DisiWrapper;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
@@ -32,6 +35,7 @@ import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
+import org.apache.lucene.search.TwoPhaseIterator;
 import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.Accountable;
 import org.apache.lucene.util.BytesRef;
@@ -43,11 +47,24 @@ import org.apache.lucene.util.RamUsageEstimator;
  *
  * <p>Candidates share at least {@link ContainmentSampling#minSharedSamples} of the query's sampled shingle values
  * (the terms of {@code f._containment}) for the size of the contained side, the query's or each document's; each is
- * verified on the exact containment of the two shingle sets. The work is done in {@link ScorerSupplier#get}: one
- * pass over the postings of the query's sampled values counts the shared ones per document (in an array of the
- * segment's size, or a sorted list of the postings' documents where that is smaller), charged to the {@code neardup} breaker before it is allocated and given back when the segment's
- * hits are ready. A candidate whose set's size (a doc value, {@code f._containment_size}) rules it out is discarded
- * without reading its set. A document without a shingle set has no sampled values and is never a hit.
+ * verified on the exact containment of the two shingle sets. {@link ScorerSupplier#get} chooses one of two ways, as
+ * Lucene's {@code IndexOrDocValuesQuery} does, each for its own job:
+ *
+ * <ul>
+ *   <li>where this query leads, or what leads is not {@link #LEAD_COST_RATIO} times cheaper, one pass over the
+ *       postings of the query's sampled values counts the shared ones per document (in an array of the segment's
+ *       size, or a sorted list of the postings' documents where that is smaller), charged to the {@code neardup}
+ *       breaker before it is allocated and given back when the segment's hits are ready; postings read in order, one
+ *       enum reused, are the cheapest way through a whole segment;
+ *   <li>where a clause that much cheaper leads (a filter on a rare value), a two-phase scorer: the disjunction of the
+ *       sampled values' postings as the approximation, and for each document the lead stops on, the shared values
+ *       counted where the postings stand and the same verification. Only the lead's documents are looked at, and
+ *       nothing grows with the segment.
+ * </ul>
+ *
+ * A candidate whose set's size (a doc value, {@code f._containment_size}) rules it out is discarded without reading
+ * its set. A document without a shingle set has no sampled values and is never a hit. Both ways give the same hits
+ * and scores.
  */
 public final class ContainmentQuery extends Query implements Accountable {
 
@@ -74,6 +91,13 @@ public final class ContainmentQuery extends Query implements Accountable {
     private static final long TERM_RAM_BYTES = RamUsageEstimator.shallowSizeOfInstance(BytesRef.class);
     /** The most document sizes a search remembers thresholds for ({@link ContainmentWeight#documentThreshold}). */
     private static final int MAX_REMEMBERED_SIZES = 1 << 16;
+    /**
+     * How many times cheaper than this query a leading clause must be for the two-phase scorer: the penalty
+     * {@code IndexOrDocValuesQuery} gives its per-document check, which ours resembles (an advance of each sampled
+     * value's postings, a heap or a linear scan over them, where the one pass decodes the postings in blocks). Not
+     * tuned: {@code ContainmentLeadBenchmark} compares the two ways at several lead fractions.
+     */
+    private static final int LEAD_COST_RATIO = 8;
 
     /**
      * @param likeSet the query's shingle set payload
@@ -228,6 +252,12 @@ public final class ContainmentQuery extends Query implements Accountable {
             return new ScorerSupplier() {
                 @Override
                 public Scorer get(long leadCost) throws IOException {
+                    // A disjunction holds a postings enum a sampled value; past the clause limit, as many as a
+                    // BooleanQuery may hold, the one pass, which reuses one enum, is kept whatever leads.
+                    if (leadCost < cost() / LEAD_COST_RATIO
+                            && segmentTerms.terms().size() <= IndexSearcher.getMaxClauseCount()) {
+                        return new TwoPhaseContainmentScorer(context.reader(), segmentTerms, leadCost);
+                    }
                     return hits(context.reader(), segmentTerms);
                 }
 
@@ -239,10 +269,10 @@ public final class ContainmentQuery extends Query implements Accountable {
         }
 
         /**
-         * The segment's hits, verified: one pass over the postings counts the sampled values each document shares
-         * with the query, then one exact comparison a candidate. The counts are kept in an array of the segment's
-         * size, or, where the postings are fewer than an eighth of the segment's documents, as the sorted list of
-         * the postings' documents (4 bytes a posting), whichever is smaller.
+         * The segment's hits, all verified before the first is returned: one pass over the postings counts the
+         * sampled values each document shares with the query, then one exact comparison a candidate. The counts are
+         * kept in an array of the segment's size or, where the postings are fewer than an eighth of the segment's
+         * documents, as the sorted list of the postings' documents (4 bytes a posting), whichever is smaller.
          */
         private Scorer hits(LeafReader reader, SegmentTerms segmentTerms) throws IOException {
             int maxDoc = reader.maxDoc();
@@ -252,8 +282,7 @@ public final class ContainmentQuery extends Query implements Accountable {
             long countBytes = (long) Integer.BYTES * (sparse ? segmentTerms.cost() : maxDoc);
             budget.reserve(countBytes);
             try {
-                // A document of the contained side needs at least one shared value; the query's side fixes it once.
-                int floor = containment.contained() == Containment.Contained.LIKE ? minShared(likeSize) : 1;
+                int floor = sharedFloor();
                 SharedCounts shared = sparse ? sortedPostings(segmentTerms) : countsByDoc(segmentTerms, maxDoc);
                 int candidates = shared.candidates(floor);
                 long resultBytes = (long) (Integer.BYTES + Float.BYTES) * candidates;
@@ -269,6 +298,14 @@ public final class ContainmentQuery extends Query implements Accountable {
             } finally {
                 budget.release(countBytes);
             }
+        }
+
+        /**
+         * The fewest shared sampled values a candidate has: a document of the contained side needs at least one (its
+         * own threshold is checked with its size), the query's side fixes it once.
+         */
+        private int sharedFloor() {
+            return containment.contained() == Containment.Contained.LIKE ? minShared(likeSize) : 1;
         }
 
         /** Calls {@code visitor} with each posting's document, term by term. */
@@ -304,39 +341,135 @@ public final class ContainmentQuery extends Query implements Accountable {
         private int verify(LeafReader reader, SharedCounts shared, int floor, int[] docs, float[] scores)
                 throws IOException {
             BinaryDocValues sets = DocValues.getBinary(reader, shinglesField);
-            // Documents indexed before the sets' sizes were have none (a segment may hold both kinds after a merge):
-            // their sets are read for it.
             NumericDocValues setSizes = DocValues.getNumeric(reader, setSizeField);
             // Deleted documents are left to the collector: the answer may be cached by the segment's core and served
             // to readers that delete less (an older point in time), as Lucene's own queries are.
             int n = 0;
             for (shared.reset(); shared.next(floor); ) {
                 int doc = shared.doc();
-                boolean sized = setSizes.advanceExact(doc);
-                int documentSize = sized ? (int) setSizes.longValue() : -1;
-                if (sized && mayReach(shared.count(), documentSize) == false) {
-                    continue;
-                }
-                if (sets.advanceExact(doc) == false) {
-                    continue;
-                }
-                BytesRef set = sets.binaryValue();
-                if (sized == false) {
-                    documentSize = ShingleSetCodec.count(set.bytes, set.offset, set.length);
-                    if (mayReach(shared.count(), documentSize) == false) {
-                        continue;
-                    }
-                }
-                double value = containmentOf(set);
-                if (cache != null) {
-                    cache.queryStats().verified(true);
-                }
-                if (value >= containment.min()) {
+                double value = verifiedContainment(doc, shared.count(), sets, setSizes);
+                if (value >= 0) {
                     docs[n] = doc;
                     scores[n++] = (float) (boost * value);
                 }
             }
             return n;
+        }
+
+        /**
+         * The containment of {@code doc}, which shares {@code sharedSamples} sampled values with the query, where it
+         * reaches {@link Containment#min}, else -1. Its set's size is read first, from the doc value where the
+         * document has one: documents indexed before the sets' sizes were have none (a segment may hold both kinds
+         * after a merge), their sets are read for it. {@code sets} and {@code setSizes} only move forward: call in
+         * doc id order.
+         */
+        private double verifiedContainment(int doc, int sharedSamples, BinaryDocValues sets, NumericDocValues setSizes)
+                throws IOException {
+            boolean sized = setSizes.advanceExact(doc);
+            int documentSize = sized ? (int) setSizes.longValue() : -1;
+            if (sized && mayReach(sharedSamples, documentSize) == false) {
+                return -1;
+            }
+            if (sets.advanceExact(doc) == false) {
+                return -1;
+            }
+            BytesRef set = sets.binaryValue();
+            if (sized == false) {
+                documentSize = ShingleSetCodec.count(set.bytes, set.offset, set.length);
+                if (mayReach(sharedSamples, documentSize) == false) {
+                    return -1;
+                }
+            }
+            double value = containmentOf(set);
+            if (cache != null) {
+                cache.queryStats().verified(true);
+            }
+            return value >= containment.min() ? value : -1;
+        }
+
+        /**
+         * The segment's hits among the documents a cheaper clause leads to: the approximation is the disjunction of
+         * the sampled values' postings (the lead's documents with none are skipped without a look), and
+         * {@code matches()} counts the postings standing on the document, the values it shares, then verifies it as
+         * the one pass does. What it holds grows with the query's sampled values, not with the segment: nothing is
+         * charged to the breaker. Deleted documents are left to the collector, as in the one pass.
+         */
+        private final class TwoPhaseContainmentScorer extends WeightScorer {
+            private final PostingsDisjunction sampledPostings;
+            private final TwoPhaseIterator twoPhase;
+            private float score;
+
+            TwoPhaseContainmentScorer(LeafReader reader, SegmentTerms segmentTerms, long leadCost) throws IOException {
+                super(ContainmentWeight.this);
+                // Lucene's own disjunction (internal API: its shape differs in Lucene 9 and 10.1, hence compat): a heap
+                // of the postings the lead passes often, a linear check of the others, and the list of those on a
+                // document.
+                List<PostingsEnum> postings =
+                        new ArrayList<>(segmentTerms.terms().size());
+                TermsEnum termsEnum = segmentTerms.termsEnum();
+                for (int t = 0; t < segmentTerms.terms().size(); t++) {
+                    termsEnum.seekExact(
+                            segmentTerms.terms().get(t), segmentTerms.states().get(t));
+                    postings.add(termsEnum.postings(null, PostingsEnum.NONE));
+                }
+                this.sampledPostings = new PostingsDisjunction(ContainmentWeight.this, postings, leadCost);
+                BinaryDocValues sets = DocValues.getBinary(reader, shinglesField);
+                NumericDocValues setSizes = DocValues.getNumeric(reader, setSizeField);
+                int floor = sharedFloor();
+                this.twoPhase = new TwoPhaseIterator(sampledPostings.iterator()) {
+                    @Override
+                    public boolean matches() throws IOException {
+                        int shared = 0;
+                        for (DisiWrapper standing = sampledPostings.onCurrentDocument();
+                                standing != null;
+                                standing = standing.next) {
+                            shared++;
+                        }
+                        if (shared < floor) {
+                            return false;
+                        }
+                        double value =
+                                verifiedContainment(sampledPostings.iterator().docID(), shared, sets, setSizes);
+                        if (value < 0) {
+                            return false;
+                        }
+                        score = (float) (boost * value);
+                        return true;
+                    }
+
+                    /** A verification walks the query's set against the document's, stopping once it cannot reach. */
+                    @Override
+                    public float matchCost() {
+                        return likeSize;
+                    }
+                };
+            }
+
+            @Override
+            public int docID() {
+                return sampledPostings.iterator().docID();
+            }
+
+            @Override
+            public TwoPhaseIterator twoPhaseIterator() {
+                return twoPhase;
+            }
+
+            @Override
+            public DocIdSetIterator iterator() {
+                return TwoPhaseIterator.asDocIdSetIterator(twoPhase);
+            }
+
+            /** A containment is at most 1. */
+            @Override
+            public float getMaxScore(int upTo) {
+                return boost;
+            }
+
+            @Override
+            public float score() {
+                return score;
+            }
         }
 
         /**

@@ -220,7 +220,7 @@ public final class IndexFingerprintFormat {
      * {@code name} with its date math resolved (now), as OpenSearch resolves a resize's or a write's target; null for
      * an expression that does not parse (OpenSearch refuses the request then). Cheap for a name without date math.
      */
-    static String resolveDateMath(String name) {
+    public static String resolveDateMath(String name) {
         if (name.startsWith("<") == false || name.endsWith(">") == false) {
             return name;
         }

@@ -46,9 +46,9 @@ final class JaccardVerifier {
             QueryStats stats) {
         this.minhash = Objects.requireNonNull(minhash, "minhash");
         this.minhashField = minhash.name();
-        this.signatureBytes = SignatureCodec.valueBytes(signature);
+        this.signatureBytes = signature == null ? null : SignatureCodec.valueBytes(signature);
         this.shingleSet = shingleSet;
-        this.signatureRef = new BytesRef(signatureBytes);
+        this.signatureRef = signatureBytes == null ? null : new BytesRef(signatureBytes);
         this.shingleSetRef = shingleSet == null ? null : new BytesRef(shingleSet);
         if ((minSimilarity > 0 && minSimilarity <= 1) == false) {
             throw new IllegalArgumentException("min_similarity must be in (0, 1], got " + minSimilarity);
@@ -66,7 +66,7 @@ final class JaccardVerifier {
     }
 
     int numHashes() {
-        return signatureBytes.length / 4;
+        return signatureBytes == null ? minhash.numHashes() : signatureBytes.length / 4;
     }
 
     boolean hasShingleSet() {
@@ -110,7 +110,8 @@ final class JaccardVerifier {
                 return false;
             }
             exact = values.exactWith(shingleSetRef);
-            similarity = values.similarityTo(signatureRef, shingleSetRef);
+            // Without a signature of the field's format (a set of the other format), only sets compare.
+            similarity = exact || signatureRef != null ? values.similarityTo(signatureRef, shingleSetRef) : 0;
             if (stats != null) {
                 stats.verified(exact);
             }
@@ -131,7 +132,10 @@ final class JaccardVerifier {
                     : "estimated Jaccard (fraction of equal MinHash values) of [" + minhashField + "]"
                             + (shingleSet == null
                                     ? ", the query has no shingle set"
-                                    : ", the document has no shingle set");
+                                    : signatureRef == null
+                                            ? ": the document has no shingle set, and the query no signature of the"
+                                                    + " field's format"
+                                            : ", the document has no shingle set");
             if (match == false) {
                 return Explanation.noMatch(how + ": " + similarity + " < min_similarity " + minSimilarity);
             }

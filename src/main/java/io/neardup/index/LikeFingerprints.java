@@ -31,7 +31,7 @@ public interface LikeFingerprints {
     /**
      * A MinHash signature, the shingle set payload ({@code ShingleSetCodec}) when the query has one, the
      * scheme hash its header carries, and the scheme id when known; {@code shingleSet} and {@code scheme}
-     * may be null.
+     * may be null, and {@code signature} where a set of another format has none of the field's format (format 1).
      */
     record Minhash(int[] signature, byte[] shingleSet, int schemeHash, String scheme) {}
 }

@@ -421,9 +421,10 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
         /**
          * A fingerprint read from a document or a request ({@code value}, {@code shingles}, {@code scheme}, as
          * {@link FingerprintObject} reads them) as this field compares it: a signature of its format and length, and
-         * the set. Read by {@link FingerprintObject#readMinhash}, with every check of a document's value; a signature of
-         * the other format serves only through its set, in the compact format; otherwise the fingerprint is refused,
-         * naming both formats.
+         * the set. Read by {@link FingerprintObject#readMinhash}, with every check of a document's value; a fingerprint of
+         * the other format serves through its set: in the compact format with the set's signature, in format 1 (whose
+         * signatures are not a function of the set) with no signature, compared by sets alone; without a set it is
+         * refused, naming both formats.
          *
          * @throws IllegalArgumentException what is wrong, for the caller to say where the fingerprint came from
          */
@@ -446,12 +447,13 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
                 int[] signature = FingerprintFormat.signatureOfSet(read.shingleValues(), numHashes);
                 return new LikeFingerprints.Minhash(signature, read.shingleSet(), read.schemeHash(), scheme);
             }
-            throw new IllegalArgumentException("its fingerprint is of " + given.describe() + " and field [" + name()
-                    + "] of " + format.describe()
-                    + (format.derivesSignatureFromSet()
-                            ? ", and it has no shingle set to derive this format's signature from"
-                            : ", whose signatures cannot be derived from a shingle set")
-                    + "; fingerprint the text instead ([like.text])");
+            if (read.shingleSet() != null) {
+                // A set, and no signature of this format: compared by sets alone (NearDuplicateQueries.minhash).
+                return new LikeFingerprints.Minhash(null, read.shingleSet(), read.schemeHash(), scheme);
+            }
+            throw new IllegalArgumentException(
+                    "its fingerprint is of " + given.describe() + " and field [" + name() + "] of " + format.describe()
+                            + ", and it has no shingle set to compare with; fingerprint the text instead ([like.text])");
         }
 
         /** The field's values in {@code reader}'s segment, as the caller may see them ({@link MinhashDocValues}). */

@@ -26,18 +26,21 @@ import org.opensearch.core.xcontent.XContentParser;
  * refuses a fraction and anything beyond its range, however large, with a 400 naming it.
  */
 public enum NearDupOption {
-    MAX_DISTANCE("max_distance", Kind.SIMHASH_ONLY, (o, raw) -> o.intIn(raw, 0, NearDupOptions.MAX_MAX_DISTANCE)),
+    MAX_DISTANCE(
+            "max_distance", Kind.SIMHASH_ONLY, (o, raw) -> o.readIntWithin(raw, 0, NearDupOptions.MAX_MAX_DISTANCE)),
     MODE(
             "mode",
             Kind.SIMHASH_ONLY,
             (o, raw) -> o.oneOf(raw, NearDupOptions.Mode.values(), NearDupOptions.Mode::paramName)),
-    MAX_FLIPS("max_flips", Kind.SIMHASH_ONLY, (o, raw) -> o.intIn(raw, 1, FlipSetGenerator.MAX_K)),
+    MAX_FLIPS("max_flips", Kind.SIMHASH_ONLY, (o, raw) -> o.readIntWithin(raw, 1, FlipSetGenerator.MAX_K)),
     /** {@code "auto"} is {@link NearDupOptions#AUTO_PREFIX_BITS}. */
     PREFIX_BITS("prefix_bits", Kind.SIMHASH_ONLY, NearDupOption::prefixBits),
-    FIRST_MATCH("first_match", Kind.SIMHASH_ONLY, NearDupOption::bool),
+    FIRST_MATCH("first_match", Kind.SIMHASH_ONLY, (o, raw) -> booleanValue(o.paramName, raw)),
     MIN_SIMILARITY("min_similarity", Kind.BOTH, (o, raw) -> o.fraction(raw, false)),
     MIN_BAND_MATCHES(
-            "min_band_matches", Kind.MINHASH_ONLY, (o, raw) -> o.intIn(raw, 1, NearDupOptions.MAX_MIN_BAND_MATCHES)),
+            "min_band_matches",
+            Kind.MINHASH_ONLY,
+            (o, raw) -> o.readIntWithin(raw, 1, NearDupOptions.MAX_MIN_BAND_MATCHES)),
     VERIFICATION(
             "verification",
             Kind.BOTH,
@@ -153,16 +156,19 @@ public enum NearDupOption {
         return EnumSet.allOf(NearDupOption.class);
     }
 
-    /** An integer option's value within {@code [min, max]}: for an entry point whose range is meant to differ. */
-    public int readInt(Object raw, int min, int max) {
-        return intIn(raw, min, max);
+    /**
+     * This integer option's value from {@code raw}, within {@code [min, max]}: the table's own range, or another an
+     * entry point means to take (collapse's {@code max_distance} reaches further than the query's).
+     */
+    public int readIntWithin(Object raw, int min, int max) {
+        return integerWithin(paramName, raw, min, max);
     }
 
     private Object prefixBits(Object raw) {
         if ("auto".equals(raw)) {
             return NearDupOptions.AUTO_PREFIX_BITS;
         }
-        int value = integer(raw);
+        int value = integer(paramName, raw);
         if (value < 1 || value > SortedFingerprints.MAX_PREFIX_BITS) {
             throw new Invalid(
                     this, "must be \"auto\" or in [1, " + SortedFingerprints.MAX_PREFIX_BITS + "], got [" + raw + "]");
@@ -170,19 +176,9 @@ public enum NearDupOption {
         return value;
     }
 
-    private Object bool(Object raw) {
-        if (raw instanceof Boolean b) {
-            return b;
-        }
-        if ("true".equals(raw) || "false".equals(raw)) {
-            return Boolean.parseBoolean((String) raw);
-        }
-        throw new Invalid(this, "must be true or false, got [" + raw + "]");
-    }
-
     /** A number in (0, 1], or with {@code containmentFloor} in [{@value Containment#FLOOR}, 1]. */
     private Object fraction(Object raw, boolean containmentFloor) {
-        double value = number(raw);
+        double value = finiteNumber(paramName, raw);
         if (containmentFloor
                 ? (value >= Containment.FLOOR && value <= 1) == false
                 : (value > 0 && value <= 1) == false) {
@@ -193,10 +189,6 @@ public enum NearDupOption {
         return value;
     }
 
-    int intIn(Object raw, int min, int max) {
-        return intIn(paramName, raw, min, max);
-    }
-
     /**
      * An integer setting of an entry point's own (a processor's {@code window}, {@code max_candidates}, …) read as the
      * matching options' integers are, in the same words: null when {@code config} has no {@code name}; the key is
@@ -204,14 +196,15 @@ public enum NearDupOption {
      *
      * @throws Invalid naming {@code name}
      */
-    public static Integer readInt(Map<String, Object> config, String name, int min, int max) {
+    public static Integer removeIntSetting(Map<String, Object> config, String name, int min, int max) {
         if (config.containsKey(name) == false) {
             return null;
         }
-        return intIn(name, config.remove(name), min, max);
+        return integerWithin(name, config.remove(name), min, max);
     }
 
-    private static int intIn(String name, Object raw, int min, int max) {
+    /** {@link #integer} within {@code [min, max]}, in the same words for any parameter named {@code name}. */
+    private static int integerWithin(String name, Object raw, int min, int max) {
         int value = integer(name, raw);
         if (value < min || value > max) {
             throw new Invalid(name, "must be in [" + min + ", " + max + "], got [" + raw + "]");
@@ -219,12 +212,10 @@ public enum NearDupOption {
         return value;
     }
 
-    /** An integral number within int range (a JSON integer, an integral number, or a string of one). */
-    int integer(Object raw) {
-        return integer(paramName, raw);
-    }
-
-    /** {@link #integer(Object)} for a parameter named {@code name} (the mapping parameters read it too). */
+    /**
+     * A parameter named {@code name} as an integral number within int range (a JSON integer, an integral number, or
+     * a string of one); the mapping parameters read it too.
+     */
     static int integer(String name, Object raw) {
         if (raw instanceof Number n) {
             double value = n.doubleValue();
@@ -241,8 +232,11 @@ public enum NearDupOption {
         throw new Invalid(name, "must be an integer, got [" + raw + "]");
     }
 
-    /** A finite number (a JSON number or a string of one). */
-    double number(Object raw) {
+    /**
+     * A parameter named {@code name} as a finite number (a JSON number or a string of one): the options' fractions,
+     * and an entry point's own numbers (the query's {@code boost}) in the same words.
+     */
+    public static double finiteNumber(String name, Object raw) {
         double value = Double.NaN;
         if (raw instanceof Number n) {
             value = n.doubleValue();
@@ -254,9 +248,23 @@ public enum NearDupOption {
             }
         }
         if (Double.isFinite(value) == false) {
-            throw new Invalid(this, "must be a number, got [" + raw + "]");
+            throw new Invalid(name, "must be a number, got [" + raw + "]");
         }
         return value;
+    }
+
+    /**
+     * A parameter named {@code name} as a boolean ({@code true}, {@code false} or a string of either): the options'
+     * booleans, and an entry point's own (the query's {@code include_self}, {@code ignore_unmapped}) in the same words.
+     */
+    public static boolean booleanValue(String name, Object raw) {
+        if (raw instanceof Boolean b) {
+            return b;
+        }
+        if ("true".equals(raw) || "false".equals(raw)) {
+            return Boolean.parseBoolean((String) raw);
+        }
+        throw new Invalid(name, "must be true or false, got [" + raw + "]");
     }
 
     <E> E oneOf(Object raw, E[] constants, java.util.function.Function<E, String> nameOf) {

@@ -6,6 +6,7 @@ package io.neardup.index;
 
 import io.neardup.core.LshBanding;
 import java.util.Locale;
+import org.apache.lucene.search.FieldExistsQuery;
 import org.apache.lucene.search.Query;
 import org.opensearch.common.logging.HeaderWarning;
 import org.opensearch.index.mapper.Uid;
@@ -101,8 +102,21 @@ final class NearDuplicateQueries {
             SegmentFingerprintCache cache) {
         String field = fieldType.name();
         LikeFingerprints.Minhash target = like.minhash(fieldType, context);
-        LshBanding banding = fieldType.banding();
         double tau = options.effectiveMinSimilarity();
+        if (target.signature() == null) {
+            // A shingle set of the other format (a data stream's new generations beside an old format 1 one): its
+            // signature of this format cannot be had, so no band finds candidates; every document of the field is
+            // verified on the exact Jaccard of the sets, those without a set never match. Linear in the documents.
+            return new JaccardVerifiedQuery(
+                    new FieldExistsQuery(field),
+                    fieldType,
+                    null,
+                    target.shingleSet(),
+                    target.schemeHash(),
+                    tau,
+                    cache.queryStats());
+        }
+        LshBanding banding = fieldType.banding();
         // By default as many bands must agree as still find a pair at tau with probability 0.99: few
         // candidates at high thresholds, all of them at the field's floor.
         int m = options.minBandMatches() == null ? banding.minBandMatchesFor(tau) : options.minBandMatches();

@@ -11,6 +11,7 @@ import io.neardup.core.FingerprintObject;
 import io.neardup.core.FingerprintScheme;
 import io.neardup.core.Fingerprinter;
 import io.neardup.core.IdfTable;
+import io.neardup.core.TextTokens;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.EnumSet;
@@ -23,6 +24,7 @@ import java.util.function.Function;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.analysis.tokenattributes.OffsetAttribute;
 import org.opensearch.ingest.AbstractProcessor;
 import org.opensearch.ingest.IngestDocument;
 
@@ -125,11 +127,11 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
         return scheme;
     }
 
-    String field() {
+    public String field() {
         return field;
     }
 
-    String targetField() {
+    public String targetField() {
         return targetField;
     }
 
@@ -167,26 +169,31 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
             String problem = document.hasField(field, true) ? "is null" : "is missing";
             throw new IllegalArgumentException("field [" + field + "] " + problem + ", cannot fingerprint it");
         }
-        String text = textOf(value);
-        boolean truncated = false;
-        if (text.length() > maxChars) {
-            if (truncate == false) {
-                throw new IllegalArgumentException(
-                        "field [" + field + "] has " + text.length() + " characters, more than max_chars [" + maxChars
-                                + "]; raise max_chars or set truncate to fingerprint only the first max_chars characters");
-            }
-            // Never between the two halves of a surrogate pair: a lone half would make the analyzer drop the word, or
-            // more.
-            int end = Character.isHighSurrogate(text.charAt(maxChars - 1))
-                            && Character.isLowSurrogate(text.charAt(maxChars))
-                    ? maxChars - 1
-                    : maxChars;
-            text = text.substring(0, end);
-            truncated = true;
-        }
+        String whole = textOf(value);
+        String text = withinMaxChars(whole);
+        boolean truncated = text.length() < whole.length();
         String target = document.getFieldValue(IngestDocument.Metadata.INDEX.getFieldName(), String.class, true);
         document.setFieldValue(targetField, fingerprintOf(text, truncated, formatOfIndex.apply(target)));
         return document;
+    }
+
+    /** The text, or its first {@code max_chars} characters where it is longer and {@code truncate} is set; else refused. */
+    public String withinMaxChars(String text) {
+        if (text.length() <= maxChars) {
+            return text;
+        }
+        if (truncate == false) {
+            throw new IllegalArgumentException(
+                    "field [" + field + "] has " + text.length() + " characters, more than max_chars [" + maxChars
+                            + "]; raise max_chars or set truncate to fingerprint only the first max_chars characters");
+        }
+        // Never between the two halves of a surrogate pair: a lone half would make the analyzer drop the word, or
+        // more.
+        int end =
+                Character.isHighSurrogate(text.charAt(maxChars - 1)) && Character.isLowSurrogate(text.charAt(maxChars))
+                        ? maxChars - 1
+                        : maxChars;
+        return text.substring(0, end);
     }
 
     private String textOf(Object value) {
@@ -318,6 +325,26 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
             }
             return fingerprinter.finish(withShingleSet);
         });
+    }
+
+    /**
+     * The tokens of {@code text} as {@link #fingerprint} analyzes them, with their character offsets in {@code text},
+     * added to {@code into} (hashed with this scheme's seed): what a comparison of two texts shows is what their
+     * fingerprints compared. A text past {@code max_chars} is cut, or refused, as {@link #execute} does.
+     */
+    public void tokens(String text, TextTokens into) {
+        String analyzed = withoutLoneSurrogates(withinMaxChars(text));
+        try (TokenStream tokens = analyzer.tokenStream(ANALYZED_FIELD, analyzed)) {
+            CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
+            OffsetAttribute offset = tokens.addAttribute(OffsetAttribute.class);
+            tokens.reset();
+            while (tokens.incrementToken()) {
+                into.add(term.buffer(), 0, term.length(), offset.startOffset(), offset.endOffset());
+            }
+            tokens.end();
+        } catch (IOException e) {
+            throw new UncheckedIOException("analyzing field [" + field + "] failed", e);
+        }
     }
 
     /**

@@ -221,7 +221,7 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
             analyzer = analysisRegistry.buildCustomAnalyzer(null, false, tokenizerSpec, charFilters, filters);
         } catch (IllegalArgumentException | IllegalStateException | OpenSearchException e) {
             throw newConfigurationException(
-                    TYPE, tag, "tokenizer", "cannot build the analysis chain: " + e.getMessage());
+                    TYPE, tag, failedComponent(e.getMessage()), "cannot build the analysis chain: " + e.getMessage());
         }
         // The scheme records the chain as a hash of its canonical description, so that a change to
         // it is a change of scheme.
@@ -230,6 +230,20 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
         byte[] bytes = chain.getBytes(StandardCharsets.UTF_8);
         return new AnalyzerChoice(
                 analyzer, String.format(Locale.ROOT, "custom-%016x", Murmur3.hash64(bytes, 0, bytes.length, 0)));
+    }
+
+    /**
+     * The key whose component the analysis registry could not build, by the component type its message names
+     * ("failed to find global char_filter under [x]"): the tokenizer's unless a char filter or a filter is named.
+     */
+    private static String failedComponent(String message) {
+        String text = String.valueOf(message);
+        for (String component : List.of("char_filter", "filter")) {
+            if (text.contains(" global " + component + " ") || text.contains(" anonymous " + component + ":")) {
+                return component;
+            }
+        }
+        return "tokenizer";
     }
 
     private static String describeAll(List<NameOrDefinition> components) {
@@ -325,7 +339,7 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
     private static int readIntInRange(
             String tag, Map<String, Object> config, String key, int defaultValue, int min, int max) {
         try {
-            Integer value = NearDupOption.readInt(config, key, min, max);
+            Integer value = NearDupOption.removeIntSetting(config, key, min, max);
             return value == null ? defaultValue : value;
         } catch (NearDupOption.Invalid e) {
             throw newConfigurationException(TYPE, tag, e.option(), e.reason());

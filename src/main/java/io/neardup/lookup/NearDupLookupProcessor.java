@@ -32,16 +32,16 @@ import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.opensearch.ExceptionsHelper;
 import org.opensearch.OpenSearchTimeoutException;
 import org.opensearch.cluster.ClusterState;
-import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
-import org.opensearch.cluster.metadata.MappingMetadata;
+import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.common.util.concurrent.ThreadContext;
 import org.opensearch.core.action.ActionListener;
-import org.opensearch.index.IndexNotFoundException;
+import org.opensearch.core.rest.RestStatus;
 import org.opensearch.ingest.AbstractProcessor;
 import org.opensearch.ingest.ConfigurationUtils;
 import org.opensearch.ingest.IngestDocument;
@@ -104,10 +104,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final int maxCandidates;
     private final TimeValue timeout;
     private final boolean ignoreMissing;
-    /** The matching options set, checked against the field's kind in the lookup index's mapping. */
-    private final Set<NearDupOption> optionsSet;
-    /** The kind of {@link #field} in the lookup index's mapping, as last read (a mapping is read once a version). */
-    private volatile MappedKind mappedKind;
+    /** The indices a document's lookup searches, and the field's kind in their mappings. */
+    private final LookupIndices indices;
 
     private final RecentFingerprints recent;
     private final ThreadContext threadContext;
@@ -131,6 +129,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             int maxCandidates,
             TimeValue timeout,
             boolean ignoreMissing,
+            int maxIndices,
+            TimeValue maxAge,
             RecentFingerprints recent,
             Client client,
             ClusterService clusterService,
@@ -144,7 +144,12 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         this.maxCandidates = maxCandidates;
         this.timeout = timeout;
         this.ignoreMissing = ignoreMissing;
-        this.optionsSet = optionsSet(options, containment);
+        this.indices = new LookupIndices(
+                new IndexNameExpressionResolver(threadContext),
+                field,
+                optionsSet(options, containment),
+                maxIndices,
+                maxAge);
         this.recent = recent;
         this.threadContext = threadContext;
         this.containment = containment;
@@ -185,10 +190,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         final Map<String, Object> fingerprintSource;
         final RecentFingerprints.Entry self;
         final Supplier<RecentFingerprints.Match> recentMatch;
-        final IndexMetadata lookupMetadata;
+        final LookupIndices.Selection selection;
         String id = document.getSourceAndMetadata().get("_id") instanceof String s ? s : null;
-        String lookupIndex =
-                index != null ? index : (String) document.getSourceAndMetadata().get("_index");
+        String ownIndex = (String) document.getSourceAndMetadata().get("_index");
+        String lookupName = index != null ? index : ownIndex;
         try {
             Object stored = document.hasField(field) ? document.getFieldValue(field, Object.class) : null;
             if (stored == null) {
@@ -201,18 +206,20 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 throw new IllegalArgumentException("[" + TYPE + "] the document has no fingerprint at [" + field
                         + "]; place this " + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
             }
-            lookupMetadata = lookupIndex(lookupIndex);
-            FingerprintKind kind = mappedKind(lookupMetadata);
+            ClusterState state = clusterService.state();
+            selection = indices.select(state, lookupName, index == null, System.currentTimeMillis());
+            FingerprintKind kind = selection.kind();
+            String home = selection.spansIndices() ? indices.homeOf(state, ownIndex) : null;
             FingerprintObject.Parts parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
             fingerprintSource =
                     MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
-            String scope = windowScope(lookupMetadata.getIndex().getName());
+            String scope = windowScope(lookupName);
             long now = nanoTime.getAsLong();
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
             if (kind == FingerprintKind.SIMHASH) {
                 long value = SimhashCodec.parseHex(parts.value());
                 int distance = spec.options().effectiveMaxDistance();
-                self = id == null ? null : recent.addSimhash(scope, id, scheme, value, now);
+                self = id == null ? null : recent.addSimhash(scope, id, home, scheme, value, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch =
                         () -> recent.closestSimhash(scope, id, scheme, value, distance, before, nanoTime.getAsLong());
@@ -226,7 +233,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 byte[] shingles = read.shingleSet();
                 int formatScheme = windowPart(read.format(), scheme);
                 boolean documentInsideRecent = containment.contained() == Containment.Contained.LIKE;
-                self = id == null ? null : recent.addShingleSet(scope, id, formatScheme, shingles, now);
+                self = id == null ? null : recent.addShingleSet(scope, id, home, formatScheme, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch = () -> recent.mostContaining(
                         scope,
@@ -245,7 +252,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 int[] signature = read.signature();
                 int formatScheme = windowPart(read.format(), scheme);
                 double tau = spec.options().effectiveMinSimilarity();
-                self = id == null ? null : recent.addSignature(scope, id, formatScheme, signature, shingles, now);
+                self = id == null ? null : recent.addSignature(scope, id, home, formatScheme, signature, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch = () -> recent.mostSimilarSignature(
                         scope, id, formatScheme, signature, shingles, tau, before, nanoTime.getAsLong());
@@ -260,27 +267,100 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
             handler.accept(done, e);
         };
-        // One request per shard straight to a copy of it, the document's query run there on the shard's structures:
-        // no search action around it (can_match, query and fetch phases), which would cost more than the lookup itself.
-        // It runs as the user indexing the document: the Security plugin checks the lookup's own action on the lookup
-        // index, and the shard reads through that user's reader (DLS, FLS).
-        int shards = lookupMetadata.getNumberOfShards();
-        ShardMatchResponse[] responses = new ShardMatchResponse[shards];
-        AtomicInteger pending = new AtomicInteger(shards);
-        AtomicBoolean done = new AtomicBoolean();
-        Scheduler.ScheduledCancellable timer = scheduler.apply(timeout.millis(), () -> {
-            if (done.compareAndSet(false, true)) {
-                completion.accept(
-                        null,
-                        new OpenSearchTimeoutException(
-                                "[" + TYPE + "] the lookup in [" + lookupIndex + "] took more than [" + timeout + "]"));
+        new ShardFanOut(document, id, lookupName, selection, fingerprintSource, recentMatch, self, completion).start();
+    }
+
+    /**
+     * One request per shard of every index searched, straight to a copy of it, the document's query run there on the
+     * shard's structures: no search action around it (can_match, query and fetch phases), which would cost more than
+     * the lookup itself. At most {@link LookupIndices#MAX_SHARD_REQUESTS_IN_FLIGHT} at once. It runs as the user
+     * indexing the document: the Security plugin checks the lookup's own action on each index, and the shard reads
+     * through that user's reader (DLS, FLS). Where the name stands for many indices, one the user may not read is left
+     * out (its shards answer nothing); where it forbids them all, the document fails as with one index.
+     */
+    private final class ShardFanOut {
+        private final IngestDocument document;
+        private final String id;
+        private final String lookupName;
+        private final LookupIndices.Selection selection;
+        private final Map<String, Object> fingerprintSource;
+        private final Supplier<RecentFingerprints.Match> recentMatch;
+        private final RecentFingerprints.Entry self;
+        private final BiConsumer<IngestDocument, Exception> completion;
+        /** Per request, in order (oldest index first, then by shard): its index's position, and its shard. */
+        private final int[] indexOf;
+
+        private final int[] shardOf;
+        private final ShardMatchResponse[] responses;
+        private final AtomicInteger next = new AtomicInteger();
+        private final AtomicInteger pending;
+        private final AtomicInteger forbidden = new AtomicInteger();
+        private final AtomicBoolean done = new AtomicBoolean();
+        private volatile Exception firstForbidden;
+        private Scheduler.ScheduledCancellable timer;
+
+        ShardFanOut(
+                IngestDocument document,
+                String id,
+                String lookupName,
+                LookupIndices.Selection selection,
+                Map<String, Object> fingerprintSource,
+                Supplier<RecentFingerprints.Match> recentMatch,
+                RecentFingerprints.Entry self,
+                BiConsumer<IngestDocument, Exception> completion) {
+            this.document = document;
+            this.id = id;
+            this.lookupName = lookupName;
+            this.selection = selection;
+            this.fingerprintSource = fingerprintSource;
+            this.recentMatch = recentMatch;
+            this.self = self;
+            this.completion = completion;
+            int requests = 0;
+            for (IndexMetadata index : selection.oldestFirst()) {
+                requests += index.getNumberOfShards();
             }
-        });
-        for (int shard = 0; shard < shards; shard++) {
-            int slot = shard;
+            indexOf = new int[requests];
+            shardOf = new int[requests];
+            int slot = 0;
+            for (int i = 0; i < selection.oldestFirst().size(); i++) {
+                for (int shard = 0; shard < selection.oldestFirst().get(i).getNumberOfShards(); shard++) {
+                    indexOf[slot] = i;
+                    shardOf[slot++] = shard;
+                }
+            }
+            responses = new ShardMatchResponse[requests];
+            pending = new AtomicInteger(requests);
+        }
+
+        void start() {
+            if (responses.length == 0) {
+                // The document's own index does not exist yet: nothing is searchable, only the recent window.
+                done.set(true);
+                complete(document, id, null, recentMatch, self, completion);
+                return;
+            }
+            timer = scheduler.apply(timeout.millis(), () -> {
+                if (done.compareAndSet(false, true)) {
+                    completion.accept(
+                            null,
+                            new OpenSearchTimeoutException("[" + TYPE + "] the lookup in [" + lookupName
+                                    + "] took more than [" + timeout + "]"));
+                }
+            });
+            for (int i = 0; i < Math.min(responses.length, LookupIndices.MAX_SHARD_REQUESTS_IN_FLIGHT); i++) {
+                sendNext();
+            }
+        }
+
+        private void sendNext() {
+            int slot = next.getAndIncrement();
+            if (slot >= responses.length || done.get()) {
+                return;
+            }
             ShardMatchRequest request = new ShardMatchRequest(
-                    lookupMetadata.getIndex().getName(),
-                    shard,
+                    selection.oldestFirst().get(indexOf[slot]).getIndex().getName(),
+                    shardOf[slot],
                     spec,
                     new ShardMatchRequest.Documents(List.of(id == null ? "" : id), List.of(fingerprintSource)),
                     maxCandidates,
@@ -288,37 +368,104 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             client.execute(
                     NearDupLookupAction.INSTANCE,
                     request,
-                    ActionListener.wrap(
-                            response -> {
-                                responses[slot] = response;
-                                if (pending.decrementAndGet() == 0 && done.compareAndSet(false, true)) {
-                                    timer.cancel();
-                                    complete(
-                                            document,
-                                            id,
-                                            containment == null ? best(responses) : mostContaining(responses),
-                                            recentMatch,
-                                            self,
-                                            completion);
-                                }
-                            },
-                            e -> {
-                                if (done.compareAndSet(false, true)) {
-                                    timer.cancel();
-                                    completion.accept(null, e);
-                                }
-                            }));
+                    ActionListener.wrap(response -> answered(slot, response), e -> failed(slot, e)));
+        }
+
+        private void answered(int slot, ShardMatchResponse response) {
+            responses[slot] = response;
+            if (pending.decrementAndGet() == 0) {
+                finish();
+            } else {
+                sendNext();
+            }
+        }
+
+        private void failed(int slot, Exception e) {
+            if (selection.spansIndices() && ExceptionsHelper.status(e) == RestStatus.FORBIDDEN) {
+                if (firstForbidden == null) {
+                    firstForbidden = e;
+                }
+                forbidden.incrementAndGet();
+                answered(slot, null);
+                return;
+            }
+            if (done.compareAndSet(false, true)) {
+                timer.cancel();
+                completion.accept(null, e);
+            }
+        }
+
+        private void finish() {
+            if (done.compareAndSet(false, true) == false) {
+                return;
+            }
+            timer.cancel();
+            if (forbidden.get() == responses.length) {
+                completion.accept(null, firstForbidden);
+                return;
+            }
+            complete(document, id, containment == null ? best() : mostContaining(), recentMatch, self, completion);
+        }
+
+        /** The match of highest similarity; ties to the older index, then the lower shard, then the shard's order. */
+        private Found best() {
+            Found best = null;
+            for (int slot = 0; slot < responses.length; slot++) {
+                ShardMatchResponse response = responses[slot];
+                for (int i = 0; response != null && i < response.size(); i++) {
+                    if (best == null || response.similarity(i) > best.similarity()) {
+                        String cluster = response.matchedCluster(i);
+                        best = new Found(
+                                response.matchedId(i),
+                                indexName(slot),
+                                indexOf[slot],
+                                cluster == null ? response.matchedId(i) : cluster,
+                                response.similarity(i));
+                    }
+                }
+            }
+            return best;
+        }
+
+        /**
+         * The match of highest containment, ties to the older index, then to the smallest {@code _id}: the same answer
+         * whichever shard answers first.
+         */
+        private Found mostContaining() {
+            Found best = null;
+            for (int slot = 0; slot < responses.length; slot++) {
+                ShardMatchResponse response = responses[slot];
+                for (int i = 0; response != null && i < response.size(); i++) {
+                    best = moreContaining(
+                            best,
+                            new Found(
+                                    response.matchedId(i),
+                                    indexName(slot),
+                                    indexOf[slot],
+                                    null,
+                                    response.similarity(i)));
+                }
+            }
+            return best;
+        }
+
+        /** The index of the request's shard, written beside a match's {@code _id} where the name spans indices. */
+        private String indexName(int slot) {
+            return selection.spansIndices()
+                    ? selection.oldestFirst().get(indexOf[slot]).getIndex().getName()
+                    : null;
         }
     }
 
     /**
-     * The window's scope for documents looked up in {@code concreteIndex}: that index and, beside the
-     * Security plugin, the identity of the user indexing (name, backend roles, roles, tenant), so
-     * that no user's answer names a document only another user has indexed and not yet refreshed.
+     * The window's scope for documents looked up in {@code lookupName}: that name (a data stream's or an alias's,
+     * not the index it stands for now, so that a copy indexed right after a rollover finds its original indexed right
+     * before it) and, beside the Security plugin, the identity of the user indexing (name, backend roles, roles,
+     * tenant), so that no user's answer names a document only another user has indexed and not yet refreshed.
      */
-    private String windowScope(String concreteIndex) {
+    private String windowScope(String lookupName) {
         Object user = threadContext.getTransient(SECURITY_USER_INFO);
-        return user == null ? concreteIndex : concreteIndex + '\u0000' + user;
+        return user == null ? lookupName : lookupName + '\u0000' + user;
     }
 
     /**
@@ -348,44 +495,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         completion.accept(document, null);
     }
 
-    /** The one index {@code name} (an index, or an alias or data stream of one index) names now. */
-    private IndexMetadata lookupIndex(String name) {
-        ClusterState state = clusterService.state();
-        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(name);
-        if (abstraction == null) {
-            throw new IndexNotFoundException(name);
-        }
-        if (abstraction.getIndices().size() != 1) {
-            throw new IllegalArgumentException("[" + TYPE + "] [index] [" + name + "] names "
-                    + abstraction.getIndices().size() + " indices; the lookup needs one index (or an alias of one)");
-        }
-        return abstraction.getIndices().get(0);
-    }
-
-    private record MappedKind(String indexUuid, long mappingVersion, FingerprintKind kind) {}
-
-    /**
-     * {@link #field}'s kind in {@code index}'s mapping, the options checked against it; cached per mapping version. A
-     * pipeline does not know the index its documents go to (the default lookup index is each document's own), so this
-     * is checked at the document, not when the pipeline is PUT: a document whose lookup index maps the field otherwise
-     * fails with a 400 naming the option.
-     */
-    private FingerprintKind mappedKind(IndexMetadata index) {
-        MappedKind known = mappedKind;
-        if (known == null
-                || known.indexUuid().equals(index.getIndexUUID()) == false
-                || known.mappingVersion() != index.getMappingVersion()) {
-            try {
-                known = new MappedKind(
-                        index.getIndexUUID(), index.getMappingVersion(), kindOf(index, field, optionsSet));
-            } catch (NearDupOption.Invalid e) {
-                throw new IllegalArgumentException("[" + TYPE + "] " + e.getMessage(), e);
-            }
-            mappedKind = known;
-        }
-        return known.kind();
-    }
-
     /**
      * The kind of {@code field} as {@code index}'s mapping has it, never guessed from its name; the lookup's options
      * checked against it.
@@ -393,16 +502,14 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
      * @throws NearDupOption.Invalid naming [field] when it is no fingerprint field there, or the option that does not
      *     apply to its kind
      */
-    static FingerprintKind kindOf(IndexMetadata index, String field, Set<NearDupOption> options) {
-        MappingMetadata mapping = index.mapping();
-        Map<?, ?> mapped = mapping == null ? null : MappingPaths.find(mapping.sourceAsMap(), field);
+    static FingerprintKind kindOf(Map<String, Object> mapping, String where, String field, Set<NearDupOption> options) {
+        Map<?, ?> mapped = mapping == null ? null : MappingPaths.find(mapping, field);
         FingerprintKind kind = mapped == null ? null : FingerprintKind.ofType(mapped.get("type"));
         if (kind == null) {
             throw new NearDupOption.Invalid(
                     "field",
-                    "[" + field + "] is not mapped as [simhash] or [minhash] in the lookup index ["
-                            + index.getIndex().getName() + "]: name the [simhash] or [minhash] field of a fingerprint"
-                            + " object (e.g. [body_fp.minhash])");
+                    "[" + field + "] is not mapped as [simhash] or [minhash] in " + where
+                            + ": name the [simhash] or [minhash] field of a fingerprint object (e.g. [body_fp.minhash])");
         }
         NearDupOption.requireApplicable(options, kind, field);
         if (kind == FingerprintKind.SIMHASH && options.contains(NearDupOption.MIN_SIMILARITY)) {
@@ -424,23 +531,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         return set;
     }
 
-    private record Found(String id, String cluster, double similarity) {}
-
-    private static Found best(ShardMatchResponse[] responses) {
-        Found best = null;
-        for (ShardMatchResponse response : responses) {
-            for (int i = 0; i < response.size(); i++) {
-                if (best == null || response.similarity(i) > best.similarity()) {
-                    String cluster = response.matchedCluster(i);
-                    best = new Found(
-                            response.matchedId(i),
-                            cluster == null ? response.matchedId(i) : cluster,
-                            response.similarity(i));
-                }
-            }
-        }
-        return best;
-    }
+    /**
+     * A match: the document's {@code _id} and index ({@code indexOrder} its index's place, oldest first, among those
+     * searched; -1 for a document of the recent window), its cluster and its similarity or containment.
+     */
+    private record Found(String id, String index, int indexOrder, String cluster, double similarity) {}
 
     /**
      * The part of the recent window a {@code minhash} fingerprint is compared in: one a scheme and a format, since
@@ -451,21 +546,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     }
 
     /**
-     * The shards' match of highest containment, ties to the smallest {@code _id}: the same answer whichever shard
-     * answers first.
+     * Of two matches (either may be null), the one of higher containment, compared as the shards score (floats), then
+     * the one in the older of two indices searched, then the smaller {@code _id}.
      */
-    private static Found mostContaining(ShardMatchResponse[] responses) {
-        Found best = null;
-        for (ShardMatchResponse response : responses) {
-            for (int i = 0; i < response.size(); i++) {
-                Found match = new Found(response.matchedId(i), null, response.similarity(i));
-                best = moreContaining(best, match);
-            }
-        }
-        return best;
-    }
-
-    /** Of two matches (either may be null), the one of higher containment, compared as the shards score (floats), then the smaller {@code _id}. */
     private static Found moreContaining(Found a, Found b) {
         if (a == null || b == null) {
             return a == null ? b : a;
@@ -473,6 +556,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         int byContainment = Float.compare((float) a.similarity(), (float) b.similarity());
         if (byContainment != 0) {
             return byContainment > 0 ? a : b;
+        }
+        if (a.indexOrder() >= 0 && b.indexOrder() >= 0 && a.indexOrder() != b.indexOrder()) {
+            return a.indexOrder() < b.indexOrder() ? a : b;
         }
         return a.id().compareTo(b.id()) <= 0 ? a : b;
     }
@@ -488,15 +574,18 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             return;
         }
         String duplicateOf = null;
+        String duplicateOfIndex = null;
         String cluster = null;
         double similarity = 0;
         if (indexed != null) {
             duplicateOf = indexed.id();
+            duplicateOfIndex = indexed.index();
             cluster = indexed.cluster();
             similarity = indexed.similarity();
         }
         if (recentMatch != null && (indexed == null || recentMatch.similarity() > similarity)) {
             duplicateOf = recentMatch.entry().id();
+            duplicateOfIndex = recentMatch.entry().home();
             cluster = recentMatch.entry().cluster();
             similarity = recentMatch.similarity();
         }
@@ -504,7 +593,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             return;
         }
         Map<String, Object> value = duplicateOf != null
-                ? ClusterAssignment.duplicate(cluster, duplicateOf, similarity)
+                ? ClusterAssignment.duplicate(cluster, duplicateOf, duplicateOfIndex, similarity)
                 : ClusterAssignment.original(id);
         document.setFieldValue(targetField, value);
         if (self != null) {
@@ -524,20 +613,30 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             RecentFingerprints.Entry self) {
         Found best = moreContaining(
                 indexed,
-                recentMatch == null ? null : new Found(recentMatch.entry().id(), null, recentMatch.similarity()));
+                recentMatch == null
+                        ? null
+                        : new Found(
+                                recentMatch.entry().id(),
+                                recentMatch.entry().home(),
+                                -1,
+                                null,
+                                recentMatch.similarity()));
         String idField = targetField + "."
                 + (containment.contained() == Containment.Contained.LIKE
                         ? ClusterAssignment.CONTAINED_IN
                         : ClusterAssignment.CONTAINS);
+        String indexField = idField + ClusterAssignment.INDEX_SUFFIX;
         String scoreField = targetField + "." + ClusterAssignment.CONTAINMENT;
-        if (best == null) {
-            for (String stale : new String[] {idField, scoreField}) {
-                if (document.hasField(stale)) {
-                    document.removeField(stale);
-                }
+        for (String stale : new String[] {idField, indexField, scoreField}) {
+            if (document.hasField(stale)) {
+                document.removeField(stale);
             }
-        } else {
+        }
+        if (best != null) {
             document.setFieldValue(idField, best.id());
+            if (best.index() != null) {
+                document.setFieldValue(indexField, best.index());
+            }
             // The float the query scores with, written as its shortest decimal (0.9, not 0.8999999761581543).
             document.setFieldValue(scoreField, Double.parseDouble(Float.toString((float) best.similarity())));
         }
@@ -610,6 +709,12 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             int recentSize = recentSizeSet != null ? recentSizeSet : DEFAULT_RECENT_SIZE;
             TimeValue recentTtl = readTime(tag, config, "recent_ttl", DEFAULT_RECENT_TTL, MAX_RECENT_TTL);
             boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "ignore_missing", false);
+            Integer maxIndicesSet = readOptionalInt(tag, config, "max_indices", 1, LookupIndices.MAX_MAX_INDICES);
+            int maxIndices = maxIndicesSet != null ? maxIndicesSet : LookupIndices.DEFAULT_MAX_INDICES;
+            TimeValue maxAge = readTime(tag, config, "max_age", null, LookupIndices.MAX_MAX_AGE);
+            if (maxAge != null && maxAge.millis() == 0) {
+                throw newConfigurationException(TYPE, tag, "max_age", "must be more than [0s]");
+            }
             return new NearDupLookupProcessor(
                     tag,
                     description,
@@ -621,6 +726,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     maxCandidates,
                     timeout,
                     ignoreMissing,
+                    maxIndices,
+                    maxAge,
                     new RecentFingerprints(recentSize, recentTtl.nanos()),
                     client,
                     clusterService,
@@ -631,7 +738,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
         private static Integer readOptionalInt(String tag, Map<String, Object> config, String name, int min, int max) {
             try {
-                return NearDupOption.readInt(config, name, min, max);
+                return NearDupOption.removeIntSetting(config, name, min, max);
             } catch (NearDupOption.Invalid e) {
                 throw newConfigurationException(TYPE, tag, e.option(), e.reason());
             }

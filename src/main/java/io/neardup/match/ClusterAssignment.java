@@ -15,6 +15,7 @@ import java.util.Set;
  * <pre>
  * {"cluster": "&lt;representative's _id&gt;", "size": n, "representative": true|false}               (_near_dup_clusters)
  * {"cluster": "&lt;…&gt;", "duplicate_of": "&lt;_id&gt;", "similarity": s, "representative": false}        (near_dup_lookup, a copy)
+ * {"cluster": "&lt;…&gt;", "duplicate_of": "&lt;_id&gt;", "duplicate_of_index": "&lt;index&gt;", …}               (the same, looking up many indices)
  * {"cluster": "&lt;own _id&gt;", "representative": true}                                              (near_dup_lookup, none)
  * </pre>
  * and, by a {@code near_dup_lookup} with {@code min_containment}, beside whatever else the object holds (no cluster:
@@ -23,6 +24,9 @@ import java.util.Set;
  * {"contained_in": "&lt;_id&gt;", "containment": c}   (contained: like, the new document lies inside that one)
  * {"contains": "&lt;_id&gt;", "containment": c}       (contained: document, that one lies inside the new document)
  * </pre>
+ * A lookup whose {@code index} is an alias, a data stream, a list or a pattern also writes the index of the document
+ * it names ({@code duplicate_of_index}, {@code contained_in_index}, {@code contains_index}): an {@code _id} is unique
+ * only inside one index.
  */
 public final class ClusterAssignment {
     public static final String CLUSTER = "cluster";
@@ -30,6 +34,8 @@ public final class ClusterAssignment {
     public static final String REPRESENTATIVE = "representative";
     public static final String DUPLICATE_OF = "duplicate_of";
     public static final String SIMILARITY = "similarity";
+    /** Added to {@link #DUPLICATE_OF}, {@link #CONTAINED_IN} and {@link #CONTAINS}: the field naming that document's index. */
+    public static final String INDEX_SUFFIX = "_index";
     /** The existing document the new one lies inside (containment lookup, {@code contained: like}). */
     public static final String CONTAINED_IN = "contained_in";
     /** The existing document that lies inside the new one (containment lookup, {@code contained: document}). */
@@ -48,11 +54,18 @@ public final class ClusterAssignment {
         return value;
     }
 
-    /** A document found to copy {@code duplicateOf}, joining {@code cluster}. */
-    public static Map<String, Object> duplicate(String cluster, String duplicateOf, double similarity) {
+    /**
+     * A document found to copy {@code duplicateOf} (of index {@code duplicateOfIndex}, null where the lookup searched
+     * one index), joining {@code cluster}.
+     */
+    public static Map<String, Object> duplicate(
+            String cluster, String duplicateOf, String duplicateOfIndex, double similarity) {
         Map<String, Object> value = new LinkedHashMap<>();
         value.put(CLUSTER, cluster);
         value.put(DUPLICATE_OF, duplicateOf);
+        if (duplicateOfIndex != null) {
+            value.put(DUPLICATE_OF + INDEX_SUFFIX, duplicateOfIndex);
+        }
         value.put(SIMILARITY, similarity);
         value.put(REPRESENTATIVE, false);
         return value;

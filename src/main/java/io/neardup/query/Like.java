@@ -120,8 +120,14 @@ public sealed interface Like extends Writeable, ToXContentObject {
         }
     }
 
-    /** A text, fingerprinted by {@code pipeline} (or the index's default pipeline) as the documents were. */
-    record Text(String text, String pipeline) implements Like {
+    /**
+     * A text, fingerprinted by {@code pipeline} (or the index's default pipeline) as the documents were.
+     *
+     * @param pipelineChecked a rewrite read the named {@code pipeline} as the caller ({@code NearDuplicateQueryBuilder}
+     *     asks for it asynchronously, so that a user who may not read pipelines cannot learn of one): set only by that
+     *     rewrite, carried to the shards between nodes, never parsed from a request
+     */
+    record Text(String text, String pipeline, boolean pipelineChecked) implements Like {
         public Text {
             Objects.requireNonNull(text, "text");
             if (text.length() > MAX_TEXT_CHARS) {
@@ -130,9 +136,30 @@ public sealed interface Like extends Writeable, ToXContentObject {
             }
         }
 
+        Text(String text, String pipeline) {
+            this(text, pipeline, false);
+        }
+
+        /** This text, its named pipeline read as the caller. */
+        Text pipelineCheckedText() {
+            return new Text(text, pipeline, true);
+        }
+
         @Override
         public void writeTo(StreamOutput out) throws IOException {
-            Wire.write(out, Wire.TEXT, null, null, text, pipeline, null, null, null, null, null, null);
+            Wire.write(
+                    out,
+                    pipelineChecked ? Wire.TEXT_PIPELINE_CHECKED : Wire.TEXT,
+                    null,
+                    null,
+                    text,
+                    pipeline,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null);
         }
     }
 
@@ -338,6 +365,11 @@ public sealed interface Like extends Writeable, ToXContentObject {
         static final int FETCHED = 4;
         /** Written as {@link #ID} is, then the answer of each index. */
         static final int READ_IN_EACH_INDEX = 5;
+        /**
+         * Written as {@link #TEXT} is, for a text whose named pipeline a rewrite read as the caller: a kind of its own
+         * rather than a flag, so that what an older build wrote (a percolator's stored query) reads as it did.
+         */
+        static final int TEXT_PIPELINE_CHECKED = 6;
 
         private Wire() {}
 
@@ -380,6 +412,7 @@ public sealed interface Like extends Writeable, ToXContentObject {
             return switch (kind) {
                 case ID -> new ById(id, index);
                 case TEXT -> new Text(text, pipeline);
+                case TEXT_PIPELINE_CHECKED -> new Text(text, pipeline, true);
                 case SIMHASH -> new Simhash(simhash, margins, scheme);
                 case MINHASH -> new Minhash(minhash, shingles, scheme);
                 case FETCHED -> new Fetched(id, index, source);

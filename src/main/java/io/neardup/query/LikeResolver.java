@@ -24,9 +24,6 @@ import org.opensearch.ExceptionsHelper;
 import org.opensearch.action.IndicesRequest;
 import org.opensearch.action.get.GetRequest;
 import org.opensearch.action.get.GetResponse;
-import org.opensearch.action.ingest.GetPipelineAction;
-import org.opensearch.action.ingest.GetPipelineRequest;
-import org.opensearch.action.ingest.GetPipelineResponse;
 import org.opensearch.action.search.SearchContextId;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.IndicesOptions;
@@ -385,18 +382,18 @@ public final class LikeResolver {
                     + "]: set [like.pipeline], " + "or [index.default_pipeline] on index ["
                     + context.index().getName() + "]");
         }
-        if (like.pipeline() != null) {
+        if (like.pipeline() != null && like.pipelineChecked() == false) {
             // A pipeline named in the request is read only by a caller who may read pipelines (with the Security
             // plugin, cluster:admin/ingest/pipeline/get), so that a query cannot tell a user who may not whether a
-            // pipeline exists or what it holds. The coordinating node's rewrite checked it already (a 403 there);
-            // this is for requests that reach the shard without it. From this node's cluster state: no extra hop.
-            GetPipelineResponse visible = context.getClient()
-                    .execute(GetPipelineAction.INSTANCE, new GetPipelineRequest(pipelineId).local(true))
-                    .actionGet();
-            if (visible.isFound() == false) {
-                throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] does not exist");
-            }
+            // pipeline exists or what it holds. The query's rewrite reads it as the caller, asynchronously
+            // (NearDuplicateQueryBuilder#checkPipelineReadable); a query that reaches the shard without that
+            // rewrite (an alias filter being validated, a percolator's stored query) is refused rather than
+            // making this thread wait on that read.
+            throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] is read as the caller by "
+                    + "the query's rewrite, which this query did not go through (an alias filter, a percolator "
+                    + "query): leave [like.pipeline] out there, and the index's [index.default_pipeline] is used");
         }
+        // The node's own pipelines, as its cluster state (IngestMetadata) holds them: nothing to wait for.
         Pipeline pipeline = ingestService.get().getPipeline(pipelineId);
         if (pipeline == null) {
             throw new IllegalArgumentException("[like.text] pipeline [" + pipelineId + "] does not exist");

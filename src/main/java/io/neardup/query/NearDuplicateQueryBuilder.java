@@ -73,10 +73,8 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     private final QueryServices services;
     /** Set while a rewrite waits for {@code like._id}'s document; such a builder cannot be sent anywhere. */
     private Supplier<Like> pendingFetch;
-    /** Set while the coordinating node's rewrite checks that the caller may read {@code like.pipeline}. */
+    /** Set while the rewrite checks that the caller may read {@code like.pipeline}. */
     private Supplier<Boolean> pendingPipelineCheck;
-    /** The coordinating node's rewrite found that the caller may read {@code like.pipeline}; not sent to shards. */
-    private boolean pipelineChecked;
 
     public NearDuplicateQueryBuilder(String field, Like like, QueryServices services) {
         if (field == null || field.isBlank()) {
@@ -234,15 +232,15 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
                 } else if (options.read(name, NearDupOption.valueOf(parser, name))) {
                     continue;
                 } else if (FIELD.match(name, parser.getDeprecationHandler())) {
-                    field = parser.text();
+                    field = stringValue(parser, name);
                 } else if (INCLUDE_SELF.match(name, parser.getDeprecationHandler())) {
-                    includeSelf = booleanValue(parser, name);
+                    includeSelf = NearDupOption.booleanValue(name, NearDupOption.valueOf(parser, name));
                 } else if (IGNORE_UNMAPPED.match(name, parser.getDeprecationHandler())) {
-                    ignoreUnmapped = booleanValue(parser, name);
+                    ignoreUnmapped = NearDupOption.booleanValue(name, NearDupOption.valueOf(parser, name));
                 } else if (BOOST_FIELD.match(name, parser.getDeprecationHandler())) {
-                    boost = (float) doubleValue(parser, name);
+                    boost = (float) NearDupOption.finiteNumber(name, NearDupOption.valueOf(parser, name));
                 } else if (NAME_FIELD.match(name, parser.getDeprecationHandler())) {
-                    queryName = parser.text();
+                    queryName = stringValue(parser, name);
                 } else {
                     throw new ParsingException(
                             parser.getTokenLocation(), "[" + NAME + "] query does not support [" + name + "]");
@@ -275,30 +273,15 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
         }
     }
 
-    /** {@code include_self}, {@code ignore_unmapped}: read as the matching options' booleans are. */
-    private static boolean booleanValue(XContentParser parser, String name) throws IOException {
-        Object value = NearDupOption.valueOf(parser, name);
-        if (value instanceof Boolean b) {
-            return b;
+    /**
+     * {@code field}, {@code _name}: a string (a number or a boolean taken as its text, as OpenSearch's queries take
+     * them); null refused, which reading its text would fail with a 500.
+     */
+    private static String stringValue(XContentParser parser, String name) throws IOException {
+        if (parser.currentToken() == XContentParser.Token.VALUE_NULL) {
+            throw new NearDupOption.Invalid(name, "must be a string, got [null]");
         }
-        if ("true".equals(value) || "false".equals(value)) {
-            return Boolean.parseBoolean((String) value);
-        }
-        throw new NearDupOption.Invalid(name, "must be true or false, got [" + value + "]");
-    }
-
-    /** {@code boost}: a finite number, or a string of one. */
-    private static double doubleValue(XContentParser parser, String name) throws IOException {
-        Object value = NearDupOption.valueOf(parser, name);
-        try {
-            double number = value instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(value));
-            if (Double.isFinite(number)) {
-                return number;
-            }
-        } catch (NumberFormatException e) {
-            // reported below, with the parameter's name
-        }
-        throw new NearDupOption.Invalid(name, "must be a number, got [" + value + "]");
+        return parser.text();
     }
 
     /**
@@ -312,7 +295,7 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     protected QueryBuilder doRewrite(QueryRewriteContext context) throws IOException {
         if (like instanceof Like.Text text
                 && text.pipeline() != null
-                && pipelineChecked == false
+                && text.pipelineChecked() == false
                 && context.convertToShardContext() == null) {
             return checkPipelineReadable(context);
         }
@@ -365,24 +348,26 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
     }
 
     /**
-     * A pipeline named in {@code like.pipeline} is read as the caller, once, on the coordinating
-     * node: with the Security plugin a user without {@code cluster:admin/ingest/pipeline/get} is
-     * refused (403) before any shard runs, rather than learning whether the pipeline exists. The
-     * shards check again ({@link LikeResolver}), for requests that reach them without this rewrite.
+     * A pipeline named in {@code like.pipeline} is read as the caller, once, by the rewrite on the coordinating node
+     * (or, for a request that reaches a shard without it, by the shard's own rewrite), asynchronously, from that
+     * node's cluster state: with the Security plugin a user without {@code cluster:admin/ingest/pipeline/get} is
+     * refused (403) before any shard runs, rather than learning whether the pipeline exists. The rewritten text says
+     * it was read ({@link Like.Text#pipelineChecked}, carried to the shards), so no shard waits on a read of its own;
+     * one that was never read is refused there ({@link LikeResolver}).
      */
     private QueryBuilder checkPipelineReadable(QueryRewriteContext context) {
         if (pendingPipelineCheck != null) {
             if (pendingPipelineCheck.get() == null) {
                 return this;
             }
-            NearDuplicateQueryBuilder checked = copyWith(like);
-            checked.pipelineChecked = true;
-            return checked;
+            return copyWith(((Like.Text) like).pipelineCheckedText());
         }
         SetOnce<Boolean> readable = new SetOnce<>();
         String pipeline = ((Like.Text) like).pipeline();
         context.registerAsyncAction((client, listener) -> client.execute(
-                GetPipelineAction.INSTANCE, new GetPipelineRequest(pipeline), ActionListener.map(listener, response -> {
+                GetPipelineAction.INSTANCE,
+                new GetPipelineRequest(pipeline).local(true),
+                ActionListener.map(listener, response -> {
                     if (response.isFound() == false) {
                         throw new IllegalArgumentException("[like.text] pipeline [" + pipeline + "] does not exist");
                     }

@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
+import io.neardup.DataStreamTemplates;
 import io.neardup.NearDupPlugin;
 import io.neardup.ShingleTruth;
 import io.neardup.core.SimhashCodec;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.opensearch.action.DocWriteRequest;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.common.settings.Settings;
@@ -552,6 +554,48 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                         .getMessage(),
                 org.hamcrest.Matchers.containsString("[verification] on a [simhash] field goes with [min_similarity]"));
         assertTrue(assignments("kinds", "dup").isEmpty());
+    }
+
+    /**
+     * A data stream of one generation runs (its assignments written into the backing index, by its name); once rolled
+     * over it names more than one index, and is refused naming them, before any write.
+     */
+    public void testADataStreamRunsWhileItHasOneBackingIndex() throws Exception {
+        DataStreamTemplates.put(
+                client(),
+                "clustered-stream",
+                Settings.builder().put("index.number_of_replicas", 0).build(),
+                "{\"properties\": {\"@timestamp\": {\"type\": \"date\"}, \"fp\":"
+                        + " {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}");
+        BulkRequestBuilder bulk = client().prepareBulk().setRefreshPolicy("true");
+        for (String[] doc :
+                new String[][] {{"a", "0123456789abcdef"}, {"b", "0123456789abcdee"}, {"c", "fedcba9876543210"}}) {
+            bulk.add(client().prepareIndex("clustered-stream")
+                    .setId(doc[0])
+                    .setOpType(DocWriteRequest.OpType.CREATE)
+                    .setSource(Map.of("@timestamp", "2026-11-27T00:00:00Z", "fp", Map.of("simhash", doc[1]))));
+        }
+        assertFalse(bulk.get().hasFailures());
+        NearDupClustersResponse response =
+                run("clustered-stream", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}");
+        assertEquals(2, response.clusteredDocuments());
+        Map<String, Map<String, Object>> assigned = assignments("clustered-stream", "dup");
+        assertEquals(assigned.toString(), Set.of("a", "b"), assigned.keySet());
+        assertEquals("a", assigned.get("b").get("cluster"));
+        assertAcked(client().admin()
+                .indices()
+                .prepareRolloverIndex("clustered-stream")
+                .get());
+        assertThat(
+                expectThrows(
+                                IllegalArgumentException.class,
+                                () -> run(
+                                        "clustered-stream", "{\"field\": \"fp.simhash\", \"target_field\": \"other\"}"))
+                        .getMessage(),
+                org.hamcrest.Matchers.containsString(
+                        "data_stream [clustered-stream] has more than one index associated with it"));
+        assertTrue(assignments("clustered-stream", "other").isEmpty());
+        DataStreamTemplates.delete(client(), "clustered-stream");
     }
 
     public void testBadRequestsFailBeforeAnyWrite() throws Exception {

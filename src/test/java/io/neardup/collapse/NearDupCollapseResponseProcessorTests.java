@@ -387,6 +387,32 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
                 e.getMessage());
     }
 
+    /**
+     * Issue 41: a data stream upgraded in place holds format 1 generations (a signature and the set) beside format 2
+     * ones (the set alone). Shingle sets are the same in both formats, so hits of one scheme that bring their sets fold
+     * across formats (and signature lengths) by exact Jaccard; another scheme's never do.
+     */
+    public void testShingleSetsFoldAcrossFingerprintFormats() {
+        int[] set = {1, 5, 9, 17, 0x80000000};
+        int[] nearSet = {1, 5, 9, 17, 33, 0x80000000};
+        Map<String, Object> formatOne = FingerprintObject.minhash(
+                randomSignature(128, random()), set, SCHEME_HASH, SCHEME, FingerprintFormat.SIGNATURE);
+        Map<String, Object> formatTwo = FingerprintObject.minhash(
+                FingerprintFormat.signatureOfSet(nearSet, 64), nearSet, SCHEME_HASH, SCHEME, FingerprintFormat.COMPACT);
+        Map<String, Object> otherScheme = FingerprintObject.minhash(
+                FingerprintFormat.signatureOfSet(set, 128), set, 0x12345678, "nd1-12345678", FingerprintFormat.COMPACT);
+        SearchResponse out = processor(Map.of("field", "fp", "min_similarity", 0.8))
+                .processResponse(
+                        new SearchRequest(),
+                        response(
+                                sourceHit("old", Map.of("fp", formatOne)),
+                                sourceHit("other", Map.of("fp", otherScheme)),
+                                sourceHit("new", Map.of("fp", formatTwo))),
+                        new PipelineProcessingContext());
+        assertEquals(List.of("old", "other"), ids(out));
+        assertEquals("5 of 6 shingles shared: 0.83", List.of("new"), foldedIds(hit(out, "old")));
+    }
+
     /** docvalue_fields / fields (16 hex, no scheme) are read when _source is off. */
     public void testReadsDocValueFields() {
         long a = randomLong();

@@ -12,9 +12,9 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
     public void testClosestSimhashWithinTheDistanceOfTheSameScheme() {
         RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
         long base = randomLong();
-        recent.addSimhash("i", "far", 1, base ^ 0xFFL, 0);
-        recent.addSimhash("i", "near", 1, base ^ 1L, 0);
-        recent.addSimhash("i", "other-scheme", 2, base, 0);
+        recent.addSimhash("i", "far", null, 1, base ^ 0xFFL, 0);
+        recent.addSimhash("i", "near", null, 1, base ^ 1L, 0);
+        recent.addSimhash("i", "other-scheme", null, 2, base, 0);
         RecentFingerprints.Match match = recent.closestSimhash("i", "q", 1, base, 3, Long.MAX_VALUE, 0);
         assertEquals("near", match.entry().id());
         assertEquals(1 - 1 / 64.0, match.similarity(), 0);
@@ -32,7 +32,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
     public void testCapacityAndTtlBoundWhatIsKept() {
         RecentFingerprints recent = new RecentFingerprints(3, 100);
         for (int i = 0; i < 5; i++) {
-            recent.addSimhash("i", "d" + i, 0, i, i);
+            recent.addSimhash("i", "d" + i, null, 0, i, i);
         }
         assertEquals(3, recent.size());
         assertNull("the oldest went first", recent.closestSimhash("i", "q", 0, 0, 0, Long.MAX_VALUE, 5));
@@ -44,7 +44,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         assertNull("expired after the ttl", recent.closestSimhash("i", "q", 0, 4, 0, Long.MAX_VALUE, 5 + 101));
         assertEquals(0, recent.size());
         RecentFingerprints none = new RecentFingerprints(0, 100);
-        none.addSimhash("i", "x", 0, 0, 0);
+        none.addSimhash("i", "x", null, 0, 0, 0);
         assertNull(none.closestSimhash("i", "q", 0, 0, 8, Long.MAX_VALUE, 0));
     }
 
@@ -58,7 +58,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         for (int i = 0; i < 13; i++) {
             ninety[i] = ~ninety[i];
         }
-        recent.addSignature("i", "ninety", 7, ninety, null, 0);
+        recent.addSignature("i", "ninety", null, 7, ninety, null, 0);
         RecentFingerprints.Match byEstimate =
                 recent.mostSimilarSignature("i", "q", 7, signature, null, 0.8, Long.MAX_VALUE, 0);
         assertEquals("ninety", byEstimate.entry().id());
@@ -69,7 +69,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         byte[] ten = ShingleSetCodec.payload(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
         byte[] eight = ShingleSetCodec.payload(new int[] {1, 2, 3, 4, 5, 6, 7, 8});
         RecentFingerprints exact = new RecentFingerprints(10, Long.MAX_VALUE);
-        RecentFingerprints.Entry stored = exact.addSignature("i", "eight", 7, ninety, eight, 0);
+        RecentFingerprints.Entry stored = exact.addSignature("i", "eight", null, 7, ninety, eight, 0);
         assertEquals(
                 0.8,
                 exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.75, Long.MAX_VALUE, 0)
@@ -90,8 +90,8 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
     /** A document is only matched with entries that arrived before it: the arrival order, not the order lookups finish. */
     public void testOnlyEarlierArrivalsAreMatched() {
         RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
-        RecentFingerprints.Entry first = recent.addSimhash("i", "first", 0, 42L, 0);
-        RecentFingerprints.Entry second = recent.addSimhash("i", "second", 0, 43L, 0);
+        RecentFingerprints.Entry first = recent.addSimhash("i", "first", null, 0, 42L, 0);
+        RecentFingerprints.Entry second = recent.addSimhash("i", "second", null, 0, 43L, 0);
         assertEquals(
                 "first",
                 recent.closestSimhash("i", "second", 0, 43L, 3, second.arrival(), 0)
@@ -109,8 +109,8 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
      */
     public void testWithdrawnEntriesAreGoneAndWaitersHearTheDecision() {
         RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
-        RecentFingerprints.Entry refused = recent.addSimhash("i", "refused", 0, 42L, 0);
-        RecentFingerprints.Entry later = recent.addSimhash("i", "later", 0, 42L, 0);
+        RecentFingerprints.Entry refused = recent.addSimhash("i", "refused", null, 0, 42L, 0);
+        RecentFingerprints.Entry later = recent.addSimhash("i", "later", null, 0, 42L, 0);
         RecentFingerprints.Match match = recent.closestSimhash("i", "later", 0, 42L, 3, later.arrival(), 0);
         assertSame(refused, match.entry());
         assertFalse("pending until its lookup decides", refused.accepted());
@@ -132,7 +132,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
     /** Scopes never mix, whatever the fingerprints: the processor makes one per index and user. */
     public void testScopesAreSeparate() {
         RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
-        recent.addSimhash("i\u0000alice", "a", 0, 42L, 0);
+        recent.addSimhash("i\u0000alice", "a", null, 0, 42L, 0);
         assertNull(recent.closestSimhash("i\u0000bob", "b", 0, 42L, 3, Long.MAX_VALUE, 0));
         assertNull(recent.closestSimhash("i", "b", 0, 42L, 3, Long.MAX_VALUE, 0));
         assertEquals(
@@ -182,7 +182,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
                 }
                 String id = "e" + between(0, 5) + "-" + e;
                 entries.put(id, entry);
-                recent.addShingleSet("i", id, 0, setOf(entry), 0);
+                recent.addShingleSet("i", id, null, 0, setOf(entry), 0);
             }
             double min = randomFrom(0.5, 0.7, 0.9, 1.0);
             for (boolean documentInsideRecent : new boolean[] {true, false}) {
@@ -215,7 +215,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
     /** Shingle-set entries are for containment only: a simhash or signature search never meets them. */
     public void testShingleSetEntriesStayOutOfTheOtherSearches() {
         RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
-        recent.addShingleSet("i", "set", 0, setOf(java.util.Set.of(1, 2, 3)), 0);
+        recent.addShingleSet("i", "set", null, 0, setOf(java.util.Set.of(1, 2, 3)), 0);
         assertNull(recent.closestSimhash("i", "q", 0, 0L, 64, Long.MAX_VALUE, 0));
         RecentFingerprints.Match self =
                 recent.mostContaining("i", "q", 0, setOf(java.util.Set.of(1, 2, 3)), true, 1.0, Long.MAX_VALUE, 0);

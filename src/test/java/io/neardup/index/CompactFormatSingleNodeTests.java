@@ -4,8 +4,6 @@
  */
 package io.neardup.index;
 
-import static org.hamcrest.Matchers.containsString;
-
 import io.neardup.NearDupPlugin;
 import io.neardup.compat.DerivedSourceSupport;
 import io.neardup.core.FingerprintFormat;
@@ -16,7 +14,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.opensearch.action.search.SearchPhaseExecutionException;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
@@ -190,7 +187,8 @@ public class CompactFormatSingleNodeTests extends OpenSearchSingleNodeTestCase {
 
     /**
      * A liked document of the other format: a compact field derives its signature from a format 1 document's set; a
-     * format 1 field cannot use a compact document's, and says so, naming both formats.
+     * format 1 field compares a compact document's set by sets alone (issue 41: a data stream upgraded in place holds
+     * both, and its format 1 generation failed the query's shard).
      */
     public void testLikeFromTheOtherFormat() {
         putPipeline();
@@ -206,18 +204,29 @@ public class CompactFormatSingleNodeTests extends OpenSearchSingleNodeTestCase {
         // d0 itself is left out by its _id, as a liked document is.
         assertTrue(ids.toString(), ids.containsAll(List.of("d1", "d2")));
 
-        SearchPhaseExecutionException e = expectThrows(
-                SearchPhaseExecutionException.class,
-                () -> client().prepareSearch("one")
-                        .setQuery(nearDuplicate("{\"field\": \"body_fp.minhash\", \"like\":"
-                                + " {\"_id\": \"d0\", \"_index\": \"two\"}, \"min_similarity\": 0.5}"))
-                        .get());
-        assertThat(
-                e.getCause().getMessage() + " / " + e.getMessage(),
-                e.getCause().getMessage(),
-                containsString(
-                        "[like._id] document [d0]: its fingerprint is of fingerprint format 2 (compact) and field"
-                                + " [body_fp.minhash] of fingerprint format 1 (stored signature)"));
+        // A compact document's set has no format 1 signature: the format 1 field compares it by the sets alone (every
+        // document with a set verified), with the answer the same set gets from the format 1 document.
+        SearchResponse fromTwo = client().prepareSearch("one")
+                .setQuery(nearDuplicate("{\"field\": \"body_fp.minhash\", \"like\":"
+                        + " {\"_id\": \"d0\", \"_index\": \"two\"}, \"min_similarity\": 0.5, \"include_self\": true}"))
+                .get();
+        SearchResponse fromOneItself = client().prepareSearch("one")
+                .setQuery(nearDuplicate("{\"field\": \"body_fp.minhash\", \"like\":"
+                        + " {\"_id\": \"d0\", \"_index\": \"one\"}, \"min_similarity\": 0.5, \"include_self\": true}"))
+                .get();
+        assertEquals(0, fromTwo.getFailedShards());
+        assertEquals(hitsAndScores(fromOneItself), hitsAndScores(fromTwo));
+        assertTrue(
+                hitsAndScores(fromTwo).toString(),
+                hitsAndScores(fromTwo).keySet().containsAll(List.of("d0", "d1", "d2")));
+    }
+
+    private static Map<String, Float> hitsAndScores(SearchResponse response) {
+        Map<String, Float> scores = new java.util.TreeMap<>();
+        for (SearchHit hit : response.getHits().getHits()) {
+            scores.put(hit.getId(), hit.getScore());
+        }
+        return scores;
     }
 
     /** One pipeline, one bulk, two indices: each document is written in its own index's format. */
@@ -252,8 +261,8 @@ public class CompactFormatSingleNodeTests extends OpenSearchSingleNodeTestCase {
     }
 
     /**
-     * near_dup_lookup in an index of the other format: a format 1 document's set serves a compact lookup index; a
-     * compact document cannot be looked up in a format 1 index, and the document fails naming both formats.
+     * near_dup_lookup in an index of the other format: a format 1 document's set serves a compact lookup index, and a
+     * compact document's set is compared by sets in a format 1 index: the same match, the same similarity.
      */
     @SuppressWarnings("unchecked")
     public void testLookupInAnIndexOfTheOtherFormat() {
@@ -288,17 +297,17 @@ public class CompactFormatSingleNodeTests extends OpenSearchSingleNodeTestCase {
         assertNotNull(dup);
         assertTrue(dup.toString(), List.of("d0", "d1", "d2").contains(dup.get("duplicate_of")));
 
-        Exception e = expectThrows(
-                Exception.class,
-                () -> client().prepareIndex("two")
-                        .setId("y")
-                        .setPipeline("lookup-one")
-                        .setSource(Map.of("body", texts().get(1)))
-                        .get());
-        assertThat(
-                e.getMessage(),
-                containsString("its fingerprint is of fingerprint format 2 (compact) and field [body_fp.minhash] of"
-                        + " fingerprint format 1 (stored signature)"));
+        // A compact document looked up in the format 1 index is compared there by its set (issue 41).
+        client().prepareIndex("two")
+                .setId("y")
+                .setPipeline("lookup-one")
+                .setSource(Map.of("body", texts().get(1)))
+                .get();
+        Map<String, Object> fromCompact = (Map<String, Object>)
+                client().prepareGet("two", "y").get().getSourceAsMap().get("body_dup");
+        assertNotNull(fromCompact);
+        assertEquals(fromCompact.toString(), dup.get("duplicate_of"), fromCompact.get("duplicate_of"));
+        assertEquals(fromCompact.toString(), dup.get("similarity"), fromCompact.get("similarity"));
     }
 
     /** A compact fingerprint given as like (its set, no signature) finds what its document's _id finds. */

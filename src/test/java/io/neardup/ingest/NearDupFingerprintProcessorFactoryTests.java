@@ -189,4 +189,23 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
         Files.writeString(configFolder.resolve("broken.tsv"), "no header\n", StandardCharsets.UTF_8);
         assertRejected(Map.of("field", "body", "idf_table", "broken.tsv"), "idf_table", "line 1");
     }
+
+    /**
+     * Found by HostileRequestsTests: an unknown char filter or filter was refused as [tokenizer]; the refusal names
+     * the key whose component the registry could not find.
+     */
+    public void testAnUnknownComponentNamesItsKey() {
+        assertRejected(
+                Map.of("field", "body", "char_filter", List.of("no_such_char_filter")),
+                "char_filter",
+                "failed to find global char_filter under [no_such_char_filter]");
+        assertRejected(
+                Map.of("field", "body", "filter", List.of("lowercase", "no_such_filter")),
+                "filter",
+                "failed to find global filter under [no_such_filter]");
+        assertRejected(
+                Map.of("field", "body", "tokenizer", "no_such_tokenizer"),
+                "tokenizer",
+                "failed to find global tokenizer under [no_such_tokenizer]");
+    }
 }

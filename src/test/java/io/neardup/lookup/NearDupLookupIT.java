@@ -44,6 +44,13 @@ public class NearDupLookupIT extends NearDupRestTestCase {
     /** Loads the demo lines in this order, in bulks of random sizes refreshed in between; returns id → text. */
     @SuppressWarnings("unchecked")
     private static List<String[]> load(String index, List<String> lines) throws IOException {
+        return load(index, lines, "index", "");
+    }
+
+    /** As {@link #load(String, List)}, with the bulk's operation and fields put first in each document. */
+    @SuppressWarnings("unchecked")
+    private static List<String[]> load(String index, List<String> lines, String operation, String extraFields)
+            throws IOException {
         List<String[]> arrivals = new ArrayList<>();
         for (int from = 0; from < lines.size(); ) {
             int to = Math.min(lines.size(), from + between(1, 60));
@@ -52,10 +59,13 @@ public class NearDupLookupIT extends NearDupRestTestCase {
                 Map<String, Object> doc = org.opensearch.common.xcontent.XContentHelper.convertToMap(
                         org.opensearch.common.xcontent.json.JsonXContent.jsonXContent, line, false);
                 arrivals.add(new String[] {(String) doc.get("id"), (String) doc.get("text")});
-                bulk.append("{\"index\": {\"_id\": \"")
+                bulk.append("{\"")
+                        .append(operation)
+                        .append("\": {\"_id\": \"")
                         .append(doc.get("id"))
-                        .append("\"}}\n")
-                        .append(line)
+                        .append("\"}}\n{")
+                        .append(extraFields)
+                        .append(line.substring(1))
                         .append('\n');
             }
             Map<String, Object> response = send("POST", "/" + index + "/_bulk?refresh=true", bulk.toString());
@@ -88,7 +98,54 @@ public class NearDupLookupIT extends NearDupRestTestCase {
         List<String> lines = new ArrayList<>(DemoCorpus.lines());
         Collections.shuffle(lines, random());
         List<String[]> arrivals = load(index("flagged", "flag"), lines);
-        Map<String, Map<String, Object>> flags = flags("flagged");
+        assertFlaggedAsTheTruth(arrivals, flags("flagged"), null);
+    }
+
+    /**
+     * Issue 41: the same through a data stream rolled over (the core {@code _rollover} API) three times while the
+     * pages arrive, the lookup on the stream (the document's own {@code _index}): each page is flagged when a page of
+     * any earlier generation is a near-duplicate, and the index it names is the backing index that holds that page.
+     */
+    public void testEachPageIsFlaggedAcrossTheGenerationsOfADataStream() throws Exception {
+        send("PUT", "/_ingest/pipeline/flag-stream", """
+            {"processors": [
+              {"near_dup_fingerprint": {"field": "text"}},
+              {"near_dup_lookup": {"field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "text_dup"}}]}""");
+        send("PUT", "/_index_template/pages-stream", """
+            {"index_patterns": ["pages-stream"], "data_stream": {}, "priority": 100,
+             "template": {
+               "settings": {"number_of_shards": 2, "number_of_replicas": 0, "index.default_pipeline": "flag-stream"},
+               "mappings": {"properties": {
+                 "@timestamp": {"type": "date"}, "text": {"type": "text"},
+                 "text_fp": {"properties": {"minhash": {"type": "minhash", "num_hashes": 128}}}}}}}""");
+        List<String> lines = new ArrayList<>(DemoCorpus.lines());
+        Collections.shuffle(lines, random());
+        List<String[]> arrivals = new ArrayList<>();
+        int generation = lines.size() / 4 + 1;
+        for (int from = 0; from < lines.size(); from += generation) {
+            if (from > 0) {
+                send("POST", "/pages-stream/_rollover", null);
+            }
+            List<String> batch = lines.subList(from, Math.min(lines.size(), from + generation));
+            arrivals.addAll(load("pages-stream", batch, "create", "\"@timestamp\": \"2026-11-27T00:00:00Z\", "));
+        }
+        Map<String, Map<String, Object>> flags = flags("pages-stream");
+        Map<String, String> backingIndexOf = new HashMap<>();
+        for (Map<String, Object> hit :
+                hits(send("POST", "/pages-stream/_search", "{\"size\": 1000, \"_source\": false}"))) {
+            backingIndexOf.put((String) hit.get("_id"), (String) hit.get("_index"));
+        }
+        assertEquals(4, backingIndexOf.values().stream().distinct().count());
+        assertFlaggedAsTheTruth(arrivals, flags, backingIndexOf);
+    }
+
+    /**
+     * Each page is flagged as a copy exactly when an earlier page's 3-word shingles overlap it by Jaccard >= {@link
+     * #TAU}, allowing for LSH's misses; with {@code backingIndexOf}, the index named beside {@code duplicate_of} is the
+     * one that holds it.
+     */
+    private static void assertFlaggedAsTheTruth(
+            List<String[]> arrivals, Map<String, Map<String, Object>> flags, Map<String, String> backingIndexOf) {
         List<Set<String>> shingles = new ArrayList<>();
         for (String[] arrival : arrivals) {
             shingles.add(ShingleTruth.shingles(arrival[1], 3));
@@ -110,6 +167,10 @@ public class NearDupLookupIT extends NearDupRestTestCase {
                         "no false flag: " + arrivals.get(i)[0] + " -> " + of + " at " + similarity,
                         similarity >= TAU - 1e-9);
                 assertEquals(similarity, ((Number) flag.get("similarity")).doubleValue(), 1e-6);
+                assertEquals(
+                        flag.toString(),
+                        backingIndexOf == null ? null : backingIndexOf.get(of),
+                        flag.get("duplicate_of_index"));
             }
             if (best >= TAU) {
                 expectedCopies++;

@@ -248,4 +248,74 @@ public class LikeResolverTests extends OpenSearchIntegTestCase {
                 .get()
                 .isValid());
     }
+
+    private static QueryBuilder textQuery(String field, String text, String pipeline) {
+        return QueryBuilders.wrapperQuery("{\"near_duplicate\": {\"field\": \"" + field + "\", \"like\": {\"text\": \""
+                + text + "\"" + (pipeline == null ? "" : ", \"pipeline\": \"" + pipeline + "\"") + "}, "
+                + "\"min_similarity\": 0.5}}");
+    }
+
+    /**
+     * {@code like.text} with a named pipeline: read by the rewrite (asynchronously, as the caller) and carried to the
+     * shards, so a search, an explain and a validate, whose shards rewrite nothing of their own, answer as with the
+     * index's default pipeline, the same one here.
+     */
+    public void testANamedPipelineIsReadByTheRewrite() {
+        setUpIndices();
+        String text = client().prepareGet("left", LIKED)
+                .get()
+                .getSourceAsMap()
+                .get("text")
+                .toString();
+        for (String field : List.of("text_fp.minhash", "text_fp.simhash")) {
+            SearchResponse named = search(textQuery(field, text, "fp"), "left", "right");
+            assertEquals(field + ": " + Arrays.toString(named.getShardFailures()), 0, named.getFailedShards());
+            Set<String> expected = hits(search(textQuery(field, text, null), "left", "right"));
+            assertTrue(field + ": " + expected, expected.contains("left/" + LIKED));
+            assertEquals(field, expected, hits(named));
+        }
+        assertTrue(client().prepareExplain("left", "a-copy")
+                .setQuery(textQuery("text_fp.minhash", text, "fp"))
+                .get()
+                .isMatch());
+        assertTrue(client().admin()
+                .indices()
+                .prepareValidateQuery("left", "right")
+                .setQuery(textQuery("text_fp.minhash", text, "fp"))
+                .get()
+                .isValid());
+    }
+
+    /** A pipeline that does not exist is a 400 naming it, from the rewrite, before any shard runs. */
+    public void testANamedPipelineThatDoesNotExistIsA400NamingIt() {
+        setUpIndices();
+        for (String field : List.of("text_fp.minhash", "text_fp.simhash")) {
+            Exception e = expectThrows(Exception.class, () -> search(textQuery(field, "some text", "missing"), "left"));
+            assertEquals(field, RestStatus.BAD_REQUEST, org.opensearch.ExceptionsHelper.status(e));
+            assertTrue(
+                    field + ": " + e,
+                    org.opensearch.ExceptionsHelper.unwrapCause(e)
+                            .getMessage()
+                            .contains("[like.text] pipeline [missing] does not exist"));
+        }
+    }
+
+    /**
+     * An alias filter is checked at its creation by a shard's rewrite that may wait for nothing: a named pipeline,
+     * which is read as the caller, is refused there with a 400 saying what to do, not read on a blocked thread.
+     */
+    public void testAnAliasFilterNamingAPipelineIsRefused() {
+        setUpIndices();
+        Exception e = expectThrows(
+                Exception.class,
+                () -> client().admin()
+                        .indices()
+                        .prepareAliases()
+                        .addAlias("left", "filtered", textQuery("text_fp.minhash", "some text", "fp"))
+                        .get());
+        assertEquals(RestStatus.BAD_REQUEST, org.opensearch.ExceptionsHelper.status(e));
+        assertTrue(
+                e.toString(),
+                org.opensearch.ExceptionsHelper.stackTrace(e).contains("leave [like.pipeline] out there"));
+    }
 }

@@ -97,6 +97,21 @@ public class LikeTests extends OpenSearchTestCase {
     }
 
     /**
+     * A text whose named pipeline the rewrite read as the caller says so on the wire, under a kind of its own (what an
+     * older build wrote reads as an unchecked text), and never in JSON: a request cannot claim the check.
+     */
+    public void testAPipelineCheckedTextSaysSoOnlyOnTheWire() throws IOException {
+        Like.Text checked = new Like.Text("some text", "fp").pipelineCheckedText();
+        assertTrue(checked.pipelineChecked());
+        assertEquals(checked, wire(checked));
+        assertNotEquals(checked, Like.text("some text", "fp"));
+        assertWire(checked, 6, new String[] {null, null, "some text", "fp", null, null, null, null, null}, null);
+        assertEquals(json(Like.text("some text", "fp")), json(checked));
+        assertEquals(Like.text("some text", "fp"), parse(json(checked)));
+        assertFalse(((Like.Text) wire(Like.text("some text", "fp"))).pipelineChecked());
+    }
+
+    /**
      * The bytes each kind writes are the ones the single class wrote (its kind enum's ordinal, ten optional
      * strings in a fixed order, an optional map), written out here by hand: a node of either build reads them.
      */

@@ -141,6 +141,11 @@ public class NearDuplicateQueryBuilderTests extends OpenSearchTestCase {
         assertRejected(like + "\"min_similarity\": \"lots\"}", "[min_similarity] must be a number, got [lots]");
         assertRejected(like + "\"maxdistance\": 3}", "[near_duplicate] query does not support [maxdistance]");
         assertRejected("{\"field\": {\"a\": 1}, \"like\": {\"_id\": \"0\"}}", "[field] must be a value");
+        // Found by HostileRequestsTests: null was read as text, an IllegalStateException (a 500).
+        assertRejected(
+                "{\"field\": null, \"like\": {\"_id\": \"0\"}}",
+                "[near_duplicate] [field] must be a string, got [null]");
+        assertRejected(like + "\"_name\": null}", "[near_duplicate] [_name] must be a string, got [null]");
     }
 
     /** Digits that are not ASCII hex digits (full-width, Arabic-Indic), a 0x, a 17th digit or a space: no simhash. */

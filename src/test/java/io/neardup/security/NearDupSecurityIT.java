@@ -428,6 +428,54 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
         assertEquals("hidden-b", dupOf(index, "admin-copy-of-b").get("duplicate_of"));
     }
 
+    /**
+     * Issue 41: a lookup into a pattern of daily indices, run by a user who may read one of them under DLS and not
+     * the other: its matches come from the visible documents of the readable day alone, so no {@code _id} of the
+     * other day, nor a hidden one, is ever written; a user who may read none of them has the document refused.
+     */
+    public void testALookupIntoManyIndicesNamesOnlyWhatTheIndexingUserMayRead() throws IOException {
+        send(
+                "PUT",
+                "/_ingest/pipeline/sec-fp",
+                "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
+        send("PUT", "/_ingest/pipeline/sec-days", """
+            {"processors": [
+              {"near_dup_fingerprint": {"field": "text", "target_field": "text_fp"}},
+              {"near_dup_lookup": {"field": "text_fp.minhash", "min_similarity": 0.5, "index": "sec-day-*",
+                                   "target_field": "dup"}}]}""");
+        for (String day : new String[] {"sec-day-1", "sec-day-2"}) {
+            send("PUT", "/" + day, MAPPING);
+        }
+        send("PUT", "/sec-incoming", MAPPING.replace("sec-fp", "sec-days"));
+        indexOne(client(), "sec-day-1", "visible", "a", corpus().get("g5c0")[1]);
+        indexOne(client(), "sec-day-1", "hidden", "b", corpus().get("g6c0")[1]);
+        indexOne(client(), "sec-day-2", "forbidden", "a", corpus().get("g6c1")[1]);
+        send("POST", "/sec-day-*/_refresh", null);
+        putRole("sec_days_reader", role().index("sec-day-1").allow("read").dls("{\"term\": {\"team\": \"a\"}}"));
+        putRole("sec_incoming_rw", role().index("sec-incoming").allow("read", "write"));
+        putUser("sec_day_one", "sec_days_reader", "sec_incoming_rw");
+        putUser("sec_no_day", "sec_incoming_rw");
+        indexOne(userClient("sec_day_one"), "sec-incoming", "copy-of-visible", "a", corpus().get("g5c1")[1]);
+        indexOne(userClient("sec_day_one"), "sec-incoming", "copy-of-hidden", "a", corpus().get("g6c2")[1]);
+        indexOne(client(), "sec-incoming", "admin-copy", "a", corpus().get("g6c3")[1]);
+        Map<String, Object> visible = dupOf("sec-incoming", "copy-of-visible");
+        assertEquals("visible", visible.get("duplicate_of"));
+        assertEquals("sec-day-1", visible.get("duplicate_of_index"));
+        assertEquals(
+                "neither the DLS-hidden document of day 1 nor the forbidden day 2 is named",
+                Map.of("cluster", "copy-of-hidden", "representative", true),
+                dupOf("sec-incoming", "copy-of-hidden"));
+        Map<String, Object> admin = dupOf("sec-incoming", "admin-copy");
+        assertEquals("the admin sees the hidden document: the closest", "hidden", admin.get("duplicate_of"));
+        assertEquals("sec-day-1", admin.get("duplicate_of_index"));
+        expectRefused(
+                403,
+                userClient("sec_no_day"),
+                "PUT",
+                "/sec-incoming/_doc/refused",
+                "{\"team\": \"a\", \"text\": \"" + corpus().get("g5c2")[1] + "\"}");
+    }
+
     /** A pipeline named in {@code like.pipeline} is read only by a user who may read pipelines; the index's own needs nothing more. */
     public void testLikePipelineNeedsThePipelineReadPermission() throws IOException {
         setUpCorpus(false);

@@ -56,6 +56,18 @@ public class JmhBenchmarksTests {
     }
 
     @Test
+    public void testContainmentLead() throws Exception {
+        // n: enough planted documents for its 64 queries, and rare documents among their hosts
+        assertEachRuns(
+                List.of("led", "onePass", "twoPhase"),
+                ContainmentLeadBenchmark::new,
+                Map.of("n", 2_000, "leadFraction", 0.3),
+                "contained",
+                "like",
+                "document");
+    }
+
+    @Test
     public void testFieldExposure() throws Exception {
         // n: at least the 256 queries it draws from the documents
         assertEachRuns(

@@ -1,0 +1,115 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.compare;
+
+import io.neardup.core.FingerprintScheme;
+import io.neardup.core.MemoryBudget;
+import io.neardup.core.ShingleAlignment;
+import io.neardup.core.TextTokens;
+import io.neardup.index.BreakerBudget;
+import io.neardup.ingest.NearDupFingerprintProcessor;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.lucene.index.LeafReaderContext;
+import org.opensearch.common.document.DocumentField;
+import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.index.IndexSettings;
+import org.opensearch.ingest.IngestService;
+import org.opensearch.search.fetch.FetchContext;
+import org.opensearch.search.fetch.FetchSubPhase;
+import org.opensearch.search.fetch.FetchSubPhaseProcessor;
+
+/**
+ * Adds {@code near_dup_explain} to each hit's {@code fields}, the way highlighting adds {@code highlight}: the
+ * comparison of the request's {@code like} text (a) with the hit's field (b), as {@code _near_dup/_compare} answers
+ * it, both analyzed by the searched index's default pipeline. The like text's simhash is computed once per shard; its
+ * tokens are analyzed again for each hit, so that each hit's scratch is charged to the {@code neardup} breaker and
+ * given back before the next (a fetch processor has no end to release a shard-long reservation at). A hit without the field (or whose
+ * field the caller's reader hides) gets nothing.
+ */
+public final class NearDupExplainPhase implements FetchSubPhase {
+    static final String BREAKER_LABEL = "near_dup_explain";
+
+    private final Supplier<IngestService> ingestService;
+    private final Supplier<CircuitBreaker> breaker;
+
+    public NearDupExplainPhase(Supplier<IngestService> ingestService, Supplier<CircuitBreaker> breaker) {
+        this.ingestService = ingestService;
+        this.breaker = breaker;
+    }
+
+    @Override
+    public FetchSubPhaseProcessor getProcessor(FetchContext context) {
+        if (context.getSearchExt(NearDupExplainExt.NAME) instanceof NearDupExplainExt ext) {
+            String pipelineId = IndexSettings.DEFAULT_PIPELINE.get(
+                    context.getIndexSettings().getSettings());
+            if (pipelineId == null || pipelineId.isEmpty() || "_none".equals(pipelineId)) {
+                throw new IllegalArgumentException("[" + NearDupExplainExt.NAME + "] analyzes texts with the "
+                        + "[index.default_pipeline] of the index searched; index [" + context.getIndexName()
+                        + "] has none");
+            }
+            NearDupFingerprintProcessor processor = ComparePipelines.processorOf(
+                    ingestService.get().getPipeline(pipelineId), pipelineId, ext.fingerprint(), List.of(ext.field()));
+            return new Explainer(ext, processor);
+        }
+        return null;
+    }
+
+    private final class Explainer implements FetchSubPhaseProcessor {
+        private final NearDupExplainExt ext;
+        private final NearDupFingerprintProcessor processor;
+        private final boolean simhash;
+        private final long likeSimhash;
+        /** Characters of hits explained so far on this shard. */
+        private long explained;
+
+        Explainer(NearDupExplainExt ext, NearDupFingerprintProcessor processor) {
+            this.ext = ext;
+            this.processor = processor;
+            this.simhash = processor.writesSimhashTo(processor.targetField() + ".simhash");
+            this.likeSimhash = simhash ? TransportNearDupCompareAction.simhash(processor, ext.likeText()) : 0;
+        }
+
+        @Override
+        public void setNextReader(LeafReaderContext readerContext) {}
+
+        @Override
+        public void process(HitContext hitContext) {
+            Object value = hitContext.sourceLookup().extractValue(ext.field(), null);
+            String text = value instanceof String string
+                    ? string
+                    : value instanceof List<?> list && list.stream().allMatch(String.class::isInstance)
+                            ? String.join(
+                                    "\n", list.stream().map(String.class::cast).toList())
+                            : null;
+            if (text == null) {
+                return;
+            }
+            FingerprintScheme scheme = processor.scheme();
+            MemoryBudget budget = BreakerBudget.of(breaker.get(), BREAKER_LABEL);
+            // Past the shard's total, the measures only: passages for no character.
+            int cap = explained >= ext.maxTotalChars() ? 0 : ext.maxExplainedChars();
+            ShingleAlignment.Result result;
+            int tokens;
+            try (TextTokens like = new TextTokens(scheme.seed(), budget);
+                    TextTokens hit = new TextTokens(scheme.seed(), budget)) {
+                processor.tokens(ext.likeText(), like);
+                processor.tokens(text, hit);
+                result = ShingleAlignment.align(like, hit, scheme.minhashShingleSize(), scheme.seed(), cap, budget);
+                tokens = Math.min(like.size(), hit.size());
+            }
+            explained += Math.min(text.length(), cap);
+            int distance = simhash && tokens > 0
+                    ? Long.bitCount(likeSimhash ^ TransportNearDupCompareAction.simhash(processor, text))
+                    : -1;
+            Map<String, Object> explanation = NearDupCompareResponse.explanation(result, distance);
+            hitContext
+                    .hit()
+                    .setDocumentField(
+                            NearDupExplainExt.NAME, new DocumentField(NearDupExplainExt.NAME, List.of(explanation)));
+        }
+    }
+}
