@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import io.neardup.compat.LuceneApi;
 import io.neardup.core.ClusterGraph;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import org.opensearch.action.admin.indices.refresh.RefreshRequest;
@@ -116,12 +117,17 @@ final class ClusterJob {
             if (rep[n] == n && size[n] >= 2) {
                 task.clusters.incrementAndGet();
                 clusteredDocuments += size[n];
-                largest.add(new NearDupClustersResponse.Cluster(graph.id(n), size[n]));
+                largest.add(new NearDupClustersResponse.Cluster(
+                        graph.id(n),
+                        context.indices().spansIndices() ? context.indices().name(graph.ordinal(n)) : null,
+                        size[n]));
             }
         }
         largest.sort(Comparator.comparingInt(NearDupClustersResponse.Cluster::size)
                 .reversed()
-                .thenComparing(NearDupClustersResponse.Cluster::id));
+                .thenComparing(NearDupClustersResponse.Cluster::id)
+                .thenComparing(
+                        NearDupClustersResponse.Cluster::index, Comparator.nullsFirst(Comparator.naturalOrder())));
         List<NearDupClustersResponse.Cluster> reported = largest.subList(0, Math.min(LARGEST_REPORTED, largest.size()));
         long[] histogram = ClusterGraph.sizeHistogram(rep, found);
         long clustered = clusteredDocuments;
@@ -160,8 +166,11 @@ final class ClusterJob {
                 .admin()
                 .indices()
                 .refresh(
-                        new RefreshRequest(context.index()),
-                        context.step("refreshing [" + context.index() + "]", ActionListener.map(done, r -> null)));
+                        new RefreshRequest(context.indices().names()),
+                        context.step(
+                                "refreshing "
+                                        + Arrays.toString(context.indices().names()),
+                                ActionListener.map(done, r -> null)));
     }
 
     private NearDupClustersResponse response(
@@ -191,7 +200,7 @@ final class ClusterJob {
         SearchSourceBuilder count =
                 new SearchSourceBuilder().size(0).trackTotalHits(true).query(documents);
         context.search(
-                new SearchRequest(context.index()).source(count),
+                new SearchRequest(context.indices().names()).source(count),
                 "counting the documents",
                 ActionListener.wrap(
                         response -> total.onResponse(

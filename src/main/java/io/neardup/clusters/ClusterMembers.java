@@ -11,9 +11,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
+import org.opensearch.index.mapper.IndexFieldMapper;
 import org.opensearch.index.query.BoolQueryBuilder;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
@@ -50,10 +52,18 @@ final class ClusterMembers {
             return ClusterAssignment.clusterOf(existing);
         }
 
-        boolean wasRepresentativeOf(String id) {
+        /** The index of its earlier cluster's representative: the one written, else the document's own. */
+        String existingClusterIndex(String ownIndex) {
+            String written = ClusterAssignment.clusterIndexOf(existing);
+            return written == null ? ownIndex : written;
+        }
+
+        /** Whether an earlier run made this document, {@code id} of {@code index}, a representative. */
+        boolean wasRepresentativeOf(String index, String id) {
             return existing != null
                     && Boolean.TRUE.equals(existing.get(ClusterAssignment.REPRESENTATIVE))
-                    && id.equals(existingCluster());
+                    && id.equals(existingCluster())
+                    && index.equals(existingClusterIndex(index));
         }
     }
 
@@ -66,8 +76,10 @@ final class ClusterMembers {
     private final Set<String> expandedClusters = new HashSet<>();
     private Member[] members = new Member[0];
     private int read;
-    /** The nodes' ids while {@link #ranks} sorts them. */
+    /** The nodes' ids and index ordinals while {@link #ranks} sorts them. */
     private String[] rankedIds;
+
+    private int[] rankedOrdinals;
 
     ClusterMembers(RunContext context, MatchGraph graph) {
         this.context = context;
@@ -133,10 +145,12 @@ final class ClusterMembers {
 
     private void readNodes(int from, int to, ActionListener<Void> done) {
         String[] chunk = graph.ids(from, to);
+        int[] ordinals = graph.ordinals(from, to);
+        RunIndices indices = context.indices();
         SearchSourceBuilder source =
-                memberSearch(QueryBuilders.idsQuery().addIds(chunk)).size(chunk.length);
+                memberSearch(idsIn(indices, chunk, ordinals)).size(chunk.length);
         context.search(
-                new SearchRequest(context.index()).source(source),
+                new SearchRequest(indices.names()).source(source),
                 "reading members",
                 ActionListener.wrap(
                         response -> {
@@ -145,7 +159,7 @@ final class ClusterMembers {
                                 members[n] = Member.MISSING;
                             }
                             for (SearchHit hit : response.getHits().getHits()) {
-                                Integer n = graph.nodeOf(hit.getId());
+                                Integer n = graph.nodeOf(indices.ordinalOf(hit.getIndex()), hit.getId());
                                 if (n != null) {
                                     members[n] = member(hit);
                                     afterRead(n);
@@ -154,6 +168,22 @@ final class ClusterMembers {
                             done.onResponse(null);
                         },
                         done::onFailure));
+    }
+
+    /** The documents {@code ids[i]} of the indices {@code ordinals[i]}: by {@code _id} alone where the run has one index. */
+    private static QueryBuilder idsIn(RunIndices indices, String[] ids, int[] ordinals) {
+        if (indices.spansIndices() == false) {
+            return QueryBuilders.idsQuery().addIds(ids);
+        }
+        Map<Integer, List<String>> byIndex = new TreeMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            byIndex.computeIfAbsent(ordinals[i], o -> new ArrayList<>()).add(ids[i]);
+        }
+        BoolQueryBuilder any = QueryBuilders.boolQuery().minimumShouldMatch(1);
+        byIndex.forEach((ordinal, inIndex) -> any.should(QueryBuilders.boolQuery()
+                .filter(QueryBuilders.termQuery(IndexFieldMapper.NAME, indices.name(ordinal)))
+                .filter(QueryBuilders.idsQuery().addIds(inIndex.toArray(String[]::new)))));
+        return any;
     }
 
     /** Adds the other members of earlier clusters: documents holding one of {@code clusters} that the query does not match. */
@@ -173,7 +203,10 @@ final class ClusterMembers {
                         () -> true,
                         (hits, page) -> {
                             for (SearchHit hit : hits) {
-                                graph.node(hit.getId(), SequenceNumbers.UNASSIGNED_SEQ_NO);
+                                graph.node(
+                                        context.indices().ordinalOf(hit.getIndex()),
+                                        hit.getId(),
+                                        SequenceNumbers.UNASSIGNED_SEQ_NO);
                             }
                             page.onResponse(null);
                         },
@@ -192,8 +225,17 @@ final class ClusterMembers {
             return;
         }
         expand(cluster);
-        if (members[n].scanned() == false && cluster.equals(graph.id(n)) == false) {
-            int leader = graph.node(cluster, SequenceNumbers.UNASSIGNED_SEQ_NO);
+        RunIndices indices = context.indices();
+        String index = indices.name(graph.ordinal(n));
+        int leaderOrdinal = indices.ordinalOf(members[n].existingClusterIndex(index));
+        if (leaderOrdinal < 0) {
+            // A representative in an index the run does not cover is met as a missing one: the members the run
+            // reads make the cluster again.
+            leaderOrdinal = graph.ordinal(n);
+        }
+        if (members[n].scanned() == false
+                && (cluster.equals(graph.id(n)) && leaderOrdinal == graph.ordinal(n)) == false) {
+            int leader = graph.node(leaderOrdinal, cluster, SequenceNumbers.UNASSIGNED_SEQ_NO);
             graph.fix(n, leader);
         }
     }
@@ -259,6 +301,7 @@ final class ClusterMembers {
         int n = graph.nodeCount();
         ensureMembers(n);
         rankedIds = graph.ids(0, n);
+        rankedOrdinals = graph.ordinals(0, n);
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
             order[i] = i;
@@ -281,7 +324,10 @@ final class ClusterMembers {
         String idA = rankedIds[a];
         String idB = rankedIds[b];
         if (request.keepRepresentatives()) {
-            c = Boolean.compare(mb.wasRepresentativeOf(idB), ma.wasRepresentativeOf(idA));
+            RunIndices indices = context.indices();
+            c = Boolean.compare(
+                    mb.wasRepresentativeOf(indices.name(rankedOrdinals[b]), idB),
+                    ma.wasRepresentativeOf(indices.name(rankedOrdinals[a]), idA));
             if (c != 0) {
                 return c;
             }
@@ -300,7 +346,9 @@ final class ClusterMembers {
                 return sort.order() == SortOrder.DESC ? -c : c;
             }
         }
-        return idA.compareTo(idB);
+        c = idA.compareTo(idB);
+        // The same _id in two indices: the older index first, as the lookup breaks ties.
+        return c != 0 ? c : Integer.compare(rankedOrdinals[a], rankedOrdinals[b]);
     }
 
     /** Raw sort values of one field compare by their natural order; a missing value sorts last. */

@@ -102,12 +102,17 @@ final class ClusterWriter {
             return;
         }
         String id = graph.id(n);
+        String index = context.indices().name(graph.ordinal(n));
         // A document of the graph left alone (its near-duplicates gone, or joined to other leaders) is written as one
         // in no cluster: here, because a run with a query would not meet it again among the documents it matches.
         boolean alone = size[rep[n]] < 2;
         Map<String, Object> desired = alone
-                ? (request.singletons() ? ClusterAssignment.member(id, 1, true) : null)
-                : ClusterAssignment.member(graph.id(rep[n]), size[rep[n]], rep[n] == n);
+                ? (request.singletons() ? ClusterAssignment.member(id, clusterIndex(index), 1, true) : null)
+                : ClusterAssignment.member(
+                        graph.id(rep[n]),
+                        clusterIndex(context.indices().name(graph.ordinal(rep[n]))),
+                        size[rep[n]],
+                        rep[n] == n);
         if (Objects.equals(desired, ClusterAssignment.readMember(member.existing()))) {
             if (alone == false || member.existing() != null) {
                 task.noops.incrementAndGet();
@@ -117,12 +122,18 @@ final class ClusterWriter {
         long seen = graph.seenSeqNo(n);
         if (seen == MatchGraph.CHANGED || (seen != SequenceNumbers.UNASSIGNED_SEQ_NO && seen != member.seqNo())) {
             conflict(
+                    index,
                     id,
                     "document [" + id + "] changed after its near-duplicates were found; run again to cluster "
                             + "its new version");
             return;
         }
-        bulks.add(id, desired, member.seqNo(), member.primaryTerm(), desired == null);
+        bulks.add(index, id, desired, member.seqNo(), member.primaryTerm(), desired == null);
+    }
+
+    /** The representative's index as an assignment names it: only where the run covers many indices. */
+    private String clusterIndex(String representativeIndex) {
+        return context.indices().spansIndices() ? representativeIndex : null;
     }
 
     /**
@@ -176,33 +187,35 @@ final class ClusterWriter {
 
     private void addOthers(SearchHit[] hits, Bulks bulks) {
         for (SearchHit hit : hits) {
-            Integer n = graph.nodeOf(hit.getId());
+            Integer n = graph.nodeOf(context.indices().ordinalOf(hit.getIndex()), hit.getId());
             if (n != null && members.member(n).found()) {
                 continue;
             }
             Map<String, Object> hitSource = hit.getSourceAsMap();
             Object existing =
                     hitSource == null ? null : XContentMapValues.extractValue(request.targetField(), hitSource);
-            Map<String, Object> desired = request.singletons() ? ClusterAssignment.member(hit.getId(), 1, true) : null;
+            Map<String, Object> desired = request.singletons()
+                    ? ClusterAssignment.member(hit.getId(), clusterIndex(hit.getIndex()), 1, true)
+                    : null;
             if (Objects.equals(desired, existing instanceof Map<?, ?> map ? ClusterAssignment.readMember(map) : null)) {
                 task.noops.incrementAndGet();
                 continue;
             }
-            bulks.add(hit.getId(), desired, hit.getSeqNo(), hit.getPrimaryTerm(), desired == null);
+            bulks.add(hit.getIndex(), hit.getId(), desired, hit.getSeqNo(), hit.getPrimaryTerm(), desired == null);
         }
     }
 
-    private synchronized void conflict(String id, String reason) {
+    private synchronized void conflict(String index, String id, String reason) {
         task.versionConflicts.incrementAndGet();
-        failure(id, RestStatus.CONFLICT.getStatus(), reason);
+        failure(index, id, RestStatus.CONFLICT.getStatus(), reason);
         if (request.abortOnVersionConflict()) {
             writesStopped = true;
         }
     }
 
-    private synchronized void failure(String id, int status, String reason) {
+    private synchronized void failure(String index, String id, int status, String reason) {
         if (failures.size() < MAX_FAILURES_REPORTED) {
-            failures.add(new NearDupClustersResponse.Failure(id, status, reason));
+            failures.add(new NearDupClustersResponse.Failure(index, id, status, reason));
         }
     }
 
@@ -221,8 +234,9 @@ final class ClusterWriter {
         private ActionListener<Void> waitingForAll;
         private Exception bulkFailure;
 
-        void add(String id, Map<String, Object> assignment, long seqNo, long primaryTerm, boolean clears) {
-            bulk.add(new UpdateRequest(context.index(), id)
+        void add(
+                String index, String id, Map<String, Object> assignment, long seqNo, long primaryTerm, boolean clears) {
+            bulk.add(new UpdateRequest(index, id)
                     .doc(MappingPaths.nest(request.targetField(), assignment))
                     .setIfSeqNo(seqNo)
                     .setIfPrimaryTerm(primaryTerm));
@@ -311,11 +325,16 @@ final class ClusterWriter {
                         }
                     } else if (item.getFailure().getStatus() == RestStatus.CONFLICT) {
                         conflict(
+                                item.getIndex(),
                                 item.getId(),
                                 "document [" + item.getId()
                                         + "] changed after it was read; run again to cluster its new version");
                     } else {
-                        failure(item.getId(), item.getFailure().getStatus().getStatus(), item.getFailureMessage());
+                        failure(
+                                item.getIndex(),
+                                item.getId(),
+                                item.getFailure().getStatus().getStatus(),
+                                item.getFailureMessage());
                         writesStopped = true;
                     }
                 }

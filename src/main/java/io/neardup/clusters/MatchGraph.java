@@ -13,18 +13,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
 import java.util.function.IntToLongFunction;
+import java.util.function.IntUnaryOperator;
 import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.index.seqno.SequenceNumbers;
 
 /**
- * The documents of a run that have a near-duplicate, as nodes of a {@link ClusterGraph}, with the
- * sequence number each was seen at; every node and edge charged to the {@code neardup} breaker
+ * The documents of a run that have a near-duplicate, as nodes of a {@link ClusterGraph}, each known by its index
+ * (the ordinal {@link RunIndices} gives it) and {@code _id}, with the sequence number it was seen at; every node and edge charged to the {@code neardup} breaker
  * before it is taken, and given back by {@link #release}. Thread-safe: the shards' answers add to it
  * as they come.
  */
 final class MatchGraph {
 
-    /** The map entry, the id list slot, the seen sequence number and the graph's arrays, beside the id's characters. */
+    /**
+     * The map entry, the id list slot, the index ordinal, the seen sequence number and the graph's arrays, beside the
+     * id's characters.
+     */
     static final int BYTES_PER_NODE = 160;
     /** A node seen at two different sequence numbers: it changed between the scan and a shard's match. */
     static final long CHANGED = Long.MIN_VALUE;
@@ -32,8 +36,11 @@ final class MatchGraph {
     private final CircuitBreaker breaker;
     private final NearDupClustersTask task;
     private final ClusterGraph graph;
-    private final Map<String, Integer> nodeOf = new HashMap<>();
+    /** By index ordinal: an {@code _id} is unique only inside one index. */
+    private final List<Map<String, Integer>> nodeOf = new ArrayList<>();
+
     private final List<String> ids = new ArrayList<>();
+    private int[] ordinalOf = new int[16];
     private long[] seenSeqNo = new long[16];
     private long charged;
 
@@ -43,21 +50,36 @@ final class MatchGraph {
         this.graph = new ClusterGraph(leaderLinkage);
     }
 
-    /** Adds what a shard's join found, and what it scanned to the task's counts. */
-    void addJoined(ShardJoinResponse joined) {
-        addMatches(joined::queryId, joined::querySeqNo, joined.matches());
+    /**
+     * Adds what a shard's join step found, and what it scanned to the task's counts: its queries are documents of the
+     * index {@code queryOrdinal}; a match is in the index {@code matchedOrdinals[joined.matchedIn(i)]}.
+     */
+    void addJoined(ShardJoinResponse joined, int queryOrdinal, int[] matchedOrdinals) {
+        addMatches(
+                queryOrdinal,
+                joined::queryId,
+                joined::querySeqNo,
+                joined.matches(),
+                i -> matchedOrdinals[joined.matchedIn(i)]);
         task.noFingerprint.addAndGet(joined.noFingerprint());
         task.scanned.addAndGet(joined.scanned());
     }
 
-    /** Adds a shard's matches: query {@code q} is the document {@code queryId(q)}, read at {@code querySeqNo(q)}. */
+    /**
+     * Adds a shard's matches: query {@code q} is the document {@code queryId(q)} of index {@code queryOrdinal}, read
+     * at {@code querySeqNo(q)}; match {@code i} is in index {@code matchedOrdinal(i)}.
+     */
     synchronized void addMatches(
-            IntFunction<String> queryId, IntToLongFunction querySeqNo, ShardMatchResponse matches) {
+            int queryOrdinal,
+            IntFunction<String> queryId,
+            IntToLongFunction querySeqNo,
+            ShardMatchResponse matches,
+            IntUnaryOperator matchedOrdinal) {
         for (int i = 0; i < matches.size(); i++) {
             int query = matches.query(i);
             addMatch(
-                    node(queryId.apply(query), querySeqNo.applyAsLong(query)),
-                    node(matches.matchedId(i), matches.matchedSeqNo(i)),
+                    node(queryOrdinal, queryId.apply(query), querySeqNo.applyAsLong(query)),
+                    node(matchedOrdinal.applyAsInt(i), matches.matchedId(i), matches.matchedSeqNo(i)),
                     matches.similarity(i));
         }
     }
@@ -74,18 +96,23 @@ final class MatchGraph {
      * The node of a document, created (and charged) on first sight; {@code seqNo} is the version its fingerprint was
      * read at, or {@link SequenceNumbers#UNASSIGNED_SEQ_NO} for a document met only as a member of an earlier cluster.
      */
-    synchronized int node(String id, long seqNo) {
-        Integer existing = nodeOf.get(id);
+    synchronized int node(int ordinal, String id, long seqNo) {
+        while (nodeOf.size() <= ordinal) {
+            nodeOf.add(new HashMap<>());
+        }
+        Integer existing = nodeOf.get(ordinal).get(id);
         int n;
         if (existing == null) {
             charge(BYTES_PER_NODE + 2L * id.length());
             n = graph.addNode();
-            nodeOf.put(id, n);
+            nodeOf.get(ordinal).put(id, n);
             ids.add(id);
             if (n == seenSeqNo.length) {
                 seenSeqNo = Arrays.copyOf(seenSeqNo, n * 2);
+                ordinalOf = Arrays.copyOf(ordinalOf, n * 2);
             }
             seenSeqNo[n] = seqNo;
+            ordinalOf[n] = ordinal;
         } else {
             n = existing;
             if (seenSeqNo[n] == SequenceNumbers.UNASSIGNED_SEQ_NO) {
@@ -97,9 +124,14 @@ final class MatchGraph {
         return n;
     }
 
-    /** The node of {@code id}, or null if the run has not met it. */
-    synchronized Integer nodeOf(String id) {
-        return nodeOf.get(id);
+    /** The node of {@code id} in index {@code ordinal}, or null if the run has not met it. */
+    synchronized Integer nodeOf(int ordinal, String id) {
+        return ordinal < nodeOf.size() ? nodeOf.get(ordinal).get(id) : null;
+    }
+
+    /** The ordinal of the node's index. */
+    synchronized int ordinal(int node) {
+        return ordinalOf[node];
     }
 
     synchronized String id(int node) {
@@ -109,6 +141,11 @@ final class MatchGraph {
     /** The ids of nodes {@code from} to {@code to} - 1. */
     synchronized String[] ids(int from, int to) {
         return ids.subList(from, to).toArray(String[]::new);
+    }
+
+    /** The index ordinals of nodes {@code from} to {@code to} - 1. */
+    synchronized int[] ordinals(int from, int to) {
+        return Arrays.copyOfRange(ordinalOf, from, to);
     }
 
     synchronized int nodeCount() {

@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.core.BandJoin;
 import io.neardup.core.BandKeyFilter;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.MemoryBudget;
 import io.neardup.index.BreakerBudget;
 import io.neardup.index.MinhashDocValues;
@@ -79,14 +80,20 @@ final class MinhashBandJoin {
                     },
                     budget);
             pairs.addTo(matches, docs, queries::of);
-            return response(counts[0], counts[0] - counts[1], queries, docs, matches);
+            return response(counts[0], counts[0] - counts[1], queries, docs, matches, 0);
         } finally {
             budget.release(8L * reader.maxDoc());
         }
     }
 
+    /** @param matchedIn where every match is: 0 this shard, 1 the other shard a step across looks up */
     private static ShardJoinResponse response(
-            long scanned, long noFingerprint, ShardJoinStep.Queries queries, ShardDocs docs, MatchList matches)
+            long scanned,
+            long noFingerprint,
+            ShardJoinStep.Queries queries,
+            ShardDocs docs,
+            MatchList matches,
+            int matchedIn)
             throws IOException {
         int[] queryDocs = new int[queries.count()];
         long[] querySeqNos = new long[queries.count()];
@@ -94,8 +101,11 @@ final class MinhashBandJoin {
             queryDocs[q] = queries.indexOf(q);
             querySeqNos[q] = docs.seqNo(queryDocs[q]);
         }
+        ShardMatchResponse found = matches.toResponse();
+        int[] in = new int[found.size()];
+        Arrays.fill(in, matchedIn);
         return new ShardJoinResponse(
-                scanned, noFingerprint, docs.ids(queryDocs, queries.count()), querySeqNos, matches.toResponse());
+                scanned, noFingerprint, docs.ids(queryDocs, queries.count()), querySeqNos, found, in);
     }
 
     /**
@@ -120,9 +130,9 @@ final class MinhashBandJoin {
             return;
         }
         String scheme = own.scheme();
-        int other = across.otherShard();
+        ShardJoinRequest.OtherShard other = across.otherShard();
         step.lookUp(
-                ShardMatchRequest.bandFilter(request.index(), other, request.spec()),
+                ShardMatchRequest.bandFilter(other.index(), other.shard(), request.spec()),
                 ActionListener.wrap(
                         answer -> {
                             ShardBandBuckets.KeyFilter filter = answer.keyFilter();
@@ -151,7 +161,7 @@ final class MinhashBandJoin {
         private final ShardJoinRequest request;
         private final MatchSpec.BandMatching matching;
         private final String scheme;
-        private final int shard;
+        private final ShardJoinRequest.OtherShard shard;
         private final ShardBandBuckets.KeyFilter filter;
         private final ActionListener<ShardJoinResponse> listener;
 
@@ -183,7 +193,7 @@ final class MinhashBandJoin {
                 ShardJoinStep step,
                 MatchSpec.BandMatching matching,
                 String scheme,
-                int shard,
+                ShardJoinRequest.OtherShard shard,
                 ShardBandBuckets.KeyFilter filter,
                 ActionListener<ShardJoinResponse> listener) {
             this.step = step;
@@ -233,6 +243,19 @@ final class MinhashBandJoin {
         /** True when it stopped with a full batch sent (or after a failure); false at the end of the shard. */
         private boolean readOn() throws IOException {
             MinhashFieldMapper.MinhashFieldType fieldType = matching.fieldType();
+            // The other shard's band keys are of its own format. Across an upgrade (a data stream's format 1
+            // generations beside format 2 ones) this shard is of format 1 and the other derives its signatures from
+            // the sets ([ShardScan.BandJoin] sends the step this way round): this shard's documents are looked up there
+            // by their sets' signatures of that format, which are what a document of the same text has there. A
+            // document without a set has no such signature, and no pair with that shard.
+            FingerprintFormat otherFormat = filter.format();
+            boolean bySets = otherFormat != fieldType.format();
+            if (bySets && otherFormat.derivesSignatureFromSet() == false) {
+                throw new IllegalStateException(
+                        "a band step of a shard of " + fieldType.format().describe() + " looks up one of "
+                                + otherFormat.describe() + ": the step goes the other way round");
+            }
+            int rows = matching.banding().rows();
             int bandCount = matching.banding().bands();
             long[] keys = new long[bandCount];
             int[] passed = new int[bandCount];
@@ -248,16 +271,23 @@ final class MinhashBandJoin {
                     if (++read % ShardBandBuckets.CHECK_EVERY == 0) {
                         request.ensureNotCancelled();
                     }
-                    BytesRef signature = values.signature();
+                    BytesRef shingleSet = values.shingleSet();
+                    if (bySets && shingleSet == null) {
+                        continue;
+                    }
+                    BytesRef signature = bySets
+                            ? new BytesRef(FingerprintFormat.signatureBytesOfSet(
+                                    shingleSet.bytes, shingleSet.offset, shingleSet.length, fieldType.numHashes()))
+                            : values.signature();
                     for (int band = 0; band < bandCount; band++) {
-                        keys[band] =
-                                BandKeyFilter.keyOf(band, fieldType.bandKey(signature.bytes, signature.offset, band));
+                        keys[band] = BandKeyFilter.keyOf(
+                                band, otherFormat.bandKey(signature.bytes, signature.offset, band, rows));
                     }
                     int count = filter.bandsToLookUp(keys, matching.minBandMatches(), passed);
                     if (count == 0) {
                         continue;
                     }
-                    byte[] set = values.shingleSet() == null ? null : BytesRef.deepCopyOf(values.shingleSet()).bytes;
+                    byte[] set = shingleSet == null ? null : BytesRef.deepCopyOf(shingleSet).bytes;
                     signatures[size] = BytesRef.deepCopyOf(signature).bytes;
                     shingleSets[size] = set;
                     bands[size] = Arrays.copyOf(passed, count);
@@ -279,8 +309,8 @@ final class MinhashBandJoin {
                 return false;
             }
             ShardMatchRequest probe = new ShardMatchRequest(
-                    request.index(),
-                    shard,
+                    shard.index(),
+                    shard.shard(),
                     request.spec(),
                     new ShardMatchRequest.Signatures(
                             Arrays.copyOf(signatures, size),
@@ -383,7 +413,7 @@ final class MinhashBandJoin {
                             null);
                 }
             }
-            return response(0, 0, queries, docs, matches);
+            return response(0, 0, queries, docs, matches, 1);
         }
     }
 

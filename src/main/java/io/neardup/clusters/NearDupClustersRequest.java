@@ -22,6 +22,7 @@ import org.opensearch.action.bulk.BulkShardRequest;
 import org.opensearch.action.support.IndicesOptions;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.core.common.ParsingException;
+import org.opensearch.core.common.Strings;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.tasks.TaskId;
@@ -77,6 +78,8 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     private final boolean keepRepresentatives;
     private final QueryBuilder query;
     private final boolean singletons;
+    /** The names as the request gave them, kept when the Security plugin replaces {@link #indices} by the indices they stand for. */
+    private final String[] named;
     // URL parameters, as _update_by_query takes them.
     private boolean dryRun;
     private int scrollSize = DEFAULT_SCROLL_SIZE;
@@ -96,7 +99,9 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
             boolean keepRepresentatives,
             QueryBuilder query,
             boolean singletons) {
-        this.indices = new String[] {index};
+        // A comma list, as a search's path names indices.
+        this.indices = Strings.splitStringByCommaToArray(index);
+        this.named = indices.clone();
         this.spec = spec;
         this.targetField = targetField;
         this.linkage = linkage;
@@ -127,6 +132,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         abortOnVersionConflict = in.readBoolean();
         refresh = in.readBoolean();
         bulkTimeout = in.readTimeValue();
+        named = in.readStringArray();
     }
 
     @Override
@@ -150,6 +156,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         out.writeBoolean(abortOnVersionConflict);
         out.writeBoolean(refresh);
         out.writeTimeValue(bulkTimeout);
+        out.writeStringArray(named);
     }
 
     /**
@@ -303,8 +310,9 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     @Override
     public ActionRequestValidationException validate() {
         ActionRequestValidationException e = null;
-        if (indices.length != 1 || indices[0] == null || indices[0].isBlank()) {
-            e = addValidationError("one index is required, got " + Arrays.toString(indices), e);
+        if (indices.length == 0 || Arrays.stream(indices).anyMatch(index -> index == null || index.isBlank())) {
+            e = addValidationError(
+                    "an index (or an alias, a data stream, a pattern) is required, got " + Arrays.toString(indices), e);
         }
         if (targetField.isBlank()
                 || targetField.length() > MAX_TARGET_FIELD_LENGTH
@@ -380,13 +388,18 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     }
 
     /**
-     * The one index it reads and writes, so that index-level permissions apply to the run as to
-     * {@code _update_by_query}; replaceable, so that the Security plugin resolves it to the index
-     * named (and checks the user's permissions there) instead of to every index.
+     * The indices it reads and writes (an index, an alias, a data stream, a pattern, a list), so that index-level
+     * permissions apply to the run as to {@code _update_by_query}; replaceable, so that the Security plugin resolves
+     * them to the indices named that the user may use (and checks the user's permissions there).
      */
     @Override
     public String[] indices() {
         return indices;
+    }
+
+    /** The indices, aliases, data streams or patterns as the request named them (the path's). */
+    public String[] named() {
+        return named.clone();
     }
 
     @Override
@@ -397,13 +410,11 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
 
     @Override
     public IndicesOptions indicesOptions() {
-        return IndicesOptions.STRICT_SINGLE_INDEX_NO_EXPAND_FORBID_CLOSED;
+        // As a search: patterns expand to open indices, a missing name or a closed index is an error.
+        return IndicesOptions.strictExpandOpenAndForbidClosed();
     }
 
-    /**
-     * A data stream resolves to its backing indices (a run writes into a backing index by its name, as
-     * {@code _update_by_query} does), so that a stream of one generation runs, and one of more is told so.
-     */
+    /** A data stream resolves to its backing indices: a run writes into each by its name, as {@code _update_by_query} does. */
     @Override
     public boolean includeDataStreams() {
         return true;

@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.ClusterGraph;
+import io.neardup.match.ClusterAssignment;
 import java.io.IOException;
 import java.util.List;
 import org.opensearch.core.action.ActionResponse;
@@ -21,29 +22,34 @@ import org.opensearch.core.xcontent.XContentBuilder;
  */
 public final class NearDupClustersResponse extends ActionResponse implements ToXContentObject {
 
-    /** A write that failed, or a document that changed after it was compared. */
-    public record Failure(String id, int status, String reason) implements Writeable {
+    /** A write that failed, or a document that changed after it was compared: the document's index and {@code _id}. */
+    public record Failure(String index, String id, int status, String reason) implements Writeable {
         Failure(StreamInput in) throws IOException {
-            this(in.readString(), in.readVInt(), in.readString());
+            this(in.readString(), in.readString(), in.readVInt(), in.readString());
         }
 
         @Override
         public void writeTo(StreamOutput out) throws IOException {
+            out.writeString(index);
             out.writeString(id);
             out.writeVInt(status);
             out.writeString(reason);
         }
     }
 
-    /** One of the largest clusters: its id (the representative's {@code _id}) and size. */
-    public record Cluster(String id, int size) implements Writeable {
+    /**
+     * One of the largest clusters: its id (the representative's {@code _id}), the representative's index where the run
+     * covers many indices (else null), and its size.
+     */
+    public record Cluster(String id, String index, int size) implements Writeable {
         Cluster(StreamInput in) throws IOException {
-            this(in.readString(), in.readVInt());
+            this(in.readString(), in.readOptionalString(), in.readVInt());
         }
 
         @Override
         public void writeTo(StreamOutput out) throws IOException {
             out.writeString(id);
+            out.writeOptionalString(index);
             out.writeVInt(size);
         }
     }
@@ -151,10 +157,11 @@ public final class NearDupClustersResponse extends ActionResponse implements ToX
         builder.endObject();
         builder.startArray("largest_clusters");
         for (Cluster cluster : largest) {
-            builder.startObject()
-                    .field("cluster", cluster.id())
-                    .field("size", cluster.size())
-                    .endObject();
+            builder.startObject().field(ClusterAssignment.CLUSTER, cluster.id());
+            if (cluster.index() != null) {
+                builder.field(ClusterAssignment.CLUSTER_INDEX, cluster.index());
+            }
+            builder.field(ClusterAssignment.SIZE, cluster.size()).endObject();
         }
         builder.endArray();
         if (canceled != null) {
@@ -163,6 +170,7 @@ public final class NearDupClustersResponse extends ActionResponse implements ToX
         builder.startArray("failures");
         for (Failure failure : failures) {
             builder.startObject()
+                    .field("index", failure.index())
                     .field("id", failure.id())
                     .field("status", failure.status())
                     .field("reason", failure.reason())

@@ -20,8 +20,8 @@ import org.opensearch.transport.client.Client;
  * What the phases of one {@code _near_dup_clusters} run ({@link ShardScan}, {@link ClusterMembers},
  * {@link ClusterWriter}) are given by {@link ClusterJob}, so that none reaches back into the job: the run's
  * request and task, the client its requests go through (a child of the task), the plugin's pool and the step
- * timeouts its answers continue with, the throttle of its writes, the index and its number of shards; and the
- * reads of the index more than one phase makes, each a step of the run.
+ * timeouts its answers continue with, the throttle of its writes, the indices and their shards; and the reads of a
+ * shard more than one phase makes, each a step of the run.
  *
  * @param throttle the one the task holds, so that {@code _rethrottle} changes the rate of these writes
  */
@@ -32,16 +32,21 @@ record RunContext(
         NearDupClustersRequest request,
         NearDupClustersTask task,
         WriteThrottle throttle,
-        String index,
-        int shards) {
+        RunIndices indices) {
+
+    /** The shards of every index the run covers, numbered as {@link RunIndices} does. */
+    int shards() {
+        return indices.shards();
+    }
 
     /** Shards scanned at once, and bulks written at once. */
     int slices() {
+        int shards = shards();
         return Math.min(shards, request.slices() == NearDupClustersRequest.AUTO_SLICES ? shards : request.slices());
     }
 
     /**
-     * Pages through the documents of one shard matching {@code documents}, in {@code _seq_no}
+     * Pages through the documents of one shard (the run's numbering) matching {@code documents}, in {@code _seq_no}
      * order (unique within a shard), each page a search of its own: no search context is held
      * between pages, so nothing on the data nodes outlives a page, and a document updated meanwhile
      * is simply met again at its new sequence number. Stops when a page is empty, the run is
@@ -71,8 +76,8 @@ record RunContext(
                     source.searchAfter(after);
                 }
                 search(
-                        new SearchRequest(index).preference("_shards:" + shard).source(source),
-                        "a page of shard [" + shard + "]",
+                        onShard(shard, source),
+                        "a page of shard " + indices.describeShard(shard),
                         ActionListener.wrap(
                                 response -> {
                                     SearchHit[] hits = response.getHits().getHits();
@@ -102,12 +107,19 @@ record RunContext(
                 .fetchSource(false)
                 .trackTotalHits(false);
         search(
-                new SearchRequest(index).preference("_shards:" + shard).source(newest),
-                "the newest operation of shard [" + shard + "]",
+                onShard(shard, newest),
+                "the newest operation of shard " + indices.describeShard(shard),
                 ActionListener.map(listener, response -> {
                     SearchHit[] hits = response.getHits().getHits();
                     return hits.length == 0 ? -1L : hits[0].getSeqNo();
                 }));
+    }
+
+    /** A search of the run's shard {@code shard} alone. */
+    private SearchRequest onShard(int shard, SearchSourceBuilder source) {
+        return new SearchRequest(indices.indexOfShard(shard))
+                .preference("_shards:" + indices.shardInIndex(shard))
+                .source(source);
     }
 
     void search(SearchRequest search, String what, ActionListener<SearchResponse> listener) {

@@ -22,11 +22,19 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     /** What the step joins. */
     public sealed interface Step permits Window, BandsWithin, BandsAcross {}
 
+    /** A shard a step looks up, of the step's own index or of another index of the run. */
+    public record OtherShard(String index, int shard) {
+        @Override
+        public String toString() {
+            return "[" + shard + "] of [" + index + "]";
+        }
+    }
+
     /**
      * On a {@code simhash} field ({@link SimhashWindowJoin}): the documents of the shard whose {@code _seq_no} is in
      * {@code [fromSeqNo, toSeqNo)}, joined with every document of the shard and of {@code otherShards}.
      */
-    public record Window(long fromSeqNo, long toSeqNo, int[] otherShards) implements Step {}
+    public record Window(long fromSeqNo, long toSeqNo, OtherShard[] otherShards) implements Step {}
 
     /**
      * On a {@code minhash} field ({@link MinhashBandJoin}): the band self-join of the whole shard, every pair of its
@@ -40,7 +48,7 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
      * {@code otherShard}, every pair with that shard's documents once (each pair of shards is named once,
      * {@link ShardScan#shardsProbedBy}).
      */
-    public record BandsAcross(int otherShard) implements Step {}
+    public record BandsAcross(OtherShard otherShard) implements Step {}
 
     private final MatchSpec spec;
     private final Step step;
@@ -56,9 +64,18 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         spec = new MatchSpec(in);
         long fromSeqNo = in.readZLong();
         long toSeqNo = in.readZLong();
-        int[] otherShards = in.readVIntArray();
+        int[] shards = in.readVIntArray();
         boolean bands = in.readBoolean();
         boolean allPairs = in.readBoolean();
+        String[] indices = in.readStringArray();
+        if (indices.length != shards.length) {
+            throw new IllegalArgumentException(
+                    "a join step names " + shards.length + " other shards and " + indices.length + " indices");
+        }
+        OtherShard[] otherShards = new OtherShard[shards.length];
+        for (int i = 0; i < shards.length; i++) {
+            otherShards[i] = new OtherShard(indices[i], shards[i]);
+        }
         if (bands == false) {
             step = new Window(fromSeqNo, toSeqNo, otherShards);
         } else if (otherShards.length == 0) {
@@ -71,33 +88,53 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         }
     }
 
-    /** The layout written before the steps were types of their own: a window, then whether bands, all pairs. */
+    /**
+     * A window, whether bands, all pairs (the layout written before the steps were types of their own), then the
+     * other shards' indices.
+     */
     @Override
     public void writeTo(StreamOutput out) throws IOException {
         super.writeTo(out);
         spec.writeTo(out);
+        long fromSeqNo = 0;
+        long toSeqNo = Long.MAX_VALUE;
+        OtherShard[] otherShards = new OtherShard[0];
+        boolean allPairs = false;
         if (step instanceof Window window) {
-            out.writeZLong(window.fromSeqNo());
-            out.writeZLong(window.toSeqNo());
-            out.writeVIntArray(window.otherShards());
-            out.writeBoolean(false);
-            out.writeBoolean(false);
+            fromSeqNo = window.fromSeqNo();
+            toSeqNo = window.toSeqNo();
+            otherShards = window.otherShards();
         } else if (step instanceof BandsWithin within) {
-            out.writeZLong(0);
-            out.writeZLong(Long.MAX_VALUE);
-            out.writeVIntArray(new int[0]);
-            out.writeBoolean(true);
-            out.writeBoolean(within.allPairs());
-        } else if (step instanceof BandsAcross across) {
-            out.writeZLong(0);
-            out.writeZLong(Long.MAX_VALUE);
-            out.writeVIntArray(new int[] {across.otherShard()});
-            out.writeBoolean(true);
-            out.writeBoolean(false);
+            allPairs = within.allPairs();
         } else {
-            throw new IllegalStateException(
-                    "no such join step: " + step.getClass().getName()); // sealed
+            otherShards = new OtherShard[] {((BandsAcross) step).otherShard()};
         }
+        out.writeZLong(fromSeqNo);
+        out.writeZLong(toSeqNo);
+        out.writeVIntArray(
+                Arrays.stream(otherShards).mapToInt(OtherShard::shard).toArray());
+        out.writeBoolean(step instanceof Window == false);
+        out.writeBoolean(allPairs);
+        out.writeStringArray(Arrays.stream(otherShards).map(OtherShard::index).toArray(String[]::new));
+    }
+
+    /**
+     * The index of each shard a match of the step's answer ({@link ShardJoinResponse#matchedIn}) can be in: 0 this
+     * shard's own, then those of the shards it looks up, in order.
+     */
+    public String[] matchedIndices() {
+        if (step instanceof Window window) {
+            String[] indices = new String[window.otherShards().length + 1];
+            indices[0] = index();
+            for (int i = 0; i < window.otherShards().length; i++) {
+                indices[i + 1] = window.otherShards()[i].index();
+            }
+            return indices;
+        }
+        if (step instanceof BandsAcross across) {
+            return new String[] {index(), across.otherShard().index()};
+        }
+        return new String[] {index()};
     }
 
     @Override
@@ -132,7 +169,7 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
                     + "], looked up in shards " + Arrays.toString(window.otherShards());
         }
         if (step instanceof BandsAcross across) {
-            return shardOf + "band look-ups of [" + spec.field() + "] in shard [" + across.otherShard() + "]";
+            return shardOf + "band look-ups of [" + spec.field() + "] in shard " + across.otherShard();
         }
         return shardOf + "band self-join of [" + spec.field() + "]";
     }

@@ -22,14 +22,28 @@ public final class ShardJoinResponse extends ActionResponse {
     private final String[] queryIds;
     private final long[] querySeqNos;
     private final ShardMatchResponse matches;
+    private final int[] matchedIn;
 
+    /**
+     * @param matchedIn for each match, the shard its document is in: 0 the step's own, else the one at that position of
+     *     the shards it looked up ({@link ShardJoinRequest#matchedIndices})
+     */
     public ShardJoinResponse(
-            long scanned, long noFingerprint, String[] queryIds, long[] querySeqNos, ShardMatchResponse matches) {
+            long scanned,
+            long noFingerprint,
+            String[] queryIds,
+            long[] querySeqNos,
+            ShardMatchResponse matches,
+            int[] matchedIn) {
+        if (matchedIn.length != matches.size()) {
+            throw new IllegalArgumentException(matches.size() + " matches, " + matchedIn.length + " shards of them");
+        }
         this.scanned = scanned;
         this.noFingerprint = noFingerprint;
         this.queryIds = queryIds;
         this.querySeqNos = querySeqNos;
         this.matches = matches;
+        this.matchedIn = matchedIn;
     }
 
     public ShardJoinResponse(StreamInput in) throws IOException {
@@ -39,6 +53,7 @@ public final class ShardJoinResponse extends ActionResponse {
         queryIds = in.readStringArray();
         querySeqNos = in.readLongArray();
         matches = new ShardMatchResponse(in);
+        matchedIn = in.readVIntArray();
     }
 
     @Override
@@ -48,6 +63,7 @@ public final class ShardJoinResponse extends ActionResponse {
         out.writeStringArray(queryIds);
         out.writeLongArray(querySeqNos);
         matches.writeTo(out);
+        out.writeVIntArray(matchedIn);
     }
 
     /** Live documents in the window. */
@@ -70,5 +86,10 @@ public final class ShardJoinResponse extends ActionResponse {
 
     public ShardMatchResponse matches() {
         return matches;
+    }
+
+    /** The shard match {@code i} is in: 0 the step's own, else that of the shards it looked up. */
+    public int matchedIn(int i) {
+        return matchedIn[i];
     }
 }

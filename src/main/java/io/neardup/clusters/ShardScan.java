@@ -10,6 +10,7 @@ import io.neardup.match.ShardMatchRequest;
 import io.neardup.match.ShardMatchResponse;
 import io.neardup.match.TransportShardMatchAction;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -49,8 +50,8 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
     }
 
     /**
-     * The shards whose tables shard {@code shard} of {@code shards} looks its windows up in, so that
-     * every pair of shards is joined once and each shard answers about as many look-ups as the
+     * The shards whose tables shard {@code shard} of {@code shards} (the run's numbering, {@link RunIndices}: the
+     * shards of every index it covers) looks its windows up in, so that every pair of shards is joined once and each shard answers about as many look-ups as the
      * others: the next {@code (shards - 1) / 2} shards round the ring, and with an even count the
      * opposite shard from the first half (the round-robin schedule of a tournament).
      */
@@ -67,9 +68,34 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
         return probed;
     }
 
+    /** The run's shards {@code shards} as the join steps name them: an index and a shard of it. */
+    private static ShardJoinRequest.OtherShard[] otherShards(RunIndices indices, int[] shards) {
+        ShardJoinRequest.OtherShard[] others = new ShardJoinRequest.OtherShard[shards.length];
+        for (int i = 0; i < shards.length; i++) {
+            others[i] =
+                    new ShardJoinRequest.OtherShard(indices.indexOfShard(shards[i]), indices.shardInIndex(shards[i]));
+        }
+        return others;
+    }
+
+    /** A step of the run's shard {@code shard}. */
+    private static ShardJoinRequest joinRequest(RunContext context, int shard, ShardJoinRequest.Step step) {
+        RunIndices indices = context.indices();
+        return new ShardJoinRequest(
+                indices.indexOfShard(shard),
+                indices.shardInIndex(shard),
+                context.request().spec(),
+                step);
+    }
+
     /** Sends one step of a shard join as a child of the run; its answer goes to the graph. */
     private static void joinStep(
             RunContext context, MatchGraph graph, ShardJoinRequest step, ActionListener<Void> next) {
+        RunIndices indices = context.indices();
+        int queryOrdinal = indices.ordinalOf(step.index());
+        int[] matchedOrdinals = Arrays.stream(step.matchedIndices())
+                .mapToInt(indices::ordinalOf)
+                .toArray();
         context.client()
                 .execute(
                         ShardJoinAction.INSTANCE,
@@ -78,7 +104,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                 step.getDescription(),
                                 ActionListener.wrap(
                                         joined -> {
-                                            graph.addJoined(joined);
+                                            graph.addJoined(joined, queryOrdinal, matchedOrdinals);
                                             next.onResponse(null);
                                         },
                                         next::onFailure)));
@@ -95,7 +121,8 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
         @Override
         public void scan(int shard, ActionListener<Void> done) {
             NearDupClustersRequest request = context.request();
-            int[] otherShards = shardsProbedBy(shard, context.shards());
+            ShardJoinRequest.OtherShard[] otherShards =
+                    otherShards(context.indices(), shardsProbedBy(shard, context.shards()));
             context.maxSeqNo(
                     shard,
                     ActionListener.wrap(
@@ -111,10 +138,9 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                             joinStep(
                                                     context,
                                                     graph,
-                                                    new ShardJoinRequest(
-                                                            context.index(),
+                                                    joinRequest(
+                                                            context,
                                                             shard,
-                                                            request.spec(),
                                                             new ShardJoinRequest.Window(from, to, otherShards)),
                                                     next);
                                         },
@@ -136,6 +162,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
         public void scan(int shard, ActionListener<Void> done) {
             NearDupClustersRequest request = context.request();
             boolean allPairs = request.linkage() == NearDupClustersRequest.Linkage.LEADER;
+            RunIndices indices = context.indices();
             int[] others = shardsProbedBy(shard, context.shards());
             ClusterSteps.inTurn(
                     context.threadPool(),
@@ -145,18 +172,25 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                             context,
                             graph,
                             step == 0
-                                    ? new ShardJoinRequest(
-                                            context.index(),
-                                            shard,
-                                            request.spec(),
-                                            new ShardJoinRequest.BandsWithin(allPairs))
-                                    : new ShardJoinRequest(
-                                            context.index(),
-                                            shard,
-                                            request.spec(),
-                                            new ShardJoinRequest.BandsAcross(others[step - 1])),
+                                    ? joinRequest(context, shard, new ShardJoinRequest.BandsWithin(allPairs))
+                                    : across(indices, shard, others[step - 1]),
                             next),
                     done);
+        }
+
+        /**
+         * The step that joins two shards: {@code shard} looks its documents up in {@code other}, unless only
+         * {@code other}'s format has signatures that are not of the sets (format 1 beside format 2, in a data stream
+         * upgraded in place): then {@code other} looks up in {@code shard}, by its sets' signatures of that format
+         * ({@link MinhashBandJoin}).
+         */
+        private ShardJoinRequest across(RunIndices indices, int shard, int other) {
+            boolean reversed = indices.formatOfShard(shard).derivesSignatureFromSet()
+                    && indices.formatOfShard(other).derivesSignatureFromSet() == false;
+            int prober = reversed ? other : shard;
+            int probed = reversed ? shard : other;
+            return joinRequest(
+                    context, prober, new ShardJoinRequest.BandsAcross(otherShards(indices, new int[] {probed})[0]));
         }
     }
 
@@ -171,11 +205,18 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
             NearDupClustersRequest request = context.request();
             String[] includes = {request.spec().sourceToMatch(), request.targetField()};
             QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
+            int ordinal = context.indices().ordinalOfShard(shard);
             context.forEachPage(
-                    shard, documents, includes, () -> stopped.getAsBoolean() == false, this::scanPage, done);
+                    shard,
+                    documents,
+                    includes,
+                    () -> stopped.getAsBoolean() == false,
+                    (hits, next) -> scanPage(ordinal, hits, next),
+                    done);
         }
 
-        private void scanPage(SearchHit[] hits, ActionListener<Void> next) {
+        /** A page of documents of the index {@code ordinal}. */
+        private void scanPage(int ordinal, SearchHit[] hits, ActionListener<Void> next) {
             NearDupClustersRequest request = context.request();
             List<String> batchIds = new ArrayList<>(hits.length);
             List<Map<String, Object>> batchSources = new ArrayList<>(hits.length);
@@ -198,11 +239,12 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                 }
             }
             context.task().scanned.addAndGet(hits.length);
-            match(batchIds, batchSources, batchSeqNos, next);
+            match(ordinal, batchIds, batchSources, batchSeqNos, next);
         }
 
-        /** Sends a page to every shard, then adds what they found to the graph, in shard order. */
+        /** Sends a page to every shard of every index, then adds what they found to the graph, in shard order. */
         private void match(
+                int ordinal,
                 List<String> batchIds,
                 List<Map<String, Object>> batchSources,
                 long[] batchSeqNos,
@@ -216,8 +258,14 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
             GroupedActionListener<Void> all = new GroupedActionListener<>(
                     ActionListener.wrap(
                             v -> {
-                                for (ShardMatchResponse matches : answers) {
-                                    graph.addMatches(batchIds::get, q -> batchSeqNos[q], matches);
+                                for (int answered = 0; answered < shards; answered++) {
+                                    int matchedOrdinal = context.indices().ordinalOfShard(answered);
+                                    graph.addMatches(
+                                            ordinal,
+                                            batchIds::get,
+                                            q -> batchSeqNos[q],
+                                            answers[answered],
+                                            i -> matchedOrdinal);
                                 }
                                 next.onResponse(null);
                             },
@@ -229,14 +277,16 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                         .execute(
                                 ShardMatchAction.INSTANCE,
                                 new ShardMatchRequest(
-                                        context.index(),
-                                        shard,
+                                        context.indices().indexOfShard(shard),
+                                        context.indices().shardInIndex(shard),
                                         context.request().spec(),
                                         new ShardMatchRequest.Documents(batchIds, batchSources),
                                         TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
                                         null),
                                 context.step(
-                                        "matching a page on shard [" + shard + "]", ActionListener.map(all, matches -> {
+                                        "matching a page on shard "
+                                                + context.indices().describeShard(shard),
+                                        ActionListener.map(all, matches -> {
                                             answers[answered] = matches;
                                             return null;
                                         })));

@@ -92,7 +92,8 @@ final class SimhashWindowJoin {
     private record OwnPairs(DocMatches pairs) implements Found {}
 
     /** The answer to the {@code sent}-th look-up; {@code windowIndexes[k]} is the window document of its value k. */
-    private record Answer(int sent, int[] windowIndexes, ShardMatchResponse matches) implements Found {}
+    /** @param matchedIn the position of the shard that answered among those the step looks up, from 1 */
+    private record Answer(int sent, int matchedIn, int[] windowIndexes, ShardMatchResponse matches) implements Found {}
 
     private void start(ActionListener<ShardJoinResponse> listener) throws IOException {
         MatchSpec spec = request.spec();
@@ -131,17 +132,20 @@ final class SimhashWindowJoin {
         // The other shards search while this one joins the window with itself.
         int sent = 0;
         for (ProbeBatch probe : probes) {
-            for (int other : range.otherShards()) {
+            for (int o = 0; o < range.otherShards().length; o++) {
+                ShardJoinRequest.OtherShard other = range.otherShards()[o];
                 int order = sent++;
+                int matchedIn = o + 1;
                 step.lookUp(
                         new ShardMatchRequest(
-                                request.index(),
-                                other,
+                                other.index(),
+                                other.shard(),
                                 spec,
                                 probe.values(),
                                 TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
                                 null),
-                        ActionListener.map(found, matches -> new Answer(order, probe.windowIndexes(), matches)));
+                        ActionListener.map(
+                                found, matches -> new Answer(order, matchedIn, probe.windowIndexes(), matches)));
             }
         }
         try {
@@ -201,6 +205,8 @@ final class SimhashWindowJoin {
                     own.pairs().addTo(matches, docs, queries::of);
                 }
             }
+            int own = matches.size();
+            List<int[]> answered = new ArrayList<>(); // {matchedIn, matches}
             // In the order sent, so that the answer does not depend on which shard answered first.
             List<Answer> answers = new ArrayList<>();
             for (Found part : found) {
@@ -216,6 +222,14 @@ final class SimhashWindowJoin {
                     matches.add(
                             queries.of(i), matched.matchedId(m), matched.matchedSeqNo(m), matched.similarity(m), null);
                 }
+                answered.add(new int[] {answer.matchedIn(), matched.size()});
+            }
+            ShardMatchResponse all = matches.toResponse();
+            int[] matchedIn = new int[all.size()];
+            int at = own;
+            for (int[] part : answered) {
+                Arrays.fill(matchedIn, at, at + part[1], part[0]);
+                at += part[1];
             }
             int[] queryDocs = new int[queries.count()];
             long[] querySeqNos = new long[queries.count()];
@@ -228,7 +242,8 @@ final class SimhashWindowJoin {
                     window.scanned() - window.size(),
                     docs.ids(queryDocs, queries.count()),
                     querySeqNos,
-                    matches.toResponse());
+                    all,
+                    matchedIn);
         }
     }
 

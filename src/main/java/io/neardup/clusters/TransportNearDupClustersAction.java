@@ -6,21 +6,29 @@ package io.neardup.clusters;
 
 import io.neardup.index.FingerprintFields;
 import io.neardup.index.FingerprintKind;
+import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.match.ClusterAssignment;
 import io.neardup.match.MappingPaths;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.HandledTransportAction;
 import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.metadata.MappingMetadata;
+import org.opensearch.cluster.metadata.Metadata;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
+import org.opensearch.common.regex.Regex;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.tasks.Task;
@@ -43,6 +51,9 @@ public class TransportNearDupClustersAction
     private final IndexNameExpressionResolver resolver;
     private final SegmentFingerprintCache cache;
     private final StepTimeouts timeouts;
+
+    /** Shards one run covers at most: its joins pair every two shards, so their steps grow as the square. */
+    static final int MAX_SHARDS = 1_024;
 
     @Inject
     public TransportNearDupClustersAction(
@@ -124,11 +135,14 @@ public class TransportNearDupClustersAction
     @Override
     protected void doExecute(
             Task task, NearDupClustersRequest request, ActionListener<NearDupClustersResponse> listener) {
-        IndexMetadata indexMetadata;
+        List<IndexMetadata> indices;
+        boolean manyIndices;
         FingerprintKind kind;
         try {
-            indexMetadata = indexOf(clusterService.state(), request);
-            kind = checkMappings(indexMetadata, request);
+            ClusterState state = clusterService.state();
+            indices = indicesOf(state, request);
+            manyIndices = indices.size() > 1 || standsForManyIndices(state, request.named());
+            kind = checkMappings(indices, request, manyIndices);
         } catch (RuntimeException e) {
             listener.onFailure(e);
             return;
@@ -137,22 +151,14 @@ public class TransportNearDupClustersAction
         NearDupClustersTask run = (NearDupClustersTask) task;
         WriteThrottle throttle = new WriteThrottle(threadPool, request.requestsPerSecond());
         run.throttle(throttle, request.dryRun());
-        String index = indexMetadata.getIndex().getName();
+        RunIndices runIndices = new RunIndices(indices, manyIndices);
         ClusterJob job = new ClusterJob(
-                new RunContext(
-                        taskClient,
-                        threadPool,
-                        timeouts,
-                        request,
-                        run,
-                        throttle,
-                        index,
-                        indexMetadata.getNumberOfShards()),
+                new RunContext(taskClient, threadPool, timeouts, request, run, throttle, runIndices),
                 cache.breaker(),
                 kind == FingerprintKind.SIMHASH);
         checkRepresentativeSort(
                 taskClient,
-                index,
+                runIndices.names(),
                 request,
                 ActionListener.wrap(
                         sortChecked -> {
@@ -160,39 +166,122 @@ public class TransportNearDupClustersAction
                                 job.run(listener);
                                 return;
                             }
-                            taskClient
-                                    .admin()
-                                    .indices()
-                                    .putMapping(
-                                            new PutMappingRequest(index)
-                                                    .source(targetMapping(
-                                                            request.targetField(), mappingOf(indexMetadata))),
-                                            ClusterSteps.step(
-                                                    threadPool,
-                                                    timeouts,
-                                                    "mapping [" + request.targetField() + "]",
-                                                    ActionListener.wrap(
-                                                            mapped -> job.run(listener), listener::onFailure)));
+                            mapTargetField(
+                                    taskClient,
+                                    indices,
+                                    request.targetField(),
+                                    runIndices.spansIndices(),
+                                    ActionListener.wrap(mapped -> job.run(listener), listener::onFailure));
                         },
                         listener::onFailure));
     }
 
-    /** The one index the request names; a bad request throws an {@code IllegalArgumentException}. */
-    private IndexMetadata indexOf(ClusterState state, NearDupClustersRequest request) {
+    /** Maps the target field in each index, in turn (each index's mapping may hold some of its subfields already). */
+    private void mapTargetField(
+            Client client,
+            List<IndexMetadata> indices,
+            String targetField,
+            boolean manyIndices,
+            ActionListener<Void> done) {
+        ClusterSteps.inTurn(
+                threadPool,
+                indices.size(),
+                () -> false,
+                (i, next) -> {
+                    String index = indices.get(i).getIndex().getName();
+                    client.admin()
+                            .indices()
+                            .putMapping(
+                                    new PutMappingRequest(index)
+                                            .source(targetMapping(targetField, mappingOf(indices.get(i)), manyIndices)),
+                                    ClusterSteps.step(
+                                            threadPool,
+                                            timeouts,
+                                            "mapping [" + targetField + "] in [" + index + "]",
+                                            ActionListener.map(next, mapped -> null)));
+                },
+                done);
+    }
+
+    /**
+     * The indices the request names (a data stream's backing indices, an alias's, a pattern's, a list), oldest first
+     * (by creation date, then name: the order ties go in); a bad request throws an {@code IllegalArgumentException}.
+     */
+    private List<IndexMetadata> indicesOf(ClusterState state, NearDupClustersRequest request) {
         String[] names = resolver.concreteIndexNames(state, request);
-        if (names.length != 1) {
-            throw new IllegalArgumentException("[_near_dup_clusters] runs on one index; ["
-                    + String.join(",", request.indices()) + "] names " + names.length
-                    + " (a data stream's backing indices, an alias's indices): run it on each of them");
+        if (names.length == 0) {
+            throw new IllegalArgumentException(
+                    "[_near_dup_clusters] [" + String.join(",", request.indices()) + "] names no index");
         }
-        return state.metadata().index(names[0]);
+        List<IndexMetadata> indices = new ArrayList<>(names.length);
+        int shards = 0;
+        for (String name : names) {
+            IndexMetadata index = state.metadata().index(name);
+            indices.add(index);
+            shards += index.getNumberOfShards();
+        }
+        if (shards > MAX_SHARDS) {
+            throw new IllegalArgumentException("[_near_dup_clusters] [" + String.join(",", request.indices())
+                    + "] names " + names.length + " indices of " + shards + " shards in all; a run joins every two"
+                    + " shards, and covers at most " + MAX_SHARDS + ": name fewer indices");
+        }
+        indices.sort(Comparator.comparingLong(IndexMetadata::getCreationDate)
+                .thenComparing(index -> index.getIndex().getName()));
+        return indices;
+    }
+
+    /**
+     * Whether the names a request gave can stand for more than one index (a list, a pattern, an alias, a data stream),
+     * whatever they stand for now: then every assignment names its representative's index, also while a data stream
+     * has one generation, so that one layout holds across its rollovers (as {@code near_dup_lookup} decides it).
+     */
+    private static boolean standsForManyIndices(ClusterState state, String[] named) {
+        if (named.length != 1) {
+            return true;
+        }
+        String name = IndexFingerprintFormat.resolveDateMath(named[0]);
+        if (name == null || Regex.isSimpleMatchPattern(name) || Metadata.ALL.equals(name)) {
+            return true;
+        }
+        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(name);
+        return abstraction != null && abstraction.getType() != IndexAbstraction.Type.CONCRETE_INDEX;
+    }
+
+    /**
+     * The kind of the field the request clusters on, after checking the field and the target field in every index,
+     * and that every index maps the field alike (the joins compare fingerprints across them); a bad request throws an
+     * {@code IllegalArgumentException} naming the index.
+     */
+    private static FingerprintKind checkMappings(
+            List<IndexMetadata> indices, NearDupClustersRequest request, boolean manyIndices) {
+        FingerprintKind kind = null;
+        IndexMetadata first = null;
+        for (IndexMetadata index : indices) {
+            FingerprintKind its = checkMappings(index, request, manyIndices);
+            if (first == null) {
+                kind = its;
+                first = index;
+                continue;
+            }
+            String field = request.spec().field();
+            Object firstMapping = MappingPaths.find(mappingOf(first), field);
+            Object itsMapping = MappingPaths.find(mappingOf(index), field);
+            if (Objects.equals(firstMapping, itsMapping) == false) {
+                throw new IllegalArgumentException("[field] [" + field + "] is mapped as " + firstMapping + " in ["
+                        + first.getIndex().getName() + "] and as " + itsMapping + " in ["
+                        + index.getIndex().getName()
+                        + "]: the indices of one run must map it alike, so that their fingerprints compare");
+            }
+        }
+        return kind;
     }
 
     /**
      * The kind of the field the request clusters on, as the index's mapping says, after checking the field and the
      * target field; a bad request throws an {@code IllegalArgumentException}.
      */
-    private static FingerprintKind checkMappings(IndexMetadata metadata, NearDupClustersRequest request) {
+    private static FingerprintKind checkMappings(
+            IndexMetadata metadata, NearDupClustersRequest request, boolean manyIndices) {
         String index = metadata.getIndex().getName();
         Map<String, Object> properties = mappingOf(metadata);
         String field = request.spec().field();
@@ -214,7 +303,7 @@ public class TransportNearDupClustersAction
                     + "], expected [simhash] or [minhash]");
         }
         request.spec().requireOptionsApplyTo(kind);
-        MappingPaths.checkAssignable(properties, request.targetField(), ClusterAssignment.ACCEPTED_TYPES);
+        MappingPaths.checkAssignable(properties, request.targetField(), ClusterAssignment.acceptedTypes(manyIndices));
         return kind;
     }
 
@@ -235,7 +324,7 @@ public class TransportNearDupClustersAction
      * text field, an unmapped one without {@code unmapped_type}) fails the request before any work.
      */
     private void checkRepresentativeSort(
-            Client client, String index, NearDupClustersRequest request, ActionListener<Void> listener) {
+            Client client, String[] indices, NearDupClustersRequest request, ActionListener<Void> listener) {
         SearchSourceBuilder probe =
                 new SearchSourceBuilder().size(1).fetchSource(false).trackTotalHits(false);
         request.representativeSort().stream()
@@ -246,7 +335,7 @@ public class TransportNearDupClustersAction
             return;
         }
         client.search(
-                new SearchRequest(index).source(probe),
+                new SearchRequest(indices).source(probe),
                 ClusterSteps.step(
                         threadPool,
                         timeouts,
@@ -255,14 +344,14 @@ public class TransportNearDupClustersAction
     }
 
     /**
-     * {@link ClusterAssignment#mapping()} at {@code targetField}, each level an object with {@code properties}. A
-     * subfield mapped already keeps its type (one {@link ClusterAssignment#ACCEPTED_TYPES} accepts: checked before),
+     * {@link ClusterAssignment#mapping} at {@code targetField}, each level an object with {@code properties}. A
+     * subfield mapped already keeps its type (one {@link ClusterAssignment#acceptedTypes} accepts: checked before),
      * e.g. {@code size} mapped {@code long} by dynamic mapping in an index reindexed from a clustered one.
      */
-    static Map<String, Object> targetMapping(String targetField, Map<String, Object> properties) {
+    static Map<String, Object> targetMapping(String targetField, Map<String, Object> properties, boolean manyIndices) {
         String[] path = targetField.split("\\.");
         Map<String, Object> subfields = new HashMap<>();
-        ((Map<?, ?>) ClusterAssignment.mapping().get("properties")).forEach((subfield, wanted) -> {
+        ((Map<?, ?>) ClusterAssignment.mapping(manyIndices).get("properties")).forEach((subfield, wanted) -> {
             Map<?, ?> mapped = MappingPaths.find(properties, targetField + "." + subfield);
             subfields.put((String) subfield, mapped == null ? wanted : Map.of("type", mapped.get("type")));
         });

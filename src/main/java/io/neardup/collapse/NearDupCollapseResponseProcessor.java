@@ -9,6 +9,7 @@ import io.neardup.core.NearDupCollapser;
 import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -39,7 +40,9 @@ import org.opensearch.search.profile.SearchProfileShardResults;
  * is folded into the best-ranked such leader (greedy leader clustering, {@link NearDupCollapser}).
  * Each kept hit gets {@code fields._near_dup.folded} (how many hits were folded into it) and, when
  * some were, {@code fields._near_dup.ids} (their {@code _id}s in rank order, at most
- * {@code max_folded_ids}); the response gets {@code ext.near_dup_collapse} with the counts.
+ * {@code max_folded_ids}) and, where the hits come from more than one index (a data stream, a pattern), beside
+ * them {@code fields._near_dup.indices} (an {@code _id} is unique only inside one index); the response gets
+ * {@code ext.near_dup_collapse} with the counts.
  *
  * <p>With {@link NearDupWindowRequestProcessor} in the same pipeline, the engine returned the top
  * {@code window} hits; they are all collapsed and the user's {@code from}/{@code size} is then cut
@@ -49,6 +52,9 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
     public static final String TYPE = "near_dup_collapse";
     public static final String FOLDED_FIELD = "_near_dup.folded";
     public static final String IDS_FIELD = "_near_dup.ids";
+    /** The index of each of {@link #IDS_FIELD}, where the hits come from more than one index. */
+    public static final String INDICES_FIELD = "_near_dup.indices";
+
     public static final int DEFAULT_MAX_DISTANCE = 3;
     public static final int MAX_MAX_DISTANCE = 16;
     public static final double DEFAULT_MIN_SIMILARITY = 0.8;
@@ -154,7 +160,7 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
             List<Integer> leaders,
             int[] leaderOf,
             int[] foldedCount,
-            List<List<String>> foldedIds,
+            List<List<Integer>> folded,
             String verification) {}
 
     private Fingerprints read(SearchHit[] hits) {
@@ -215,24 +221,24 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
                     NearDupCollapser.collapseSimhash(simhashes, schemeKeys(fps, HitFingerprint::scheme), maxDistance);
         }
         int[] foldedCount = new int[n];
-        List<List<String>> foldedIds = new ArrayList<>(n);
+        List<List<Integer>> folded = new ArrayList<>(n);
         List<Integer> leaders = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            foldedIds.add(null);
+            folded.add(null);
             if (leaderOf[i] == i) {
                 leaders.add(i);
             } else {
                 int leader = leaderOf[i];
                 foldedCount[leader]++;
-                if (foldedIds.get(leader) == null) {
-                    foldedIds.set(leader, new ArrayList<>());
+                if (folded.get(leader) == null) {
+                    folded.set(leader, new ArrayList<>());
                 }
-                if (foldedIds.get(leader).size() < maxFoldedIds) {
-                    foldedIds.get(leader).add(hits[i].getId());
+                if (folded.get(leader).size() < maxFoldedIds) {
+                    folded.get(leader).add(i);
                 }
             }
         }
-        return new Groups(leaders, leaderOf, foldedCount, foldedIds, verification);
+        return new Groups(leaders, leaderOf, foldedCount, folded, verification);
     }
 
     /** Each hit's scheme as a small number, hits with equal {@code key}s alike; {@link NearDupCollapser#MISSING} without a fingerprint. */
@@ -259,13 +265,24 @@ public final class NearDupCollapseResponseProcessor extends AbstractProcessor im
         Object[] collapseValues = response.getHits().getCollapseValues();
         SearchHit[] page = new SearchHit[to - from];
         Object[] pageCollapseValues = collapseValues == null ? null : new Object[page.length];
+        boolean manyIndices =
+                Arrays.stream(hits).map(SearchHit::getIndex).distinct().count() > 1;
         for (int p = 0; p < page.length; p++) {
             int rank = leaders.get(from + p);
             SearchHit hit = hits[rank];
             hit.setDocumentField(FOLDED_FIELD, new DocumentField(FOLDED_FIELD, List.of(groups.foldedCount()[rank])));
-            List<String> ids = groups.foldedIds().get(rank);
-            if (ids != null && ids.isEmpty() == false) {
-                hit.setDocumentField(IDS_FIELD, new DocumentField(IDS_FIELD, new ArrayList<>(ids)));
+            List<Integer> folded = groups.folded().get(rank);
+            if (folded != null && folded.isEmpty() == false) {
+                List<Object> ids = new ArrayList<>(folded.size());
+                List<Object> indices = new ArrayList<>(folded.size());
+                for (int i : folded) {
+                    ids.add(hits[i].getId());
+                    indices.add(hits[i].getIndex());
+                }
+                hit.setDocumentField(IDS_FIELD, new DocumentField(IDS_FIELD, ids));
+                if (manyIndices) {
+                    hit.setDocumentField(INDICES_FIELD, new DocumentField(INDICES_FIELD, indices));
+                }
             }
             page[p] = hit;
             if (pageCollapseValues != null && rank < collapseValues.length) {

@@ -157,8 +157,8 @@ public final class RecentFingerprints {
     /**
      * Adds a simhash document as a pending entry; returns it. Fingerprints of one {@code scope} and
      * one {@code scheme} (a hash of the scheme id, 0 for none) are compared with each other, and
-     * never a document with itself (same {@code id}). {@code home}, where the document is indexed, is kept for
-     * whoever matches it (null if unknown).
+     * never a document with itself (same {@code id} and {@code home}: an {@code _id} is unique only inside one index).
+     * {@code home}, where the document is indexed, is kept for whoever matches it (null if unknown).
      */
     public Entry addSimhash(String scope, String id, String home, int scheme, long simhash, long nowNanos) {
         return add(scope, id, home, scheme, simhash, null, null, nowNanos);
@@ -225,10 +225,17 @@ public final class RecentFingerprints {
 
     /**
      * The closest recent simhash of {@code scope} within {@code maxDistance} bits that arrived before
-     * {@code before}, other than document {@code id} or a withdrawn one; null if none.
+     * {@code before}, other than document {@code id} of {@code home} or a withdrawn one; null if none.
      */
     public synchronized Match closestSimhash(
-            String scope, String id, int scheme, long simhash, int maxDistance, long before, long nowNanos) {
+            String scope,
+            String id,
+            String home,
+            int scheme,
+            long simhash,
+            int maxDistance,
+            long before,
+            long nowNanos) {
         expire(nowNanos);
         Entry best = null;
         int bestDistance = Integer.MAX_VALUE;
@@ -236,7 +243,7 @@ public final class RecentFingerprints {
             Entry entry = it.next();
             if (entry.signature != null
                     || entry.shingleSet != null
-                    || comparable(entry, scope, id, scheme, before) == false) {
+                    || comparable(entry, scope, id, home, scheme, before) == false) {
                 continue;
             }
             int distance = Long.bitCount(entry.simhash ^ simhash);
@@ -250,12 +257,13 @@ public final class RecentFingerprints {
 
     /**
      * The most similar recent signature of {@code scope} at or above {@code minSimilarity} that
-     * arrived before {@code before}, other than document {@code id} or a withdrawn one: by the exact
+     * arrived before {@code before}, other than document {@code id} of {@code home} or a withdrawn one: by the exact
      * Jaccard of the shingle sets where both have one, else by the estimate. Null if none.
      */
     public synchronized Match mostSimilarSignature(
             String scope,
             String id,
+            String home,
             int scheme,
             int[] signature,
             byte[] shingleSet,
@@ -274,7 +282,7 @@ public final class RecentFingerprints {
         for (Entry entry : entries) {
             if (entry.signature == null
                     || entry.signature.length != signature.length
-                    || comparable(entry, scope, id, scheme, before) == false) {
+                    || comparable(entry, scope, id, home, scheme, before) == false) {
                 continue;
             }
             int mismatches = 0;
@@ -300,7 +308,7 @@ public final class RecentFingerprints {
 
     /**
      * The recent shingle set of {@code scope} with the highest exact containment, at least {@code minContainment}, that
-     * arrived before {@code before}, other than document {@code id} or a withdrawn one; ties go to the smallest id.
+     * arrived before {@code before}, other than document {@code id} of {@code home} or a withdrawn one; ties go to the smallest id.
      * With {@code documentInsideRecent} the containment is the document's set in the recent one's, else the recent
      * one's in the document's. Null if none. Exact: each entry of the right size is compared by one merge of the two
      * sets, stopped once it cannot reach c (an entry too small to hold ⌈c·|A|⌉ shingles of the contained side A is
@@ -309,6 +317,7 @@ public final class RecentFingerprints {
     public synchronized Match mostContaining(
             String scope,
             String id,
+            String home,
             int scheme,
             byte[] shingleSet,
             boolean documentInsideRecent,
@@ -320,7 +329,7 @@ public final class RecentFingerprints {
         Entry best = null;
         double bestContainment = -1;
         for (Entry entry : entries) {
-            if (entry.shingleSet == null || comparable(entry, scope, id, scheme, before) == false) {
+            if (entry.shingleSet == null || comparable(entry, scope, id, home, scheme, before) == false) {
                 continue;
             }
             int contained = documentInsideRecent ? count : entry.shingleCount;
@@ -354,11 +363,11 @@ public final class RecentFingerprints {
         return best == null ? null : new Match(best, bestContainment);
     }
 
-    private static boolean comparable(Entry entry, String scope, String id, int scheme, long before) {
+    private static boolean comparable(Entry entry, String scope, String id, String home, int scheme, long before) {
         return entry.scheme == scheme
                 && entry.arrival < before
                 && entry.scope.equals(scope)
-                && entry.id.equals(id) == false
+                && (entry.id.equals(id) && java.util.Objects.equals(entry.home, home)) == false
                 && entry.withdrawn() == false;
     }
 }

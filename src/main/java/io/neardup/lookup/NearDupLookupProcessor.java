@@ -221,8 +221,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 int distance = spec.options().effectiveMaxDistance();
                 self = id == null ? null : recent.addSimhash(scope, id, home, scheme, value, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
-                recentMatch =
-                        () -> recent.closestSimhash(scope, id, scheme, value, distance, before, nanoTime.getAsLong());
+                recentMatch = () ->
+                        recent.closestSimhash(scope, id, home, scheme, value, distance, before, nanoTime.getAsLong());
             } else if (containment != null) {
                 if (parts.shingles() == null) {
                     throw new IllegalArgumentException("[" + TYPE + "] [" + Containment.MIN_CONTAINMENT
@@ -238,6 +238,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 recentMatch = () -> recent.mostContaining(
                         scope,
                         id,
+                        home,
                         formatScheme,
                         shingles,
                         documentInsideRecent,
@@ -255,7 +256,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 self = id == null ? null : recent.addSignature(scope, id, home, formatScheme, signature, shingles, now);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch = () -> recent.mostSimilarSignature(
-                        scope, id, formatScheme, signature, shingles, tau, before, nanoTime.getAsLong());
+                        scope, id, home, formatScheme, signature, shingles, tau, before, nanoTime.getAsLong());
             }
         } catch (RuntimeException e) {
             handler.accept(null, e);

@@ -14,6 +14,7 @@ import java.util.Set;
  * document's {@code target_field}, and of its reading and mapping:
  * <pre>
  * {"cluster": "&lt;representative's _id&gt;", "size": n, "representative": true|false}               (_near_dup_clusters)
+ * {"cluster": "&lt;…&gt;", "cluster_index": "&lt;representative's index&gt;", "size": n, …}                 (the same, over many indices)
  * {"cluster": "&lt;…&gt;", "duplicate_of": "&lt;_id&gt;", "similarity": s, "representative": false}        (near_dup_lookup, a copy)
  * {"cluster": "&lt;…&gt;", "duplicate_of": "&lt;_id&gt;", "duplicate_of_index": "&lt;index&gt;", …}               (the same, looking up many indices)
  * {"cluster": "&lt;own _id&gt;", "representative": true}                                              (near_dup_lookup, none)
@@ -30,6 +31,9 @@ import java.util.Set;
  */
 public final class ClusterAssignment {
     public static final String CLUSTER = "cluster";
+    /** Beside {@link #CLUSTER}, where a {@code _near_dup_clusters} run covers many indices: the representative's index. */
+    public static final String CLUSTER_INDEX = CLUSTER + "_index";
+
     public static final String SIZE = "size";
     public static final String REPRESENTATIVE = "representative";
     public static final String DUPLICATE_OF = "duplicate_of";
@@ -45,10 +49,16 @@ public final class ClusterAssignment {
 
     private ClusterAssignment() {}
 
-    /** A member of a cluster, as {@code _near_dup_clusters} writes it. */
-    public static Map<String, Object> member(String cluster, int size, boolean representative) {
+    /**
+     * A member of a cluster, as {@code _near_dup_clusters} writes it; {@code clusterIndex} the representative's index
+     * where the run covers many indices, else null.
+     */
+    public static Map<String, Object> member(String cluster, String clusterIndex, int size, boolean representative) {
         Map<String, Object> value = new LinkedHashMap<>();
         value.put(CLUSTER, cluster);
+        if (clusterIndex != null) {
+            value.put(CLUSTER_INDEX, clusterIndex);
+        }
         value.put(SIZE, size);
         value.put(REPRESENTATIVE, representative);
         return value;
@@ -84,6 +94,11 @@ public final class ClusterAssignment {
         return stored == null ? null : Objects.toString(stored.get(CLUSTER), null);
     }
 
+    /** The index of the cluster's representative in a stored object, or null (a run over one index writes none). */
+    public static String clusterIndexOf(Map<?, ?> stored) {
+        return stored == null ? null : Objects.toString(stored.get(CLUSTER_INDEX), null);
+    }
+
     /** A stored object in the form {@link #member} builds, to tell a no-op; null if it is not one. */
     public static Map<String, Object> readMember(Map<?, ?> stored) {
         if (stored == null
@@ -92,24 +107,40 @@ public final class ClusterAssignment {
                 || stored.get(REPRESENTATIVE) instanceof Boolean == false) {
             return null;
         }
-        return member(stored.get(CLUSTER).toString(), ((Number) stored.get(SIZE)).intValue(), (Boolean)
-                stored.get(REPRESENTATIVE));
+        return member(
+                stored.get(CLUSTER).toString(),
+                clusterIndexOf(stored),
+                ((Number) stored.get(SIZE)).intValue(),
+                (Boolean) stored.get(REPRESENTATIVE));
     }
 
-    /** The subfields {@code _near_dup_clusters} maps, with the types it accepts where they are mapped already. */
-    public static final Map<String, Set<String>> ACCEPTED_TYPES =
-            Map.of(CLUSTER, Set.of("keyword"), SIZE, Set.of("integer", "long"), REPRESENTATIVE, Set.of("boolean"));
+    /**
+     * The subfields {@code _near_dup_clusters} maps, with the types it accepts where they are mapped already
+     * ({@code cluster_index} only where the run covers many indices, and so writes it).
+     */
+    public static Map<String, Set<String>> acceptedTypes(boolean manyIndices) {
+        Map<String, Set<String>> types = new LinkedHashMap<>();
+        types.put(CLUSTER, Set.of("keyword"));
+        if (manyIndices) {
+            types.put(CLUSTER_INDEX, Set.of("keyword"));
+        }
+        types.put(SIZE, Set.of("integer", "long"));
+        types.put(REPRESENTATIVE, Set.of("boolean"));
+        return types;
+    }
 
-    /** How {@code _near_dup_clusters} maps the object: {@code cluster} a keyword (for {@code collapse} and {@code terms}). */
-    public static Map<String, Object> mapping() {
-        return Map.of(
-                "properties",
-                Map.of(
-                        CLUSTER,
-                        Map.of("type", "keyword"),
-                        SIZE,
-                        Map.of("type", "integer"),
-                        REPRESENTATIVE,
-                        Map.of("type", "boolean")));
+    /**
+     * How {@code _near_dup_clusters} maps the object: {@code cluster} a keyword (for {@code collapse} and
+     * {@code terms}), and {@code cluster_index} where the run covers many indices.
+     */
+    public static Map<String, Object> mapping(boolean manyIndices) {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put(CLUSTER, Map.of("type", "keyword"));
+        if (manyIndices) {
+            properties.put(CLUSTER_INDEX, Map.of("type", "keyword"));
+        }
+        properties.put(SIZE, Map.of("type", "integer"));
+        properties.put(REPRESENTATIVE, Map.of("type", "boolean"));
+        return Map.of("properties", properties);
     }
 }

@@ -49,7 +49,7 @@ public final class MatchList implements AutoCloseable {
         similarity[size++] = score;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 

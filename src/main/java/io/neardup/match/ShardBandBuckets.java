@@ -7,6 +7,7 @@ package io.neardup.match;
 import io.neardup.compat.LuceneApi;
 import io.neardup.core.BandJoin;
 import io.neardup.core.BandKeyFilter;
+import io.neardup.core.FingerprintFormat;
 import io.neardup.core.MemoryBudget;
 import io.neardup.index.FieldExposure;
 import io.neardup.index.FingerprintFields;
@@ -149,9 +150,11 @@ public final class ShardBandBuckets implements BandJoin.Buckets {
      * leaders, not counted) listed exactly, and the segments' scheme. Every term of the segments the
      * caller may see is in one or the other (deleted or hidden documents may add keys: the filter only
      * decides what is looked up). The filter's memory is reserved from the budget and stays reserved
-     * for the caller to release ({@link BandKeyFilter#bytesFor} of its {@code keys}).
+     * for the caller to release ({@link BandKeyFilter#bytesFor} of its {@code keys}). {@code format} is the field's
+     * fingerprint format here, whose band keys the filter holds.
      */
-    public record KeyFilter(BandKeyFilter filter, long keys, long[] oversizedKeys, String scheme) {
+    public record KeyFilter(
+            BandKeyFilter filter, long keys, long[] oversizedKeys, String scheme, FingerprintFormat format) {
         /** Whether a band key of the other shard may be in a bucket of normal size here. */
         boolean mightShare(long filterKey) {
             return filter.mightContain(filterKey);
@@ -228,7 +231,7 @@ public final class ShardBandBuckets implements BandJoin.Buckets {
         filter.addAll(pending, pendingCount);
         long[] sorted = Arrays.copyOf(oversized, oversizedCount);
         Arrays.sort(sorted);
-        return new KeyFilter(filter, keys, sorted, scheme);
+        return new KeyFilter(filter, keys, sorted, scheme, fieldType.format());
     }
 
     private void read(BandJoin.Bucket bucket) throws IOException {

@@ -5,6 +5,7 @@
 package io.neardup.match;
 
 import io.neardup.core.BandKeyFilter;
+import io.neardup.core.FingerprintFormat;
 import java.io.IOException;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
@@ -61,7 +62,8 @@ public final class ShardMatchResponse extends ActionResponse {
                         BandKeyFilter.ofWords(in.readLongArray()),
                         in.readVLong(),
                         in.readLongArray(),
-                        in.readOptionalString())
+                        in.readOptionalString(),
+                        FingerprintFormat.of(in.readVInt()))
                 : null;
     }
 
@@ -80,6 +82,7 @@ public final class ShardMatchResponse extends ActionResponse {
             out.writeVLong(keyFilter.keys());
             out.writeLongArray(keyFilter.oversizedKeys());
             out.writeOptionalString(keyFilter.scheme());
+            out.writeVInt(keyFilter.format().number());
         }
     }
 

@@ -5,10 +5,17 @@
 package io.neardup.clusters;
 
 import io.neardup.match.MatchSpec;
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
+import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.common.bytes.BytesArray;
+import org.opensearch.core.xcontent.DeprecationHandler;
+import org.opensearch.core.xcontent.NamedXContentRegistry;
+import org.opensearch.core.xcontent.XContentParser;
+import org.opensearch.search.SearchModule;
 import org.opensearch.tasks.TaskInfo;
 import org.opensearch.test.OpenSearchTestCase;
 import org.opensearch.transport.client.Client;
@@ -22,6 +29,19 @@ final class ClusterRequests {
     static NearDupClustersRequest fullRun(String index, MatchSpec spec) {
         return new NearDupClustersRequest(
                 index, spec, "dup", NearDupClustersRequest.Linkage.SINGLE, List.of(), true, null, false);
+    }
+
+    /** Runs {@code body} on {@code index} (a name, a pattern or a comma list, as in the path), refreshing at the end. */
+    static NearDupClustersResponse run(Client client, String index, String body) throws IOException {
+        try (XContentParser parser = JsonXContent.jsonXContent.createParser(
+                new NamedXContentRegistry(new SearchModule(Settings.EMPTY, List.of()).getNamedXContents()),
+                DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
+                body)) {
+            return client.execute(
+                            NearDupClustersAction.INSTANCE,
+                            NearDupClustersRequest.parse(index, parser).refresh(true))
+                    .actionGet();
+        }
     }
 
     /** The pipeline {@code fp}: {@code text} fingerprinted into {@code fp} with the processor's defaults. */

@@ -114,8 +114,15 @@ public class ClusterWriterTests extends OpenSearchSingleNodeTestCase {
                 request,
                 task,
                 new WriteThrottle(threadPool, request.requestsPerSecond()),
-                "docs",
-                1);
+                new RunIndices(
+                        List.of(client().admin()
+                                .cluster()
+                                .prepareState()
+                                .get()
+                                .getState()
+                                .metadata()
+                                .index("docs")),
+                        false));
         PlainActionFuture<NearDupClustersResponse> run = new PlainActionFuture<>();
         new ClusterJob(context, new NoopCircuitBreaker("test"), true).run(run);
         Exception e = expectThrows(Exception.class, () -> run.actionGet(30, TimeUnit.SECONDS));

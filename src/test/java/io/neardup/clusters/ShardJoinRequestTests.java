@@ -25,32 +25,49 @@ public class ShardJoinRequestTests extends OpenSearchTestCase {
     }
 
     public void testAStepAcrossShardsLooksUpOneOtherShardOnly() throws IOException {
-        int other = between(0, 100);
+        ShardJoinRequest.OtherShard other =
+                new ShardJoinRequest.OtherShard(randomFrom("index", "other"), between(0, 100));
         ShardJoinRequest read =
                 roundTrip(new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.BandsAcross(other)));
         assertEquals(new ShardJoinRequest.BandsAcross(other), read.step());
         assertNull(read.validate());
         // A band step naming two other shards cannot be written any more; read from an older writer, it is refused.
         try (BytesStreamOutput out = new BytesStreamOutput()) {
-            new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.Window(0, 10, new int[] {1, 3})).writeTo(out);
+            new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.Window(0, 10, shards("index", 1, "index", 3)))
+                    .writeTo(out);
             byte[] bytes = BytesReference.toBytes(out.bytes());
-            bytes[bytes.length - 2] = 1; // the "bands" flag
+            int indices; // the bytes of the other shards' index names, written last
+            try (BytesStreamOutput names = new BytesStreamOutput()) {
+                names.writeStringArray(new String[] {"index", "index"});
+                indices = names.bytes().length();
+            }
+            bytes[bytes.length - indices - 2] = 1; // the "bands" flag
             expectThrows(
                     IllegalArgumentException.class, () -> new ShardJoinRequest(new BytesArray(bytes).streamInput()));
         }
     }
 
     public void testAWindowCrossesTheWireAndIsBounded() throws IOException {
-        ShardJoinRequest.Window window = (ShardJoinRequest.Window) roundTrip(
-                        new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.Window(5, 15, new int[] {0, 1})))
+        ShardJoinRequest.Window window = (ShardJoinRequest.Window) roundTrip(new ShardJoinRequest(
+                        "index", 2, SPEC, new ShardJoinRequest.Window(5, 15, shards("index", 0, "logs-2", 1))))
                 .step();
         assertEquals(5, window.fromSeqNo());
         assertEquals(15, window.toSeqNo());
-        assertArrayEquals(new int[] {0, 1}, window.otherShards());
-        assertNotNull(new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.Window(5, 5, new int[0])).validate());
+        assertArrayEquals(shards("index", 0, "logs-2", 1), window.otherShards());
+        assertNotNull(new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.Window(5, 5, shards())).validate());
         assertNotNull(new ShardJoinRequest(
-                        "index", 2, SPEC, new ShardJoinRequest.Window(0, ShardJoinRequest.MAX_WINDOW + 1, new int[0]))
+                        "index", 2, SPEC, new ShardJoinRequest.Window(0, ShardJoinRequest.MAX_WINDOW + 1, shards()))
                 .validate());
+    }
+
+    /** Other shards from pairs of an index name and a shard number. */
+    private static ShardJoinRequest.OtherShard[] shards(Object... indexAndShard) {
+        ShardJoinRequest.OtherShard[] shards = new ShardJoinRequest.OtherShard[indexAndShard.length / 2];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] =
+                    new ShardJoinRequest.OtherShard((String) indexAndShard[2 * i], (Integer) indexAndShard[2 * i + 1]);
+        }
+        return shards;
     }
 
     private static ShardJoinRequest roundTrip(ShardJoinRequest request) throws IOException {

@@ -33,10 +33,12 @@ import org.opensearch.common.unit.TimeValue;
 import org.opensearch.common.xcontent.XContentHelper;
 import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.common.bytes.BytesReference;
+import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.core.xcontent.MediaTypeRegistry;
 import org.opensearch.core.xcontent.ToXContent;
 import org.opensearch.core.xcontent.XContentBuilder;
 import org.opensearch.search.SearchHit;
+import org.opensearch.search.SearchShardTarget;
 import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.search.pipeline.PipelineProcessingContext;
 import org.opensearch.search.pipeline.Processor;
@@ -450,6 +452,39 @@ public class NearDupCollapseResponseProcessorTests extends OpenSearchTestCase {
                 .processResponse(new SearchRequest(), response(hits), new PipelineProcessingContext());
         assertEquals(15, folded(out.getHits().getHits()[0]));
         assertEquals(List.of(), foldedIds(out.getHits().getHits()[0]));
+    }
+
+    /**
+     * Hits of a data stream's generations: where they come from more than one index, each folded {@code _id} has its
+     * index beside it (the same {@code _id} in two indices is two documents); from one index, only the ids, as before.
+     */
+    public void testFoldedHitsOfManyIndicesNameTheirIndex() {
+        long a = randomLong();
+        SearchHit[] hits = {
+            inIndex(simhashHit("x", a, SCHEME), ".ds-logs-000002"),
+            inIndex(simhashHit("x", a, SCHEME), ".ds-logs-000001"),
+            inIndex(simhashHit("y", a ^ 1, SCHEME), ".ds-logs-000002")
+        };
+        SearchResponse out = processor(Map.of("field", SIMHASH))
+                .processResponse(new SearchRequest(), response(hits), new PipelineProcessingContext());
+        SearchHit leader = out.getHits().getHits()[0];
+        assertEquals(List.of("x", "y"), foldedIds(leader));
+        assertEquals(
+                List.of(".ds-logs-000001", ".ds-logs-000002"),
+                leader.field(NearDupCollapseResponseProcessor.INDICES_FIELD).getValues());
+
+        SearchHit[] oneIndex = {
+            inIndex(simhashHit("x", a, SCHEME), "logs"), inIndex(simhashHit("y", a ^ 1, SCHEME), "logs")
+        };
+        out = processor(Map.of("field", SIMHASH))
+                .processResponse(new SearchRequest(), response(oneIndex), new PipelineProcessingContext());
+        assertEquals(List.of("y"), foldedIds(out.getHits().getHits()[0]));
+        assertNull(out.getHits().getHits()[0].field(NearDupCollapseResponseProcessor.INDICES_FIELD));
+    }
+
+    private static SearchHit inIndex(SearchHit hit, String index) {
+        hit.shard(new SearchShardTarget("node", new ShardId(index, "_na_", 0), null, null));
+        return hit;
     }
 
     /**

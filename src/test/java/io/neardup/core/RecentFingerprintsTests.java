@@ -9,22 +9,44 @@ import org.opensearch.test.OpenSearchTestCase;
 /** The recent-fingerprints window: what it finds, what it forgets, and that schemes never mix. */
 public class RecentFingerprintsTests extends OpenSearchTestCase {
 
+    /**
+     * A lookup over many indices: the same {@code _id} written to another index of the lookup (a data stream's next
+     * generation) is another document, matched from the window; in the same index it is the document itself.
+     */
+    public void testTheSameIdInAnotherIndexIsAnotherDocument() {
+        RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
+        long base = randomLong();
+        recent.addSimhash("logs", "page", ".ds-logs-000001", 1, base, 0);
+        assertEquals(
+                ".ds-logs-000001",
+                recent.closestSimhash("logs", "page", ".ds-logs-000002", 1, base, 3, Long.MAX_VALUE, 0)
+                        .entry()
+                        .home());
+        assertNull(recent.closestSimhash("logs", "page", ".ds-logs-000001", 1, base, 3, Long.MAX_VALUE, 0));
+        recent.addSimhash("i", "page", null, 1, base, 0);
+        assertNull(
+                "a lookup into one index: itself by its _id",
+                recent.closestSimhash("i", "page", null, 1, base, 3, Long.MAX_VALUE, 0));
+    }
+
     public void testClosestSimhashWithinTheDistanceOfTheSameScheme() {
         RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
         long base = randomLong();
         recent.addSimhash("i", "far", null, 1, base ^ 0xFFL, 0);
         recent.addSimhash("i", "near", null, 1, base ^ 1L, 0);
         recent.addSimhash("i", "other-scheme", null, 2, base, 0);
-        RecentFingerprints.Match match = recent.closestSimhash("i", "q", 1, base, 3, Long.MAX_VALUE, 0);
+        RecentFingerprints.Match match = recent.closestSimhash("i", "q", null, 1, base, 3, Long.MAX_VALUE, 0);
         assertEquals("near", match.entry().id());
         assertEquals(1 - 1 / 64.0, match.similarity(), 0);
-        assertNull("8 bits is beyond 3", recent.closestSimhash("i", "q", 1, base ^ 0xFF00L, 3, Long.MAX_VALUE, 0));
-        assertNull("only its own scheme", recent.closestSimhash("i", "q", 3, base, 3, Long.MAX_VALUE, 0));
-        assertNull("only its own index", recent.closestSimhash("other-index", "q", 1, base, 3, Long.MAX_VALUE, 0));
+        assertNull(
+                "8 bits is beyond 3", recent.closestSimhash("i", "q", null, 1, base ^ 0xFF00L, 3, Long.MAX_VALUE, 0));
+        assertNull("only its own scheme", recent.closestSimhash("i", "q", null, 3, base, 3, Long.MAX_VALUE, 0));
+        assertNull(
+                "only its own index", recent.closestSimhash("other-index", "q", null, 1, base, 3, Long.MAX_VALUE, 0));
         assertEquals(
                 "never the document itself",
                 "far",
-                recent.closestSimhash("i", "near", 1, base ^ 1L, 8, Long.MAX_VALUE, 0)
+                recent.closestSimhash("i", "near", null, 1, base ^ 1L, 8, Long.MAX_VALUE, 0)
                         .entry()
                         .id());
     }
@@ -35,17 +57,17 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
             recent.addSimhash("i", "d" + i, null, 0, i, i);
         }
         assertEquals(3, recent.size());
-        assertNull("the oldest went first", recent.closestSimhash("i", "q", 0, 0, 0, Long.MAX_VALUE, 5));
+        assertNull("the oldest went first", recent.closestSimhash("i", "q", null, 0, 0, 0, Long.MAX_VALUE, 5));
         assertEquals(
                 "d4",
-                recent.closestSimhash("i", "q", 0, 4, 0, Long.MAX_VALUE, 5)
+                recent.closestSimhash("i", "q", null, 0, 4, 0, Long.MAX_VALUE, 5)
                         .entry()
                         .id());
-        assertNull("expired after the ttl", recent.closestSimhash("i", "q", 0, 4, 0, Long.MAX_VALUE, 5 + 101));
+        assertNull("expired after the ttl", recent.closestSimhash("i", "q", null, 0, 4, 0, Long.MAX_VALUE, 5 + 101));
         assertEquals(0, recent.size());
         RecentFingerprints none = new RecentFingerprints(0, 100);
         none.addSimhash("i", "x", null, 0, 0, 0);
-        assertNull(none.closestSimhash("i", "q", 0, 0, 8, Long.MAX_VALUE, 0));
+        assertNull(none.closestSimhash("i", "q", null, 0, 0, 8, Long.MAX_VALUE, 0));
     }
 
     public void testSignaturesByEstimateAndByExactJaccard() {
@@ -60,10 +82,10 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         }
         recent.addSignature("i", "ninety", null, 7, ninety, null, 0);
         RecentFingerprints.Match byEstimate =
-                recent.mostSimilarSignature("i", "q", 7, signature, null, 0.8, Long.MAX_VALUE, 0);
+                recent.mostSimilarSignature("i", "q", null, 7, signature, null, 0.8, Long.MAX_VALUE, 0);
         assertEquals("ninety", byEstimate.entry().id());
         assertEquals(1 - 13 / 128.0, byEstimate.similarity(), 1e-12);
-        assertNull(recent.mostSimilarSignature("i", "q", 7, signature, null, 0.95, Long.MAX_VALUE, 0));
+        assertNull(recent.mostSimilarSignature("i", "q", null, 7, signature, null, 0.95, Long.MAX_VALUE, 0));
 
         // With shingle sets on both sides the exact Jaccard decides: {1..10} against {1..8}: 0.8.
         byte[] ten = ShingleSetCodec.payload(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
@@ -72,16 +94,18 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         RecentFingerprints.Entry stored = exact.addSignature("i", "eight", null, 7, ninety, eight, 0);
         assertEquals(
                 0.8,
-                exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.75, Long.MAX_VALUE, 0)
+                exact.mostSimilarSignature("i", "q", null, 7, signature, ten, 0.75, Long.MAX_VALUE, 0)
                         .similarity(),
                 1e-12);
         assertNull(
                 "exact 0.8 is below 0.85 even though the estimate (0.90) is above",
-                exact.mostSimilarSignature("i", "q", 7, signature, ten, 0.85, Long.MAX_VALUE, 0));
-        assertNull("never itself", exact.mostSimilarSignature("i", "eight", 7, ninety, eight, 0.5, Long.MAX_VALUE, 0));
+                exact.mostSimilarSignature("i", "q", null, 7, signature, ten, 0.85, Long.MAX_VALUE, 0));
+        assertNull(
+                "never itself",
+                exact.mostSimilarSignature("i", "eight", null, 7, ninety, eight, 0.5, Long.MAX_VALUE, 0));
         assertNull(
                 "only its own index",
-                exact.mostSimilarSignature("other-index", "q", 7, ninety, eight, 0.5, Long.MAX_VALUE, 0));
+                exact.mostSimilarSignature("other-index", "q", null, 7, ninety, eight, 0.5, Long.MAX_VALUE, 0));
         assertEquals("its own id until its lookup decides", "eight", stored.cluster());
         exact.accept(stored, "c1");
         assertEquals("c1", stored.cluster());
@@ -94,12 +118,12 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         RecentFingerprints.Entry second = recent.addSimhash("i", "second", null, 0, 43L, 0);
         assertEquals(
                 "first",
-                recent.closestSimhash("i", "second", 0, 43L, 3, second.arrival(), 0)
+                recent.closestSimhash("i", "second", null, 0, 43L, 3, second.arrival(), 0)
                         .entry()
                         .id());
         assertNull(
                 "the later one is never a match for the earlier",
-                recent.closestSimhash("i", "first", 0, 42L, 3, first.arrival(), 0));
+                recent.closestSimhash("i", "first", null, 0, 42L, 3, first.arrival(), 0));
         assertEquals(second.arrival() + 1, recent.nextArrival());
     }
 
@@ -111,7 +135,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
         RecentFingerprints.Entry refused = recent.addSimhash("i", "refused", null, 0, 42L, 0);
         RecentFingerprints.Entry later = recent.addSimhash("i", "later", null, 0, 42L, 0);
-        RecentFingerprints.Match match = recent.closestSimhash("i", "later", 0, 42L, 3, later.arrival(), 0);
+        RecentFingerprints.Match match = recent.closestSimhash("i", "later", null, 0, 42L, 3, later.arrival(), 0);
         assertSame(refused, match.entry());
         assertFalse("pending until its lookup decides", refused.accepted());
         java.util.concurrent.atomic.AtomicInteger heard = new java.util.concurrent.atomic.AtomicInteger();
@@ -121,7 +145,7 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
         assertEquals(1, heard.get());
         assertFalse(refused.accepted());
         assertEquals(1, recent.size());
-        assertNull(recent.closestSimhash("i", "later", 0, 42L, 3, later.arrival(), 0));
+        assertNull(recent.closestSimhash("i", "later", null, 0, 42L, 3, later.arrival(), 0));
         recent.accept(later, "c-later");
         assertTrue(later.accepted());
         later.whenDecided(heard::incrementAndGet);
@@ -133,11 +157,11 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
     public void testScopesAreSeparate() {
         RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
         recent.addSimhash("i\u0000alice", "a", null, 0, 42L, 0);
-        assertNull(recent.closestSimhash("i\u0000bob", "b", 0, 42L, 3, Long.MAX_VALUE, 0));
-        assertNull(recent.closestSimhash("i", "b", 0, 42L, 3, Long.MAX_VALUE, 0));
+        assertNull(recent.closestSimhash("i\u0000bob", "b", null, 0, 42L, 3, Long.MAX_VALUE, 0));
+        assertNull(recent.closestSimhash("i", "b", null, 0, 42L, 3, Long.MAX_VALUE, 0));
         assertEquals(
                 "a",
-                recent.closestSimhash("i\u0000alice", "b", 0, 42L, 3, Long.MAX_VALUE, 0)
+                recent.closestSimhash("i\u0000alice", "b", null, 0, 42L, 3, Long.MAX_VALUE, 0)
                         .entry()
                         .id());
     }
@@ -200,8 +224,8 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
                         expectedContainment = c;
                     }
                 }
-                RecentFingerprints.Match match =
-                        recent.mostContaining("i", "q", 0, setOf(query), documentInsideRecent, min, Long.MAX_VALUE, 0);
+                RecentFingerprints.Match match = recent.mostContaining(
+                        "i", "q", null, 0, setOf(query), documentInsideRecent, min, Long.MAX_VALUE, 0);
                 if (expected == null) {
                     assertNull(match);
                 } else {
@@ -216,12 +240,13 @@ public class RecentFingerprintsTests extends OpenSearchTestCase {
     public void testShingleSetEntriesStayOutOfTheOtherSearches() {
         RecentFingerprints recent = new RecentFingerprints(10, Long.MAX_VALUE);
         recent.addShingleSet("i", "set", null, 0, setOf(java.util.Set.of(1, 2, 3)), 0);
-        assertNull(recent.closestSimhash("i", "q", 0, 0L, 64, Long.MAX_VALUE, 0));
-        RecentFingerprints.Match self =
-                recent.mostContaining("i", "q", 0, setOf(java.util.Set.of(1, 2, 3)), true, 1.0, Long.MAX_VALUE, 0);
+        assertNull(recent.closestSimhash("i", "q", null, 0, 0L, 64, Long.MAX_VALUE, 0));
+        RecentFingerprints.Match self = recent.mostContaining(
+                "i", "q", null, 0, setOf(java.util.Set.of(1, 2, 3)), true, 1.0, Long.MAX_VALUE, 0);
         assertEquals("set", self.entry().id());
         assertNull(
                 "never the document itself",
-                recent.mostContaining("i", "set", 0, setOf(java.util.Set.of(1, 2, 3)), true, 0.5, Long.MAX_VALUE, 0));
+                recent.mostContaining(
+                        "i", "set", null, 0, setOf(java.util.Set.of(1, 2, 3)), true, 0.5, Long.MAX_VALUE, 0));
     }
 }
