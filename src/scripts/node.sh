@@ -26,7 +26,9 @@
 #           runs it at validate, not at pre-integration-test after the unit tests; run.sh before building);
 #           does nothing while the node of <state-dir> still runs (`start` stops it first), nor, with
 #           goals, unless they reach integration-test
-#   node.sh java-home                 prints a JDK >= 21 to run OpenSearch 3.x with
+#   node.sh java-home [<opensearch-version>]
+#                                     prints a JDK to run OpenSearch with: >= 21 for 3.x (the default), 11 to 23
+#                                     for 2.x, which runs under the Java security manager that JDK 24 removed
 #
 # A taken port fails with the setting that moves the node there, when the caller names it in
 # NODE_SH_HTTP_PORT_SETTING / NODE_SH_TRANSPORT_PORT_SETTING (e.g. -Dit.http.port, NEARDUP_TRANSPORT_PORT).
@@ -41,21 +43,47 @@ die() { echo "node.sh: $*" >&2; exit 1; }
 
 java_home() {
     # JAVA_HOME first, as the README says; then OPENSEARCH_JAVA_HOME, the JDKs under /usr/lib/jvm, and the `java` on PATH.
-    local candidate on_path=""
+    # OpenSearch 2.x (<opensearch-version> 2.*) installs the Java security manager at start-up, which JDK 24 and newer
+    # refuse ("Enabling a Security Manager is not supported"): a JDK 11 to 23 for it, the newest such.
+    local version=${1:-3} candidate on_path="" low=21 high=999 found="" found_major=0 major
+    [[ "$version" != 2.* ]] || { low=11; high=23; }
     if command -v java > /dev/null 2>&1; then
         on_path=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
     fi
-    if [ -n "${JAVA_HOME:-}" ] && ! java_major_at_least "$JAVA_HOME" 21; then
+    if [ "$low" = 21 ] && [ -n "${JAVA_HOME:-}" ] && ! java_major_at_least "$JAVA_HOME" 21; then
         echo "node.sh: JAVA_HOME=$JAVA_HOME is not a JDK 21 or newer; looking for one elsewhere" >&2
     fi
     for candidate in "${JAVA_HOME:-}" "${OPENSEARCH_JAVA_HOME:-}" /usr/lib/jvm/* "$on_path"; do
         [ -n "$candidate" ] || continue
-        if java_major_at_least "$candidate" 21; then
+        major=$(java_major "$candidate") || continue
+        [ "$major" -ge "$low" ] && [ "$major" -le "$high" ] || continue
+        if [ "$low" = 21 ]; then
             echo "$candidate"
             return 0
         fi
+        if [ "$major" -gt "$found_major" ]; then found=$candidate found_major=$major; fi
     done
-    die "no JDK 21 or newer found: set JAVA_HOME to one (OpenSearch 3.x needs Java 21+)"
+    [ -z "$found" ] || { echo "$found"; return 0; }
+    [ "$low" = 21 ] && die "no JDK 21 or newer found: set JAVA_HOME to one (OpenSearch 3.x needs Java 21+)"
+    die "no JDK 11 to 23 found for OpenSearch $version (2.x runs under the Java security manager, which JDK 24 removed): install one, e.g. Debian's openjdk-17-jdk-headless"
+}
+
+# The major version of <dir>/bin/java, e.g. 17; fails when there is none.
+java_major() {
+    local dir=$1 major
+    [ -x "$dir/bin/java" ] || return 1
+    major=$("$dir/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    major=${major%%.*}
+    [[ "$major" =~ ^[0-9]+$ ]] || return 1
+    echo "$major"
+}
+
+# The OpenSearch version of a distribution (or a node's home), read off its lib/opensearch-<version>.jar.
+distribution_version() {
+    local jar
+    jar=$(basename "$(ls "$1"/lib/opensearch-[0-9]*.jar 2>/dev/null | head -n 1)" .jar)
+    [ -n "$jar" ] || die "no lib/opensearch-<version>.jar in $1: not an OpenSearch distribution"
+    echo "${jar#opensearch-}"
 }
 
 # True when <dir>/bin/java is a Java of at least <major>.
@@ -235,7 +263,7 @@ start_node() {
     [ -f "$plugin_zip" ] || die "no plugin zip at $plugin_zip (run: mvn package)"
 
     local jdk
-    jdk=$(java_home)
+    jdk=$(java_home "$(distribution_version "$distribution")")
     prepare_home "$state" "$http_port" "$transport_port" "$distribution"
     install_plugin "$state" "$jdk" "$plugin_zip"
     local -a curl_opts=()
@@ -254,7 +282,7 @@ restart_node() {
     require_free_ports "$http_port" "$transport_port"
 
     local jdk
-    jdk=$(java_home)
+    jdk=$(java_home "$(distribution_version "$home")")
     if [ -n "$plugin_zip" ]; then
         echo "node.sh: removing opensearch-neardup"
         OPENSEARCH_JAVA_HOME="$jdk" JAVA_HOME="$jdk" "$home/bin/opensearch-plugin" remove opensearch-neardup \
@@ -309,14 +337,16 @@ start_secure_node() {
     [ -f "$commons_collections4" ] || die "no commons-collections4 jar at $commons_collections4"
 
     local jdk version built_for
-    jdk=$(java_home)
-    version=$(basename "$(ls "$distribution"/lib/opensearch-[0-9]*.jar)" .jar)
-    version=${version#opensearch-}
+    version=$(distribution_version "$distribution")
+    jdk=$(java_home "$version")
     built_for=$(descriptor_value "$(readlink -f "$plugin_zip")" opensearch.version "$jdk")
     [ "$built_for" = "$version" ] || die "$(basename "$plugin_zip") is built for OpenSearch $built_for, the distribution is $version"
 
     prepare_home "$state" "$http_port" "$transport_port" "$distribution"
-    rule_framework_stand_in "$jdk" "$commons_collections4" "$version"
+    # Security 3.4 extends rule-framework; 2.19's does not
+    if descriptor_value "$(readlink -f "$security_zip")" extended.plugins "$jdk" | grep -q rule-framework; then
+        rule_framework_stand_in "$jdk" "$commons_collections4" "$version"
+    fi
     install_plugin "$state" "$jdk" "$security_zip"
     install_plugin "$state" "$jdk" "$plugin_zip"
 
@@ -392,6 +422,8 @@ case "${1:-}" in
     check-ports)
            [ $# -eq 4 ] || [ $# -eq 5 ] || die "usage: node.sh check-ports <state-dir> <http-port> <transport-port> [goals=<maven goals>]"
            check_ports "$2" "$3" "$4" "${5-}" ;;
-    java-home) java_home ;;
+    java-home)
+           [ $# -le 2 ] || die "usage: node.sh java-home [<opensearch-version>]"
+           java_home "${2:-}" ;;
     *) die "usage: node.sh start|start-secure|stop|halt|restart|build-plugin|check-ports|java-home ..." ;;
 esac

@@ -24,6 +24,9 @@
 #                                     answer identical; new documents (format 1), a force-merge, a restart:
 #                                     every answer identical again; then a new index gets format 2. Needs the
 #                                     history back to <from-commit> (not a shallow clone)
+#                                     A 2.x node's smoke answers (fingerprints, hits and scores, clusters:
+#                                     smoke.sh's SMOKE_ANSWERS) must equal those of the default release's node,
+#                                     smoke-tested in the same run or before (its answers kept in its folder)
 #   release.sh versions               prints SUPPORTED, one a line, "node" after those CI smoke-tests
 #
 # Environment: RELEASE_DIR (default target/release), RELEASE_JOBS builds or nodes at a time (default 2),
@@ -32,10 +35,11 @@
 # Per-version build output and logs are in target/release-build/<version>/.
 set -euo pipefail
 
-# Every OpenSearch 3.x release these sources build for; add a new release here (and to the README's table).
-SUPPORTED=(3.0.0 3.1.0 3.2.0 3.3.0 3.3.1 3.3.2 3.4.0 3.5.0 3.6.0 3.7.0 3.8.0 3.9.0)
+# Every OpenSearch release these sources build for: 2.19.x, the last 2.x line, and every 3.x; add a new release
+# here (and to the README's table).
+SUPPORTED=(2.19.4 2.19.6 3.0.0 3.1.0 3.2.0 3.3.0 3.3.1 3.3.2 3.4.0 3.5.0 3.6.0 3.7.0 3.8.0 3.9.0)
 # Those whose integ-test-zip (a real node) is on Maven Central: 3.9.0's is not (checked 2026-11-25).
-NODE_VERSIONS=(3.0.0 3.1.0 3.2.0 3.3.0 3.3.1 3.3.2 3.4.0 3.5.0 3.6.0 3.7.0 3.8.0)
+NODE_VERSIONS=(2.19.4 2.19.6 3.0.0 3.1.0 3.2.0 3.3.0 3.3.1 3.3.2 3.4.0 3.5.0 3.6.0 3.7.0 3.8.0)
 # The last commit before index.neardup.fingerprint_format (issue 32): its indices have no format and keep format 1.
 PLUGIN_UPGRADE_FROM=0924104
 
@@ -100,7 +104,7 @@ check_refused() {
     local version=$1 other=$2 distribution=$3 dir=$work_dir/$1 log
     log=$dir/refused-$other.log
     [ -f "$release_dir/$(zip_name "$other")" ] || die "no $(zip_name "$other") in $release_dir (run: release.sh build $other)"
-    if OPENSEARCH_JAVA_HOME="$JAVA_HOME" "$distribution/bin/opensearch-plugin" install --batch \
+    if OPENSEARCH_JAVA_HOME="$(bash src/scripts/node.sh java-home "$version")" "$distribution/bin/opensearch-plugin" install --batch \
         "file://$release_dir/$(zip_name "$other")" > "$log" 2>&1; then
         die "OpenSearch $version installed $(zip_name "$other"), a zip built for $other"
     fi
@@ -143,11 +147,31 @@ smoke_one() {
     local status=0
     bash src/scripts/node.sh start "$state" "$http_port" "$transport_port" "$distribution" "$zip" || status=$?
     if [ "$status" = 0 ]; then
-        bash src/scripts/smoke.sh "http://127.0.0.1:$http_port" "$version.$plugin_release" || status=$?
+        rm -rf "$dir/smoke-answers"
+        SMOKE_ANSWERS=$dir/smoke-answers bash src/scripts/smoke.sh "http://127.0.0.1:$http_port" "$version.$plugin_release" \
+            || status=$?
     fi
     bash src/scripts/node.sh stop "$state" > /dev/null || true
     [ "$status" = 0 ] || die "the smoke run on OpenSearch $version failed (node logs: $state/logs)"
     echo "release.sh: OpenSearch $version: installed, smoke run passed in $((SECONDS - started)) s"
+}
+
+# The smoke answers that <what> gave (in <dir>, default its smoke run's) against those of the default release's
+# smoke run: identical, file by file.
+compare_smoke_answers() {
+    local version=$1 reference=$test_opensearch_version file differ=0
+    local mine=${2:-$work_dir/$1/smoke-answers} theirs=$work_dir/$test_opensearch_version/smoke-answers
+    [ -d "$theirs" ] || die "no smoke answers of OpenSearch $reference in $theirs to compare $version's with (run: release.sh smoke $reference)"
+    [ -d "$mine" ] || die "no smoke answers of OpenSearch $version in $mine"
+    for file in "$theirs"/*.json; do
+        if ! cmp -s "$file" "$mine/$(basename "$file")"; then
+            echo "release.sh: OpenSearch $version answers $(basename "$file" .json) otherwise than $reference:" >&2
+            diff "$file" "$mine/$(basename "$file")" | head -n 20 >&2 || true
+            differ=1
+        fi
+    done
+    [ "$differ" = 0 ] || die "the smoke answers of OpenSearch $version differ from $reference's"
+    echo "release.sh: OpenSearch $version answers the smoke run as $reference does: $(ls "$theirs" | wc -l) answers identical (fingerprints, hits and scores, collapse, clusters)"
 }
 
 # A node of <from> loads the smoke index, a node of <to> answers the smoke run on its data. Both zips built.
@@ -179,10 +203,14 @@ upgrade() {
 
     bash src/scripts/node.sh start "$dir/to-node" "$http_port" "$transport_port" "$dir/opensearch-$to" \
         "$release_dir/$(zip_name "$to")" || status=$?
-    [ "$status" = 0 ] && { bash src/scripts/smoke.sh "http://127.0.0.1:$http_port" "$to.$plugin_release" check || status=$?; }
+    [ "$status" = 0 ] && { SMOKE_ANSWERS=$dir/answers bash src/scripts/smoke.sh "http://127.0.0.1:$http_port" "$to.$plugin_release" check || status=$?; }
     bash src/scripts/node.sh stop "$dir/to-node" > /dev/null || true
     rm -rf "$dir/opensearch-$to"
     [ "$status" = 0 ] || die "OpenSearch $to did not answer the smoke run on the data of $from (logs: $dir/to-node/logs)"
+    # the same answers as a node of <to> gives on the data it loaded itself, where its smoke run left them
+    if [ -d "$work_dir/$test_opensearch_version/smoke-answers" ] && [ "$to" = "$test_opensearch_version" ]; then
+        compare_smoke_answers "$to on the data of $from" "$dir/answers"
+    fi
     echo "release.sh: upgrade from OpenSearch $from to $to: the index loaded on $from answers the smoke run on $to ($((SECONDS - started)) s)"
 }
 
@@ -296,6 +324,9 @@ case "$command" in
             (cd "$release_dir" && sha512sum -c --quiet ./*.sha512) || die "a checksum in $release_dir does not match"
         else
             run_jobs smoke_one "${versions[@]}" || die "the smoke runs failed"
+            for v in "${versions[@]}"; do
+                [[ "$v" != 2.* ]] || compare_smoke_answers "$v"
+            done
             echo "release.sh: smoke runs passed on OpenSearch ${versions[*]} in $((SECONDS - started)) s"
         fi
         ;;

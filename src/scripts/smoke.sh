@@ -8,6 +8,9 @@
 # four documents (two near-duplicates, two others); the near_duplicate query finds the copy by simhash and
 # by MinHash and not the others; the near_dup_collapse response processor folds the copy; a
 # _near_dup_clusters run writes one cluster of two; GET _plugins/neardup/stats counts the queries.
+# With SMOKE_ANSWERS=<dir> (check and all), also writes the answers that must not depend on the OpenSearch release
+# into <dir> as sorted JSON, one file a request: each document's fingerprints as the processor wrote them, both
+# queries' hits with their scores, the collapsed hits, the clusters written (release.sh compares 2.19's with 3.8's).
 # Needs curl and jq. Exits non-zero at the first step that does not answer as expected.
 set -euo pipefail
 [ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: smoke.sh <url> <expected-plugin-version> [all|load|check]" >&2; exit 2; }
@@ -72,20 +75,35 @@ if [ "$mode" != check ]; then
 fi
 [ "$mode" != load ] || { echo "$label: loaded [$index]"; exit 0; }
 
+answers=${SMOKE_ANSWERS:-}
+# record <name> <jq filter> <json>: the part of an answer compared across releases, when SMOKE_ANSWERS is set
+record() {
+    [ -n "$answers" ] || return 0
+    mkdir -p "$answers"
+    jq -S "$2" <<< "$3" > "$answers/$1.json"
+}
+for id in original copy other another; do
+    record "fingerprint-$id" '._source.text_fp' "$(request GET "/$index/_doc/$id")"
+done
+
 hits=$(request POST "/$index/_search" '{"query": {"near_duplicate": {"field": "text_fp.simhash", "like": {"_id": "original"}, "max_distance": 8}}}')
 check "near_duplicate on the simhash finds the copy and not the others" '[.hits.hits[]._id] == ["copy"]' "$hits"
+record simhash-hits '[.hits.hits[] | {_id, _score}]' "$hits"
 hits=$(request POST "/$index/_search" '{"query": {"near_duplicate": {"field": "text_fp.minhash", "like": {"_id": "original"}, "min_similarity": 0.5}}}')
 check "near_duplicate on the MinHash finds the copy and not the others" '[.hits.hits[]._id] == ["copy"]' "$hits"
+record minhash-hits '[.hits.hits[] | {_id, _score}]' "$hits"
 
 hits=$(request POST "/$index/_search?search_pipeline=neardup-smoke" '{"query": {"match_all": {}}, "docvalue_fields": ["text_fp.simhash"]}')
 check "near_dup_collapse folds the copy: 3 hits of 4, one folded" \
     '(.hits.hits | length) == 3 and .ext.near_dup_collapse.folded == 1' "$hits"
+record collapse '{hits: [.hits.hits[] | {_id, _score, fields}], collapse: .ext.near_dup_collapse}' "$hits"
 
 clusters=$(request POST "/$index/_near_dup_clusters?refresh=true" '{"field": "text_fp.minhash", "min_similarity": 0.5, "target_field": "text_dup"}')
 check "_near_dup_clusters finds one cluster of two" '.clusters == 1 and .clustered_documents == 2 and .failures == []' "$clusters"
 hits=$(request POST "/$index/_search" '{"query": {"exists": {"field": "text_dup.cluster"}}, "_source": ["text_dup"]}')
 check "the cluster is written into the original and the copy" \
     '([.hits.hits[]._id] | sort) == ["copy", "original"] and ([.hits.hits[]._source.text_dup.size] == [2, 2])' "$hits"
+record clusters '[.hits.hits[] | {_id, text_dup: ._source.text_dup}] | sort_by(._id)' "$hits"
 
 stats=$(request GET /_plugins/neardup/stats)
 check "_plugins/neardup/stats counts the queries" \

@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.compat.LuceneApi;
 import io.neardup.core.ClusterGraph;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -203,7 +204,7 @@ final class ClusterJob {
                 "counting the documents",
                 ActionListener.wrap(
                         response -> total.onResponse(
-                                response.getHits().getTotalHits().value()),
+                                LuceneApi.count(response.getHits().getTotalHits())),
                         e -> total.onResponse(-1L)));
     }
 

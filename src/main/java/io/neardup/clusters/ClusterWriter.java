@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.opensearch.action.bulk.BulkItemResponse;
 import org.opensearch.action.bulk.BulkRequest;
+import org.opensearch.action.bulk.BulkResponse;
 import org.opensearch.action.update.UpdateRequest;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
@@ -288,21 +289,28 @@ final class ClusterWriter {
             return true;
         }
 
-        /** Sends a bulk that holds a slot; its answer gives the slot on ({@link #sent}). */
+        /**
+         * Sends a bulk that holds a slot; its answer gives the slot on ({@link #sent}). A client that refuses the bulk
+         * by throwing from the call rather than through the listener fails it as an answer would (the run stops
+         * writing and fails with that exception's status): a bulk sent by the throttle's timer or after another
+         * bulk's answer has no caller to take the exception, which was lost there and the run never answered.
+         */
         private void send(BulkRequest toSend, List<Boolean> clears) {
-            context.client()
-                    .bulk(
-                            toSend.timeout(request.bulkTimeout()),
-                            context.step(
-                                    "a bulk of cluster assignments",
-                                    ActionListener.runAfter(
-                                            ActionListener.wrap(response -> record(response.getItems(), clears), e -> {
-                                                synchronized (this) {
-                                                    bulkFailure = e;
-                                                }
-                                                writesStopped = true;
-                                            }),
-                                            this::sent)));
+            ActionListener<BulkResponse> answer = context.step(
+                    "a bulk of cluster assignments",
+                    ActionListener.runAfter(
+                            ActionListener.wrap(response -> record(response.getItems(), clears), e -> {
+                                synchronized (this) {
+                                    bulkFailure = e;
+                                }
+                                writesStopped = true;
+                            }),
+                            this::sent));
+            try {
+                context.client().bulk(toSend.timeout(request.bulkTimeout()), answer);
+            } catch (RuntimeException e) {
+                answer.onFailure(e);
+            }
         }
 
         private void record(BulkItemResponse[] items, List<Boolean> clears) {

@@ -81,11 +81,16 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
             ShardJoinStep step =
                     new ShardJoinStep(request, shardId, context, searcher, services, client, threadPool, timeouts);
-            switch (request.step()) {
-                case ShardJoinRequest.Window window -> SimhashWindowJoin.run(step, window, releasing);
-                case ShardJoinRequest.BandsWithin within ->
-                    releasing.onResponse(MinhashBandJoin.joinWithin(step, within));
-                case ShardJoinRequest.BandsAcross across -> MinhashBandJoin.lookUpIn(step, across, releasing);
+            ShardJoinRequest.Step joinStep = request.step();
+            if (joinStep instanceof ShardJoinRequest.Window window) {
+                SimhashWindowJoin.run(step, window, releasing);
+            } else if (joinStep instanceof ShardJoinRequest.BandsWithin within) {
+                releasing.onResponse(MinhashBandJoin.joinWithin(step, within));
+            } else if (joinStep instanceof ShardJoinRequest.BandsAcross across) {
+                MinhashBandJoin.lookUpIn(step, across, releasing);
+            } else {
+                throw new IllegalStateException(
+                        "no such join step: " + joinStep.getClass().getName()); // sealed
             }
         } catch (Exception e) {
             releasing.onFailure(e);

@@ -4,11 +4,12 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.WeightScorer;
 import org.apache.lucene.search.DocIdSetIterator;
-import org.apache.lucene.search.Scorer;
+import org.apache.lucene.search.Weight;
 
 /** Iterates precomputed matches of one segment: doc ids ascending, with their scores. */
-final class ArrayScorer extends Scorer {
+final class ArrayScorer extends WeightScorer {
     private final int[] docs;
     private final float[] scores;
     private final int length;
@@ -16,7 +17,8 @@ final class ArrayScorer extends Scorer {
     private int index = -1;
     private int doc = -1;
 
-    ArrayScorer(int[] docs, float[] scores, int length) {
+    ArrayScorer(Weight weight, int[] docs, float[] scores, int length) {
+        super(weight);
         this.docs = docs;
         this.scores = scores;
         this.length = length;

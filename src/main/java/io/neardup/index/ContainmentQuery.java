@@ -5,6 +5,8 @@
 package io.neardup.index;
 
 import io.neardup.compat.PostingsDisjunction;
+import io.neardup.compat.SupplierWeight;
+import io.neardup.compat.WeightScorer;
 import io.neardup.core.ContainmentSampling;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.ShingleSetCodec;
@@ -24,7 +26,6 @@ import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.TermState;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
-import org.apache.lucene.search.ConstantScoreScorer;
 import org.apache.lucene.search.DisiWrapper;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Explanation;
@@ -181,7 +182,7 @@ public final class ContainmentQuery extends Query implements Accountable {
     /** The query's sampled values present in one segment, each with its terms-enum state. */
     private record SegmentTerms(TermsEnum termsEnum, List<BytesRef> terms, List<TermState> states, long cost) {}
 
-    private final class ContainmentWeight extends Weight {
+    private final class ContainmentWeight extends SupplierWeight {
         private final float boost;
         private final AtomicBoolean counted = new AtomicBoolean();
         /**
@@ -289,7 +290,8 @@ public final class ContainmentQuery extends Query implements Accountable {
                 try {
                     int[] docs = new int[candidates];
                     float[] scores = new float[candidates];
-                    return new ArrayScorer(docs, scores, verify(reader, shared, floor, docs, scores));
+                    return new ArrayScorer(
+                            ContainmentWeight.this, docs, scores, verify(reader, shared, floor, docs, scores));
                 } finally {
                     budget.release(resultBytes);
                 }
@@ -392,27 +394,25 @@ public final class ContainmentQuery extends Query implements Accountable {
          * the one pass does. What it holds grows with the query's sampled values, not with the segment: nothing is
          * charged to the breaker. Deleted documents are left to the collector, as in the one pass.
          */
-        private final class TwoPhaseContainmentScorer extends Scorer {
+        private final class TwoPhaseContainmentScorer extends WeightScorer {
             private final PostingsDisjunction sampledPostings;
             private final TwoPhaseIterator twoPhase;
             private float score;
 
             TwoPhaseContainmentScorer(LeafReader reader, SegmentTerms segmentTerms, long leadCost) throws IOException {
-                // Lucene's own disjunction (internal API: its shape differs in Lucene 10.1, hence compat): a heap of
-                // the
-                // postings the lead passes often, a linear check of the others, and the list of those on a document.
-                List<DisiWrapper> postings =
+                super(ContainmentWeight.this);
+                // Lucene's own disjunction (internal API: its shape differs in Lucene 9 and 10.1, hence compat): a heap
+                // of the postings the lead passes often, a linear check of the others, and the list of those on a
+                // document.
+                List<PostingsEnum> postings =
                         new ArrayList<>(segmentTerms.terms().size());
                 TermsEnum termsEnum = segmentTerms.termsEnum();
                 for (int t = 0; t < segmentTerms.terms().size(); t++) {
                     termsEnum.seekExact(
                             segmentTerms.terms().get(t), segmentTerms.states().get(t));
-                    postings.add(new DisiWrapper(
-                            new ConstantScoreScorer(
-                                    1f, ScoreMode.COMPLETE_NO_SCORES, termsEnum.postings(null, PostingsEnum.NONE)),
-                            false));
+                    postings.add(termsEnum.postings(null, PostingsEnum.NONE));
                 }
-                this.sampledPostings = new PostingsDisjunction(postings, leadCost);
+                this.sampledPostings = new PostingsDisjunction(ContainmentWeight.this, postings, leadCost);
                 BinaryDocValues sets = DocValues.getBinary(reader, shinglesField);
                 NumericDocValues setSizes = DocValues.getNumeric(reader, setSizeField);
                 int floor = sharedFloor();

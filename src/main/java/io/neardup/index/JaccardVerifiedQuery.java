@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.SupplierWeight;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Objects;
@@ -72,7 +73,7 @@ public final class JaccardVerifiedQuery extends Query {
     @Override
     public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) throws IOException {
         Weight inner = searcher.createWeight(candidates, ScoreMode.COMPLETE_NO_SCORES, 1f);
-        return new Weight(this) {
+        return new SupplierWeight(this) {
             @Override
             public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
                 String field = verifier.minhashField();
@@ -87,7 +88,7 @@ public final class JaccardVerifiedQuery extends Query {
                 if (supplier == null) {
                     return null;
                 }
-                return VerifiedScorer.supplier(supplier, verifier, context, boost);
+                return VerifiedScorer.supplier(this, supplier, verifier, context, boost);
             }
 
             @Override

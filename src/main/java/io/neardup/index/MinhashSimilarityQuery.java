@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.SupplierWeight;
 import io.neardup.core.LshBanding;
 import java.io.IOException;
 import java.util.Locale;
@@ -100,7 +101,7 @@ public final class MinhashSimilarityQuery extends Query {
         return new SimilarityWeight(candidates, boost);
     }
 
-    private final class SimilarityWeight extends Weight {
+    private final class SimilarityWeight extends SupplierWeight {
         private final Weight candidates;
         private final float boost;
         private final AtomicBoolean counted = new AtomicBoolean();
@@ -126,7 +127,7 @@ public final class MinhashSimilarityQuery extends Query {
             if (candidateSupplier == null) {
                 return null;
             }
-            return VerifiedScorer.supplier(candidateSupplier, verifier, context, boost);
+            return VerifiedScorer.supplier(this, candidateSupplier, verifier, context, boost);
         }
 
         @Override

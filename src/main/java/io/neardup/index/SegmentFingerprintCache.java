@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.LuceneApi;
 import io.neardup.core.SimhashBlockIndex;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
@@ -207,7 +208,7 @@ public final class SegmentFingerprintCache {
 
     /** Whether the segment's first sort key is this field, ascending: then doc order is fingerprint order. */
     static boolean isSortedBy(LeafReader reader, String field) {
-        Sort sort = reader.getMetaData().sort();
+        Sort sort = LuceneApi.indexSort(reader.getMetaData());
         if (sort == null || sort.getSort().length == 0) {
             return false;
         }

@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.SupplierWeight;
 import io.neardup.core.FlipModel;
 import io.neardup.core.Margins;
 import io.neardup.core.Matches;
@@ -107,7 +108,7 @@ public final class SimhashNeighborQuery extends Query {
         return new NeighborWeight(boost);
     }
 
-    private final class NeighborWeight extends Weight {
+    private final class NeighborWeight extends SupplierWeight {
         private final float boost;
         private final AtomicBoolean counted = new AtomicBoolean();
 
@@ -174,7 +175,7 @@ public final class SimhashNeighborQuery extends Query {
             return new ScorerSupplier() {
                 @Override
                 public Scorer get(long leadCost) {
-                    return new ArrayScorer(docs, scores, n);
+                    return new ArrayScorer(NeighborWeight.this, docs, scores, n);
                 }
 
                 @Override

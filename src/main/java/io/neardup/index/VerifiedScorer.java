@@ -4,25 +4,33 @@
  */
 package io.neardup.index;
 
+import io.neardup.compat.WeightScorer;
 import java.io.IOException;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.TwoPhaseIterator;
+import org.apache.lucene.search.Weight;
 
 /**
  * Candidates as the approximation, the Jaccard check of a {@link JaccardVerifier.Leaf} as the exact
  * phase; the score is {@code boost * similarity}.
  */
-final class VerifiedScorer extends Scorer {
+final class VerifiedScorer extends WeightScorer {
     private final DocIdSetIterator approximation;
     private final JaccardVerifier.Leaf verifier;
     private final float boost;
     private final TwoPhaseIterator twoPhase;
 
     /** @param matchCost the cost of one verification, e.g. the number of values compared */
-    VerifiedScorer(DocIdSetIterator approximation, JaccardVerifier.Leaf verifier, float matchCost, float boost) {
+    VerifiedScorer(
+            Weight weight,
+            DocIdSetIterator approximation,
+            JaccardVerifier.Leaf verifier,
+            float matchCost,
+            float boost) {
+        super(weight);
         this.approximation = approximation;
         this.verifier = verifier;
         this.boost = boost;
@@ -44,12 +52,20 @@ final class VerifiedScorer extends Scorer {
      * doc-values iterators, which only move forward.
      */
     static ScorerSupplier supplier(
-            ScorerSupplier candidates, JaccardVerifier verifier, LeafReaderContext context, float boost) {
+            Weight weight,
+            ScorerSupplier candidates,
+            JaccardVerifier verifier,
+            LeafReaderContext context,
+            float boost) {
         return new ScorerSupplier() {
             @Override
             public Scorer get(long leadCost) throws IOException {
                 return new VerifiedScorer(
-                        candidates.get(leadCost).iterator(), verifier.leaf(context, true), verifier.numHashes(), boost);
+                        weight,
+                        candidates.get(leadCost).iterator(),
+                        verifier.leaf(context, true),
+                        verifier.numHashes(),
+                        boost);
             }
 
             @Override

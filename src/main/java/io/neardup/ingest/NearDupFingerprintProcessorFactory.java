@@ -7,6 +7,7 @@ package io.neardup.ingest;
 import static io.neardup.ingest.NearDupFingerprintProcessor.TYPE;
 import static org.opensearch.ingest.ConfigurationUtils.newConfigurationException;
 
+import io.neardup.compat.NodeEnvironment;
 import io.neardup.core.FeatureWeighting;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintScheme;
@@ -317,7 +318,7 @@ public final class NearDupFingerprintProcessorFactory implements Processor.Facto
                     "must be a file name in config/" + CONFIG_FOLDER + "/ (letters, digits, '.', '_', '-'), got ["
                             + name + "]");
         }
-        Path folder = environment.configDir().resolve(CONFIG_FOLDER);
+        Path folder = NodeEnvironment.configDir(environment).resolve(CONFIG_FOLDER);
         Path file = folder.resolve(name);
         try (InputStream in = Files.newInputStream(file)) {
             return IdfTable.load(stripExtension(name), seed, in);

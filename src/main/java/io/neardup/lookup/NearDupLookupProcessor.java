@@ -715,23 +715,18 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 throw newConfigurationException(TYPE, tag, e.option(), e.reason());
             }
             NearDupOptions matching = options.options();
-            int maxCandidates =
-                    readOptionalInt(tag, config, "max_candidates", 1, MAX_MAX_CANDIDATES) instanceof Integer n
-                            ? n
-                            : DEFAULT_MAX_CANDIDATES;
+            Integer maxCandidatesSet = readOptionalInt(tag, config, "max_candidates", 1, MAX_MAX_CANDIDATES);
+            int maxCandidates = maxCandidatesSet != null ? maxCandidatesSet : DEFAULT_MAX_CANDIDATES;
             TimeValue timeout = readTime(tag, config, "timeout", DEFAULT_TIMEOUT, MAX_TIMEOUT);
             if (timeout.nanos() == 0) {
                 throw newConfigurationException(TYPE, tag, "timeout", "must be more than [0s]");
             }
-            int recentSize = readOptionalInt(tag, config, "recent_size", 0, MAX_RECENT_SIZE) instanceof Integer n
-                    ? n
-                    : DEFAULT_RECENT_SIZE;
+            Integer recentSizeSet = readOptionalInt(tag, config, "recent_size", 0, MAX_RECENT_SIZE);
+            int recentSize = recentSizeSet != null ? recentSizeSet : DEFAULT_RECENT_SIZE;
             TimeValue recentTtl = readTime(tag, config, "recent_ttl", DEFAULT_RECENT_TTL, MAX_RECENT_TTL);
             boolean ignoreMissing = ConfigurationUtils.readBooleanProperty(TYPE, tag, config, "ignore_missing", false);
-            int maxIndices =
-                    readOptionalInt(tag, config, "max_indices", 1, LookupIndices.MAX_MAX_INDICES) instanceof Integer n
-                            ? n
-                            : LookupIndices.DEFAULT_MAX_INDICES;
+            Integer maxIndicesSet = readOptionalInt(tag, config, "max_indices", 1, LookupIndices.MAX_MAX_INDICES);
+            int maxIndices = maxIndicesSet != null ? maxIndicesSet : LookupIndices.DEFAULT_MAX_INDICES;
             TimeValue maxAge = readTime(tag, config, "max_age", null, LookupIndices.MAX_MAX_AGE);
             if (maxAge != null && maxAge.millis() == 0) {
                 throw newConfigurationException(TYPE, tag, "max_age", "must be more than [0s]");

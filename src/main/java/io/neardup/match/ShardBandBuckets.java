@@ -4,6 +4,7 @@
  */
 package io.neardup.match;
 
+import io.neardup.compat.LuceneApi;
 import io.neardup.core.BandJoin;
 import io.neardup.core.BandKeyFilter;
 import io.neardup.core.FingerprintFormat;
@@ -137,7 +138,7 @@ public final class ShardBandBuckets implements BandJoin.Buckets {
         if (subs.size() == 1) {
             // One segment (a force-merged shard): its own terms, without MultiTermsEnum's queue and its sort of the
             // postings' segments at every term (a tenth of a join's time, JFR).
-            return new BandTerms(subs.get(0).iterator(), slices.get(0).start(), liveDocs, docStarts, scheme);
+            return new BandTerms(subs.get(0).iterator(), LuceneApi.start(slices.get(0)), liveDocs, docStarts, scheme);
         }
         TermsEnum terms = new MultiTerms(subs.toArray(new Terms[0]), slices.toArray(new ReaderSlice[0])).iterator();
         return new BandTerms(terms, 0, liveDocs, docStarts, scheme);

@@ -128,30 +128,29 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
     public void writeTo(StreamOutput out) throws IOException {
         super.writeTo(out);
         spec.writeTo(out);
-        switch (batch) {
-            case Simhashes simhashes -> {
-                out.writeByte(SIMHASHES);
-                out.writeLongArray(simhashes.values());
-                out.writeBoolean(simhashes.signatures() != null);
-                if (simhashes.signatures() != null) {
-                    out.writeArray(ShardMatchRequest::writeOptionalBytes, simhashes.signatures());
-                    out.writeArray(ShardMatchRequest::writeOptionalBytes, simhashes.shingleSets());
-                }
-                out.writeOptionalString(simhashes.scheme());
+        if (batch instanceof Simhashes simhashes) {
+            out.writeByte(SIMHASHES);
+            out.writeLongArray(simhashes.values());
+            out.writeBoolean(simhashes.signatures() != null);
+            if (simhashes.signatures() != null) {
+                out.writeArray(ShardMatchRequest::writeOptionalBytes, simhashes.signatures());
+                out.writeArray(ShardMatchRequest::writeOptionalBytes, simhashes.shingleSets());
             }
-            case Signatures signatures -> {
-                out.writeByte(SIGNATURES);
-                out.writeArray(StreamOutput::writeByteArray, signatures.signatures());
-                out.writeArray(ShardMatchRequest::writeOptionalBytes, signatures.shingleSets());
-                out.writeArray(StreamOutput::writeVIntArray, signatures.bands());
-                out.writeOptionalString(signatures.scheme());
-            }
-            case BandFilter filter -> out.writeByte(BAND_FILTER);
-            case Documents documents -> {
-                out.writeByte(DOCUMENTS);
-                out.writeStringCollection(documents.ids());
-                out.writeCollection(documents.sources(), StreamOutput::writeMap);
-            }
+            out.writeOptionalString(simhashes.scheme());
+        } else if (batch instanceof Signatures signatures) {
+            out.writeByte(SIGNATURES);
+            out.writeArray(StreamOutput::writeByteArray, signatures.signatures());
+            out.writeArray(ShardMatchRequest::writeOptionalBytes, signatures.shingleSets());
+            out.writeArray(StreamOutput::writeVIntArray, signatures.bands());
+            out.writeOptionalString(signatures.scheme());
+        } else if (batch instanceof BandFilter) {
+            out.writeByte(BAND_FILTER);
+        } else if (batch instanceof Documents documents) {
+            out.writeByte(DOCUMENTS);
+            out.writeStringCollection(documents.ids());
+            out.writeCollection(documents.sources(), StreamOutput::writeMap);
+        } else {
+            throw new IllegalStateException("no such batch: " + batch.getClass().getName()); // sealed: see Like.unknown
         }
         out.writeVInt(maxMatches);
         out.writeOptionalString(clusterField);

@@ -215,23 +215,24 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                     searcher,
                     request.clusterField(),
                     DocMatches.budget(services.cache().breaker()))) {
-                switch (request.batch()) {
-                    case ShardMatchRequest.BandFilter filter -> {
-                        return keyFilter(request, context, reader, shardId);
+                ShardMatchRequest.Batch batch = request.batch();
+                if (batch instanceof ShardMatchRequest.BandFilter) {
+                    return keyFilter(request, context, reader, shardId);
+                } else if (batch instanceof ShardMatchRequest.Signatures signatures) {
+                    matchSignatures(request, signatures, context, reader, docs, matches, shardId);
+                } else if (batch instanceof ShardMatchRequest.Simhashes simhashes) {
+                    SimhashBatchMatcher blocks = blocks(request, context, searcher);
+                    if (blocks == null) {
+                        throw new IllegalArgumentException(
+                                "[" + request.spec().field() + "] is not a [simhash] field with doc values in "
+                                        + shardId + ": it cannot be matched by value");
                     }
-                    case ShardMatchRequest.Signatures signatures ->
-                        matchSignatures(request, signatures, context, reader, docs, matches, shardId);
-                    case ShardMatchRequest.Simhashes simhashes -> {
-                        SimhashBatchMatcher blocks = blocks(request, context, searcher);
-                        if (blocks == null) {
-                            throw new IllegalArgumentException(
-                                    "[" + request.spec().field() + "] is not a [simhash] field with doc values in "
-                                            + shardId + ": it cannot be matched by value");
-                        }
-                        matchSimhashes(request, simhashes, context, reader, blocks, docs, matches, shardId);
-                    }
-                    case ShardMatchRequest.Documents documents ->
-                        matchDocuments(request, documents, context, searcher, shardId, docs, matches);
+                    matchSimhashes(request, simhashes, context, reader, blocks, docs, matches, shardId);
+                } else if (batch instanceof ShardMatchRequest.Documents documents) {
+                    matchDocuments(request, documents, context, searcher, shardId, docs, matches);
+                } else {
+                    throw new IllegalStateException(
+                            "no such batch: " + batch.getClass().getName()); // sealed
                 }
                 return matches.toResponse();
             }

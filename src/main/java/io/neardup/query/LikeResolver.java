@@ -179,52 +179,68 @@ public final class LikeResolver {
     }
 
     public LikeFingerprints.Simhash resolveSimhash(Like like, String field, QueryShardContext context) {
-        return switch (like) {
-            case Like.Simhash simhash ->
-                new LikeFingerprints.Simhash(
-                        SimhashCodec.parseHex(simhash.hex()),
-                        simhash.margins() == null ? null : Margins.decode(simhash.margins()),
-                        simhash.scheme());
-            case Like.ById byId -> fromDocument(byId.id(), byId, field, context);
-            case Like.Fetched fetched -> fromDocument(fetched.id(), fetched, field, context);
-            case Like.ReadInEachIndex read -> fromDocument(read.id(), read, field, context);
-            case Like.Text text -> fromText(text, field, context);
-            case Like.Minhash minhash ->
-                throw new IllegalArgumentException(
-                        "[like.minhash] cannot be compared with [simhash] field [" + field + "]");
-        };
+        if (like instanceof Like.Simhash simhash) {
+            return new LikeFingerprints.Simhash(
+                    SimhashCodec.parseHex(simhash.hex()),
+                    simhash.margins() == null ? null : Margins.decode(simhash.margins()),
+                    simhash.scheme());
+        }
+        if (like instanceof Like.ById byId) {
+            return fromDocument(byId.id(), byId, field, context);
+        }
+        if (like instanceof Like.Fetched fetched) {
+            return fromDocument(fetched.id(), fetched, field, context);
+        }
+        if (like instanceof Like.ReadInEachIndex read) {
+            return fromDocument(read.id(), read, field, context);
+        }
+        if (like instanceof Like.Text text) {
+            return fromText(text, field, context);
+        }
+        if (like instanceof Like.Minhash) {
+            throw new IllegalArgumentException(
+                    "[like.minhash] cannot be compared with [simhash] field [" + field + "]");
+        }
+        throw Like.unknown(like);
     }
 
     public LikeFingerprints.Minhash resolveMinhash(
             Like like, MinhashFieldMapper.MinhashFieldType fieldType, QueryShardContext context) {
         String field = fieldType.name();
         int numHashes = fieldType.numHashes();
-        return switch (like) {
-            case Like.Minhash minhash ->
-                signature(minhash.signature(), minhash.shingles(), minhash.scheme(), fieldType, null);
-            case Like.ById byId -> storedSignature(byId.id(), byId, fieldType, context);
-            case Like.Fetched fetched -> storedSignature(fetched.id(), fetched, fieldType, context);
-            case Like.ReadInEachIndex read -> storedSignature(read.id(), read, fieldType, context);
-            case Like.Text text -> {
-                NearDupFingerprintProcessor processor = processorFor(text, field, context, true);
-                Fingerprint fingerprint = fingerprintOf(processor, text.text(), false, fieldType.format());
-                if (fingerprint.minhash().length != numHashes) {
-                    throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(text, context)
-                            + "] makes signatures of " + fingerprint.minhash().length + " values but field [" + field
-                            + "] holds " + numHashes);
-                }
-                byte[] shingleSet =
-                        fingerprint.shingleSet() == null ? null : ShingleSetCodec.payload(fingerprint.shingleSet());
-                yield new LikeFingerprints.Minhash(
-                        fingerprint.minhash(),
-                        shingleSet,
-                        processor.scheme().schemeHash(),
-                        processor.scheme().id());
+        if (like instanceof Like.Minhash minhash) {
+            return signature(minhash.signature(), minhash.shingles(), minhash.scheme(), fieldType, null);
+        }
+        if (like instanceof Like.ById byId) {
+            return storedSignature(byId.id(), byId, fieldType, context);
+        }
+        if (like instanceof Like.Fetched fetched) {
+            return storedSignature(fetched.id(), fetched, fieldType, context);
+        }
+        if (like instanceof Like.ReadInEachIndex read) {
+            return storedSignature(read.id(), read, fieldType, context);
+        }
+        if (like instanceof Like.Text text) {
+            NearDupFingerprintProcessor processor = processorFor(text, field, context, true);
+            Fingerprint fingerprint = fingerprintOf(processor, text.text(), false, fieldType.format());
+            if (fingerprint.minhash().length != numHashes) {
+                throw new IllegalArgumentException("[like.text] pipeline [" + pipelineOf(text, context)
+                        + "] makes signatures of " + fingerprint.minhash().length + " values but field [" + field
+                        + "] holds " + numHashes);
             }
-            case Like.Simhash simhash ->
-                throw new IllegalArgumentException(
-                        "[like.simhash] cannot be compared with [minhash] field [" + field + "]");
-        };
+            byte[] shingleSet =
+                    fingerprint.shingleSet() == null ? null : ShingleSetCodec.payload(fingerprint.shingleSet());
+            return new LikeFingerprints.Minhash(
+                    fingerprint.minhash(),
+                    shingleSet,
+                    processor.scheme().schemeHash(),
+                    processor.scheme().id());
+        }
+        if (like instanceof Like.Simhash) {
+            throw new IllegalArgumentException(
+                    "[like.simhash] cannot be compared with [minhash] field [" + field + "]");
+        }
+        throw Like.unknown(like);
     }
 
     private static LikeFingerprints.Minhash storedSignature(
@@ -261,11 +277,14 @@ public final class LikeResolver {
      * GET's.
      */
     private static Object fieldOf(Like document, String field, QueryShardContext context) {
-        Map<String, Object> source = switch (document) {
-            case Like.ReadInEachIndex read -> sourceIn(read, context.index());
-            case Like.ById byId -> readOnTheShard(byId, field, context);
-            default -> ((Like.Fetched) document).source();
-        };
+        Map<String, Object> source;
+        if (document instanceof Like.ReadInEachIndex read) {
+            source = sourceIn(read, context.index());
+        } else if (document instanceof Like.ById byId) {
+            source = readOnTheShard(byId, field, context);
+        } else {
+            source = ((Like.Fetched) document).source();
+        }
         return source == null ? null : XContentMapValues.extractValue(field, source);
     }
 

@@ -465,14 +465,16 @@ public final class NearDuplicateQueryBuilder extends AbstractQueryBuilder<NearDu
 
     /** The {@code _id} of the document {@code like} names, left out of the hits unless {@code include_self}; null for a text or a bare fingerprint. */
     private String likedId() {
-        return switch (like) {
-            case Like.ById byId -> byId.id();
-            case Like.Fetched fetched -> fetched.id();
-            case Like.ReadInEachIndex read -> read.id();
-            case Like.Text text -> null;
-            case Like.Simhash simhash -> null;
-            case Like.Minhash minhash -> null;
-        };
+        if (like instanceof Like.ById byId) {
+            return byId.id();
+        }
+        if (like instanceof Like.Fetched fetched) {
+            return fetched.id();
+        }
+        if (like instanceof Like.ReadInEachIndex read) {
+            return read.id();
+        }
+        return null; // Text, Simhash, Minhash
     }
 
     /** {@code like}, resolved on this shard for each field the field type asks for. */

@@ -4,10 +4,10 @@
  */
 package io.neardup.stats;
 
+import io.neardup.compat.NodeRequestBase;
 import java.io.IOException;
 import org.opensearch.action.support.nodes.BaseNodesRequest;
 import org.opensearch.core.common.io.stream.StreamInput;
-import org.opensearch.transport.TransportRequest;
 
 /** Which nodes to ask. */
 public final class NearDupStatsRequest extends BaseNodesRequest<NearDupStatsRequest> {
@@ -21,7 +21,7 @@ public final class NearDupStatsRequest extends BaseNodesRequest<NearDupStatsRequ
     }
 
     /** What one node receives: nothing beyond the question itself. */
-    public static final class NodeRequest extends TransportRequest {
+    public static final class NodeRequest extends NodeRequestBase {
         public NodeRequest() {}
 
         public NodeRequest(StreamInput in) throws IOException {

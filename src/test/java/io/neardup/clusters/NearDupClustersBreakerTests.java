@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.compat.LuceneApi;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
@@ -172,12 +173,11 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
         assertEquals(
                 "nothing written",
                 0,
-                client().prepareSearch(index)
+                LuceneApi.count(client().prepareSearch(index)
                         .setQuery(QueryBuilders.existsQuery("dup.cluster"))
                         .get()
                         .getHits()
-                        .getTotalHits()
-                        .value());
+                        .getTotalHits()));
     }
 
     /**

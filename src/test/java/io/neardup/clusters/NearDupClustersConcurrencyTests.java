@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.compat.CoordinatorRewrite;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.util.ArrayList;
@@ -234,25 +235,28 @@ public class NearDupClustersConcurrencyTests extends OpenSearchIntegTestCase {
             // Queries in flight while the threads are dumped: by like._id without _index (read in each index the
             // query searches, by its rewrite, where each shard once read it with a blocking GET), by a text through
             // the index's default pipeline, and through a pipeline named in the query (read by the rewrite as the
-            // caller, where each shard once read it with a blocking GetPipelineAction).
+            // caller, where each shard once read it with a blocking GetPipelineAction). Where the rewrite cannot tell
+            // the indices searched (OpenSearch 2.19, 3.0.x: CoordinatorRewrite), each shard still reads like._id so,
+            // waiting in the plugin by design (docs/install.md): no like._id there.
             String text = "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12";
-            List<ActionFuture<SearchResponse>> inFlight = List.of(
-                    query(
-                            "{\"field\": \"fp.minhash\", \"min_similarity\": 0.5, \"like\": {\"_id\": \"" + LIKED
-                                    + "\"}}",
-                            "texts-*"),
-                    query("{\"field\": \"fp.simhash\", \"like\": {\"_id\": \"" + LIKED + "\"}}", "texts-1", "texts-2"),
-                    query(
-                            "{\"field\": \"fp.minhash\", \"min_similarity\": 0.5, \"like\": {\"text\": \"" + text
-                                    + "\"}}",
-                            "texts-0"),
-                    query(
-                            "{\"field\": \"fp.simhash\", \"like\": {\"text\": \"" + text + "\", \"pipeline\": \"fp\"}}",
-                            "texts-*"),
-                    query(
-                            "{\"field\": \"fp.minhash\", \"min_similarity\": 0.5, \"like\": {\"text\": \"" + text
-                                    + "\", \"pipeline\": \"fp\"}}",
-                            "texts-3"));
+            List<ActionFuture<SearchResponse>> inFlight = new ArrayList<>();
+            if (CoordinatorRewrite.available()) {
+                inFlight.add(query(
+                        "{\"field\": \"fp.minhash\", \"min_similarity\": 0.5, \"like\": {\"_id\": \"" + LIKED + "\"}}",
+                        "texts-*"));
+                inFlight.add(query(
+                        "{\"field\": \"fp.simhash\", \"like\": {\"_id\": \"" + LIKED + "\"}}", "texts-1", "texts-2"));
+            }
+            inFlight.add(query(
+                    "{\"field\": \"fp.minhash\", \"min_similarity\": 0.5, \"like\": {\"text\": \"" + text + "\"}}",
+                    "texts-0"));
+            inFlight.add(query(
+                    "{\"field\": \"fp.simhash\", \"like\": {\"text\": \"" + text + "\", \"pipeline\": \"fp\"}}",
+                    "texts-*"));
+            inFlight.add(query(
+                    "{\"field\": \"fp.minhash\", \"min_similarity\": 0.5, \"like\": {\"text\": \"" + text
+                            + "\", \"pipeline\": \"fp\"}}",
+                    "texts-3"));
             // Several dumps while these queries are on their way, whatever the runs do meanwhile.
             do {
                 waiting.addAll(threadsWaitingInThePlugin());

@@ -229,13 +229,28 @@ public class SimhashFieldMapperTests extends MapperTestCase {
                 List.of(object), org.opensearch.index.mapper.FieldTypeTestCase.fetchSourceValue(ft, object, "object"));
     }
 
+    /** Whether {@link #getIndexSettings} adds the index-level {@code index.mapping.ignore_malformed}. */
+    private boolean indexLevelIgnoreMalformed;
+
+    /**
+     * The index settings of the mapper services made here, with {@link #indexLevelIgnoreMalformed}: through this
+     * override rather than {@code createMapperService(Settings, ...)}, which OpenSearch 2.19's test framework lacks.
+     */
+    @Override
+    protected Settings getIndexSettings() {
+        Settings settings = super.getIndexSettings();
+        return indexLevelIgnoreMalformed
+                ? Settings.builder()
+                        .put(settings)
+                        .put("index.mapping.ignore_malformed", true)
+                        .build()
+                : settings;
+    }
+
     /** With the index-level ignore_malformed, a bad value is skipped and the parser stays in step. */
     public void testIndexLevelIgnoreMalformedKeepsParserInStep() throws IOException {
-        Settings settings = Settings.builder()
-                .put(getIndexSettings())
-                .put("index.mapping.ignore_malformed", true)
-                .build();
-        DocumentMapper mapper = createMapperService(settings, mapping(b -> {
+        indexLevelIgnoreMalformed = true;
+        DocumentMapper mapper = createMapperService(mapping(b -> {
                     b.startObject("field").field("type", "simhash").endObject();
                     b.startObject("other").field("type", "keyword").endObject();
                 }))

@@ -4,6 +4,7 @@
  */
 package io.neardup.ingest;
 
+import io.neardup.compat.NodeEnvironment;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintScheme;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ public class NearDupFingerprintProcessorFactoryTests extends OpenSearchTestCase 
         Path home = createTempDir();
         Environment environment = TestEnvironment.newEnvironment(
                 Settings.builder().put("path.home", home).build());
-        configFolder = environment.configDir().resolve(NearDupFingerprintProcessorFactory.CONFIG_FOLDER);
+        configFolder = NodeEnvironment.configDir(environment).resolve(NearDupFingerprintProcessorFactory.CONFIG_FOLDER);
         Files.createDirectories(configFolder);
         AnalysisModule analysis = new AnalysisModule(environment, List.of(new CommonAnalysisModulePlugin()));
         factory = new NearDupFingerprintProcessorFactory(

@@ -4,9 +4,11 @@
  */
 package io.neardup.query;
 
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.compat.CoordinatorRewrite;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
@@ -160,6 +162,13 @@ public class LikeResolverTests extends OpenSearchIntegTestCase {
         long right = gets("right");
         long other = gets("other");
         search(likeQuery("text_fp.minhash", LIKED, null), "left", "right");
+        if (CoordinatorRewrite.available() == false) {
+            // OpenSearch 2.19 and 3.0.x: the rewrite cannot tell the indices searched, each shard reads it itself
+            assertThat(gets("left") - left, greaterThanOrEqualTo(3L));
+            assertThat(gets("right") - right, greaterThanOrEqualTo(2L));
+            assertEquals("an index not searched is not read", 0, gets("other") - other);
+            return;
+        }
         assertEquals(1, gets("left") - left);
         assertEquals(1, gets("right") - right);
         assertEquals("an index not searched is not read", 0, gets("other") - other);

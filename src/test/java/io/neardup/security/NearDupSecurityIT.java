@@ -188,6 +188,11 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
      */
     @SuppressWarnings("unchecked")
     public void testDerivedSourceShowsNoHiddenOrMaskedFingerprint() throws IOException {
+        String version = nodeVersion();
+        assumeFalse(
+                "OpenSearch " + version
+                        + " has no derived source (2.x, 3.0 and 3.1 refuse index.derived_source.enabled)",
+                version.matches("2\\..*|3\\.[01]\\..*"));
         send(
                 client(),
                 "PUT",
@@ -635,9 +640,24 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
             status = e.getResponse().getStatusLine().getStatusCode();
             body = e.getMessage();
         }
-        assertTrue(status + " " + body, status < 500);
+        if (nodeVersion().startsWith("2.")) {
+            // Security 2.x refuses any bulk holding an update under document-level security, through the bulk's
+            // listener with its own exception, whose status is 500: the run fails with it and writes nothing.
+            assertTrue(
+                    status + " " + body,
+                    status < 500
+                            || body.contains("Update is not supported when FLS or DLS or Fieldmasking is activated"));
+        } else {
+            assertTrue(status + " " + body, status < 500);
+        }
         send("POST", "/" + INDEX + "/_refresh", null);
         assertEquals(Set.of(), ids(client(), INDEX, "{\"exists\": {\"field\": \"dup\"}}"));
+    }
+
+    /** The Security node's OpenSearch version, as it answers {@code GET /}. */
+    @SuppressWarnings("unchecked")
+    private static String nodeVersion() throws IOException {
+        return (String) ((Map<String, Object>) send(client(), "GET", "/", null).get("version")).get("number");
     }
 
     /** As {@code _update_by_query}: a run as a task, its result read back by the user who started it. */

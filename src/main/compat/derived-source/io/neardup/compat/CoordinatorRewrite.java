@@ -16,6 +16,11 @@ public final class CoordinatorRewrite {
 
     private CoordinatorRewrite() {}
 
+    /** Whether {@link #requestOf} can answer on this release: always, from 3.1.0 on. */
+    public static boolean available() {
+        return true;
+    }
+
     /** The search, explain or validate request being rewritten, which names the indices it reads. */
     public static IndicesRequest requestOf(QueryCoordinatorContext context) {
         return context.getSearchRequest();

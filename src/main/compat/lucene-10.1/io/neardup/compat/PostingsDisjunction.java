@@ -5,10 +5,13 @@
 package io.neardup.compat;
 
 import java.util.List;
+import org.apache.lucene.search.ConstantScoreScorer;
 import org.apache.lucene.search.DisiPriorityQueue;
 import org.apache.lucene.search.DisiWrapper;
 import org.apache.lucene.search.DisjunctionDISIApproximation;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Weight;
 
 /**
  * Lucene's disjunction of iterators, and which of them stand on its document, on Lucene 10.1 (OpenSearch 3.0.x):
@@ -22,16 +25,21 @@ public final class PostingsDisjunction {
     private final DisjunctionDISIApproximation approximation;
 
     /**
-     * @param iterators each wrapped in a {@link DisiWrapper}, whose {@code next} links {@link #onCurrentDocument}'s
-     *     list
+     * @param weight not used: Lucene 10's scorers hold no weight (Lucene 9's do, hence the parameter)
+     * @param iterators the postings, each to be wrapped in a {@link DisiWrapper}, whose {@code next} links
+     *     {@link #onCurrentDocument}'s list
      * @param leadCost not used: Lucene 10.1's disjunction keeps every iterator in its heap, whatever leads
      */
-    public PostingsDisjunction(List<DisiWrapper> iterators, long leadCost) {
+    public PostingsDisjunction(Weight weight, List<? extends DocIdSetIterator> iterators, long leadCost) {
         this.queue = new DisiPriorityQueue(Math.max(1, iterators.size()));
-        for (DisiWrapper iterator : iterators) {
-            queue.add(iterator);
+        for (DocIdSetIterator iterator : iterators) {
+            queue.add(wrapped(iterator));
         }
         this.approximation = new DisjunctionDISIApproximation(queue);
+    }
+
+    private static DisiWrapper wrapped(DocIdSetIterator iterator) {
+        return new DisiWrapper(new ConstantScoreScorer(1f, ScoreMode.COMPLETE_NO_SCORES, iterator), false);
     }
 
     /** The documents any of the iterators is on. */

@@ -34,6 +34,11 @@ public final class CoordinatorRewrite {
         }
     }
 
+    /** Whether {@link #requestOf} can answer on this release: 3.1.x, not 3.0.x or 2.19. */
+    public static boolean available() {
+        return GET_SEARCH_REQUEST != null;
+    }
+
     /** The search, explain or validate request being rewritten, which names the indices it reads; null on 3.0.x. */
     public static IndicesRequest requestOf(QueryCoordinatorContext context) {
         if (GET_SEARCH_REQUEST == null) {

@@ -1,0 +1,144 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import io.neardup.NearDupPlugin;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.opensearch.ExceptionsHelper;
+import org.opensearch.OpenSearchStatusException;
+import org.opensearch.OpenSearchTimeoutException;
+import org.opensearch.action.ActionRequest;
+import org.opensearch.action.ActionType;
+import org.opensearch.action.bulk.BulkAction;
+import org.opensearch.action.support.PlainActionFuture;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.common.xcontent.json.JsonXContent;
+import org.opensearch.core.action.ActionListener;
+import org.opensearch.core.action.ActionResponse;
+import org.opensearch.core.common.breaker.NoopCircuitBreaker;
+import org.opensearch.core.rest.RestStatus;
+import org.opensearch.core.tasks.TaskId;
+import org.opensearch.core.xcontent.DeprecationHandler;
+import org.opensearch.core.xcontent.NamedXContentRegistry;
+import org.opensearch.core.xcontent.XContentParser;
+import org.opensearch.plugins.Plugin;
+import org.opensearch.search.SearchHit;
+import org.opensearch.test.OpenSearchSingleNodeTestCase;
+import org.opensearch.threadpool.ThreadPool;
+import org.opensearch.transport.client.Client;
+import org.opensearch.transport.client.FilterClient;
+
+public class ClusterWriterTests extends OpenSearchSingleNodeTestCase {
+
+    @Override
+    protected Collection<Class<? extends Plugin>> getPlugins() {
+        return List.of(NearDupPlugin.class);
+    }
+
+    /**
+     * A client that refuses a bulk by throwing from the call itself, rather than through its listener: the run fails
+     * with that refusal's status, and nothing is written.
+     */
+    public void testEveryBulkRefusedByAThrowingClientFailsTheRunWithItsStatusAndWritesNothing() throws Exception {
+        Exception e = runWritingWithBulksRefusedAfter(0, request -> {});
+        assertEquals(e.toString(), RestStatus.FORBIDDEN, ExceptionsHelper.status(e));
+        assertTrue(e.toString(), ExceptionsHelper.stackTrace(e).contains(REFUSAL));
+        assertEquals(Set.of(), written());
+    }
+
+    /**
+     * The same refusal of a bulk sent later, by the throttle's timer (one document a bulk, one bulk a second): the
+     * run fails with its status instead of never answering (the exception lost on the timer's thread), the writes
+     * stop there, as with a bulk that fails in its answer.
+     */
+    public void testABulkSentByTheThrottleAndRefusedByAThrowingClientFailsTheRun() throws Exception {
+        Exception e = runWritingWithBulksRefusedAfter(
+                1, request -> request.scrollSize(1).slices(1).requestsPerSecond(1));
+        assertEquals(e.toString(), RestStatus.FORBIDDEN, ExceptionsHelper.status(e));
+        assertEquals(1, written().size());
+    }
+
+    private static final String REFUSAL = "bulk refused before it was sent";
+
+    /** A writing run on three copies of one fingerprint, its bulks after the first {@code allowed} refused. */
+    private Exception runWritingWithBulksRefusedAfter(int allowed, Consumer<NearDupClustersRequest> options)
+            throws Exception {
+        client().admin()
+                .indices()
+                .prepareCreate("docs")
+                .setSettings(Settings.builder().put("index.number_of_shards", 1))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}")
+                .get();
+        for (String id : List.of("a", "b", "c")) {
+            client().prepareIndex("docs")
+                    .setId(id)
+                    .setSource(Map.of("fp", Map.of("simhash", "00000000000000ff")))
+                    .get();
+        }
+        client().admin().indices().prepareRefresh("docs").get();
+        AtomicInteger bulks = new AtomicInteger();
+        Client refusingBulks = new FilterClient(client()) {
+            @Override
+            protected <Request extends ActionRequest, Response extends ActionResponse> void doExecute(
+                    ActionType<Response> action, Request request, ActionListener<Response> listener) {
+                if (action == BulkAction.INSTANCE && bulks.incrementAndGet() > allowed) {
+                    throw new OpenSearchStatusException(REFUSAL, RestStatus.FORBIDDEN);
+                }
+                super.doExecute(action, request, listener);
+            }
+        };
+        NearDupClustersRequest request;
+        try (XContentParser parser = JsonXContent.jsonXContent.createParser(
+                NamedXContentRegistry.EMPTY,
+                DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
+                "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}")) {
+            request = NearDupClustersRequest.parse("docs", parser);
+        }
+        options.accept(request);
+        NearDupClustersTask task = new NearDupClustersTask(
+                1, "transport", NearDupClustersAction.NAME, request.getDescription(), TaskId.EMPTY_TASK_ID, Map.of());
+        ThreadPool threadPool = getInstanceFromNode(ThreadPool.class);
+        RunContext context = new RunContext(
+                refusingBulks,
+                threadPool,
+                new StepTimeouts(threadPool),
+                request,
+                task,
+                new WriteThrottle(threadPool, request.requestsPerSecond()),
+                new RunIndices(
+                        List.of(client().admin()
+                                .cluster()
+                                .prepareState()
+                                .get()
+                                .getState()
+                                .metadata()
+                                .index("docs")),
+                        false));
+        PlainActionFuture<NearDupClustersResponse> run = new PlainActionFuture<>();
+        new ClusterJob(context, new NoopCircuitBreaker("test"), true).run(run);
+        Exception e = expectThrows(Exception.class, () -> run.actionGet(30, TimeUnit.SECONDS));
+        assertFalse("the run never answered", e instanceof OpenSearchTimeoutException);
+        client().admin().indices().prepareRefresh("docs").get();
+        return e;
+    }
+
+    /** The documents the run wrote an assignment to. */
+    private Set<String> written() {
+        Set<String> ids = new HashSet<>();
+        for (SearchHit hit : client().prepareSearch("docs").get().getHits().getHits()) {
+            if (hit.getSourceAsMap().get("dup") != null) {
+                ids.add(hit.getId());
+            }
+        }
+        return ids;
+    }
+}
