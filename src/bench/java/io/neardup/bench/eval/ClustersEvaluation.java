@@ -289,8 +289,15 @@ public final class ClustersEvaluation {
         int repeat = Integer.parseInt(opt.getOrDefault("repeat", "2"));
         for (Config c : configs) {
             if (generations >= 1) {
-                int[] clusterOf = againstOneIndex(c, truth, repeat, streamRuns);
+                StreamRun stream = againstOneIndex(c, truth, repeat, streamRuns);
+                int[] clusterOf = stream.partition();
                 clusterings.put(c, clusterOf);
+                appendQualityRow(
+                        "`" + c.spec() + "` on the stream (dry run: the median)",
+                        stream.written(),
+                        stream.medianDryTookMs(),
+                        quality(clusterOf, truth),
+                        Stats.loadAverage(3, "?"));
                 histograms.append(String.format(Locale.ROOT, "| `%s` | %s | – |%n", c.spec(), histogram(clusterOf)));
                 continue;
             }
@@ -318,24 +325,7 @@ public final class ClustersEvaluation {
             double[] q = quality(clusterOf, truth);
             Map<String, Object> resp = r.response;
             String load = Stats.loadAverage(3, "?");
-            report.append(String.format(
-                    Locale.ROOT,
-                    "| `%s` | %.2f | %.2f | %s | %,d | %,d | %,d | %,d | %.4f | %.4f | %.4f | %.4f | %.1f | %.0f | %s |%n",
-                    c.spec(),
-                    (Long) resp.get("took") / 1e3,
-                    r.wallMs / 1e3,
-                    dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f", dryTook / 1e3),
-                    (Long) resp.get("matches"),
-                    (Long) resp.get("clusters"),
-                    (Long) resp.get("clustered_documents"),
-                    (Long) resp.get("updated"),
-                    q[0],
-                    q[1],
-                    q[2],
-                    q[3],
-                    r.peakBreaker / 1e6,
-                    r.peakHeap / 1e6,
-                    load));
+            appendQualityRow("`" + c.spec() + "`", r, dryTook, q, load);
             summary.put(
                     "`" + c.spec() + "`: ARI, P / R / F1",
                     String.format(Locale.ROOT, "%.4f, %.4f / %.4f / %.4f", q[0], q[1], q[2], q[3]));
@@ -498,6 +488,29 @@ public final class ClustersEvaluation {
             Evaluate.log("  failures: %s", Node.abbreviate(failures.toString(), 1000));
         }
         return new Run(response, wallMs, peakBreaker.get(), peakHeap.get());
+    }
+
+    /** A row of the table of clusters against the groups: the run {@code r} (with writes) and its quality {@code q}. */
+    private void appendQualityRow(String label, Run r, Long dryTook, double[] q, String load) {
+        Map<String, Object> resp = r.response();
+        report.append(String.format(
+                Locale.ROOT,
+                "| %s | %.2f | %.2f | %s | %,d | %,d | %,d | %,d | %.4f | %.4f | %.4f | %.4f | %.1f | %.0f | %s |%n",
+                label,
+                (Long) resp.get("took") / 1e3,
+                r.wallMs() / 1e3,
+                dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f", dryTook / 1e3),
+                (Long) resp.get("matches"),
+                (Long) resp.get("clusters"),
+                (Long) resp.get("clustered_documents"),
+                (Long) resp.get("updated"),
+                q[0],
+                q[1],
+                q[2],
+                q[3],
+                r.peakBreaker() / 1e6,
+                r.peakHeap() / 1e6,
+                load));
     }
 
     /** {neardup breaker estimate, heap used}, summed over the nodes. */
@@ -1024,9 +1037,9 @@ public final class ClustersEvaluation {
     /**
      * One setting on the one index (A) and on the stream (B): {@code repeat} dry runs A B A B, then the run with writes
      * on A and on B; appends their {@code took}s and the two partitions compared document by document to {@code out}.
-     * Returns the stream's partition.
+     * Returns the stream's partition and run with writes.
      */
-    int[] againstOneIndex(Config c, int[] truth, int repeat, StringBuilder out) throws Exception {
+    StreamRun againstOneIndex(Config c, int[] truth, int repeat, StringBuilder out) throws Exception {
         String[] layouts = {INDEX, STREAM};
         List<List<Long>> dry = List.of(new java.util.ArrayList<>(), new java.util.ArrayList<>());
         StringBuilder loads = new StringBuilder();
@@ -1102,8 +1115,11 @@ public final class ClustersEvaluation {
         summary.put(
                 "`" + c.spec() + "` on the stream: ARI, P / R / F1 against the groups",
                 String.format(Locale.ROOT, "%.4f, %.4f / %.4f / %.4f", q[0], q[1], q[2], q[3]));
-        return partitions[1];
+        return new StreamRun(partitions[1], written[1], Math.round(medians[1]));
     }
+
+    /** The stream's side of {@link #againstOneIndex}: its written partition, its run with writes, its dry runs' median. */
+    record StreamRun(int[] partition, Run written, long medianDryTookMs) {}
 
     static double median(List<Long> values) {
         long[] v = values.stream().mapToLong(Long::longValue).sorted().toArray();

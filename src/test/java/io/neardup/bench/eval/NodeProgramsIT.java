@@ -225,9 +225,10 @@ public class NodeProgramsIT extends NearDupRestTestCase {
         find(
                 output,
                 "`minhash:0.5`: stream / one index, dry run took \\(medians\\); with writes \\| [0-9.]+ s / [0-9.]+ s");
-        find(
-                Files.readString(report.resolve("report.md")),
-                "rolled over into 3 backing indices of 1 shard\\(s\\) \\(10–10 documents each");
+        String written = Files.readString(report.resolve("report.md"));
+        find(written, "rolled over into 3 backing indices of 1 shard\\(s\\) \\(10–10 documents each");
+        // the stream's run with writes, against the groups
+        find(written, "\\| `minhash:0.5` on the stream \\(dry run: the median\\) \\| [0-9.]+ \\|");
         find(
                 output,
                 "`minhash:0.5` against exact-Jaccard components: ARI, P / R / F1; pairs of J >= τ split \\| 1.0000");
