@@ -69,12 +69,23 @@ import org.apache.lucene.analysis.Analyzer;
  *     [--keep-index false]
  * </pre>
  * {@code --keep-index true} leaves the index and pipeline on the node (with {@code --url}, for runs by hand afterwards).
+ *
+ * <p>{@code --generations K} (issue 41; default 0: one index only) also indexes the corpus into the data stream
+ * {@value #STREAM} (an index template with {@code data_stream: {}} and the index's settings, mapping and pipeline,
+ * {@code @timestamp} added to each document, written with op_type {@code create}), rolled over with
+ * {@code POST <stream>/_rollover} so that its K backing indices ({@code --shards} each) hold the corpus split evenly
+ * in corpus order. Each setting then runs {@code --repeat R} (default 2) dry runs on the one index and on the stream in
+ * turns (A B A B), then the run with writes on each; it reports both {@code took}s, the stream's over the one index's
+ * (medians), the load, and the two written partitions compared document by document. The groups and
+ * {@code --exact-truth} measure the stream's partition. {@code --baseline} is for one index only.
  * {@code --exact-truth true} compares each {@code minhash} setting with the components of exact Jaccard (see
  * {@code exactTruth}); {@code --minhash-floor F} maps {@code fp.minhash} with {@code min_similarity_floor} F (its
  * banding) instead of the default.
  */
 public final class ClustersEvaluation {
     static final String INDEX = Evaluate.INDEX;
+    /** The data stream of {@code --generations}. */
+    static final String STREAM = "neardup-eval-stream";
 
     private final Evaluate evaluate;
     private final Node node;
@@ -111,7 +122,9 @@ public final class ClustersEvaluation {
                         "command",
                         "exact-truth",
                         "minhash-floor",
-                        "keep-index"));
+                        "keep-index",
+                        "generations",
+                        "repeat"));
         new ClustersEvaluation(opt.getOrDefault("url", "http://127.0.0.1:9330"))
                 .run(Path.of(args[0]), Path.of(args[1]), opt);
     }
@@ -237,6 +250,25 @@ public final class ClustersEvaluation {
                 n / ingest[0],
                 ingest[1],
                 Stats.loadAverage(3, "?")));
+        int generations = Integer.parseInt(opt.getOrDefault("generations", "0"));
+        if (generations >= 1) {
+            if (baseline.equals("none") == false) {
+                throw new IllegalArgumentException("--baseline runs on one index: not with --generations");
+            }
+            double[] streamIngest = indexStream(docs, batch, shards, floor, generations);
+            report.append(String.format(
+                    Locale.ROOT,
+                    "The same documents indexed into the data stream `%s`, rolled over into %d backing indices of %d "
+                            + "shard(s) (%,d–%,d documents each, in corpus order), in %.1f s, force-merged in %.1f s; %s.%n%n",
+                    STREAM,
+                    generations,
+                    shards,
+                    n / generations,
+                    (n + generations - 1) / generations,
+                    streamIngest[0],
+                    streamIngest[1],
+                    Stats.loadAverage(3, "?")));
+        }
         long[] structuresBefore = evaluate.nearDupStats();
 
         section("Clusters against the `group` labels");
@@ -253,7 +285,22 @@ public final class ClustersEvaluation {
         Map<Config, int[]> clusterings = new LinkedHashMap<>();
         StringBuilder histograms = new StringBuilder();
         StringBuilder baselines = new StringBuilder();
+        StringBuilder streamRuns = new StringBuilder();
+        int repeat = Integer.parseInt(opt.getOrDefault("repeat", "2"));
         for (Config c : configs) {
+            if (generations >= 1) {
+                StreamRun stream = againstOneIndex(c, truth, repeat, streamRuns);
+                int[] clusterOf = stream.partition();
+                clusterings.put(c, clusterOf);
+                appendQualityRow(
+                        "`" + c.spec() + "` on the stream (dry run: the median)",
+                        stream.written(),
+                        stream.medianDryTookMs(),
+                        quality(clusterOf, truth),
+                        Stats.loadAverage(3, "?"));
+                histograms.append(String.format(Locale.ROOT, "| `%s` | %s | – |%n", c.spec(), histogram(clusterOf)));
+                continue;
+            }
             Long dryTook = null;
             if (dryRun) {
                 Map<String, Object> dry = clusters(c, c.target(), false, true).response;
@@ -278,24 +325,7 @@ public final class ClustersEvaluation {
             double[] q = quality(clusterOf, truth);
             Map<String, Object> resp = r.response;
             String load = Stats.loadAverage(3, "?");
-            report.append(String.format(
-                    Locale.ROOT,
-                    "| `%s` | %.2f | %.2f | %s | %,d | %,d | %,d | %,d | %.4f | %.4f | %.4f | %.4f | %.1f | %.0f | %s |%n",
-                    c.spec(),
-                    (Long) resp.get("took") / 1e3,
-                    r.wallMs / 1e3,
-                    dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f", dryTook / 1e3),
-                    (Long) resp.get("matches"),
-                    (Long) resp.get("clusters"),
-                    (Long) resp.get("clustered_documents"),
-                    (Long) resp.get("updated"),
-                    q[0],
-                    q[1],
-                    q[2],
-                    q[3],
-                    r.peakBreaker / 1e6,
-                    r.peakHeap / 1e6,
-                    load));
+            appendQualityRow("`" + c.spec() + "`", r, dryTook, q, load);
             summary.put(
                     "`" + c.spec() + "`: ARI, P / R / F1",
                     String.format(Locale.ROOT, "%.4f, %.4f / %.4f / %.4f", q[0], q[1], q[2], q[3]));
@@ -355,6 +385,10 @@ public final class ClustersEvaluation {
                 structuresAfter[1],
                 structuresAfter[1] / (double) n));
 
+        if (streamRuns.length() > 0) {
+            section("Over the data stream against one index");
+            report.append(streamRuns);
+        }
         if (Boolean.parseBoolean(opt.getOrDefault("exact-truth", "false"))) {
             exactTruth(docs, clusterings);
         }
@@ -377,7 +411,7 @@ public final class ClustersEvaluation {
                     .findFirst()
                     .orElse(Config.parse(collapseSpec));
             if (clusterings.containsKey(cc) == false) {
-                clusters(cc, cc.target(), false, false);
+                clusters(generations >= 1 ? STREAM : INDEX, cc, cc.target(), false, false);
             }
             collapse(
                     cc,
@@ -395,6 +429,7 @@ public final class ClustersEvaluation {
         Files.writeString(out.resolve("report.md"), report.toString());
         if (Boolean.parseBoolean(opt.getOrDefault("keep-index", "false")) == false) {
             evaluate.cleanup();
+            deleteStream();
         }
         System.out.println();
         System.out.print(sum);
@@ -406,6 +441,11 @@ public final class ClustersEvaluation {
 
     /** Runs {@code _near_dup_clusters} (waiting for completion) while polling the node's breaker and heap. */
     Run clusters(Config c, String target, boolean singletons, boolean dryRun) throws Exception {
+        return clusters(INDEX, c, target, singletons, dryRun);
+    }
+
+    /** As above, on {@code index} (an index or a data stream). */
+    Run clusters(String index, Config c, String target, boolean singletons, boolean dryRun) throws Exception {
         AtomicLong peakBreaker = new AtomicLong();
         AtomicLong peakHeap = new AtomicLong();
         AtomicBoolean done = new AtomicBoolean();
@@ -425,7 +465,7 @@ public final class ClustersEvaluation {
         poller.start();
         long t0 = System.nanoTime();
         String path =
-                "/" + INDEX + "/_near_dup_clusters?refresh=true" + (dryRun ? "&dry_run=true" : "") + c.urlParams();
+                "/" + index + "/_near_dup_clusters?refresh=true" + (dryRun ? "&dry_run=true" : "") + c.urlParams();
         Node.Response r;
         try {
             r = node.ok("POST", path, c.body(target, singletons));
@@ -436,8 +476,9 @@ public final class ClustersEvaluation {
         long wallMs = (System.nanoTime() - t0) / 1_000_000;
         Map<String, Object> response = Json.parse(r.body());
         Evaluate.log(
-                "%s%s%s: took %d ms (wall %d ms): %s",
+                "%s%s%s%s: took %d ms (wall %d ms): %s",
                 c.spec(),
+                index.equals(INDEX) ? "" : " on " + index,
                 dryRun ? " (dry run)" : "",
                 singletons ? " (singletons)" : "",
                 response.get("took"),
@@ -447,6 +488,29 @@ public final class ClustersEvaluation {
             Evaluate.log("  failures: %s", Node.abbreviate(failures.toString(), 1000));
         }
         return new Run(response, wallMs, peakBreaker.get(), peakHeap.get());
+    }
+
+    /** A row of the table of clusters against the groups: the run {@code r} (with writes) and its quality {@code q}. */
+    private void appendQualityRow(String label, Run r, Long dryTook, double[] q, String load) {
+        Map<String, Object> resp = r.response();
+        report.append(String.format(
+                Locale.ROOT,
+                "| %s | %.2f | %.2f | %s | %,d | %,d | %,d | %,d | %.4f | %.4f | %.4f | %.4f | %.1f | %.0f | %s |%n",
+                label,
+                (Long) resp.get("took") / 1e3,
+                r.wallMs() / 1e3,
+                dryTook == null ? "–" : String.format(Locale.ROOT, "%.2f", dryTook / 1e3),
+                (Long) resp.get("matches"),
+                (Long) resp.get("clusters"),
+                (Long) resp.get("clustered_documents"),
+                (Long) resp.get("updated"),
+                q[0],
+                q[1],
+                q[2],
+                q[3],
+                r.peakBreaker() / 1e6,
+                r.peakHeap() / 1e6,
+                load));
     }
 
     /** {neardup breaker estimate, heap used}, summed over the nodes. */
@@ -463,6 +527,11 @@ public final class ClustersEvaluation {
 
     /** Each document's cluster as the line number of its representative (its own line where it has none). */
     int[] readClusters(int n, String target) throws Exception {
+        return readClusters(INDEX, n, target);
+    }
+
+    /** As above, from {@code index} (an index or a data stream; {@code _id}s are line numbers, unique across it). */
+    int[] readClusters(String index, int n, String target) throws Exception {
         int[] clusterOf = new int[n];
         for (int i = 0; i < n; i++) {
             clusterOf[i] = i;
@@ -470,7 +539,7 @@ public final class ClustersEvaluation {
         String field = target + ".cluster";
         Map<String, Object> r = Json.parse(node.ok(
                         "POST",
-                        "/" + INDEX + "/_search?scroll=5m",
+                        "/" + index + "/_search?scroll=5m",
                         "{\"size\": 10000, \"sort\": [\"_doc\"], "
                                 + "\"_source\": false, \"query\": {\"exists\": {\"field\": \"" + field
                                 + "\"}}, \"docvalue_fields\": [\"" + field + "\"]}")
@@ -776,14 +845,7 @@ public final class ClustersEvaluation {
                 base[i] = find(parent, i);
             }
             double[] agree = quality(taskClusters, base);
-            int[] canonicalTask = canonical(taskClusters);
-            int[] canonicalBase = canonical(base);
-            int differ = 0;
-            for (int i = 0; i < n; i++) {
-                if (canonicalTask[i] != canonicalBase[i]) {
-                    differ++;
-                }
-            }
+            int differ = differing(taskClusters, base);
             long[] taskPairs = pairCounts(taskClusters);
             long[] basePairs = pairCounts(base);
             out.append(String.format(
@@ -843,6 +905,19 @@ public final class ClustersEvaluation {
         if (ra != rb) {
             parent[Math.max(ra, rb)] = Math.min(ra, rb);
         }
+    }
+
+    /** Documents whose cluster is not the same set of documents in the two partitions. */
+    static int differing(int[] a, int[] b) {
+        int[] canonicalA = canonical(a);
+        int[] canonicalB = canonical(b);
+        int differ = 0;
+        for (int i = 0; i < a.length; i++) {
+            if (canonicalA[i] != canonicalB[i]) {
+                differ++;
+            }
+        }
+        return differ;
     }
 
     /** Labels renamed to the smallest member of each cluster, so two partitions compare element by element. */
@@ -924,6 +999,139 @@ public final class ClustersEvaluation {
                     hits.size() + " / " + groups.size());
         }
         report.append('\n');
+    }
+
+    // ------------------------------------------------------------------ a data stream (--generations)
+
+    /**
+     * The corpus in the data stream {@link #STREAM}: an index template matching only its name, whose template is the
+     * one index's definition with {@code @timestamp}; {@code generations} backing indices of {@code shards} shards.
+     * Returns {bulk s, force-merge s, failed items}.
+     */
+    double[] indexStream(List<Corpus.Doc> docs, int batch, int shards, String floor, int generations) throws Exception {
+        deleteStream();
+        evaluate.putPipeline();
+        String minhashParams = floor == null ? "" : ", \"min_similarity_floor\": " + Double.parseDouble(floor);
+        node.ok(
+                "PUT",
+                "/_index_template/" + STREAM,
+                "{\"index_patterns\": [\"" + STREAM + "\"], \"data_stream\": {}, \"priority\": 500, \"template\": "
+                        + Evaluate.indexDefinition(shards, minhashParams, "\"@timestamp\": {\"type\": \"date\"}, ")
+                        + "}");
+        node.ok("PUT", "/_data_stream/" + STREAM, null);
+        double[] r = evaluate.bulk(STREAM, docs, batch, generations);
+        Object backing = Json.path(
+                Json.parse(node.ok("GET", "/_data_stream/" + STREAM, null).body()), "data_streams");
+        int indices = ((List<?>) Json.path(((List<?>) backing).get(0), "indices")).size();
+        if (indices != generations) {
+            throw new IllegalStateException(STREAM + " has " + indices + " backing indices, not " + generations);
+        }
+        return r;
+    }
+
+    void deleteStream() {
+        node.call("DELETE", "/_data_stream/" + STREAM, null);
+        node.call("DELETE", "/_index_template/" + STREAM, null);
+    }
+
+    /**
+     * One setting on the one index (A) and on the stream (B): {@code repeat} dry runs A B A B, then the run with writes
+     * on A and on B; appends their {@code took}s and the two partitions compared document by document to {@code out}.
+     * Returns the stream's partition and run with writes.
+     */
+    StreamRun againstOneIndex(Config c, int[] truth, int repeat, StringBuilder out) throws Exception {
+        String[] layouts = {INDEX, STREAM};
+        List<List<Long>> dry = List.of(new java.util.ArrayList<>(), new java.util.ArrayList<>());
+        StringBuilder loads = new StringBuilder();
+        for (int round = 0; round < repeat; round++) {
+            for (int l = 0; l < 2; l++) {
+                String before = Stats.loadAverage(1, "?");
+                dry.get(l).add((Long) clusters(layouts[l], c, c.target(), false, true)
+                        .response()
+                        .get("took"));
+                loads.append(loads.length() == 0 ? "" : ", ").append(before);
+            }
+        }
+        Run[] written = new Run[2];
+        int[][] partitions = new int[2][];
+        String[] writeLoads = new String[2];
+        for (int l = 0; l < 2; l++) {
+            String before = Stats.loadAverage(1, "?");
+            written[l] = clusters(layouts[l], c, c.target(), false, false);
+            writeLoads[l] = before + "–" + Stats.loadAverage(1, "?");
+            partitions[l] = readClusters(layouts[l], truth.length, c.target());
+        }
+        double[] medians = {median(dry.get(0)), median(dry.get(1))};
+        long[] writeTook = {
+            (Long) written[0].response().get("took"),
+            (Long) written[1].response().get("took")
+        };
+        int differ = differing(partitions[1], partitions[0]);
+        double[] same = quality(partitions[1], partitions[0]);
+        double[] q = quality(partitions[1], truth);
+        if (out.length() == 0) {
+            out.append(
+                    "A = the one index, B = the stream. Dry runs in turns A B A B …, `took` of the task in s; then the run with "
+                            + "writes on A and on B. Load: the 1-minute average before each run, in run order. \"differ\": "
+                            + "documents whose cluster (as a set of documents) is not the same in the two written partitions.\n\n"
+                            + "| setting | dry runs A (s) | dry runs B (s) | B / A (medians) | with writes A / B (s) | B / A | "
+                            + "matches A / B | clusters A / B | differ | F1 (ARI) B vs A | load during the dry runs | load, writes A; B |\n"
+                            + "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        }
+        out.append(String.format(
+                Locale.ROOT,
+                "| `%s` | %s | %s | %.2f | %.2f / %.2f | %.2f | %,d / %,d | %,d / %,d | %,d | %.4f (%.4f) | %s | %s; %s |%n",
+                c.spec(),
+                seconds(dry.get(0)),
+                seconds(dry.get(1)),
+                medians[1] / medians[0],
+                writeTook[0] / 1e3,
+                writeTook[1] / 1e3,
+                writeTook[1] / (double) writeTook[0],
+                (Long) written[0].response().get("matches"),
+                (Long) written[1].response().get("matches"),
+                (Long) written[0].response().get("clusters"),
+                (Long) written[1].response().get("clusters"),
+                differ,
+                same[3],
+                same[0],
+                loads,
+                writeLoads[0],
+                writeLoads[1]));
+        summary.put(
+                "`" + c.spec() + "`: stream / one index, dry run took (medians); with writes",
+                String.format(
+                        Locale.ROOT,
+                        "%.2f s / %.2f s = %.2f×; %.2f s / %.2f s = %.2f×",
+                        medians[1] / 1e3,
+                        medians[0] / 1e3,
+                        medians[1] / medians[0],
+                        writeTook[1] / 1e3,
+                        writeTook[0] / 1e3,
+                        writeTook[1] / (double) writeTook[0]));
+        summary.put(
+                "`" + c.spec() + "`: documents whose cluster differs, stream vs one index",
+                differ + " of " + truth.length);
+        summary.put(
+                "`" + c.spec() + "` on the stream: ARI, P / R / F1 against the groups",
+                String.format(Locale.ROOT, "%.4f, %.4f / %.4f / %.4f", q[0], q[1], q[2], q[3]));
+        return new StreamRun(partitions[1], written[1], Math.round(medians[1]));
+    }
+
+    /** The stream's side of {@link #againstOneIndex}: its written partition, its run with writes, its dry runs' median. */
+    record StreamRun(int[] partition, Run written, long medianDryTookMs) {}
+
+    static double median(List<Long> values) {
+        long[] v = values.stream().mapToLong(Long::longValue).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2.0;
+    }
+
+    static String seconds(List<Long> millis) {
+        StringBuilder s = new StringBuilder();
+        for (long ms : millis) {
+            s.append(s.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.2f", ms / 1e3));
+        }
+        return s.toString();
     }
 
     // ------------------------------------------------------------------ report helpers

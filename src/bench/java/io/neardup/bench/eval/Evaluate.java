@@ -93,6 +93,9 @@ public final class Evaluate {
     static final String INDEX = "neardup-eval";
     static final String MH_INDEX = "neardup-eval-minhash-filter";
     static final String PIPELINE = "neardup-eval";
+    /** The {@code @timestamp} of the first document written into a data stream (2026-01-01T00:00:00Z). */
+    static final long STREAM_EPOCH_MS = 1_767_225_600_000L;
+
     static final int SHINGLE = 3;
     static final int SBINS = 20;
     /** Pairs with at least this Jaccard are kept per query (the lowest tau evaluated is above it). */
@@ -748,25 +751,35 @@ public final class Evaluate {
      */
     double[] indexCorpus(List<Corpus.Doc> docs, int batch, int shards, String minhashParams) throws Exception {
         node.call("DELETE", "/" + INDEX, null);
+        putPipeline();
+        node.ok("PUT", "/" + INDEX, indexDefinition(shards, minhashParams, ""));
+        return bulk(INDEX, docs, batch);
+    }
+
+    void putPipeline() throws Exception {
         node.ok(
                 "PUT",
                 "/_ingest/pipeline/" + PIPELINE,
                 "{\"description\": \"neardup evaluation\", \"processors\": [{\"near_dup_fingerprint\": "
                         + "{\"field\": \"text\", \"target_field\": \"fp\"}}]}");
-        node.ok(
-                "PUT",
-                "/" + INDEX,
-                "{\"settings\": {\"number_of_shards\": " + shards
-                        + ", \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
-                        + "\"index.default_pipeline\": \"" + PIPELINE
-                        // Format 1: this program models the field's band terms on stored signatures (8-byte keys).
-                        + "\", \"index.sort.field\": \"fp.simhash\", \"index.neardup.fingerprint_format\": 1},"
-                        + " \"mappings\": {\"properties\": {"
-                        + "\"text\": {\"type\": \"text\"}, \"group\": {\"type\": \"keyword\"}, \"fp\": {\"properties\": {"
-                        + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"" + minhashParams
-                        + "}, "
-                        + "\"content_hash\": {\"type\": \"keyword\"}}}}}}");
-        return bulk(INDEX, docs, batch);
+    }
+
+    /**
+     * The evaluation index's settings and mappings: {@code shards} primary shards sorted by {@code fp.simhash}, the
+     * pipeline as default; {@code extraProperties} (e.g. {@code "@timestamp": {"type": "date"}, }) are mapped first.
+     * Also the {@code template} of a data stream's index template, so that its backing indices are this index.
+     */
+    static String indexDefinition(int shards, String minhashParams, String extraProperties) {
+        return "{\"settings\": {\"number_of_shards\": " + shards
+                + ", \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
+                + "\"index.default_pipeline\": \"" + PIPELINE
+                // Format 1: this program models the field's band terms on stored signatures (8-byte keys).
+                + "\", \"index.sort.field\": \"fp.simhash\", \"index.neardup.fingerprint_format\": 1},"
+                + " \"mappings\": {\"properties\": {" + extraProperties
+                + "\"text\": {\"type\": \"text\"}, \"group\": {\"type\": \"keyword\"}, \"fp\": {\"properties\": {"
+                + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"" + minhashParams
+                + "}, "
+                + "\"content_hash\": {\"type\": \"keyword\"}}}}}}";
     }
 
     double[] indexMinhashFilter(List<Corpus.Doc> docs, int batch) throws Exception {
@@ -788,49 +801,71 @@ public final class Evaluate {
 
     /** Bulk-indexes docs (_id = position), one request at a time; returns {bulk s, force-merge s, failed items}. */
     double[] bulk(String index, List<Corpus.Doc> docs, int batch) throws Exception {
+        return bulk(index, docs, batch, 0);
+    }
+
+    /**
+     * As {@link #bulk(String, List, int)}; with {@code generations} >= 1, {@code index} is a data stream: each document
+     * gets {@code @timestamp} = a fixed instant + its position in ms and is written with op_type {@code create}, and the
+     * stream is rolled over ({@code POST <stream>/_rollover}) after each {@code n / generations} documents in corpus
+     * order, so that its {@code generations} backing indices hold the corpus split evenly, oldest first.
+     */
+    double[] bulk(String index, List<Corpus.Doc> docs, int batch, int generations) throws Exception {
         JsonFactory json = new JsonFactory();
         long failed = 0;
         long t0 = System.nanoTime();
         int n = docs.size();
-        for (int from = 0; from < n; from += batch) {
-            ByteArrayOutputStream body = new ByteArrayOutputStream();
-            for (int i = from; i < Math.min(n, from + batch); i++) {
-                Corpus.Doc d = docs.get(i);
-                body.write(("{\"index\":{\"_id\":\"" + i + "\"}}\n").getBytes(StandardCharsets.UTF_8));
-                try (JsonGenerator g = json.createGenerator(body)) {
-                    g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
-                    g.writeStartObject();
-                    g.writeStringField("text", d.text());
-                    if (d.group() != null) {
-                        g.writeStringField("group", d.group());
+        int parts = Math.max(1, generations);
+        for (int g = 0; g < parts; g++) {
+            int end = (int) ((long) n * (g + 1) / parts);
+            for (int from = (int) ((long) n * g / parts); from < end; from += batch) {
+                ByteArrayOutputStream body = new ByteArrayOutputStream();
+                for (int i = from; i < Math.min(end, from + batch); i++) {
+                    Corpus.Doc d = docs.get(i);
+                    body.write(("{\"" + (generations >= 1 ? "create" : "index") + "\":{\"_id\":\"" + i + "\"}}\n")
+                            .getBytes(StandardCharsets.UTF_8));
+                    try (JsonGenerator gen = json.createGenerator(body)) {
+                        gen.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+                        gen.writeStartObject();
+                        if (generations >= 1) {
+                            gen.writeNumberField("@timestamp", STREAM_EPOCH_MS + i);
+                        }
+                        gen.writeStringField("text", d.text());
+                        if (d.group() != null) {
+                            gen.writeStringField("group", d.group());
+                        }
+                        gen.writeEndObject();
                     }
-                    g.writeEndObject();
+                    body.write('\n');
                 }
-                body.write('\n');
-            }
-            Node.Response r = node.callRaw("POST", "/" + index + "/_bulk", body.toByteArray(), Duration.ofMinutes(10));
-            if (r.status() != 200) {
-                throw new IllegalStateException(
-                        "bulk into " + index + " -> " + r.status() + ": " + Node.abbreviate(r.body(), 2000));
-            }
-            if (r.body().contains("\"errors\":true")) {
-                Matcher m = BULK_ERROR.matcher(r.body());
-                while (m.find()) {
-                    if (failed++ < 5) {
-                        log(
-                                "bulk item failed: _id %s: %s: %s",
-                                m.group(1), m.group(2), Node.abbreviate(m.group(3), 300));
+                Node.Response r =
+                        node.callRaw("POST", "/" + index + "/_bulk", body.toByteArray(), Duration.ofMinutes(10));
+                if (r.status() != 200) {
+                    throw new IllegalStateException(
+                            "bulk into " + index + " -> " + r.status() + ": " + Node.abbreviate(r.body(), 2000));
+                }
+                if (r.body().contains("\"errors\":true")) {
+                    Matcher m = BULK_ERROR.matcher(r.body());
+                    while (m.find()) {
+                        if (failed++ < 5) {
+                            log(
+                                    "bulk item failed: _id %s: %s: %s",
+                                    m.group(1), m.group(2), Node.abbreviate(m.group(3), 300));
+                        }
                     }
                 }
+                if ((from / batch) % 200 == 199) {
+                    System.err.printf(
+                            Locale.ROOT,
+                            "  %s: %,d of %,d documents (%.0f s)%n",
+                            index,
+                            from + batch,
+                            n,
+                            (System.nanoTime() - t0) / 1e9);
+                }
             }
-            if ((from / batch) % 200 == 199) {
-                System.err.printf(
-                        Locale.ROOT,
-                        "  %s: %,d of %,d documents (%.0f s)%n",
-                        index,
-                        from + batch,
-                        n,
-                        (System.nanoTime() - t0) / 1e9);
+            if (g < parts - 1) {
+                node.ok("POST", "/" + index + "/_rollover", null);
             }
         }
         double bulkSeconds = (System.nanoTime() - t0) / 1e9;

@@ -248,7 +248,8 @@ public final class QueryBenchmark {
 
     long docCount(String index) throws Exception {
         Node.Response r = node.ok("GET", "/_cat/indices/" + index + "?h=docs.count", null, Duration.ofSeconds(30));
-        return Long.parseLong(r.body().trim());
+        // a data stream or pattern lists one line an index
+        return r.body().trim().lines().mapToLong(Long::parseLong).sum();
     }
 
     int segments(String index) throws Exception {

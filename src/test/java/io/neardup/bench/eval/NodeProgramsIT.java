@@ -197,6 +197,43 @@ public class NodeProgramsIT extends NearDupRestTestCase {
                 "clusters.csv");
     }
 
+    /** {@code --generations}: the corpus also in a data stream rolled over twice, each run on both, partitions compared. */
+    public void testClustersEvaluationOverADataStream() throws Exception {
+        Path dir = createTempDir();
+        Path report = dir.resolve("report");
+        String output = printed(() -> ClustersEvaluation.main(new String[] {
+            TinyCorpus.write(dir, "tiny.jsonl", 30).toString(),
+            report.toString(),
+            "--url",
+            url(),
+            "--configs",
+            "minhash:0.5",
+            "--generations",
+            "3",
+            "--repeat",
+            "1",
+            "--exact-truth",
+            "true",
+            "--collapse-config",
+            "none"
+        }));
+        assertEquals(
+                output,
+                "0 of 30",
+                row(output, "`minhash:0.5`: documents whose cluster differs, stream vs one index")
+                        .get(1));
+        find(
+                output,
+                "`minhash:0.5`: stream / one index, dry run took \\(medians\\); with writes \\| [0-9.]+ s / [0-9.]+ s");
+        String written = Files.readString(report.resolve("report.md"));
+        find(written, "rolled over into 3 backing indices of 1 shard\\(s\\) \\(10–10 documents each");
+        // the stream's run with writes, against the groups
+        find(written, "\\| `minhash:0.5` on the stream \\(dry run: the median\\) \\| [0-9.]+ \\|");
+        find(
+                output,
+                "`minhash:0.5` against exact-Jaccard components: ARI, P / R / F1; pairs of J >= τ split \\| 1.0000");
+    }
+
     public void testQueryBenchmark() throws Exception {
         String output = printed(() -> QueryBenchmark.main(new String[] {
             "--url",
