@@ -11,8 +11,10 @@ import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.match.ClusterAssignment;
 import io.neardup.match.MappingPaths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -176,28 +178,45 @@ public class TransportNearDupClustersAction
                         listener::onFailure));
     }
 
-    /** Maps the target field in each index, in turn (each index's mapping may hold some of its subfields already). */
+    /**
+     * Maps the target field where it is not mapped whole yet: one request for the indices that need the same mapping
+     * (a data stream's generations), in turn; none where every index maps it already (a run again), since a put-mapping
+     * request costs a cluster state update even when it changes nothing.
+     */
     private void mapTargetField(
             Client client,
             List<IndexMetadata> indices,
             String targetField,
             boolean manyIndices,
             ActionListener<Void> done) {
+        Map<Map<String, Object>, List<String>> indicesByMapping = new LinkedHashMap<>();
+        for (IndexMetadata index : indices) {
+            Map<String, Object> properties = mappingOf(index);
+            boolean mapped = ((Map<?, ?>) ClusterAssignment.mapping(manyIndices).get("properties"))
+                    .keySet().stream()
+                            .allMatch(subfield -> MappingPaths.find(properties, targetField + "." + subfield) != null);
+            if (mapped == false) {
+                indicesByMapping
+                        .computeIfAbsent(targetMapping(targetField, properties, manyIndices), m -> new ArrayList<>())
+                        .add(index.getIndex().getName());
+            }
+        }
+        List<Map.Entry<Map<String, Object>, List<String>>> requests = new ArrayList<>(indicesByMapping.entrySet());
         ClusterSteps.inTurn(
                 threadPool,
-                indices.size(),
+                requests.size(),
                 () -> false,
                 (i, next) -> {
-                    String index = indices.get(i).getIndex().getName();
+                    String[] names = requests.get(i).getValue().toArray(String[]::new);
                     client.admin()
                             .indices()
                             .putMapping(
-                                    new PutMappingRequest(index)
-                                            .source(targetMapping(targetField, mappingOf(indices.get(i)), manyIndices)),
+                                    new PutMappingRequest(names)
+                                            .source(requests.get(i).getKey()),
                                     ClusterSteps.step(
                                             threadPool,
                                             timeouts,
-                                            "mapping [" + targetField + "] in [" + index + "]",
+                                            "mapping [" + targetField + "] in " + Arrays.toString(names),
                                             ActionListener.map(next, mapped -> null)));
                 },
                 done);

@@ -132,6 +132,14 @@ public class NearDupClustersAcrossIndicesTests extends OpenSearchIntegTestCase {
         return written;
     }
 
+    private Map<String, Long> mappingVersions(Collection<String> indices) {
+        Map<String, Long> versions = new TreeMap<>();
+        for (String index : new HashSet<>(indices)) {
+            versions.put(index, clusterService().state().metadata().index(index).getMappingVersion());
+        }
+        return versions;
+    }
+
     private static Map<String, String> indexOfEachDocument(String name) {
         Map<String, String> indexOf = new HashMap<>();
         for (SearchHit hit : client().prepareSearch(name).setSize(10_000).get().getHits()) {
@@ -176,8 +184,11 @@ public class NearDupClustersAcrossIndicesTests extends OpenSearchIntegTestCase {
             assertEquals(e.getKey(), oneNear.get(e.getKey()).assignment(), inStream);
         }
 
-        // A run again finds every assignment in place: nothing rewritten.
+        // A run again finds every assignment in place: nothing rewritten, and no mapping updated (the target is
+        // mapped).
+        Map<String, Long> mappingVersions = mappingVersions(indexOf.values());
         NearDupClustersResponse again = ClusterRequests.run(client(), "pages", minhash);
+        assertEquals(mappingVersions, mappingVersions(indexOf.values()));
         assertEquals(0, again.counts().updated());
         assertEquals(assignments("pages", "dup").size(), again.counts().noops());
         DataStreamTemplates.delete(client(), "pages");
