@@ -44,6 +44,11 @@ public final class NearDupExplainPhase implements FetchSubPhase {
     @Override
     public FetchSubPhaseProcessor getProcessor(FetchContext context) {
         if (context.getSearchExt(NearDupExplainExt.NAME) instanceof NearDupExplainExt ext) {
+            if (ext.likeDocument() != null) {
+                // NearDupExplainLikeReader reads it on the coordinating node; a shard cannot read it as the caller.
+                throw new IllegalStateException("[" + NearDupExplainExt.NAME + ".like._id] reached shard of index ["
+                        + context.getIndexName() + "] unread");
+            }
             String pipelineId = IndexSettings.DEFAULT_PIPELINE.get(
                     context.getIndexSettings().getSettings());
             if (pipelineId == null || pipelineId.isEmpty() || "_none".equals(pipelineId)) {

@@ -168,16 +168,22 @@ public final class TransportNearDupCompareAction
                         listener::onFailure));
     }
 
-    /** A string, or an array of strings joined by new lines as the fingerprint processor joins them. */
     private static String textOf(NearDupCompareRequest.Side side, Object value) {
+        return textOf(side.name(), side.field(), side.id(), side.index(), value);
+    }
+
+    /**
+     * A string, or an array of strings joined by new lines as the fingerprint processor joins them; else a 400 naming
+     * {@code name}'s field of the document.
+     */
+    static String textOf(String name, String field, String id, String index, Object value) {
         if (value instanceof String string) {
             return string;
         }
         if (value instanceof List<?> list && list.stream().allMatch(String.class::isInstance)) {
             return String.join("\n", list.stream().map(String.class::cast).toList());
         }
-        String what = "[" + side.name() + ".field] [" + side.field() + "] of document [" + side.id() + "] in index ["
-                + side.index() + "]";
+        String what = "[" + name + ".field] [" + field + "] of document [" + id + "] in index [" + index + "]";
         throw new IllegalArgumentException(
                 value == null ? what + " has no value" : what + " is not a string or an array of strings");
     }
