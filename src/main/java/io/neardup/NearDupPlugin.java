@@ -19,8 +19,8 @@ import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
 import io.neardup.compare.NearDupCompareAction;
+import io.neardup.compare.NearDupExplainCoordinator;
 import io.neardup.compare.NearDupExplainExt;
-import io.neardup.compare.NearDupExplainLikeReader;
 import io.neardup.compare.NearDupExplainPhase;
 import io.neardup.compare.RestNearDupCompareAction;
 import io.neardup.compare.TransportNearDupCompareAction;
@@ -172,13 +172,13 @@ public class NearDupPlugin extends Plugin
     /**
      * Bad {@code format}s and aggregations on fingerprint fields fail the search on the coordinating
      * node, not some shards' fetch phase or the node's heap; a {@code near_dup_explain} document is read
-     * there as the caller; a shrink, split or clone keeps its source's fingerprint format.
+     * there as the caller, and its cap per request split over the shards; a shrink, split or clone keeps its source's fingerprint format.
      */
     @Override
     public List<ActionFilter> getActionFilters() {
         return List.of(
                 searchChecks,
-                new NearDupExplainLikeReader(() -> client),
+                new NearDupExplainCoordinator(() -> client, () -> clusterService, () -> indexNameExpressionResolver),
                 new IndexFingerprintFormat.ResizeCheck(() -> clusterService));
     }
 

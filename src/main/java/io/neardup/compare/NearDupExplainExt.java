@@ -18,12 +18,12 @@ import org.opensearch.search.SearchExtBuilder;
  * {@code "ext": {"near_dup_explain": {"like": {"text": …}, "field": …, "fingerprint": …, "max_explained_chars": …,
  * "max_total_chars": …}}}: each hit gets the comparison of the {@code like} text (side a) with its {@code field} (side
  * b), as {@code _near_dup/_compare} answers it, in its {@code fields}. The texts are analyzed by the searched index's
- * default pipeline. Per hit, passages for the first {@code max_explained_chars} characters of each text; per shard, once
- * {@code max_total_chars} characters of hits were explained, the remaining hits get the measures only ({@code
- * truncated}).
+ * default pipeline. Per hit, passages for the first {@code max_explained_chars} characters of each text; per request, at
+ * most {@code max_total_chars} characters of hits: {@link NearDupExplainCoordinator} gives each shard searched an even
+ * share of it, and once a shard has explained its share, its remaining hits get the measures only ({@code truncated}).
  *
  * <p>{@code like} may also name a document, {@code {"_id": …, "_index": …, "field": …}} ({@code _index} defaults to the
- * one index searched, {@code field} to {@code field}): {@link NearDupExplainLikeReader} reads it on the coordinating
+ * one index searched, {@code field} to {@code field}): {@link NearDupExplainCoordinator} reads it on the coordinating
  * node, as the caller, and puts its text in its place before any shard runs.
  */
 public final class NearDupExplainExt extends SearchExtBuilder {
@@ -45,10 +45,12 @@ public final class NearDupExplainExt extends SearchExtBuilder {
     private final String fingerprint;
     private final int maxExplainedChars;
     private final int maxTotalChars;
+    /** This shard's share of {@link #maxTotalChars}, set on the coordinating node; -1 until then. */
+    private final int maxShardChars;
 
     public NearDupExplainExt(
             String likeText, String field, String fingerprint, int maxExplainedChars, int maxTotalChars) {
-        this(likeText, null, field, fingerprint, maxExplainedChars, maxTotalChars);
+        this(likeText, null, field, fingerprint, maxExplainedChars, maxTotalChars, -1);
     }
 
     private NearDupExplainExt(
@@ -57,7 +59,8 @@ public final class NearDupExplainExt extends SearchExtBuilder {
             String field,
             String fingerprint,
             int maxExplainedChars,
-            int maxTotalChars) {
+            int maxTotalChars,
+            int maxShardChars) {
         assert (likeText == null) != (likeDocument == null);
         this.likeText = likeText;
         this.likeDocument = likeDocument;
@@ -65,6 +68,7 @@ public final class NearDupExplainExt extends SearchExtBuilder {
         this.fingerprint = fingerprint;
         this.maxExplainedChars = maxExplainedChars;
         this.maxTotalChars = maxTotalChars;
+        this.maxShardChars = maxShardChars;
     }
 
     public NearDupExplainExt(StreamInput in) throws IOException {
@@ -76,6 +80,7 @@ public final class NearDupExplainExt extends SearchExtBuilder {
         fingerprint = in.readOptionalString();
         maxExplainedChars = in.readVInt();
         maxTotalChars = in.readVInt();
+        maxShardChars = in.readInt();
     }
 
     /** Every bad key or value a 400 naming it, with the words of {@code _near_dup/_compare}. */
@@ -120,7 +125,7 @@ public final class NearDupExplainExt extends SearchExtBuilder {
             if (!(likeMap.get("text") instanceof String text)) {
                 throw new IllegalArgumentException("[" + NAME + ".like.text] must be a string");
             }
-            return new NearDupExplainExt(text, null, field, fingerprint, perHit, total);
+            return new NearDupExplainExt(text, null, field, fingerprint, perHit, total, -1);
         }
         if (likeMap.containsKey("_id") == false) {
             throw new IllegalArgumentException("[" + NAME + ".like] needs [text] or [_id]");
@@ -133,12 +138,26 @@ public final class NearDupExplainExt extends SearchExtBuilder {
                 likeMap.containsKey("field")
                         ? NearDupCompareRequest.nonEmpty(NAME + ".like.field", likeMap.get("field"))
                         : null);
-        return new NearDupExplainExt(null, document, field, fingerprint, perHit, total);
+        return new NearDupExplainExt(null, document, field, fingerprint, perHit, total, -1);
     }
 
     /** This ext with the liked document's text in place of the document. */
     NearDupExplainExt withLikeText(String text) {
-        return new NearDupExplainExt(text, null, field, fingerprint, maxExplainedChars, maxTotalChars);
+        return new NearDupExplainExt(text, null, field, fingerprint, maxExplainedChars, maxTotalChars, maxShardChars);
+    }
+
+    /** This ext with each shard's share of {@link #maxTotalChars}. */
+    NearDupExplainExt withMaxShardChars(int share) {
+        return new NearDupExplainExt(
+                likeText, likeDocument, field, fingerprint, maxExplainedChars, maxTotalChars, share);
+    }
+
+    /**
+     * The characters of hits a shard explains at most: its share of the request's cap, or the whole cap where no
+     * coordinating node split it (an ext made in a test).
+     */
+    public int maxShardChars() {
+        return maxShardChars >= 0 ? maxShardChars : maxTotalChars;
     }
 
     /** Null once read (or where {@code like} was a text). */
@@ -184,6 +203,7 @@ public final class NearDupExplainExt extends SearchExtBuilder {
         out.writeOptionalString(fingerprint);
         out.writeVInt(maxExplainedChars);
         out.writeVInt(maxTotalChars);
+        out.writeInt(maxShardChars);
     }
 
     @Override
@@ -213,7 +233,8 @@ public final class NearDupExplainExt extends SearchExtBuilder {
 
     @Override
     public int hashCode() {
-        return Objects.hash(likeText, likeDocument, field, fingerprint, maxExplainedChars, maxTotalChars);
+        return Objects.hash(
+                likeText, likeDocument, field, fingerprint, maxExplainedChars, maxTotalChars, maxShardChars);
     }
 
     @Override
@@ -224,6 +245,7 @@ public final class NearDupExplainExt extends SearchExtBuilder {
                 && field.equals(other.field)
                 && Objects.equals(fingerprint, other.fingerprint)
                 && maxExplainedChars == other.maxExplainedChars
-                && maxTotalChars == other.maxTotalChars;
+                && maxTotalChars == other.maxTotalChars
+                && maxShardChars == other.maxShardChars;
     }
 }

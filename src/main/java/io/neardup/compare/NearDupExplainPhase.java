@@ -12,8 +12,11 @@ import io.neardup.index.BreakerBudget;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import java.util.List;
 import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.search.IndexSearcher;
 import org.opensearch.common.document.DocumentField;
 import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.index.IndexSettings;
@@ -35,6 +38,8 @@ public final class NearDupExplainPhase implements FetchSubPhase {
 
     private final Supplier<IngestService> ingestService;
     private final Supplier<CircuitBreaker> breaker;
+    /** Per search context (by its searcher): weak keys, compared by identity ({@code IndexSearcher} does not override {@code equals}). */
+    private final Map<IndexSearcher, AtomicLong> explainedBySearcher = new WeakHashMap<>();
 
     public NearDupExplainPhase(Supplier<IngestService> ingestService, Supplier<CircuitBreaker> breaker) {
         this.ingestService = ingestService;
@@ -45,7 +50,7 @@ public final class NearDupExplainPhase implements FetchSubPhase {
     public FetchSubPhaseProcessor getProcessor(FetchContext context) {
         if (context.getSearchExt(NearDupExplainExt.NAME) instanceof NearDupExplainExt ext) {
             if (ext.likeDocument() != null) {
-                // NearDupExplainLikeReader reads it on the coordinating node; a shard cannot read it as the caller.
+                // NearDupExplainCoordinator reads it on the coordinating node; a shard cannot read it as the caller.
                 throw new IllegalStateException("[" + NearDupExplainExt.NAME + ".like._id] reached shard of index ["
                         + context.getIndexName() + "] unread");
             }
@@ -58,9 +63,20 @@ public final class NearDupExplainPhase implements FetchSubPhase {
             }
             NearDupFingerprintProcessor processor = ComparePipelines.processorOf(
                     ingestService.get().getPipeline(pipelineId), pipelineId, ext.fingerprint(), List.of(ext.field()));
-            return new Explainer(ext, processor);
+            return new Explainer(ext, processor, explainedOn(context));
         }
         return null;
+    }
+
+    /**
+     * Characters explained so far by this shard's search context, shared by each fetch it runs (the hits', each bucket's
+     * {@code top_hits}, inner hits), so that a shard's share holds across them: its searcher is the one object they all
+     * see. The entry goes with the searcher.
+     */
+    private AtomicLong explainedOn(FetchContext context) {
+        synchronized (explainedBySearcher) {
+            return explainedBySearcher.computeIfAbsent(context.searcher(), searcher -> new AtomicLong());
+        }
     }
 
     private final class Explainer implements FetchSubPhaseProcessor {
@@ -69,11 +85,12 @@ public final class NearDupExplainPhase implements FetchSubPhase {
         private final boolean simhash;
         private final long likeSimhash;
         /** Characters of hits explained so far on this shard. */
-        private long explained;
+        private final AtomicLong explained;
 
-        Explainer(NearDupExplainExt ext, NearDupFingerprintProcessor processor) {
+        Explainer(NearDupExplainExt ext, NearDupFingerprintProcessor processor, AtomicLong explained) {
             this.ext = ext;
             this.processor = processor;
+            this.explained = explained;
             this.simhash = processor.writesSimhashTo(processor.targetField() + ".simhash");
             this.likeSimhash = simhash ? TransportNearDupCompareAction.simhash(processor, ext.likeText()) : 0;
         }
@@ -95,8 +112,8 @@ public final class NearDupExplainPhase implements FetchSubPhase {
             }
             FingerprintScheme scheme = processor.scheme();
             MemoryBudget budget = BreakerBudget.of(breaker.get(), BREAKER_LABEL);
-            // Past the shard's total, the measures only: passages for no character.
-            int cap = explained >= ext.maxTotalChars() ? 0 : ext.maxExplainedChars();
+            // Within the shard's share of the request's cap: past it, the measures only (passages for no character).
+            int cap = (int) Math.max(0, Math.min(ext.maxExplainedChars(), ext.maxShardChars() - explained.get()));
             ShingleAlignment.Result result;
             int tokens;
             try (TextTokens like = new TextTokens(scheme.seed(), budget);
@@ -106,7 +123,7 @@ public final class NearDupExplainPhase implements FetchSubPhase {
                 result = ShingleAlignment.align(like, hit, scheme.minhashShingleSize(), scheme.seed(), cap, budget);
                 tokens = Math.min(like.size(), hit.size());
             }
-            explained += Math.min(text.length(), cap);
+            explained.addAndGet(Math.min(text.length(), cap));
             int distance = simhash && tokens > 0
                     ? Long.bitCount(likeSimhash ^ TransportNearDupCompareAction.simhash(processor, text))
                     : -1;

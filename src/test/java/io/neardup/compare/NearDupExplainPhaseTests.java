@@ -157,8 +157,68 @@ public class NearDupExplainPhaseTests extends OpenSearchSingleNodeTestCase {
         return BytesReference.bytes(XContentFactory.jsonBuilder().value(text)).utf8ToString();
     }
 
-    /** The pipeline {@code fp}, and an index of two shards holding two releases of a man page and a document without {@code body}. */
-    private Map<String, String> indexTwoReleases(String index) throws IOException {
+    /**
+     * {@code max_total_chars} holds per request: each of the 4 shards explains at most a quarter of it, in whole hits
+     * and then a truncated one, the rest of its hits get the measures only; the characters explained add up to at most
+     * the cap (before, each shard had the whole cap, and every hit here was explained in full).
+     */
+    public void testTheCapPerRequestIsSplitOverTheShards() throws IOException {
+        createIndex("many", 4);
+        String text = "the quick brown fox jumps over the lazy dog and runs far away ".repeat(20);
+        int length = text.length();
+        BulkRequestBuilder bulk = client().prepareBulk("many");
+        for (int i = 0; i < 40; i++) {
+            bulk.add(client().prepareIndex("many").setId("d" + i).setSource(Map.of("body", text)));
+        }
+        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        int total = 4 * (2 * length + length / 2); // a share of two hits and a half on each shard
+        SearchResponse response = client().prepareSearch("many")
+                .setSource(new SearchSourceBuilder()
+                        .query(QueryBuilders.matchAllQuery())
+                        .size(40)
+                        .ext(List.of(new NearDupExplainExt(text, "body", null, 100_000, total))))
+                .get();
+        assertEquals(40, response.getHits().getHits().length);
+        Map<Integer, List<Map<?, ?>>> byShard = new HashMap<>();
+        for (SearchHit hit : response.getHits().getHits()) {
+            byShard.computeIfAbsent(hit.getShard().getShardId().id(), shard -> new java.util.ArrayList<>())
+                    .add((Map<?, ?>) hit.field(NearDupExplainExt.NAME).getValue());
+        }
+        long explainedInAll = 0;
+        boolean someMeasuresOnly = false;
+        for (Map.Entry<Integer, List<Map<?, ?>>> shard : byShard.entrySet()) {
+            long whole = shard.getValue().stream()
+                    .filter(explained -> Boolean.FALSE.equals(explained.get("truncated")))
+                    .count();
+            assertEquals("shard " + shard.getKey(), Math.min(2, shard.getValue().size()), whole);
+            long explainedOnShard = 0;
+            for (Map<?, ?> explained : shard.getValue()) {
+                assertEquals(1.0, explained.get("jaccard")); // the measures, always
+                explainedOnShard += explainedChars(explained);
+                someMeasuresOnly |= ((List<?>) explained.get("shared")).isEmpty();
+            }
+            assertTrue("shard " + shard.getKey() + ": " + explainedOnShard, explainedOnShard <= total / 4);
+            explainedInAll += explainedOnShard;
+        }
+        assertTrue(explainedInAll + " > " + total, explainedInAll <= total);
+        assertTrue("some hit past its shard's share gets the measures only", someMeasuresOnly);
+    }
+
+    /** How far into the hit's text its passages reach. */
+    @SuppressWarnings("unchecked")
+    private static long explainedChars(Map<?, ?> explained) {
+        long end = 0;
+        for (Map<String, List<Integer>> passage : (List<Map<String, List<Integer>>>) explained.get("shared")) {
+            end = Math.max(end, passage.get("b").get(1));
+        }
+        for (List<Integer> only : (List<List<Integer>>) explained.get("only_b")) {
+            end = Math.max(end, only.get(1));
+        }
+        return end;
+    }
+
+    /** An index of {@code shards} shards whose default pipeline {@code fp} fingerprints {@code body} where it has one. */
+    private void createIndex(String index, int shards) {
         client().admin()
                 .cluster()
                 .preparePutPipeline(
@@ -170,10 +230,16 @@ public class NearDupExplainPhaseTests extends OpenSearchSingleNodeTestCase {
         client().admin()
                 .indices()
                 .prepareCreate(index)
-                .setSettings(Settings.builder().put("index.number_of_shards", 2).put("index.default_pipeline", "fp"))
+                .setSettings(
+                        Settings.builder().put("index.number_of_shards", shards).put("index.default_pipeline", "fp"))
                 .setMapping("{\"properties\": {\"body\": {\"type\": \"text\"}, \"body_fp\": {\"properties\": "
                         + "{\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"}}}}}")
                 .get();
+    }
+
+    /** The pipeline {@code fp}, and an index of two shards holding two releases of a man page and a document without {@code body}. */
+    private Map<String, String> indexTwoReleases(String index) throws IOException {
+        createIndex(index, 2);
         Map<String, String> docs = DemoCorpus.twoReleases();
         BulkRequestBuilder bulk = client().prepareBulk(index);
         docs.forEach(
