@@ -19,6 +19,7 @@ import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
 import io.neardup.compare.NearDupCompareAction;
+import io.neardup.compare.NearDupCompareTextsAction;
 import io.neardup.compare.NearDupExplainCoordinator;
 import io.neardup.compare.NearDupExplainExt;
 import io.neardup.compare.NearDupExplainPhase;
@@ -243,6 +244,7 @@ public class NearDupPlugin extends Plugin
                 new ActionHandler<>(NearDupLookupAction.INSTANCE, TransportShardMatchAction.Lookup.class),
                 new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class),
                 new ActionHandler<>(NearDupCompareAction.INSTANCE, TransportNearDupCompareAction.class),
+                new ActionHandler<>(NearDupCompareTextsAction.INSTANCE, TransportNearDupCompareAction.Texts.class),
                 new ActionHandler<>(
                         NearDupClustersRethrottleAction.INSTANCE,
                         NearDupClustersRethrottleAction.TransportAction.class));

@@ -9,7 +9,9 @@ import io.neardup.core.MemoryBudget;
 import io.neardup.core.ShingleAlignment;
 import io.neardup.core.TextTokens;
 import io.neardup.index.BreakerBudget;
+import io.neardup.index.FieldExposure;
 import io.neardup.ingest.NearDupFingerprintProcessor;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -30,8 +32,8 @@ import org.opensearch.search.fetch.FetchSubPhaseProcessor;
  * comparison of the request's {@code like} text (a) with the hit's field (b), as {@code _near_dup/_compare} answers
  * it, both analyzed by the searched index's default pipeline. The like text's simhash is computed once per shard; its
  * tokens are analyzed again for each hit, so that each hit's scratch is charged to the {@code neardup} breaker and
- * given back before the next (a fetch processor has no end to release a shard-long reservation at). A hit without the field (or whose
- * field the caller's reader hides) gets nothing.
+ * given back before the next (a fetch processor has no end to release a shard-long reservation at). A hit without the field,
+ * or whose field the caller's reader hides or masks (the Security plugin's FLS, field masking), gets nothing.
  */
 public final class NearDupExplainPhase implements FetchSubPhase {
     static final String BREAKER_LABEL = "near_dup_explain";
@@ -95,11 +97,20 @@ public final class NearDupExplainPhase implements FetchSubPhase {
             this.likeSimhash = simhash ? TransportNearDupCompareAction.simhash(processor, ext.likeText()) : 0;
         }
 
+        /** Whether the caller's reader of the current segment shows the field as stored (not FLS-hidden, not masked). */
+        private boolean exposed;
+
         @Override
-        public void setNextReader(LeafReaderContext readerContext) {}
+        public void setNextReader(LeafReaderContext readerContext) throws IOException {
+            exposed = FieldExposure.exposesField(readerContext.reader(), ext.field());
+        }
 
         @Override
         public void process(HitContext hitContext) {
+            if (exposed == false) {
+                // A masked field's _source holds a hash: passages over it would be no explanation, and not the text.
+                return;
+            }
             Object value = hitContext.sourceLookup().extractValue(ext.field(), null);
             String text = value instanceof String string
                     ? string

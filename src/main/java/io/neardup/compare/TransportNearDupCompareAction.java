@@ -69,6 +69,29 @@ public final class TransportNearDupCompareAction
         this.threadPool = threadPool;
     }
 
+    /** {@link NearDupCompareTextsAction}: the same comparison, of two texts. */
+    public static final class Texts
+            extends HandledTransportAction<NearDupCompareTextsAction.Request, NearDupCompareResponse> {
+        private final TransportNearDupCompareAction compare;
+
+        @Inject
+        public Texts(
+                TransportService transportService, ActionFilters actionFilters, TransportNearDupCompareAction compare) {
+            super(
+                    NearDupCompareTextsAction.NAME,
+                    transportService,
+                    actionFilters,
+                    NearDupCompareTextsAction.Request::new);
+            this.compare = compare;
+        }
+
+        @Override
+        protected void doExecute(
+                Task task, NearDupCompareTextsAction.Request request, ActionListener<NearDupCompareResponse> listener) {
+            compare.doExecute(task, request.compare(), listener);
+        }
+    }
+
     @Override
     protected void doExecute(
             Task task, NearDupCompareRequest request, ActionListener<NearDupCompareResponse> listener) {
