@@ -19,6 +19,8 @@ import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
 import io.neardup.collapse.NearDupWindowRequestProcessor;
 import io.neardup.compare.NearDupCompareAction;
+import io.neardup.compare.NearDupCompareTextsAction;
+import io.neardup.compare.NearDupExplainCoordinator;
 import io.neardup.compare.NearDupExplainExt;
 import io.neardup.compare.NearDupExplainPhase;
 import io.neardup.compare.RestNearDupCompareAction;
@@ -111,6 +113,7 @@ public class NearDupPlugin extends Plugin
     private volatile CircuitBreaker breaker;
     private volatile ClusterService clusterService;
     private volatile IndexNameExpressionResolver indexNameExpressionResolver;
+    private volatile Client client;
     private final FingerprintSearchChecks searchChecks =
             new FingerprintSearchChecks(() -> clusterService, () -> indexNameExpressionResolver);
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
@@ -169,12 +172,15 @@ public class NearDupPlugin extends Plugin
 
     /**
      * Bad {@code format}s and aggregations on fingerprint fields fail the search on the coordinating
-     * node, not some shards' fetch phase or the node's heap; a shrink, split or clone keeps its source's
-     * fingerprint format.
+     * node, not some shards' fetch phase or the node's heap; a {@code near_dup_explain} document is read
+     * there as the caller, and its cap per request split over the shards; a shrink, split or clone keeps its source's fingerprint format.
      */
     @Override
     public List<ActionFilter> getActionFilters() {
-        return List.of(searchChecks, new IndexFingerprintFormat.ResizeCheck(() -> clusterService));
+        return List.of(
+                searchChecks,
+                new NearDupExplainCoordinator(() -> client, () -> clusterService, () -> indexNameExpressionResolver),
+                new IndexFingerprintFormat.ResizeCheck(() -> clusterService));
     }
 
     /** Every new index records its fingerprint format: {@link FingerprintFormat#NEW_INDEX_DEFAULT} unless it names one. */
@@ -223,6 +229,7 @@ public class NearDupPlugin extends Plugin
             Supplier<RepositoriesService> repositoriesServiceSupplier) {
         this.clusterService = clusterService;
         this.indexNameExpressionResolver = indexNameExpressionResolver;
+        this.client = client;
         stepTimeouts = new StepTimeouts(threadPool);
         return List.of(cache, scratchPool, queryServices, stepTimeouts);
     }
@@ -237,6 +244,7 @@ public class NearDupPlugin extends Plugin
                 new ActionHandler<>(NearDupLookupAction.INSTANCE, TransportShardMatchAction.Lookup.class),
                 new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class),
                 new ActionHandler<>(NearDupCompareAction.INSTANCE, TransportNearDupCompareAction.class),
+                new ActionHandler<>(NearDupCompareTextsAction.INSTANCE, TransportNearDupCompareAction.Texts.class),
                 new ActionHandler<>(
                         NearDupClustersRethrottleAction.INSTANCE,
                         NearDupClustersRethrottleAction.TransportAction.class));

@@ -21,9 +21,11 @@ import org.opensearch.core.common.io.stream.Writeable;
  * The two sides of a comparison, each a text or a stored document's text field, and how to fingerprint them: the
  * {@code pipeline} (else the default pipeline of a compared document's index, as {@code like.text} defaults to the
  * searched index's) and, where it has several {@code near_dup_fingerprint} processors, the {@code fingerprint} field of
- * the one to use. The indices it names are those of its documents, so that the Security plugin checks a read there.
+ * the one to use. The indices it names are those of its documents, so that the Security plugin checks a read there
+ * (replaceable, else the Security plugin checks it against every index); a request of two texts names none and is sent
+ * as {@link NearDupCompareTextsAction} instead, a cluster action.
  */
-public final class NearDupCompareRequest extends ActionRequest implements IndicesRequest {
+public final class NearDupCompareRequest extends ActionRequest implements IndicesRequest.Replaceable {
     /** Characters of each text explained by default: a long man page whole. */
     public static final int DEFAULT_MAX_EXPLAINED_CHARS = 100_000;
     /** At most: the longest text the fingerprint processor takes. */
@@ -218,6 +220,19 @@ public final class NearDupCompareRequest extends ActionRequest implements Indice
                 .map(Side::index)
                 .distinct()
                 .toArray(String[]::new);
+    }
+
+    /**
+     * Left as named: the Security plugin hands back the names it checked, and each document is read by a GET of the
+     * name it was given, which the Security plugin checks again.
+     */
+    @Override
+    public NearDupCompareRequest indices(String... indices) {
+        return this;
+    }
+
+    public boolean comparesDocuments() {
+        return a.isDocument() || b.isDocument();
     }
 
     @Override

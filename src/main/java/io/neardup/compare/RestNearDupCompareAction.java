@@ -36,6 +36,11 @@ public final class RestNearDupCompareAction extends BaseRestHandler {
             body = parser.map();
         }
         NearDupCompareRequest request = NearDupCompareRequest.parse(body);
+        if (request.comparesDocuments() == false) {
+            NearDupCompareTextsAction.Request texts = new NearDupCompareTextsAction.Request(request);
+            return channel ->
+                    client.execute(NearDupCompareTextsAction.INSTANCE, texts, new RestToXContentListener<>(channel));
+        }
         return channel -> client.execute(NearDupCompareAction.INSTANCE, request, new RestToXContentListener<>(channel));
     }
 }

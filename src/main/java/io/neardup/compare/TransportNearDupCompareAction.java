@@ -69,6 +69,29 @@ public final class TransportNearDupCompareAction
         this.threadPool = threadPool;
     }
 
+    /** {@link NearDupCompareTextsAction}: the same comparison, of two texts. */
+    public static final class Texts
+            extends HandledTransportAction<NearDupCompareTextsAction.Request, NearDupCompareResponse> {
+        private final TransportNearDupCompareAction compare;
+
+        @Inject
+        public Texts(
+                TransportService transportService, ActionFilters actionFilters, TransportNearDupCompareAction compare) {
+            super(
+                    NearDupCompareTextsAction.NAME,
+                    transportService,
+                    actionFilters,
+                    NearDupCompareTextsAction.Request::new);
+            this.compare = compare;
+        }
+
+        @Override
+        protected void doExecute(
+                Task task, NearDupCompareTextsAction.Request request, ActionListener<NearDupCompareResponse> listener) {
+            compare.doExecute(task, request.compare(), listener);
+        }
+    }
+
     @Override
     protected void doExecute(
             Task task, NearDupCompareRequest request, ActionListener<NearDupCompareResponse> listener) {
@@ -168,16 +191,22 @@ public final class TransportNearDupCompareAction
                         listener::onFailure));
     }
 
-    /** A string, or an array of strings joined by new lines as the fingerprint processor joins them. */
     private static String textOf(NearDupCompareRequest.Side side, Object value) {
+        return textOf(side.name(), side.field(), side.id(), side.index(), value);
+    }
+
+    /**
+     * A string, or an array of strings joined by new lines as the fingerprint processor joins them; else a 400 naming
+     * {@code name}'s field of the document.
+     */
+    static String textOf(String name, String field, String id, String index, Object value) {
         if (value instanceof String string) {
             return string;
         }
         if (value instanceof List<?> list && list.stream().allMatch(String.class::isInstance)) {
             return String.join("\n", list.stream().map(String.class::cast).toList());
         }
-        String what = "[" + side.name() + ".field] [" + side.field() + "] of document [" + side.id() + "] in index ["
-                + side.index() + "]";
+        String what = "[" + name + ".field] [" + field + "] of document [" + id + "] in index [" + index + "]";
         throw new IllegalArgumentException(
                 value == null ? what + " has no value" : what + " is not a string or an array of strings");
     }

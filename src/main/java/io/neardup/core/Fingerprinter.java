@@ -136,7 +136,17 @@ public final class Fingerprinter {
         if (finished) {
             throw new IllegalStateException("finish() was called: call reset() before adding tokens");
         }
-        long h = tokenHasher.hash(buf, off, len);
+        tokenHash(tokenHasher.hash(buf, off, len));
+    }
+
+    /**
+     * Adds a token by its hash, as {@link TokenHasher} with the scheme's seed gives it ({@link TextTokens#hash}): a text
+     * already analyzed is fingerprinted without analyzing it again.
+     */
+    public void tokenHash(long h) {
+        if (finished) {
+            throw new IllegalStateException("finish() was called: call reset() before adding tokens");
+        }
         if (withSimhash) {
             float idf = idfTable == null ? 1f : idfTable.idf(h);
             if (simhashShingles.add(h, idf)) {

@@ -44,11 +44,7 @@ public final class FieldExposure {
 
     /** True when {@code reader} shows every Lucene field of the fingerprint field {@code field} unchanged. */
     public static boolean exposes(LeafReader reader, String field) throws IOException {
-        LeafReader shown = reader;
-        while (shown instanceof FilterLeafReader filter
-                && PASS_THROUGH.contains(filter.getClass().getName())) {
-            shown = filter.getDelegate();
-        }
+        LeafReader shown = withoutPassThrough(reader);
         if (shown instanceof FilterLeafReader == false) {
             return true;
         }
@@ -58,6 +54,24 @@ public final class FieldExposure {
                 && same(shown, segment, FingerprintFields.shinglesField(field))
                 && same(shown, segment, FingerprintFields.containmentField(field))
                 && same(shown, segment, FingerprintFields.containmentSizeField(field));
+    }
+
+    /**
+     * True when {@code reader} shows the Lucene field {@code name} (a text field, say) as stored: false where field-level
+     * security drops it or masking hashes it, so that what the caller reads of its {@code _source} is not its text.
+     */
+    public static boolean exposesField(LeafReader reader, String name) throws IOException {
+        LeafReader shown = withoutPassThrough(reader);
+        return shown instanceof FilterLeafReader == false || same(shown, FilterLeafReader.unwrap(shown), name);
+    }
+
+    private static LeafReader withoutPassThrough(LeafReader reader) {
+        LeafReader shown = reader;
+        while (shown instanceof FilterLeafReader filter
+                && PASS_THROUGH.contains(filter.getClass().getName())) {
+            shown = filter.getDelegate();
+        }
+        return shown;
     }
 
     private static boolean same(LeafReader reader, LeafReader segment, String name) throws IOException {

@@ -328,6 +328,21 @@ public final class NearDupFingerprintProcessor extends AbstractProcessor {
     }
 
     /**
+     * The simhash of a text from its {@link #tokens}, as {@link #fingerprint} computes it from the text (the same token
+     * hashes, fed in the same order): the text is not analyzed again.
+     */
+    public long simhash(TextTokens tokens) {
+        return scratchPool.withScratch(scratch -> {
+            Fingerprinter fingerprinter =
+                    new Fingerprinter(scheme, idfTable, scratch, true, false, FingerprintFormat.NEW_INDEX_DEFAULT);
+            for (int t = 0; t < tokens.size(); t++) {
+                fingerprinter.tokenHash(tokens.hash(t));
+            }
+            return fingerprinter.finish().simhash();
+        });
+    }
+
+    /**
      * The tokens of {@code text} as {@link #fingerprint} analyzes them, with their character offsets in {@code text},
      * added to {@code into} (hashed with this scheme's seed): what a comparison of two texts shows is what their
      * fingerprints compared. A text past {@code max_chars} is cut, or refused, as {@link #execute} does.

@@ -240,6 +240,28 @@ public class FingerprinterTests extends OpenSearchTestCase {
         assertEquals(new Fingerprinter(s, null).fingerprint(doc), streaming.finish());
     }
 
+    /** A text's tokens as {@link TextTokens} holds them (their hashes), fed back, fingerprint as the text does. */
+    @Test
+    public void testTokenHashesOfTextTokensEqualTheTokens() {
+        SplittableRandom random = new SplittableRandom(randomLong());
+        List<String> vocab = vocabulary(300, randomLong());
+        List<String> doc = document(vocab, 400, random);
+        long seed = random.nextLong();
+        IdfTable idf = idfTable(vocab, seed);
+        FingerprintScheme s = randomScheme(random, idf.identity(), seed);
+        TextTokens tokens = new TextTokens(s.seed(), MemoryBudget.NONE);
+        int at = 0;
+        for (String t : doc) {
+            tokens.add(t, at, at + t.length());
+            at += t.length() + 1;
+        }
+        Fingerprinter byHash = new Fingerprinter(s, idf);
+        for (int i = 0; i < tokens.size(); i++) {
+            byHash.tokenHash(tokens.hash(i));
+        }
+        assertEquals(new Fingerprinter(s, idf).fingerprint(doc), byHash.finish());
+    }
+
     @Test
     public void testResetReallyResets() {
         List<String> vocab = vocabulary(300, randomLong());
