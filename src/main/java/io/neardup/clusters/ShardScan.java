@@ -51,9 +51,9 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
 
     /**
      * The shards whose tables shard {@code shard} of {@code shards} (the run's numbering, {@link RunIndices}: the
-     * shards of every index it covers) looks its windows up in, so that every pair of shards is joined once and each shard answers about as many look-ups as the
-     * others: the next {@code (shards - 1) / 2} shards round the ring, and with an even count the
-     * opposite shard from the first half (the round-robin schedule of a tournament).
+     * shards of every index it covers) looks its windows up in, so that every pair of shards is joined once and each
+     * shard answers about as many look-ups as the others: the next {@code (shards - 1) / 2} shards round the ring, and
+     * with an even count the opposite shard from the first half (the round-robin schedule of a tournament).
      */
     static int[] shardsProbedBy(int shard, int shards) {
         int half = shards / 2;
@@ -114,26 +114,48 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      * A {@code simhash} shard joined with the whole index ({@link SimhashWindowJoin}), window by window of
      * {@code scroll_size} sequence numbers (so at most that many documents) up to the shard's newest now: the
      * windows of a shard look up the shard itself and the shards {@link #shardsProbedBy} it, so each pair of
-     * documents is found once. A document written during the run has a later sequence number and is met as a
-     * neighbour only.
+     * documents is found once; then one more pass from there up to the shard's newest then, for the documents written
+     * (or updated) during the first.
      */
     record WindowJoin(RunContext context, MatchGraph graph, BooleanSupplier stopped) implements ShardScan {
         @Override
         public void scan(int shard, ActionListener<Void> done) {
-            NearDupClustersRequest request = context.request();
             ShardJoinRequest.OtherShard[] otherShards =
                     otherShards(context.indices(), shardsProbedBy(shard, context.shards()));
+            // Then once more from the newest at the start: a document updated during the scan moves past the windows
+            // (its new sequence number), so two documents both updated before their windows were read would be met by
+            // no window; the second pass meets them (and documents indexed meanwhile) as queries.
+            scanFrom(
+                    shard,
+                    0,
+                    otherShards,
+                    ActionListener.wrap(
+                            newest -> {
+                                if (stopped.getAsBoolean()) {
+                                    done.onResponse(null);
+                                } else {
+                                    scanFrom(shard, newest + 1, otherShards, ActionListener.map(done, n -> null));
+                                }
+                            },
+                            done::onFailure));
+        }
+
+        /** The windows from sequence number {@code first} up to the shard's newest now, which {@code done} gets. */
+        private void scanFrom(
+                int shard, long first, ShardJoinRequest.OtherShard[] otherShards, ActionListener<Long> done) {
+            NearDupClustersRequest request = context.request();
             context.maxSeqNo(
                     shard,
                     ActionListener.wrap(
                             newest -> {
-                                long windows = (newest + 1 + request.scrollSize() - 1) / request.scrollSize();
+                                long windows = Math.max(
+                                        0, (newest + 1 - first + request.scrollSize() - 1) / request.scrollSize());
                                 ClusterSteps.inTurn(
                                         context.threadPool(),
                                         (int) windows,
                                         stopped,
                                         (window, next) -> {
-                                            long from = window * (long) request.scrollSize();
+                                            long from = first + window * (long) request.scrollSize();
                                             long to = Math.min(newest + 1, from + request.scrollSize());
                                             joinStep(
                                                     context,
@@ -144,7 +166,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                                             new ShardJoinRequest.Window(from, to, otherShards)),
                                                     next);
                                         },
-                                        done);
+                                        ActionListener.map(done, v -> newest));
                             },
                             done::onFailure));
         }

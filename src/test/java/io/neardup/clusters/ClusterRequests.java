@@ -7,17 +7,21 @@ package io.neardup.clusters;
 import io.neardup.match.MatchSpec;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.common.bytes.BytesArray;
+import org.opensearch.core.tasks.TaskId;
 import org.opensearch.core.xcontent.DeprecationHandler;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.search.SearchModule;
 import org.opensearch.tasks.TaskInfo;
 import org.opensearch.test.OpenSearchTestCase;
+import org.opensearch.threadpool.ThreadPool;
 import org.opensearch.transport.client.Client;
 
 /** Requests the tests build without the REST layer, and what they wait for while one runs. */
@@ -42,6 +46,24 @@ final class ClusterRequests {
                             NearDupClustersRequest.parse(index, parser).refresh(true))
                     .actionGet();
         }
+    }
+
+    /**
+     * What a {@link ClusterJob} is given for {@code request} on one index, its requests going through {@code client}
+     * (a client that fails or delays some of them), for a test to start the job without the transport action.
+     */
+    static RunContext runContext(
+            Client client, ThreadPool threadPool, NearDupClustersRequest request, IndexMetadata index) {
+        NearDupClustersTask task = new NearDupClustersTask(
+                1, "transport", NearDupClustersAction.NAME, request.getDescription(), TaskId.EMPTY_TASK_ID, Map.of());
+        return new RunContext(
+                client,
+                threadPool,
+                new StepTimeouts(threadPool),
+                request,
+                task,
+                new WriteThrottle(threadPool, request.requestsPerSecond()),
+                new RunIndices(List.of(index), false));
     }
 
     /** The pipeline {@code fp}: {@code text} fingerprinted into {@code fp} with the processor's defaults. */

@@ -26,7 +26,6 @@ import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.breaker.NoopCircuitBreaker;
 import org.opensearch.core.rest.RestStatus;
-import org.opensearch.core.tasks.TaskId;
 import org.opensearch.core.xcontent.DeprecationHandler;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
 import org.opensearch.core.xcontent.XContentParser;
@@ -104,25 +103,17 @@ public class ClusterWriterTests extends OpenSearchSingleNodeTestCase {
             request = NearDupClustersRequest.parse("docs", parser);
         }
         options.accept(request);
-        NearDupClustersTask task = new NearDupClustersTask(
-                1, "transport", NearDupClustersAction.NAME, request.getDescription(), TaskId.EMPTY_TASK_ID, Map.of());
-        ThreadPool threadPool = getInstanceFromNode(ThreadPool.class);
-        RunContext context = new RunContext(
+        RunContext context = ClusterRequests.runContext(
                 refusingBulks,
-                threadPool,
-                new StepTimeouts(threadPool),
+                getInstanceFromNode(ThreadPool.class),
                 request,
-                task,
-                new WriteThrottle(threadPool, request.requestsPerSecond()),
-                new RunIndices(
-                        List.of(client().admin()
-                                .cluster()
-                                .prepareState()
-                                .get()
-                                .getState()
-                                .metadata()
-                                .index("docs")),
-                        false));
+                client().admin()
+                        .cluster()
+                        .prepareState()
+                        .get()
+                        .getState()
+                        .metadata()
+                        .index("docs"));
         PlainActionFuture<NearDupClustersResponse> run = new PlainActionFuture<>();
         new ClusterJob(context, new NoopCircuitBreaker("test"), true).run(run);
         Exception e = expectThrows(Exception.class, () -> run.actionGet(30, TimeUnit.SECONDS));
