@@ -37,15 +37,42 @@ final class ClusterRequests {
 
     /** Runs {@code body} on {@code index} (a name, a pattern or a comma list, as in the path), refreshing at the end. */
     static NearDupClustersResponse run(Client client, String index, String body) throws IOException {
+        return client.execute(NearDupClustersAction.INSTANCE, parse(index, body).refresh(true))
+                .actionGet();
+    }
+
+    /** The request the path's {@code index} and {@code body} make. */
+    static NearDupClustersRequest parse(String index, String body) throws IOException {
         try (XContentParser parser = JsonXContent.jsonXContent.createParser(
                 new NamedXContentRegistry(new SearchModule(Settings.EMPTY, List.of()).getNamedXContents()),
                 DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
                 body)) {
-            return client.execute(
-                            NearDupClustersAction.INSTANCE,
-                            NearDupClustersRequest.parse(index, parser).refresh(true))
-                    .actionGet();
+            return NearDupClustersRequest.parse(index, parser);
         }
+    }
+
+    /** A new index of one shard holding three documents of one simhash in {@code fp.simhash}, refreshed. */
+    static IndexMetadata threeCopies(Client client, String index) {
+        client.admin()
+                .indices()
+                .prepareCreate(index)
+                .setSettings(Settings.builder().put("index.number_of_shards", 1))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}")
+                .get();
+        for (String id : List.of("a", "b", "c")) {
+            client.prepareIndex(index)
+                    .setId(id)
+                    .setSource(Map.of("fp", Map.of("simhash", "00000000000000ff")))
+                    .get();
+        }
+        client.admin().indices().prepareRefresh(index).get();
+        return client.admin()
+                .cluster()
+                .prepareState()
+                .get()
+                .getState()
+                .metadata()
+                .index(index);
     }
 
     /**

@@ -8,7 +8,6 @@ import io.neardup.NearDupPlugin;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,15 +19,11 @@ import org.opensearch.action.ActionRequest;
 import org.opensearch.action.ActionType;
 import org.opensearch.action.bulk.BulkAction;
 import org.opensearch.action.support.PlainActionFuture;
-import org.opensearch.common.settings.Settings;
-import org.opensearch.common.xcontent.json.JsonXContent;
+import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.breaker.NoopCircuitBreaker;
 import org.opensearch.core.rest.RestStatus;
-import org.opensearch.core.xcontent.DeprecationHandler;
-import org.opensearch.core.xcontent.NamedXContentRegistry;
-import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.SearchHit;
 import org.opensearch.test.OpenSearchSingleNodeTestCase;
@@ -71,19 +66,7 @@ public class ClusterWriterTests extends OpenSearchSingleNodeTestCase {
     /** A writing run on three copies of one fingerprint, its bulks after the first {@code allowed} refused. */
     private Exception runWritingWithBulksRefusedAfter(int allowed, Consumer<NearDupClustersRequest> options)
             throws Exception {
-        client().admin()
-                .indices()
-                .prepareCreate("docs")
-                .setSettings(Settings.builder().put("index.number_of_shards", 1))
-                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}")
-                .get();
-        for (String id : List.of("a", "b", "c")) {
-            client().prepareIndex("docs")
-                    .setId(id)
-                    .setSource(Map.of("fp", Map.of("simhash", "00000000000000ff")))
-                    .get();
-        }
-        client().admin().indices().prepareRefresh("docs").get();
+        IndexMetadata docs = ClusterRequests.threeCopies(client(), "docs");
         AtomicInteger bulks = new AtomicInteger();
         Client refusingBulks = new FilterClient(client()) {
             @Override
@@ -95,25 +78,11 @@ public class ClusterWriterTests extends OpenSearchSingleNodeTestCase {
                 super.doExecute(action, request, listener);
             }
         };
-        NearDupClustersRequest request;
-        try (XContentParser parser = JsonXContent.jsonXContent.createParser(
-                NamedXContentRegistry.EMPTY,
-                DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
-                "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}")) {
-            request = NearDupClustersRequest.parse("docs", parser);
-        }
+        NearDupClustersRequest request =
+                ClusterRequests.parse("docs", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}");
         options.accept(request);
-        RunContext context = ClusterRequests.runContext(
-                refusingBulks,
-                getInstanceFromNode(ThreadPool.class),
-                request,
-                client().admin()
-                        .cluster()
-                        .prepareState()
-                        .get()
-                        .getState()
-                        .metadata()
-                        .index("docs"));
+        RunContext context =
+                ClusterRequests.runContext(refusingBulks, getInstanceFromNode(ThreadPool.class), request, docs);
         PlainActionFuture<NearDupClustersResponse> run = new PlainActionFuture<>();
         new ClusterJob(context, new NoopCircuitBreaker("test"), true).run(run);
         Exception e = expectThrows(Exception.class, () -> run.actionGet(30, TimeUnit.SECONDS));

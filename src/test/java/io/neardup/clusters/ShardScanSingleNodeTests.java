@@ -16,14 +16,10 @@ import org.opensearch.action.bulk.BulkRequest;
 import org.opensearch.action.support.PlainActionFuture;
 import org.opensearch.action.support.WriteRequest;
 import org.opensearch.action.update.UpdateRequest;
-import org.opensearch.common.settings.Settings;
-import org.opensearch.common.xcontent.json.JsonXContent;
+import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.breaker.NoopCircuitBreaker;
-import org.opensearch.core.xcontent.DeprecationHandler;
-import org.opensearch.core.xcontent.NamedXContentRegistry;
-import org.opensearch.core.xcontent.XContentParser;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.test.OpenSearchSingleNodeTestCase;
 import org.opensearch.threadpool.ThreadPool;
@@ -44,19 +40,7 @@ public class ShardScanSingleNodeTests extends OpenSearchSingleNodeTestCase {
      * and the three copies are found in no cluster.
      */
     public void testDocumentsUpdatedBeforeTheirWindowsAreStillJoined() throws Exception {
-        client().admin()
-                .indices()
-                .prepareCreate("docs")
-                .setSettings(Settings.builder().put("index.number_of_shards", 1))
-                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}")
-                .get();
-        for (String id : List.of("a", "b", "c")) {
-            client().prepareIndex("docs")
-                    .setId(id)
-                    .setSource(Map.of("fp", Map.of("simhash", "00000000000000ff")))
-                    .get();
-        }
-        client().admin().indices().prepareRefresh("docs").get();
+        IndexMetadata docs = ClusterRequests.threeCopies(client(), "docs");
         AtomicBoolean updated = new AtomicBoolean();
         Client updatingFirst = new FilterClient(client()) {
             @Override
@@ -80,27 +64,12 @@ public class ShardScanSingleNodeTests extends OpenSearchSingleNodeTestCase {
                 super.doExecute(action, request, listener);
             }
         };
-        NearDupClustersRequest request;
-        try (XContentParser parser = JsonXContent.jsonXContent.createParser(
-                NamedXContentRegistry.EMPTY,
-                DeprecationHandler.THROW_UNSUPPORTED_OPERATION,
-                "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}")) {
-            request = NearDupClustersRequest.parse("docs", parser);
-        }
+        NearDupClustersRequest request =
+                ClusterRequests.parse("docs", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\"}");
         request.dryRun(true);
         PlainActionFuture<NearDupClustersResponse> run = new PlainActionFuture<>();
         new ClusterJob(
-                        ClusterRequests.runContext(
-                                updatingFirst,
-                                getInstanceFromNode(ThreadPool.class),
-                                request,
-                                client().admin()
-                                        .cluster()
-                                        .prepareState()
-                                        .get()
-                                        .getState()
-                                        .metadata()
-                                        .index("docs")),
+                        ClusterRequests.runContext(updatingFirst, getInstanceFromNode(ThreadPool.class), request, docs),
                         new NoopCircuitBreaker("test"),
                         true)
                 .run(run);
