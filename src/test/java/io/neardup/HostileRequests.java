@@ -25,6 +25,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -428,6 +429,10 @@ final class HostileRequests {
         String key = keys.get(random.nextInt(keys.size()));
         level.put(key, hostileValue(random));
         request.touched.add(key);
+        // An object of ours replaced takes the unknown keys inserted into it along: they are no longer in the request.
+        Set<String> present = new HashSet<>();
+        levels(request.body).forEach(remaining -> present.addAll(remaining.keySet()));
+        request.unknown.retainAll(present);
     }
 
     // ---- the entry points, in this JVM ----
