@@ -9,10 +9,10 @@ import io.neardup.index.FingerprintKind;
 import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.SegmentFingerprintCache;
 import io.neardup.match.ClusterAssignment;
+import io.neardup.match.IndexSpan;
 import io.neardup.match.MappingPaths;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,14 +23,11 @@ import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.HandledTransportAction;
 import org.opensearch.cluster.ClusterState;
-import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.metadata.MappingMetadata;
-import org.opensearch.cluster.metadata.Metadata;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
-import org.opensearch.common.regex.Regex;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.tasks.Task;
@@ -244,8 +241,7 @@ public class TransportNearDupClustersAction
                     + "] names " + names.length + " indices of " + shards + " shards in all; a run joins every two"
                     + " shards, and covers at most " + MAX_SHARDS + ": name fewer indices");
         }
-        indices.sort(Comparator.comparingLong(IndexMetadata::getCreationDate)
-                .thenComparing(index -> index.getIndex().getName()));
+        indices.sort(IndexSpan.OLDEST_FIRST);
         return indices;
     }
 
@@ -259,11 +255,7 @@ public class TransportNearDupClustersAction
             return true;
         }
         String name = IndexFingerprintFormat.resolveDateMath(named[0]);
-        if (name == null || Regex.isSimpleMatchPattern(name) || Metadata.ALL.equals(name)) {
-            return true;
-        }
-        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(name);
-        return abstraction != null && abstraction.getType() != IndexAbstraction.Type.CONCRETE_INDEX;
+        return name == null || IndexSpan.standsForManyIndices(state.metadata(), name);
     }
 
     /**

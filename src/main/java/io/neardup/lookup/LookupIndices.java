@@ -7,9 +7,9 @@ package io.neardup.lookup;
 import io.neardup.index.FingerprintKind;
 import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.NearDupOption;
+import io.neardup.match.IndexSpan;
 import io.neardup.match.MappingPaths;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -120,7 +120,7 @@ final class LookupIndices {
     private Selection resolve(ClusterState state, String name, boolean ownIndex) {
         String dated = withoutDateMath(name);
         IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(dated);
-        boolean spansIndices = abstraction == null || abstraction.getType() != IndexAbstraction.Type.CONCRETE_INDEX;
+        boolean spansIndices = IndexSpan.standsForManyIndices(state.metadata(), dated);
         if (abstraction == null && ownIndex && Regex.isSimpleMatchPattern(dated) == false) {
             FingerprintKind kind = kindInTemplate(state, dated);
             if (kind == null) {
@@ -138,8 +138,7 @@ final class LookupIndices {
         for (String concrete : names) {
             indices.add(state.metadata().index(concrete));
         }
-        indices.sort(Comparator.comparingLong(IndexMetadata::getCreationDate)
-                .thenComparing(index -> index.getIndex().getName()));
+        indices.sort(IndexSpan.OLDEST_FIRST);
         FingerprintKind kind = null;
         IndexMetadata first = null;
         for (IndexMetadata index : indices) {
