@@ -11,9 +11,11 @@ import io.neardup.clusters.NearDupClustersRethrottleAction;
 import io.neardup.clusters.NearDupClustersTask;
 import io.neardup.clusters.RestNearDupClustersAction;
 import io.neardup.clusters.RestNearDupClustersRethrottleAction;
+import io.neardup.clusters.ShardGroupJoinAction;
 import io.neardup.clusters.ShardJoinAction;
 import io.neardup.clusters.StepTimeouts;
 import io.neardup.clusters.TransportNearDupClustersAction;
+import io.neardup.clusters.TransportShardGroupJoinAction;
 import io.neardup.clusters.TransportShardJoinAction;
 import io.neardup.collapse.NearDupCollapseExt;
 import io.neardup.collapse.NearDupCollapseResponseProcessor;
@@ -243,6 +245,7 @@ public class NearDupPlugin extends Plugin
                 new ActionHandler<>(ShardMatchAction.INSTANCE, TransportShardMatchAction.class),
                 new ActionHandler<>(NearDupLookupAction.INSTANCE, TransportShardMatchAction.Lookup.class),
                 new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class),
+                new ActionHandler<>(ShardGroupJoinAction.INSTANCE, TransportShardGroupJoinAction.class),
                 new ActionHandler<>(NearDupCompareAction.INSTANCE, TransportNearDupCompareAction.class),
                 new ActionHandler<>(NearDupCompareTextsAction.INSTANCE, TransportNearDupCompareAction.Texts.class),
                 new ActionHandler<>(

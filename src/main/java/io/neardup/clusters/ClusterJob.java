@@ -14,8 +14,11 @@ import org.opensearch.action.admin.indices.refresh.RefreshRequest;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.index.mapper.IndexFieldMapper;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.search.aggregations.AggregationBuilders;
+import org.opensearch.search.aggregations.bucket.terms.Terms;
 import org.opensearch.search.builder.SearchSourceBuilder;
 
 /**
@@ -68,9 +71,9 @@ final class ClusterJob {
     void run(ActionListener<NearDupClustersResponse> listener) {
         ActionListener<NearDupClustersResponse> releasing = ActionListener.runAfter(listener, graph::release);
         countDocuments(ActionListener.wrap(
-                total -> {
-                    task.total.set(total);
-                    scan(ActionListener.wrap(v -> readMembers(releasing), e -> {
+                counted -> {
+                    task.total.set(counted.total());
+                    scan(counted.ofIndex(), ActionListener.wrap(v -> readMembers(releasing), e -> {
                         // Cancelling the run cancels its requests to the shards, which then fail: cancelled, not
                         // failed.
                         if (task.isCancelled()) {
@@ -192,31 +195,59 @@ final class ClusterJob {
 
     /**
      * The documents the run reads: the index's, or those its {@code query} matches; a count, shown as the
-     * task's {@code total}. A progress figure, not part of the result: where the count cannot run (a role
-     * with the run's permissions but not {@code indices:data/read/search}) the total stays unknown (-1).
+     * task's {@code total}, and for a band join a count an index (by ordinal), which plans it ({@link JoinGroups}). Not
+     * part of the result: where the count cannot run (a role with the run's permissions but not
+     * {@code indices:data/read/search}) the total stays unknown (-1) and the band join goes shard by shard.
      */
-    private void countDocuments(ActionListener<Long> total) {
+    private void countDocuments(ActionListener<DocumentCount> counted) {
         QueryBuilder documents = request.query() == null ? QueryBuilders.matchAllQuery() : request.query();
+        RunIndices indices = context.indices();
         SearchSourceBuilder count =
                 new SearchSourceBuilder().size(0).trackTotalHits(true).query(documents);
+        if (request.query() == null && simhashField == false) {
+            // Only the band join plans by it; otherwise the count alone is a shortcut of the shards' statistics.
+            count.aggregation(AggregationBuilders.terms(BY_INDEX)
+                    .field(IndexFieldMapper.NAME)
+                    .size(indices.names().length));
+        }
         context.search(
-                new SearchRequest(context.indices().names()).source(count),
+                new SearchRequest(indices.names()).source(count),
                 "counting the documents",
                 ActionListener.wrap(
-                        response -> total.onResponse(
-                                LuceneApi.count(response.getHits().getTotalHits())),
-                        e -> total.onResponse(-1L)));
+                        response -> {
+                            long[] ofIndex = new long[indices.names().length];
+                            Terms byIndex = response.getAggregations() == null
+                                    ? null
+                                    : response.getAggregations().get(BY_INDEX);
+                            if (byIndex != null) {
+                                for (Terms.Bucket bucket : byIndex.getBuckets()) {
+                                    int ordinal = indices.ordinalOf(bucket.getKeyAsString());
+                                    if (ordinal >= 0) {
+                                        ofIndex[ordinal] = bucket.getDocCount();
+                                    }
+                                }
+                            }
+                            counted.onResponse(new DocumentCount(
+                                    LuceneApi.count(response.getHits().getTotalHits()),
+                                    byIndex == null ? null : ofIndex));
+                        },
+                        e -> counted.onResponse(new DocumentCount(-1L, null))));
     }
 
+    private static final String BY_INDEX = "by_index";
+
+    /** @param ofIndex the documents of each index, by ordinal; null if not known */
+    private record DocumentCount(long total, long[] ofIndex) {}
+
     /** Every shard's pairs, {@code slices} shards at a time; the first failure stops the others at their next step. */
-    private void scan(ActionListener<Void> done) {
-        ShardScan scan = ShardScan.of(context, graph, members, this::scanStopped, simhashField);
+    private void scan(long[] documentsOfIndex, ActionListener<Void> done) {
+        ShardScan scan = ShardScan.of(context, graph, members, this::scanStopped, simhashField, documentsOfIndex);
         ClusterSteps.inLanes(
                 context.threadPool(),
-                context.shards(),
+                scan.units(),
                 context.slices(),
                 this::scanStopped,
-                (shard, next) -> scan.scan(shard, ActionListener.wrap(next::onResponse, e -> {
+                (unit, next) -> scan.scan(unit, ActionListener.wrap(next::onResponse, e -> {
                     sliceFailed = true;
                     next.onFailure(e);
                 })),

@@ -51,26 +51,26 @@ final class MatchGraph {
     }
 
     /**
-     * Adds what a shard's join step found, and what it scanned to the task's counts: its queries are documents of the
-     * index {@code queryOrdinal}; a match is in the index {@code matchedOrdinals[joined.matchedIn(i)]}.
+     * Adds what a join step found, and what it scanned to the task's counts: a query is a document of the index
+     * {@code ordinals[joined.queryIn(q)]}, a match one of the index {@code ordinals[joined.matchedIn(i)]}.
      */
-    void addJoined(ShardJoinResponse joined, int queryOrdinal, int[] matchedOrdinals) {
+    void addJoined(ShardJoinResponse joined, int[] ordinals) {
         addMatches(
-                queryOrdinal,
+                q -> ordinals[joined.queryIn(q)],
                 joined::queryId,
                 joined::querySeqNo,
                 joined.matches(),
-                i -> matchedOrdinals[joined.matchedIn(i)]);
+                i -> ordinals[joined.matchedIn(i)]);
         task.noFingerprint.addAndGet(joined.noFingerprint());
         task.scanned.addAndGet(joined.scanned());
     }
 
     /**
-     * Adds a shard's matches: query {@code q} is the document {@code queryId(q)} of index {@code queryOrdinal}, read
+     * Adds a shard's matches: query {@code q} is the document {@code queryId(q)} of index {@code queryOrdinal(q)}, read
      * at {@code querySeqNo(q)}; match {@code i} is in index {@code matchedOrdinal(i)}.
      */
     synchronized void addMatches(
-            int queryOrdinal,
+            IntUnaryOperator queryOrdinal,
             IntFunction<String> queryId,
             IntToLongFunction querySeqNo,
             ShardMatchResponse matches,
@@ -78,7 +78,7 @@ final class MatchGraph {
         for (int i = 0; i < matches.size(); i++) {
             int query = matches.query(i);
             addMatch(
-                    node(queryOrdinal, queryId.apply(query), querySeqNo.applyAsLong(query)),
+                    node(queryOrdinal.applyAsInt(query), queryId.apply(query), querySeqNo.applyAsLong(query)),
                     node(matchedOrdinal.applyAsInt(i), matches.matchedId(i), matches.matchedSeqNo(i)),
                     matches.similarity(i));
         }

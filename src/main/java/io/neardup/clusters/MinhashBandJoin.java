@@ -28,10 +28,13 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
 import org.opensearch.core.action.ActionListener;
+import org.opensearch.core.common.breaker.CircuitBreaker;
 
 /**
  * A step of a whole shard's band join on a {@code minhash} field: its band self-join ({@link BandJoin}
@@ -52,24 +55,49 @@ final class MinhashBandJoin {
     /** The pairs within the shard, and the count of its documents (the step that counts them). */
     static ShardJoinResponse joinWithin(ShardJoinStep step, ShardJoinRequest.BandsWithin within) throws IOException {
         ShardJoinRequest request = step.request();
-        MatchSpec.BandMatching matching = request.spec().bandMatching(step.context(), step.shardId());
-        String field = request.spec().field();
-        IndexReader reader = step.searcher().getIndexReader();
-        MemoryBudget budget = BreakerBudget.of(step.breaker(), "near_dup_clusters band join of [" + field + "]");
+        return selfJoin(
+                step.breaker(),
+                request.spec().bandMatching(step.context(), step.shardId()),
+                step.searcher(),
+                within.allPairs(),
+                request::ensureNotCancelled,
+                null);
+    }
+
+    /**
+     * The band self-join of what {@code searcher} reads: one shard, or shards joined together (a reader of their
+     * readers, {@link TransportShardGroupJoinAction}), every pair of its documents once, and the count of its documents.
+     *
+     * @param shardStarts where the searcher reads shards together, the first doc id of each in it (the answer says
+     *     which each query and match is in); null for one shard
+     */
+    static ShardJoinResponse selfJoin(
+            CircuitBreaker breaker,
+            MatchSpec.BandMatching matching,
+            IndexSearcher searcher,
+            boolean allPairs,
+            Runnable checkpoint,
+            int[] shardStarts)
+            throws IOException {
+        IndexReader reader = searcher.getIndexReader();
+        MemoryBudget budget = BreakerBudget.of(
+                breaker,
+                "near_dup_clusters band join of [" + matching.fieldType().name() + "]");
+        MemoryBudget matchedBudget = DocMatches.budget(breaker);
         long[] counts = countFingerprints(reader, matching.fieldType());
         budget.reserve(8L * reader.maxDoc()); // the query numbering
-        try (MatchList matches = new MatchList(step.breaker());
-                DocMatches pairs = new DocMatches(step.matchedBudget());
-                ShardDocs docs = new ShardDocs(step.searcher(), null, step.matchedBudget())) {
+        try (MatchList matches = new MatchList(breaker);
+                DocMatches pairs = new DocMatches(matchedBudget);
+                ShardDocs docs = new ShardDocs(searcher, null, matchedBudget)) {
             ShardJoinStep.Queries queries = new ShardJoinStep.Queries(reader.maxDoc());
             BandJoin.join(
-                    new ShardBandBuckets(reader, matching.fieldType(), budget, request::ensureNotCancelled),
+                    new ShardBandBuckets(reader, matching.fieldType(), budget, checkpoint),
                     reader.maxDoc(),
                     matching.minBandMatches(),
                     matching.minSimilarity(),
                     ShardBandBuckets.MAX_BUCKET,
                     ShardBandBuckets.MAX_LEADERS,
-                    within.allPairs() == false,
+                    allPairs == false,
                     new ShardJaccard(reader, matching.fieldType(), matching.exact()),
                     (a, b, similarity) -> {
                         try {
@@ -80,20 +108,35 @@ final class MinhashBandJoin {
                     },
                     budget);
             pairs.addTo(matches, docs, queries::of);
-            return response(counts[0], counts[0] - counts[1], queries, docs, matches, 0);
+            int[] matchedIn = new int[pairs.size()];
+            int[] queryIn = shardStarts == null ? null : new int[queries.count()];
+            if (shardStarts != null) {
+                for (int i = 0; i < matchedIn.length; i++) {
+                    matchedIn[i] = ReaderUtil.subIndex(pairs.matchedDoc(i), shardStarts);
+                }
+                for (int q = 0; q < queryIn.length; q++) {
+                    queryIn[q] = ReaderUtil.subIndex(queries.indexOf(q), shardStarts);
+                }
+            }
+            return response(counts[0], counts[0] - counts[1], queries, docs, matches, matchedIn, queryIn);
         } finally {
             budget.release(8L * reader.maxDoc());
         }
     }
 
-    /** @param matchedIn where every match is: 0 this shard, 1 the other shard a step across looks up */
+    /**
+     * @param matchedIn where each match is: 0 this shard, 1 the other shard a step across looks up, or the shard of a
+     *     group join
+     * @param queryIn where each query is, for a group join; null: this shard
+     */
     private static ShardJoinResponse response(
             long scanned,
             long noFingerprint,
             ShardJoinStep.Queries queries,
             ShardDocs docs,
             MatchList matches,
-            int matchedIn)
+            int[] matchedIn,
+            int[] queryIn)
             throws IOException {
         int[] queryDocs = new int[queries.count()];
         long[] querySeqNos = new long[queries.count()];
@@ -101,11 +144,14 @@ final class MinhashBandJoin {
             queryDocs[q] = queries.indexOf(q);
             querySeqNos[q] = docs.seqNo(queryDocs[q]);
         }
-        ShardMatchResponse found = matches.toResponse();
-        int[] in = new int[found.size()];
-        Arrays.fill(in, matchedIn);
         return new ShardJoinResponse(
-                scanned, noFingerprint, docs.ids(queryDocs, queries.count()), querySeqNos, found, in);
+                scanned,
+                noFingerprint,
+                docs.ids(queryDocs, queries.count()),
+                querySeqNos,
+                matches.toResponse(),
+                matchedIn,
+                queryIn);
     }
 
     /**
@@ -413,7 +459,9 @@ final class MinhashBandJoin {
                             null);
                 }
             }
-            return response(0, 0, queries, docs, matches, 1);
+            int[] matchedIn = new int[matches.size()];
+            Arrays.fill(matchedIn, 1);
+            return response(0, 0, queries, docs, matches, matchedIn, null);
         }
     }
 

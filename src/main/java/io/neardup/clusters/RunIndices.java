@@ -11,6 +11,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.opensearch.cluster.metadata.IndexMetadata;
+import org.opensearch.cluster.routing.IndexRoutingTable;
+import org.opensearch.cluster.routing.RoutingTable;
+import org.opensearch.cluster.routing.ShardRouting;
 
 /**
  * The indices one {@code _near_dup_clusters} run covers (a data stream's backing indices, an alias's, a pattern's),
@@ -26,12 +29,19 @@ final class RunIndices {
     private final int[] firstShard;
     private final Map<String, Integer> ordinals = new HashMap<>();
     private final boolean spansIndices;
+    /** For each of the run's shards, the nodes with an active copy of it when the run started. */
+    private final String[][] copies;
 
     /**
      * @param oldestFirst the concrete indices, in the order ties between them go (the older one first)
      * @param spansIndices whether the request's names can stand for more than one index
      */
     RunIndices(List<IndexMetadata> oldestFirst, boolean spansIndices) {
+        this(oldestFirst, spansIndices, null);
+    }
+
+    /** @param routing where the shards' copies are, for {@link #nodesWithCopy} (null: not known) */
+    RunIndices(List<IndexMetadata> oldestFirst, boolean spansIndices, RoutingTable routing) {
         this.spansIndices = spansIndices;
         names = new String[oldestFirst.size()];
         formats = new FingerprintFormat[oldestFirst.size()];
@@ -43,6 +53,20 @@ final class RunIndices {
             firstShard[i + 1] = firstShard[i] + index.getNumberOfShards();
             ordinals.put(names[i], i);
         }
+        copies = new String[shards()][];
+        for (int shard = 0; shard < copies.length; shard++) {
+            IndexRoutingTable index = routing == null ? null : routing.index(indexOfShard(shard));
+            copies[shard] = index == null
+                    ? new String[0]
+                    : index.shard(shardInIndex(shard)).activeShards().stream()
+                            .map(ShardRouting::currentNodeId)
+                            .toArray(String[]::new);
+        }
+    }
+
+    /** The ids of the nodes that had an active copy of the run's shard {@code shard} when the run started. */
+    String[] nodesWithCopy(int shard) {
+        return copies[shard].clone();
     }
 
     /** The shards of every index together. */
@@ -88,6 +112,11 @@ final class RunIndices {
     /** The number of the run's shard {@code shard} within its own index. */
     int shardInIndex(int shard) {
         return shard - firstShard[ordinalOfShard(shard)];
+    }
+
+    /** The number of shards of the index {@code ordinal}. */
+    int shardsOf(int ordinal) {
+        return firstShard[ordinal + 1] - firstShard[ordinal];
     }
 
     /** The fingerprint format of the index that holds the run's shard {@code shard}. */

@@ -13,7 +13,9 @@ import org.opensearch.core.common.io.stream.StreamOutput;
 /**
  * The pairs a window of a shard's documents forms: {@link #matches} pairs the window's document
  * {@code queryIds[matches.query(i)]} (read at {@code querySeqNos[…]}) with a document of the index.
- * Only the window's documents with a match are listed.
+ * Only the window's documents with a match are listed. A step over shards joined together
+ * ({@link ShardGroupJoinAction}) also says which of them each query is in ({@link #queryIn}), in a layout of its own
+ * ({@link #readGroup}), so that a single shard's step keeps the layout it always had.
  */
 public final class ShardJoinResponse extends ActionResponse {
 
@@ -23,6 +25,8 @@ public final class ShardJoinResponse extends ActionResponse {
     private final long[] querySeqNos;
     private final ShardMatchResponse matches;
     private final int[] matchedIn;
+    /** For each query, the shard it is in, as {@link #matchedIn} numbers them; null: the step's own. */
+    private final int[] queryIn;
 
     /**
      * @param matchedIn for each match, the shard its document is in: 0 the step's own, else the one at that position of
@@ -35,8 +39,23 @@ public final class ShardJoinResponse extends ActionResponse {
             long[] querySeqNos,
             ShardMatchResponse matches,
             int[] matchedIn) {
+        this(scanned, noFingerprint, queryIds, querySeqNos, matches, matchedIn, null);
+    }
+
+    /** @param queryIn for each query, the shard it is in, numbered as {@code matchedIn}'s are (null: the step's own) */
+    ShardJoinResponse(
+            long scanned,
+            long noFingerprint,
+            String[] queryIds,
+            long[] querySeqNos,
+            ShardMatchResponse matches,
+            int[] matchedIn,
+            int[] queryIn) {
         if (matchedIn.length != matches.size()) {
             throw new IllegalArgumentException(matches.size() + " matches, " + matchedIn.length + " shards of them");
+        }
+        if (queryIn != null && queryIn.length != queryIds.length) {
+            throw new IllegalArgumentException(queryIds.length + " queries, " + queryIn.length + " shards of them");
         }
         this.scanned = scanned;
         this.noFingerprint = noFingerprint;
@@ -44,9 +63,14 @@ public final class ShardJoinResponse extends ActionResponse {
         this.querySeqNos = querySeqNos;
         this.matches = matches;
         this.matchedIn = matchedIn;
+        this.queryIn = queryIn;
     }
 
     public ShardJoinResponse(StreamInput in) throws IOException {
+        this(in, false);
+    }
+
+    private ShardJoinResponse(StreamInput in, boolean group) throws IOException {
         super(in);
         scanned = in.readVLong();
         noFingerprint = in.readVLong();
@@ -54,6 +78,12 @@ public final class ShardJoinResponse extends ActionResponse {
         querySeqNos = in.readLongArray();
         matches = new ShardMatchResponse(in);
         matchedIn = in.readVIntArray();
+        queryIn = group ? in.readVIntArray() : null;
+    }
+
+    /** The answer of a step over shards joined together: the layout above, then {@link #queryIn}. */
+    static ShardJoinResponse readGroup(StreamInput in) throws IOException {
+        return new ShardJoinResponse(in, true);
     }
 
     @Override
@@ -64,6 +94,9 @@ public final class ShardJoinResponse extends ActionResponse {
         out.writeLongArray(querySeqNos);
         matches.writeTo(out);
         out.writeVIntArray(matchedIn);
+        if (queryIn != null) {
+            out.writeVIntArray(queryIn);
+        }
     }
 
     /** Live documents in the window. */
@@ -91,5 +124,10 @@ public final class ShardJoinResponse extends ActionResponse {
     /** The shard match {@code i} is in: 0 the step's own, else that of the shards it looked up. */
     public int matchedIn(int i) {
         return matchedIn[i];
+    }
+
+    /** The shard query {@code query} is in, numbered as {@link #matchedIn}'s are. */
+    public int queryIn(int query) {
+        return queryIn == null ? 0 : queryIn[query];
     }
 }

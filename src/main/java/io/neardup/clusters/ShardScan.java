@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.core.FingerprintFormat;
 import io.neardup.match.ClusterAssignment;
 import io.neardup.match.ShardMatchAction;
 import io.neardup.match.ShardMatchRequest;
@@ -14,12 +15,15 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import org.opensearch.ExceptionsHelper;
 import org.opensearch.action.support.GroupedActionListener;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
+import org.opensearch.index.shard.ShardNotFoundException;
 import org.opensearch.search.SearchHit;
+import org.opensearch.transport.ActionNotFoundTransportException;
 
 /**
  * How a run finds the pairs of one shard, adding them to its {@link MatchGraph}; each shard's
@@ -27,7 +31,15 @@ import org.opensearch.search.SearchHit;
  */
 sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, ShardScan.QueryPages {
 
-    void scan(int shard, ActionListener<Void> done);
+    /** The units the run's scan goes through, {@code slices} at a time: its shards, unless said otherwise. */
+    default int units() {
+        return context().shards();
+    }
+
+    RunContext context();
+
+    /** Finds the pairs of one unit. */
+    void scan(int unit, ActionListener<Void> done);
 
     /**
      * A full run on a {@code simhash} field (with {@code min_similarity}, its neighbours verified on the
@@ -36,17 +48,19 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      * verified pair). A {@code query} run matches only some documents: it stays on the pages.
      *
      * @param stopped whether a shard's scan stops at its next step: the run was cancelled, or another slice failed
+     * @param documents about how many documents each index holds (by ordinal), null if not known
      */
     static ShardScan of(
             RunContext context,
             MatchGraph graph,
             ClusterMembers members,
             BooleanSupplier stopped,
-            boolean simhashField) {
+            boolean simhashField,
+            long[] documents) {
         if (context.request().query() != null) {
             return new QueryPages(context, graph, members, stopped);
         }
-        return simhashField ? new WindowJoin(context, graph, stopped) : new BandJoin(context, graph, stopped);
+        return simhashField ? new WindowJoin(context, graph, stopped) : BandJoin.of(context, graph, stopped, documents);
     }
 
     /**
@@ -92,8 +106,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
     private static void joinStep(
             RunContext context, MatchGraph graph, ShardJoinRequest step, ActionListener<Void> next) {
         RunIndices indices = context.indices();
-        int queryOrdinal = indices.ordinalOf(step.index());
-        int[] matchedOrdinals = Arrays.stream(step.matchedIndices())
+        int[] ordinals = Arrays.stream(step.matchedIndices())
                 .mapToInt(indices::ordinalOf)
                 .toArray();
         context.client()
@@ -104,7 +117,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                 step.getDescription(),
                                 ActionListener.wrap(
                                         joined -> {
-                                            graph.addJoined(joined, queryOrdinal, matchedOrdinals);
+                                            graph.addJoined(joined, ordinals);
                                             next.onResponse(null);
                                         },
                                         next::onFailure)));
@@ -173,31 +186,133 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
     }
 
     /**
-     * A {@code minhash} shard's pairs, found on its node ({@link MinhashBandJoin}): those within the shard by its
-     * band self-join, those with the shards {@link #shardsProbedBy} it by looking its documents' bands up there, so
-     * that each pair of documents is found once. Each is a step of its own, one other shard at a time, so that none
-     * outlasts {@link StepTimeouts#STEP_TIMEOUT} on a large shard (at 5M documents a shard, ~1 min a step:
-     * docs/clusters.md section 4) and the run's progress and memory move step by step.
+     * A {@code minhash} run's pairs, found on the shards' nodes ({@link MinhashBandJoin}), group by group
+     * ({@link JoinGroups}): the shards of a group joined together on the node that holds them
+     * ({@link ShardGroupJoinRequest}), or a group of one shard by its band self-join; then each shard looks its
+     * documents' bands up in the shards {@link #shardsProbedBy} it of other groups, so that each pair of documents is
+     * found once. Each is a step of its own, one other shard at a time, so that none outlasts
+     * {@link StepTimeouts#STEP_TIMEOUT} on a large shard (at 5M documents a shard, ~1 min a step: docs/clusters.md
+     * section 4) and the run's progress and memory move step by step. A unit of the scan is a group.
      */
-    record BandJoin(RunContext context, MatchGraph graph, BooleanSupplier stopped) implements ShardScan {
-        @Override
-        public void scan(int shard, ActionListener<Void> done) {
-            NearDupClustersRequest request = context.request();
-            boolean allPairs = request.linkage() == NearDupClustersRequest.Linkage.LEADER;
+    record BandJoin(RunContext context, MatchGraph graph, BooleanSupplier stopped, JoinGroups groups)
+            implements ShardScan {
+
+        /**
+         * The groups of a run whose shards hold about {@code documents} documents an index (by ordinal; null where
+         * the count could not run): without it, shard by shard.
+         */
+        static BandJoin of(RunContext context, MatchGraph graph, BooleanSupplier stopped, long[] documents) {
             RunIndices indices = context.indices();
-            int[] others = shardsProbedBy(shard, context.shards());
+            if (documents == null) {
+                return new BandJoin(context, graph, stopped, JoinGroups.oneByOne(indices.shards()));
+            }
+            String[][] copies = new String[indices.shards()][];
+            FingerprintFormat[] formats = new FingerprintFormat[indices.shards()];
+            long[] documentsOfShard = new long[indices.shards()];
+            for (int shard = 0; shard < indices.shards(); shard++) {
+                int ordinal = indices.ordinalOfShard(shard);
+                copies[shard] = indices.nodesWithCopy(shard);
+                formats[shard] = indices.formatOfShard(shard);
+                long shardsOfIndex = indices.shardsOf(ordinal);
+                documentsOfShard[shard] = (documents[ordinal] + shardsOfIndex - 1) / shardsOfIndex;
+            }
+            return new BandJoin(context, graph, stopped, JoinGroups.plan(copies, formats, documentsOfShard));
+        }
+
+        @Override
+        public int units() {
+            return groups.count();
+        }
+
+        @Override
+        public void scan(int group, ActionListener<Void> done) {
+            int[] members = groups.members(group);
+            List<ShardStep> steps = new ArrayList<>();
+            steps.add(members.length == 1 ? within(members[0]) : together(group, members));
+            for (int shard : members) {
+                for (int other : shardsProbedBy(shard, context.shards())) {
+                    if (groups.groupOf(other) != group) {
+                        steps.add(across(shard, other));
+                    }
+                }
+            }
+            inTurn(steps, done);
+        }
+
+        /** One step of a shard join, ending with {@code next}. */
+        private interface ShardStep {
+            void run(ActionListener<Void> next);
+        }
+
+        private void inTurn(List<ShardStep> steps, ActionListener<Void> done) {
             ClusterSteps.inTurn(
                     context.threadPool(),
-                    others.length + 1,
+                    steps.size(),
                     stopped,
-                    (step, next) -> joinStep(
-                            context,
-                            graph,
-                            step == 0
-                                    ? joinRequest(context, shard, new ShardJoinRequest.BandsWithin(allPairs))
-                                    : across(indices, shard, others[step - 1]),
-                            next),
+                    (step, next) -> steps.get(step).run(next),
                     done);
+        }
+
+        private ShardStep within(int shard) {
+            boolean allPairs = context.request().linkage() == NearDupClustersRequest.Linkage.LEADER;
+            return next -> joinStep(
+                    context, graph, joinRequest(context, shard, new ShardJoinRequest.BandsWithin(allPairs)), next);
+        }
+
+        /**
+         * The shards of a group joined together on its node; where one of them has no started copy there any more (it
+         * moved since the run began) or the node does not know the step (a node of an earlier build, in a rolling
+         * upgrade), they are joined one by one instead: each by itself, and each pair of them by look-ups.
+         */
+        private ShardStep together(int group, int[] members) {
+            RunIndices indices = context.indices();
+            ShardGroupJoinRequest request = new ShardGroupJoinRequest(
+                    indices.indexOfShard(members[0]),
+                    indices.shardInIndex(members[0]),
+                    context.request().spec(),
+                    context.request().linkage() == NearDupClustersRequest.Linkage.LEADER,
+                    otherShards(indices, Arrays.copyOfRange(members, 1, members.length)),
+                    groups.node(group));
+            int[] ordinals = Arrays.stream(request.joinedIndices())
+                    .mapToInt(indices::ordinalOf)
+                    .toArray();
+            return next -> context.client()
+                    .execute(
+                            ShardGroupJoinAction.INSTANCE,
+                            request,
+                            context.step(
+                                    request.getDescription(),
+                                    ActionListener.wrap(
+                                            joined -> {
+                                                graph.addJoined(joined, ordinals);
+                                                next.onResponse(null);
+                                            },
+                                            e -> {
+                                                if (notTogether(e)) {
+                                                    inTurn(oneByOne(members), next);
+                                                } else {
+                                                    next.onFailure(e);
+                                                }
+                                            })));
+        }
+
+        private static boolean notTogether(Exception e) {
+            Throwable cause = ExceptionsHelper.unwrapCause(e);
+            return cause instanceof ShardNotFoundException || cause instanceof ActionNotFoundTransportException;
+        }
+
+        /** The steps that join the shards of a group one by one, as if each were a group of its own. */
+        private List<ShardStep> oneByOne(int[] members) {
+            List<ShardStep> steps = new ArrayList<>();
+            for (int shard : members) {
+                steps.add(within(shard));
+                for (int other : shardsProbedBy(shard, context.shards())) {
+                    if (groups.groupOf(other) == groups.groupOf(shard)) {
+                        steps.add(across(shard, other));
+                    }
+                }
+            }
+            return steps;
         }
 
         /**
@@ -206,13 +321,20 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
          * upgraded in place): then {@code other} looks up in {@code shard}, by its sets' signatures of that format
          * ({@link MinhashBandJoin}).
          */
-        private ShardJoinRequest across(RunIndices indices, int shard, int other) {
+        private ShardStep across(int shard, int other) {
+            RunIndices indices = context.indices();
             boolean reversed = indices.formatOfShard(shard).derivesSignatureFromSet()
                     && indices.formatOfShard(other).derivesSignatureFromSet() == false;
             int prober = reversed ? other : shard;
             int probed = reversed ? shard : other;
-            return joinRequest(
-                    context, prober, new ShardJoinRequest.BandsAcross(otherShards(indices, new int[] {probed})[0]));
+            return next -> joinStep(
+                    context,
+                    graph,
+                    joinRequest(
+                            context,
+                            prober,
+                            new ShardJoinRequest.BandsAcross(otherShards(indices, new int[] {probed})[0])),
+                    next);
         }
     }
 
@@ -283,7 +405,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                 for (int answered = 0; answered < shards; answered++) {
                                     int matchedOrdinal = context.indices().ordinalOfShard(answered);
                                     graph.addMatches(
-                                            ordinal,
+                                            q -> ordinal,
                                             batchIds::get,
                                             q -> batchSeqNos[q],
                                             answers[answered],

@@ -137,8 +137,9 @@ public class TransportNearDupClustersAction
         List<IndexMetadata> indices;
         boolean manyIndices;
         FingerprintKind kind;
+        ClusterState state;
         try {
-            ClusterState state = clusterService.state();
+            state = clusterService.state();
             indices = indicesOf(state, request);
             manyIndices = indices.size() > 1 || standsForManyIndices(state, request.named());
             kind = checkMappings(indices, request, manyIndices);
@@ -150,7 +151,7 @@ public class TransportNearDupClustersAction
         NearDupClustersTask run = (NearDupClustersTask) task;
         WriteThrottle throttle = new WriteThrottle(threadPool, request.requestsPerSecond());
         run.throttle(throttle, request.dryRun());
-        RunIndices runIndices = new RunIndices(indices, manyIndices);
+        RunIndices runIndices = new RunIndices(indices, manyIndices, state.routingTable());
         ClusterJob job = new ClusterJob(
                 new RunContext(taskClient, threadPool, timeouts, request, run, throttle, runIndices),
                 cache.breaker(),

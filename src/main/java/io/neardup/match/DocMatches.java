@@ -65,6 +65,15 @@ public final class DocMatches implements AutoCloseable {
         similarity[size++] = score;
     }
 
+    public int size() {
+        return size;
+    }
+
+    /** The matched document of match {@code i}, in the order they were added (as {@link #addTo} adds them). */
+    public int matchedDoc(int i) {
+        return doc[i];
+    }
+
     /** Adds every match to {@code matches}, its query numbered by {@code queryNumber}. */
     public void addTo(MatchList matches, ShardDocs docs, IntUnaryOperator queryNumber) throws IOException {
         String[] ids = docs.ids(doc, size);

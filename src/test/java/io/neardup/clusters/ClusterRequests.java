@@ -81,6 +81,24 @@ final class ClusterRequests {
      */
     static RunContext runContext(
             Client client, ThreadPool threadPool, NearDupClustersRequest request, IndexMetadata index) {
+        return runContext(client, threadPool, request, new RunIndices(List.of(index), false));
+    }
+
+    /** The same over {@code indices}, where their shards' copies are as {@code client}'s cluster state says now. */
+    static RunContext runContext(
+            Client client, ThreadPool threadPool, NearDupClustersRequest request, List<IndexMetadata> indices) {
+        return runContext(
+                client,
+                threadPool,
+                request,
+                new RunIndices(
+                        indices,
+                        true,
+                        client.admin().cluster().prepareState().get().getState().routingTable()));
+    }
+
+    private static RunContext runContext(
+            Client client, ThreadPool threadPool, NearDupClustersRequest request, RunIndices indices) {
         NearDupClustersTask task = new NearDupClustersTask(
                 1, "transport", NearDupClustersAction.NAME, request.getDescription(), TaskId.EMPTY_TASK_ID, Map.of());
         return new RunContext(
@@ -90,7 +108,7 @@ final class ClusterRequests {
                 request,
                 task,
                 new WriteThrottle(threadPool, request.requestsPerSecond()),
-                new RunIndices(List.of(index), false));
+                indices);
     }
 
     /** The pipeline {@code fp}: {@code text} fingerprinted into {@code fp} with the processor's defaults. */
