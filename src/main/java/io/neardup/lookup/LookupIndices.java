@@ -23,6 +23,9 @@ import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.metadata.MappingMetadata;
 import org.opensearch.cluster.metadata.MetadataIndexTemplateService;
+import org.opensearch.cluster.routing.IndexRoutingTable;
+import org.opensearch.cluster.routing.RecoverySource;
+import org.opensearch.cluster.routing.ShardRouting;
 import org.opensearch.common.compress.CompressedXContent;
 import org.opensearch.common.regex.Regex;
 import org.opensearch.common.unit.TimeValue;
@@ -159,6 +162,22 @@ final class LookupIndices {
             kinds.keySet().retainAll(live);
         }
         return new Selection(List.copyOf(indices), spansIndices, kind);
+    }
+
+    /**
+     * Whether shard {@code shard} of {@code index} may hold a document as {@code state} tells: not while its primary
+     * has never started (an index being made, such as the backing index a rollover has just added to a data stream),
+     * since no write reaches a shard before its primary has started. Such a shard is not asked: it would refuse the
+     * read while it recovers, failing the document, and has nothing to find. (A document written there meanwhile
+     * through another node is not searchable yet either; one written through this node is in the recent window.)
+     */
+    static boolean mayHoldDocuments(ClusterState state, IndexMetadata index, int shard) {
+        IndexRoutingTable routing = state.routingTable().index(index.getIndex());
+        ShardRouting primary = routing == null ? null : routing.shard(shard).primaryShard();
+        return primary == null
+                || primary.active()
+                || primary.recoverySource() == null
+                || primary.recoverySource().getType() != RecoverySource.Type.EMPTY_STORE;
     }
 
     /**

@@ -29,6 +29,7 @@ import org.opensearch.plugins.Plugin;
 import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
+import org.opensearch.transport.client.Client;
 
 /**
  * {@code near_dup_lookup} into many indices: a data stream rolled over with the core {@code _rollover} API, a pattern,
@@ -39,7 +40,8 @@ import org.opensearch.test.OpenSearchIntegTestCase.Scope;
 public class LookupIndicesTests extends OpenSearchIntegTestCase {
 
     private static final int DISTANCE = 3;
-    private static final String MAPPING = "{\"properties\": {\"@timestamp\": {\"type\": \"date\"}, \"fp\": "
+    /** A {@code @timestamp} and a simhash field at {@code fp.simhash}: the lookup tests give simhashes, not texts. */
+    static final String MAPPING = "{\"properties\": {\"@timestamp\": {\"type\": \"date\"}, \"fp\": "
             + "{\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}";
 
     @Override
@@ -48,7 +50,12 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
     }
 
     private void putPipeline(String name, String lookup) {
-        client().admin()
+        putPipeline(client(), name, lookup);
+    }
+
+    /** A pipeline {@code name} of one {@code near_dup_lookup}, configured by the JSON object {@code lookup}. */
+    static void putPipeline(Client client, String name, String lookup) {
+        client.admin()
                 .cluster()
                 .preparePutPipeline(
                         name,
@@ -59,11 +66,16 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
 
     /** A data stream template for {@code stream}: one to three shards a backing index, its pipeline the default. */
     private void putStreamTemplate(String stream, String pipeline, Settings extra) {
+        putStreamTemplate(client(), stream, pipeline, between(1, 3), extra);
+    }
+
+    /** A data stream template for {@code stream}: {@code shards} shards a backing index, its pipeline the default. */
+    static void putStreamTemplate(Client client, String stream, String pipeline, int shards, Settings extra) {
         DataStreamTemplates.put(
-                client(),
+                client,
                 stream,
                 Settings.builder()
-                        .put("index.number_of_shards", between(1, 3))
+                        .put("index.number_of_shards", shards)
                         .put("index.number_of_replicas", 0)
                         .put("index.default_pipeline", pipeline)
                         .put(extra)
@@ -81,7 +93,8 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
         return String.format(Locale.ROOT, "%016x", simhash);
     }
 
-    private static long flipBits(Random random, long value, int bits) {
+    /** {@code value} with {@code bits} of its bits flipped, chosen at random. */
+    static long flipBits(Random random, long value, int bits) {
         long flipped = value;
         while (Long.bitCount(flipped ^ value) < bits) {
             flipped ^= 1L << random.nextInt(64);
