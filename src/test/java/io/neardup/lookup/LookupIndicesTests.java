@@ -40,9 +40,7 @@ import org.opensearch.transport.client.Client;
 public class LookupIndicesTests extends OpenSearchIntegTestCase {
 
     private static final int DISTANCE = 3;
-    /** A {@code @timestamp} and a simhash field at {@code fp.simhash}: the lookup tests give simhashes, not texts. */
-    static final String MAPPING = "{\"properties\": {\"@timestamp\": {\"type\": \"date\"}, \"fp\": "
-            + "{\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}";
+    private static final String MAPPING = PlantedSimhashes.MAPPING;
 
     @Override
     protected Collection<Class<? extends Plugin>> nodePlugins() {
@@ -93,15 +91,6 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
         return String.format(Locale.ROOT, "%016x", simhash);
     }
 
-    /** {@code value} with {@code bits} of its bits flipped, chosen at random. */
-    static long flipBits(Random random, long value, int bits) {
-        long flipped = value;
-        while (Long.bitCount(flipped ^ value) < bits) {
-            flipped ^= 1L << random.nextInt(64);
-        }
-        return flipped;
-    }
-
     /**
      * A data stream rolled over three times, each generation refreshed before the next: every document's answer is
      * the closest document of every earlier generation (none beyond the distance), and the index named with it is the
@@ -125,7 +114,7 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
                     String id = "g" + generation + "-" + i;
                     long simhash = earlier.isEmpty() || random.nextBoolean()
                             ? random.nextLong()
-                            : flipBits(
+                            : PlantedSimhashes.flipBits(
                                     random,
                                     earlier.get(random.nextInt(earlier.size())).simhash(),
                                     between(0, 2));

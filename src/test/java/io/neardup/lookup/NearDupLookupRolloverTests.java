@@ -13,9 +13,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -44,69 +42,17 @@ import org.opensearch.test.OpenSearchIntegTestCase.Scope;
 @ClusterScope(scope = Scope.SUITE, numDataNodes = 1, numClientNodes = 0, supportsDedicatedMasters = false)
 public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
 
-    private static final int DISTANCE = 3;
-    /**
-     * Originals lie further apart than this: a copy (at most 2 bits from its original) is then within {@link #DISTANCE}
-     * of its original and of nothing else, so the truth is known by construction.
-     */
-    private static final int ORIGINALS_APART = 2 * DISTANCE + 4;
-
-    private static final int BULKS = 24;
-    private static final int DOCS_PER_BULK = 40;
-    private static final int ROLLOVERS = 5;
+    private static final int BULKS = 16;
+    private static final int DOCS_PER_BULK = 30;
+    private static final int ROLLOVERS = 4;
 
     @Override
     protected Collection<Class<? extends Plugin>> nodePlugins() {
         return List.of(NearDupPlugin.class);
     }
 
-    /** A planted document: an original ({@code originalOf} null) or a near copy of the original it names. */
-    private record Doc(String id, long simhash, String originalOf) {}
-
-    /**
-     * The documents in arrival order, in bulks: each bulk has new originals, copies of originals of the same bulk (after
-     * them) and copies of originals of earlier bulks, each original copied at most once.
-     */
-    private static List<List<Doc>> plant(Random random) {
-        List<Long> originals = new ArrayList<>();
-        List<Doc> uncopied = new ArrayList<>();
-        List<List<Doc>> bulks = new ArrayList<>();
-        int next = 0;
-        for (int b = 0; b < BULKS; b++) {
-            List<Doc> bulk = new ArrayList<>();
-            while (bulk.size() < DOCS_PER_BULK) {
-                int kind = random.nextInt(3);
-                if (kind == 0 || uncopied.isEmpty()) {
-                    long simhash = farFrom(random, originals);
-                    originals.add(simhash);
-                    Doc original = new Doc("o" + next++, simhash, null);
-                    bulk.add(original);
-                    uncopied.add(original);
-                } else {
-                    // kind 1: the newest uncopied original (often of this bulk); kind 2: any, often of an earlier bulk
-                    Doc original = uncopied.remove(kind == 1 ? uncopied.size() - 1 : random.nextInt(uncopied.size()));
-                    bulk.add(new Doc(
-                            "c" + next++,
-                            LookupIndicesTests.flipBits(random, original.simhash(), random.nextInt(3)),
-                            original.id()));
-                }
-            }
-            bulks.add(bulk);
-        }
-        return bulks;
-    }
-
-    private static long farFrom(Random random, List<Long> others) {
-        while (true) {
-            long candidate = random.nextLong();
-            if (others.stream().allMatch(other -> Long.bitCount(other ^ candidate) > ORIGINALS_APART)) {
-                return candidate;
-            }
-        }
-    }
-
     /** What a racing run left: each document's hit (its backing index, its source), by {@code _id}. */
-    private record Raced(Map<String, Doc> docs, Map<String, SearchHit> hitOf) {
+    private record Raced(Map<String, PlantedSimhashes.Doc> docs, Map<String, SearchHit> hitOf) {
         @SuppressWarnings("unchecked")
         Map<String, Object> dup(String id) {
             return (Map<String, Object>) hitOf.get(id).getSourceAsMap().get("dup");
@@ -126,37 +72,7 @@ public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
         Raced raced = race("racing");
         Set<String> backingIndices = new HashSet<>();
         raced.hitOf().values().forEach(hit -> backingIndices.add(hit.getIndex()));
-        List<String> wrong = new ArrayList<>();
-        int copies = 0;
-        for (Doc doc : raced.docs().values()) {
-            Map<String, Object> dup = raced.dup(doc.id());
-            List<Object> expected;
-            List<Object> found;
-            if (doc.originalOf() == null) {
-                expected = List.of(doc.id(), true);
-                found = Arrays.asList(dup.get("cluster"), dup.get("representative"));
-            } else {
-                copies++;
-                Doc original = raced.docs().get(doc.originalOf());
-                expected = List.of(
-                        original.id(),
-                        original.id(),
-                        1 - Long.bitCount(doc.simhash() ^ original.simhash()) / 64.0,
-                        false,
-                        true);
-                found = Arrays.asList(
-                        dup.get("duplicate_of"),
-                        dup.get("cluster"),
-                        dup.get("similarity"),
-                        dup.get("representative"),
-                        backingIndices.contains(dup.get("duplicate_of_index")));
-            }
-            if (expected.equals(found) == false) {
-                wrong.add(doc.id() + ": " + dup + ", expected " + expected);
-            }
-        }
-        assertTrue("planted copies: " + copies, copies > BULKS);
-        assertTrue(wrong.size() + " wrong:\n" + String.join("\n", wrong), wrong.isEmpty());
+        PlantedSimhashes.assertEveryCopyNamesItsOriginal(raced.docs().values(), raced::dup, backingIndices, BULKS);
     }
 
     /**
@@ -169,7 +85,7 @@ public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
     public void testRolloversDuringBulksNameTheBackingIndexThatHoldsTheOriginal() throws Exception {
         Raced raced = race("racing-indices");
         List<String> wrong = new ArrayList<>();
-        for (Doc doc : raced.docs().values()) {
+        for (PlantedSimhashes.Doc doc : raced.docs().values()) {
             Map<String, Object> dup = raced.dup(doc.id());
             String index = raced.indexOf(doc.originalOf() == null ? doc.id() : doc.originalOf());
             List<Object> expected = doc.originalOf() == null ? List.of(index) : List.of(index, index);
@@ -194,11 +110,11 @@ public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
         LookupIndicesTests.putPipeline(
                 client(),
                 pipeline,
-                "{\"field\": \"fp.simhash\", \"max_distance\": " + DISTANCE + ", \"target_field\": \"dup\", "
-                        + "\"recent_ttl\": \"10m\", \"recent_size\": 100000}");
+                "{\"field\": \"fp.simhash\", \"max_distance\": " + PlantedSimhashes.DISTANCE
+                        + ", \"target_field\": \"dup\", " + "\"recent_ttl\": \"10m\", \"recent_size\": 100000}");
         LookupIndicesTests.putStreamTemplate(client(), stream, pipeline, between(1, 3), Settings.EMPTY);
         try {
-            List<List<Doc>> bulks = plant(random());
+            List<List<PlantedSimhashes.Doc>> bulks = PlantedSimhashes.plant(random(), BULKS, DOCS_PER_BULK);
             // Bulk k (k in rolloverDuring) releases one rollover as it is sent; the first generation takes a bulk
             // first.
             List<Integer> rolloverDuring = new ArrayList<>();
@@ -227,22 +143,19 @@ public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
                     },
                     "rollover-racing-bulks");
 
-            Map<String, Doc> docs = new HashMap<>();
+            Map<String, PlantedSimhashes.Doc> docs = new HashMap<>();
             Map<String, String> writtenTo = new HashMap<>();
             roller.start();
             try {
                 for (int k = 0; k < bulks.size(); k++) {
                     BulkRequestBuilder bulk = client().prepareBulk();
-                    for (Doc doc : bulks.get(k)) {
+                    for (PlantedSimhashes.Doc doc : bulks.get(k)) {
                         docs.put(doc.id(), doc);
                         bulk.add(client().prepareIndex(stream)
                                 .setId(doc.id())
                                 .setOpType(DocWriteRequest.OpType.CREATE)
                                 .setSource(Map.of(
-                                        "@timestamp",
-                                        "2026-11-27T00:00:00Z",
-                                        "fp",
-                                        Map.of("simhash", String.format(Locale.ROOT, "%016x", doc.simhash())))));
+                                        "@timestamp", "2026-11-27T00:00:00Z", "fp", Map.of("simhash", doc.hex()))));
                     }
                     var sent = bulk.execute();
                     int rollover = rolloverDuring.indexOf(k);
