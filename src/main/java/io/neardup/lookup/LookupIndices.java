@@ -7,6 +7,7 @@ package io.neardup.lookup;
 import io.neardup.index.FingerprintKind;
 import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.NearDupOption;
+import io.neardup.index.WriteTarget;
 import io.neardup.match.IndexSpan;
 import io.neardup.match.MappingPaths;
 import java.util.ArrayList;
@@ -189,16 +190,15 @@ final class LookupIndices {
         if (ownIndex == null) {
             return null;
         }
-        String dated = withoutDateMath(ownIndex);
-        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(dated);
-        if (abstraction == null) {
-            String template = MetadataIndexTemplateService.findV2Template(state.metadata(), dated, false);
-            boolean makesADataStream = template != null
-                    && state.metadata().templatesV2().get(template).getDataStreamTemplate() != null;
-            return makesADataStream ? DataStream.getDefaultBackingIndexName(dated, 1) : dated;
+        WriteTarget write = WriteTarget.of(state.metadata(), withoutDateMath(ownIndex));
+        if (write.exists()) {
+            return write.writeIndex() == null
+                    ? write.name()
+                    : write.writeIndex().getIndex().getName();
         }
-        IndexMetadata writeIndex = abstraction.getWriteIndex();
-        return writeIndex == null ? dated : writeIndex.getIndex().getName();
+        return write.makesADataStream(state.metadata())
+                ? DataStream.getDefaultBackingIndexName(write.name(), 1)
+                : write.name();
     }
 
     /**
