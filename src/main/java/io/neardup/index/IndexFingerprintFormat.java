@@ -15,7 +15,6 @@ import org.opensearch.action.admin.indices.shrink.ResizeAction;
 import org.opensearch.action.admin.indices.shrink.ResizeRequest;
 import org.opensearch.action.support.ActionFilter;
 import org.opensearch.cluster.ClusterState;
-import org.opensearch.cluster.metadata.IndexAbstraction;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.metadata.Metadata;
@@ -125,25 +124,19 @@ public final class IndexFingerprintFormat {
             return newIndexFormat;
         }
         Metadata metadata = state.metadata();
-        IndexMetadata index = metadata.index(target);
-        if (index != null) {
-            return of(index.getSettings());
-        }
-        String name = resolveDateMath(target);
-        if (name == null) {
+        WriteTarget write = WriteTarget.of(metadata, target);
+        if (write == null) {
             return newIndexFormat;
         }
-        IndexAbstraction abstraction = metadata.getIndicesLookup().get(name);
-        if (abstraction != null) {
-            IndexMetadata writeIndex = abstraction.getWriteIndex();
-            return writeIndex == null ? newIndexFormat : of(writeIndex.getSettings());
+        if (write.exists()) {
+            return write.writeIndex() == null
+                    ? newIndexFormat
+                    : of(write.writeIndex().getSettings());
         }
-        // As MetadataCreateIndexService picks an auto-created index's templates (its request names no index.hidden).
-        String composable = MetadataIndexTemplateService.findV2Template(metadata, name, false);
-        Settings templateSettings = composable != null
-                ? MetadataIndexTemplateService.resolveSettings(metadata, composable)
+        Settings templateSettings = write.composableTemplate() != null
+                ? MetadataIndexTemplateService.resolveSettings(metadata, write.composableTemplate())
                 : MetadataIndexTemplateService.resolveSettings(
-                        MetadataIndexTemplateService.findV1Templates(metadata, name, null));
+                        MetadataIndexTemplateService.findV1Templates(metadata, write.name(), null));
         return formatOfNewIndex(templateSettings, newIndexFormat);
     }
 

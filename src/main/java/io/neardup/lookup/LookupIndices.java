@@ -7,6 +7,7 @@ package io.neardup.lookup;
 import io.neardup.index.FingerprintKind;
 import io.neardup.index.IndexFingerprintFormat;
 import io.neardup.index.NearDupOption;
+import io.neardup.index.WriteTarget;
 import io.neardup.match.IndexSpan;
 import io.neardup.match.MappingPaths;
 import java.util.ArrayList;
@@ -23,6 +24,9 @@ import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.metadata.MappingMetadata;
 import org.opensearch.cluster.metadata.MetadataIndexTemplateService;
+import org.opensearch.cluster.routing.IndexRoutingTable;
+import org.opensearch.cluster.routing.RecoverySource;
+import org.opensearch.cluster.routing.ShardRouting;
 import org.opensearch.common.compress.CompressedXContent;
 import org.opensearch.common.regex.Regex;
 import org.opensearch.common.unit.TimeValue;
@@ -162,6 +166,22 @@ final class LookupIndices {
     }
 
     /**
+     * Whether shard {@code shard} of {@code index} may hold a document as {@code state} tells: not while its primary
+     * has never started (an index being made, such as the backing index a rollover has just added to a data stream),
+     * since no write reaches a shard before its primary has started. Such a shard is not asked: it would refuse the
+     * read while it recovers, failing the document, and has nothing to find. (A document written there meanwhile
+     * through another node is not searchable yet either; one written through this node is in the recent window.)
+     */
+    static boolean mayHoldDocuments(ClusterState state, IndexMetadata index, int shard) {
+        IndexRoutingTable routing = state.routingTable().index(index.getIndex());
+        ShardRouting primary = routing == null ? null : routing.shard(shard).primaryShard();
+        return primary == null
+                || primary.active()
+                || primary.recoverySource() == null
+                || primary.recoverySource().getType() != RecoverySource.Type.EMPTY_STORE;
+    }
+
+    /**
      * The index a document sent to {@code ownIndex} is written to, as the cluster state tells now: a data stream's or
      * an alias's write index, the index itself (date math resolved), the first backing index of a data stream its first
      * document makes, or the name as given.
@@ -170,16 +190,15 @@ final class LookupIndices {
         if (ownIndex == null) {
             return null;
         }
-        String dated = withoutDateMath(ownIndex);
-        IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(dated);
-        if (abstraction == null) {
-            String template = MetadataIndexTemplateService.findV2Template(state.metadata(), dated, false);
-            boolean makesADataStream = template != null
-                    && state.metadata().templatesV2().get(template).getDataStreamTemplate() != null;
-            return makesADataStream ? DataStream.getDefaultBackingIndexName(dated, 1) : dated;
+        WriteTarget write = WriteTarget.of(state.metadata(), withoutDateMath(ownIndex));
+        if (write.exists()) {
+            return write.writeIndex() == null
+                    ? write.name()
+                    : write.writeIndex().getIndex().getName();
         }
-        IndexMetadata writeIndex = abstraction.getWriteIndex();
-        return writeIndex == null ? dated : writeIndex.getIndex().getName();
+        return write.makesADataStream(state.metadata())
+                ? DataStream.getDefaultBackingIndexName(write.name(), 1)
+                : write.name();
     }
 
     /**

@@ -22,6 +22,7 @@ import io.neardup.match.NearDupLookupAction;
 import io.neardup.match.ShardMatchRequest;
 import io.neardup.match.ShardMatchResponse;
 import io.neardup.match.TransportShardMatchAction;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -191,6 +192,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         final RecentFingerprints.Entry self;
         final Supplier<RecentFingerprints.Match> recentMatch;
         final LookupIndices.Selection selection;
+        final ClusterState state;
         String id = document.getSourceAndMetadata().get("_id") instanceof String s ? s : null;
         String ownIndex = (String) document.getSourceAndMetadata().get("_index");
         String lookupName = index != null ? index : ownIndex;
@@ -206,7 +208,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 throw new IllegalArgumentException("[" + TYPE + "] the document has no fingerprint at [" + field
                         + "]; place this " + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
             }
-            ClusterState state = clusterService.state();
+            state = clusterService.state();
             selection = indices.select(state, lookupName, index == null, System.currentTimeMillis());
             FingerprintKind kind = selection.kind();
             String home = selection.spansIndices() ? indices.homeOf(state, ownIndex) : null;
@@ -268,7 +270,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
             handler.accept(done, e);
         };
-        new ShardFanOut(document, id, lookupName, selection, fingerprintSource, recentMatch, self, completion).start();
+        new ShardFanOut(document, id, lookupName, state, selection, fingerprintSource, recentMatch, self, completion)
+                .start();
     }
 
     /**
@@ -288,7 +291,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         private final Supplier<RecentFingerprints.Match> recentMatch;
         private final RecentFingerprints.Entry self;
         private final BiConsumer<IngestDocument, Exception> completion;
-        /** Per request, in order (oldest index first, then by shard): its index's position, and its shard. */
+        /**
+         * Per request, in order (oldest index first, then by shard): its index's position, and its shard. A shard that
+         * cannot hold a document yet has none ({@link LookupIndices#mayHoldDocuments}).
+         */
         private final int[] indexOf;
 
         private final int[] shardOf;
@@ -304,6 +310,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 IngestDocument document,
                 String id,
                 String lookupName,
+                ClusterState state,
                 LookupIndices.Selection selection,
                 Map<String, Object> fingerprintSource,
                 Supplier<RecentFingerprints.Match> recentMatch,
@@ -321,22 +328,28 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             for (IndexMetadata index : selection.oldestFirst()) {
                 requests += index.getNumberOfShards();
             }
-            indexOf = new int[requests];
-            shardOf = new int[requests];
-            int slot = 0;
+            int[] indexOfSlot = new int[requests];
+            int[] shardOfSlot = new int[requests];
+            requests = 0;
             for (int i = 0; i < selection.oldestFirst().size(); i++) {
-                for (int shard = 0; shard < selection.oldestFirst().get(i).getNumberOfShards(); shard++) {
-                    indexOf[slot] = i;
-                    shardOf[slot++] = shard;
+                IndexMetadata index = selection.oldestFirst().get(i);
+                for (int shard = 0; shard < index.getNumberOfShards(); shard++) {
+                    if (LookupIndices.mayHoldDocuments(state, index, shard)) {
+                        indexOfSlot[requests] = i;
+                        shardOfSlot[requests++] = shard;
+                    }
                 }
             }
+            indexOf = Arrays.copyOf(indexOfSlot, requests);
+            shardOf = Arrays.copyOf(shardOfSlot, requests);
             responses = new ShardMatchResponse[requests];
             pending = new AtomicInteger(requests);
         }
 
         void start() {
             if (responses.length == 0) {
-                // The document's own index does not exist yet: nothing is searchable, only the recent window.
+                // The document's own index does not exist yet, or has no started shard: nothing is searchable, only
+                // the recent window.
                 done.set(true);
                 complete(document, id, null, recentMatch, self, completion);
                 return;

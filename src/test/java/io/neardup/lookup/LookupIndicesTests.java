@@ -29,6 +29,7 @@ import org.opensearch.plugins.Plugin;
 import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
+import org.opensearch.transport.client.Client;
 
 /**
  * {@code near_dup_lookup} into many indices: a data stream rolled over with the core {@code _rollover} API, a pattern,
@@ -39,8 +40,7 @@ import org.opensearch.test.OpenSearchIntegTestCase.Scope;
 public class LookupIndicesTests extends OpenSearchIntegTestCase {
 
     private static final int DISTANCE = 3;
-    private static final String MAPPING = "{\"properties\": {\"@timestamp\": {\"type\": \"date\"}, \"fp\": "
-            + "{\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}";
+    private static final String MAPPING = PlantedSimhashes.MAPPING;
 
     @Override
     protected Collection<Class<? extends Plugin>> nodePlugins() {
@@ -48,7 +48,12 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
     }
 
     private void putPipeline(String name, String lookup) {
-        client().admin()
+        putPipeline(client(), name, lookup);
+    }
+
+    /** A pipeline {@code name} of one {@code near_dup_lookup}, configured by the JSON object {@code lookup}. */
+    static void putPipeline(Client client, String name, String lookup) {
+        client.admin()
                 .cluster()
                 .preparePutPipeline(
                         name,
@@ -59,11 +64,16 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
 
     /** A data stream template for {@code stream}: one to three shards a backing index, its pipeline the default. */
     private void putStreamTemplate(String stream, String pipeline, Settings extra) {
+        putStreamTemplate(client(), stream, pipeline, between(1, 3), extra);
+    }
+
+    /** A data stream template for {@code stream}: {@code shards} shards a backing index, its pipeline the default. */
+    static void putStreamTemplate(Client client, String stream, String pipeline, int shards, Settings extra) {
         DataStreamTemplates.put(
-                client(),
+                client,
                 stream,
                 Settings.builder()
-                        .put("index.number_of_shards", between(1, 3))
+                        .put("index.number_of_shards", shards)
                         .put("index.number_of_replicas", 0)
                         .put("index.default_pipeline", pipeline)
                         .put(extra)
@@ -79,14 +89,6 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
 
     private static String hex(long simhash) {
         return String.format(Locale.ROOT, "%016x", simhash);
-    }
-
-    private static long flipBits(Random random, long value, int bits) {
-        long flipped = value;
-        while (Long.bitCount(flipped ^ value) < bits) {
-            flipped ^= 1L << random.nextInt(64);
-        }
-        return flipped;
     }
 
     /**
@@ -112,7 +114,7 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
                     String id = "g" + generation + "-" + i;
                     long simhash = earlier.isEmpty() || random.nextBoolean()
                             ? random.nextLong()
-                            : flipBits(
+                            : PlantedSimhashes.flipBits(
                                     random,
                                     earlier.get(random.nextInt(earlier.size())).simhash(),
                                     between(0, 2));

@@ -11,11 +11,18 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.opensearch.client.Response;
+import org.opensearch.client.ResponseListener;
 import org.opensearch.common.xcontent.XContentHelper;
 import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.common.Strings;
@@ -137,6 +144,91 @@ public class NearDupLookupIT extends NearDupRestTestCase {
         }
         assertEquals(4, backingIndexOf.values().stream().distinct().count());
         assertFlaggedAsTheTruth(arrivals, flags, backingIndexOf);
+    }
+
+    /**
+     * Issue 41, rollover during a bulk: bulks with planted copies (simhashes given, the truth by construction) go
+     * through the lookup into a data stream over HTTP while {@code POST _rollover} runs three times from another
+     * thread, each sent while a bulk is in flight: no item fails, every document is in the stream once, every copy
+     * names its original (the index it names is {@code NearDupLookupRolloverTests}' open part).
+     */
+    @SuppressWarnings("unchecked")
+    public void testRolloversDuringBulksFailNoDocumentAndMissNoCopy() throws Exception {
+        send("PUT", "/_ingest/pipeline/racing-lookup", """
+            {"processors": [{"near_dup_lookup": {"field": "fp.simhash", "max_distance": DISTANCE, "target_field": "dup",
+              "recent_ttl": "10m", "recent_size": 100000}}]}""".replace("DISTANCE", "" + PlantedSimhashes.DISTANCE));
+        send("PUT", "/_index_template/racing", """
+            {"index_patterns": ["racing"], "data_stream": {}, "priority": 100,
+             "template": {
+               "settings": {"number_of_shards": 2, "number_of_replicas": 0, "index.default_pipeline": "racing-lookup"},
+               "mappings": MAPPING}}""".replace("MAPPING", PlantedSimhashes.MAPPING));
+        int bulkCount = 12;
+        List<List<PlantedSimhashes.Doc>> bulks = PlantedSimhashes.plant(random(), bulkCount, 30);
+        // Bulks 1, 5 and 9 each release one rollover once sent.
+        List<CountDownLatch> released = List.of(new CountDownLatch(1), new CountDownLatch(1), new CountDownLatch(1));
+        AtomicReference<Throwable> rolloverFailure = new AtomicReference<>();
+        Thread roller = new Thread(
+                () -> {
+                    try {
+                        for (CountDownLatch latch : released) {
+                            assertTrue(latch.await(60, TimeUnit.SECONDS));
+                            Map<String, Object> response = send("POST", "/racing/_rollover", null);
+                            assertEquals(response.toString(), true, response.get("rolled_over"));
+                        }
+                    } catch (Exception | AssertionError e) {
+                        rolloverFailure.set(e);
+                    }
+                },
+                "rollover-racing-bulks");
+        List<PlantedSimhashes.Doc> docs = new ArrayList<>();
+        roller.start();
+        try {
+            for (int k = 0; k < bulkCount; k++) {
+                StringBuilder bulk = new StringBuilder();
+                for (PlantedSimhashes.Doc doc : bulks.get(k)) {
+                    docs.add(doc);
+                    bulk.append("{\"create\": {\"_id\": \"")
+                            .append(doc.id())
+                            .append("\"}}\n{\"@timestamp\": \"2026-11-27T00:00:00Z\", \"fp\": {\"simhash\": \"")
+                            .append(doc.hex())
+                            .append("\"}}\n");
+                }
+                CompletableFuture<Response> sent = new CompletableFuture<>();
+                client().performRequestAsync(request("POST", "/racing/_bulk", bulk.toString()), new ResponseListener() {
+                    @Override
+                    public void onSuccess(Response response) {
+                        sent.complete(response);
+                    }
+
+                    @Override
+                    public void onFailure(Exception e) {
+                        sent.completeExceptionally(e);
+                    }
+                });
+                if (k % 4 == 1) {
+                    released.get(k / 4).countDown();
+                }
+                Map<String, Object> response = entityAsMap(sent.get(60, TimeUnit.SECONDS));
+                assertEquals("bulk " + k + ": " + response, false, response.get("errors"));
+            }
+        } finally {
+            released.forEach(CountDownLatch::countDown);
+            roller.join(TimeUnit.SECONDS.toMillis(60));
+        }
+        assertNull("rollovers: " + rolloverFailure.get(), rolloverFailure.get());
+
+        send("POST", "/racing/_refresh", null);
+        Map<String, Map<String, Object>> dupOf = new HashMap<>();
+        Set<String> backingIndices = new HashSet<>();
+        for (Map<String, Object> hit : hits(
+                send("POST", "/racing/_search", "{\"size\": " + (docs.size() + 1) + ", \"_source\": [\"dup\"]}"))) {
+            assertNull("twice: " + hit.get("_id"), dupOf.put((String) hit.get("_id"), (Map<String, Object>)
+                    ((Map<String, Object>) hit.get("_source")).get("dup")));
+            backingIndices.add((String) hit.get("_index"));
+        }
+        assertEquals(docs.size(), dupOf.size());
+        assertTrue("the generations took documents: " + backingIndices, backingIndices.size() > 1);
+        PlantedSimhashes.assertEveryCopyNamesItsOriginal(docs, dupOf::get, backingIndices, bulkCount);
     }
 
     /**
