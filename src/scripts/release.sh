@@ -19,10 +19,14 @@
 #                                     data kept (default from 0924104, the last commit before fingerprint
 #                                     formats, issue 32): the zip built at <from-commit> (a temporary git
 #                                     worktree of it) on a node that loads two indices of the demo corpus and
-#                                     records their answers (upgrade-answers.sh); the node stopped, the plugin
-#                                     replaced by today's zip (built if $RELEASE_DIR has none), started: every
-#                                     answer identical; new documents (format 1), a force-merge, a restart:
-#                                     every answer identical again; then a new index gets format 2. Needs the
+#                                     the first generation of a data stream, and records the indices' answers
+#                                     (upgrade-answers.sh); the node stopped, the plugin replaced by today's zip
+#                                     (built if $RELEASE_DIR has none), started: every answer identical; new
+#                                     documents (format 1), a force-merge, a restart: every answer identical
+#                                     again; then a new index gets format 2; the stream rolled over (its new
+#                                     generation format 2) and copies indexed through a lookup into it must
+#                                     answer as a stream of the same documents made after the upgrade (all
+#                                     format 2): lookup, query, clusters, collapse (issue 41). Needs the
 #                                     history back to <from-commit> (not a shallow clone)
 #                                     A 2.x node's smoke answers (fingerprints, hits and scores, clusters:
 #                                     smoke.sh's SMOKE_ANSWERS) must equal those of the default release's node,
@@ -261,14 +265,14 @@ plugin_upgrade() {
     unpack_distribution "$version"
 
     answers() { bash src/scripts/upgrade-answers.sh "$url" "$corpus" "$@"; }
-    compare() { bash src/scripts/upgrade-answers.sh compare "$dir/$1" "$dir/$2"; }
+    compare() { bash src/scripts/upgrade-answers.sh compare "$dir/$1" "$dir/$2" "${@:3}"; }
     local status=0
     rm -rf "$dir/answers" "$state"
     mkdir -p "$dir/answers"
     {
         bash src/scripts/node.sh start "$state" "$http_base" "$transport_base" \
             "$work_dir/$version/distribution/opensearch-$version" "$previous" \
-            && answers load && answers record "$dir/answers/previous" \
+            && answers load && answers stream-load && answers record "$dir/answers/previous" \
             && echo "release.sh: the node stopped, the plugin replaced by today's zip, the node started on the same data" \
             && bash src/scripts/node.sh restart "$state" "$today" \
             && { runs_jar_of "$state" "$today" || { echo "release.sh: the node does not run today's plugin jar" >&2; false; }; } \
@@ -277,13 +281,17 @@ plugin_upgrade() {
             && echo "release.sh: restarting the node on its data" && bash src/scripts/node.sh restart "$state" \
             && answers record-added "$dir/answers/added-restarted" && compare answers/added answers/added-restarted \
             && answers remove-added && answers record "$dir/answers/restarted" && compare answers/previous answers/restarted \
-            && answers new-index
+            && answers new-index \
+            && answers stream-rollover && answers stream-record upgrade-stream "$dir/answers/stream-mixed" \
+            && answers stream-record upgrade-stream-f2 "$dir/answers/stream-f2" \
+            && compare answers/stream-f2 answers/stream-mixed "all format 2" "formats 1 and 2"
     } || status=$?
     bash src/scripts/node.sh stop "$state" > /dev/null || true
     [ "$status" = 0 ] || die "the plugin upgrade from $from failed (node log: $state/logs/neardup.log; answers: $dir/answers)"
     echo "release.sh: plugin upgrade in place from $from to today's build on OpenSearch $version:" \
         "$(ls "$dir/answers/previous" | wc -l) answers identical after the upgrade and after new documents (format 1)," \
-        "a force-merge and a restart; a new index gets format 2 ($((SECONDS - started)) s)"
+        "a force-merge and a restart; a new index gets format 2; a data stream of format 1, rolled over to format 2," \
+        "answers as one of format 2 alone ($(ls "$dir/answers/stream-f2" | wc -l) answers identical) ($((SECONDS - started)) s)"
 }
 
 # Runs <function> for every version, $jobs at a time: job i takes versions i, i + jobs, ... in turn (so
