@@ -108,6 +108,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final LookupIndices indices;
 
     private final RecentFingerprints recent;
+    /** The node's bound on the lookups' shard requests in flight, shared by every lookup processor. */
+    private final ShardRequestLimit shardRequests;
+
     private final ThreadContext threadContext;
     private final MatchSpec spec;
     /** A containment lookup's threshold and direction; null for a similarity lookup. */
@@ -132,6 +135,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             int maxIndices,
             TimeValue maxAge,
             RecentFingerprints recent,
+            ShardRequestLimit shardRequests,
             Client client,
             ClusterService clusterService,
             ThreadContext threadContext,
@@ -151,6 +155,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 maxIndices,
                 maxAge);
         this.recent = recent;
+        this.shardRequests = shardRequests;
         this.threadContext = threadContext;
         this.containment = containment;
         this.spec = containment == null ? new MatchSpec(field, options) : new MatchSpec(field, containment);
@@ -274,7 +279,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     /**
      * One request per shard of every index searched, straight to a copy of it, the document's query run there on the
      * shard's structures: no search action around it (can_match, query and fetch phases), which would cost more than
-     * the lookup itself. At most {@link LookupIndices#MAX_SHARD_REQUESTS_IN_FLIGHT} at once. It runs as the user
+     * the lookup itself. At most {@link LookupIndices#MAX_SHARD_REQUESTS_IN_FLIGHT} at once a document, and those of
+     * all documents within the node's {@link ShardRequestLimit} (the others wait there, within the document's
+     * timeout, instead of being rejected by a full search queue). It runs as the user
      * indexing the document: the Security plugin checks the lookup's own action on each index, and the shard reads
      * through that user's reader (DLS, FLS). Where the name stands for many indices, one the user may not read is left
      * out (its shards answer nothing); where it forbids them all, the document fails as with one index.
@@ -359,6 +366,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             if (slot >= responses.length || done.get()) {
                 return;
             }
+            shardRequests.submit(threadContext.preserveContext(() -> send(slot)));
+        }
+
+        /** Sends the request of {@code slot} once the node's bound allows it; nothing when the document is done. */
+        private void send(int slot) {
+            if (done.get()) {
+                // Failed or timed out while this request waited: its place goes to the next one.
+                shardRequests.release();
+                return;
+            }
             ShardMatchRequest request = new ShardMatchRequest(
                     selection.oldestFirst().get(indexOf[slot]).getIndex().getName(),
                     shardOf[slot],
@@ -366,10 +383,14 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     new ShardMatchRequest.Documents(List.of(id == null ? "" : id), List.of(fingerprintSource)),
                     maxCandidates,
                     containment == null ? targetField + "." + ClusterAssignment.CLUSTER : null);
-            client.execute(
-                    NearDupLookupAction.INSTANCE,
-                    request,
-                    ActionListener.wrap(response -> answered(slot, response), e -> failed(slot, e)));
+            ActionListener<ShardMatchResponse> listener = ActionListener.runBefore(
+                    ActionListener.wrap(response -> answered(slot, response), e -> failed(slot, e)),
+                    shardRequests::release);
+            try {
+                client.execute(NearDupLookupAction.INSTANCE, request, listener);
+            } catch (RuntimeException e) {
+                listener.onFailure(e);
+            }
         }
 
         private void answered(int slot, ShardMatchResponse response) {
@@ -663,10 +684,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
     /** Reads the processor's configuration; each bad option fails the pipeline PUT naming it. */
     public static final class Factory implements Processor.Factory {
+        /** The node setting of the search thread pool's queue, which the lookups' shard requests wait in. */
+        static final String SEARCH_QUEUE_SIZE = "thread_pool.search.queue_size";
+
+        static final int DEFAULT_SEARCH_QUEUE_SIZE = 1_000;
+
         private final Client client;
         private final ClusterService clusterService;
         private final ThreadContext threadContext;
         private final BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler;
+        private final ShardRequestLimit shardRequests;
 
         public Factory(
                 Client client,
@@ -677,6 +704,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             this.clusterService = clusterService;
             this.threadContext = threadContext;
             this.scheduler = scheduler;
+            this.shardRequests = new ShardRequestLimit(ShardRequestLimit.forSearchQueue(
+                    clusterService.getSettings().getAsInt(SEARCH_QUEUE_SIZE, DEFAULT_SEARCH_QUEUE_SIZE)));
         }
 
         @Override
@@ -745,6 +774,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     maxIndices,
                     maxAge,
                     new RecentFingerprints(recentSize, recentTtl.nanos()),
+                    shardRequests,
                     client,
                     clusterService,
                     threadContext,
