@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
@@ -305,7 +306,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         private final AtomicInteger forbidden = new AtomicInteger();
         private final AtomicBoolean done = new AtomicBoolean();
         private volatile Exception firstForbidden;
-        private Scheduler.ScheduledCancellable timer;
+        /** Per request: 1 while it holds a place of {@link #shardRequests}, given back once (answer or timeout). */
+        private final AtomicIntegerArray holdsPlace;
+
+        private final AtomicBoolean timerStarted = new AtomicBoolean();
+        private volatile Scheduler.ScheduledCancellable timer;
 
         ShardFanOut(
                 IngestDocument document,
@@ -338,6 +343,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 }
             }
             responses = new ShardMatchResponse[requests];
+            holdsPlace = new AtomicIntegerArray(requests);
             pending = new AtomicInteger(requests);
         }
 
@@ -348,14 +354,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 complete(document, id, null, recentMatch, self, completion);
                 return;
             }
-            timer = scheduler.apply(timeout.millis(), () -> {
-                if (done.compareAndSet(false, true)) {
-                    completion.accept(
-                            null,
-                            new OpenSearchTimeoutException("[" + TYPE + "] the lookup in [" + lookupName
-                                    + "] took more than [" + timeout + "]"));
-                }
-            });
             for (int i = 0; i < Math.min(responses.length, LookupIndices.MAX_SHARD_REQUESTS_IN_FLIGHT); i++) {
                 sendNext();
             }
@@ -383,13 +381,50 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     new ShardMatchRequest.Documents(List.of(id == null ? "" : id), List.of(fingerprintSource)),
                     maxCandidates,
                     containment == null ? targetField + "." + ClusterAssignment.CLUSTER : null);
+            holdsPlace.set(slot, 1);
+            if (timerStarted.compareAndSet(false, true)) {
+                startTimer();
+            }
             ActionListener<ShardMatchResponse> listener = ActionListener.runBefore(
                     ActionListener.wrap(response -> answered(slot, response), e -> failed(slot, e)),
-                    shardRequests::release);
+                    () -> givePlaceBack(slot));
             try {
                 client.execute(NearDupLookupAction.INSTANCE, request, listener);
             } catch (RuntimeException e) {
                 listener.onFailure(e);
+            }
+        }
+
+        /**
+         * The timeout counts from the document's first request sent, not from its arrival: with a bulk's lookups into
+         * many indices, a document may first wait for a place among the node's requests (see {@link
+         * ShardRequestLimit}), and that wait is the other documents' lookups, not its own. On timeout the places of its
+         * requests still in flight are given back, so that a shard that never answers cannot hold the node's places.
+         */
+        private void startTimer() {
+            timer = scheduler.apply(timeout.millis(), () -> {
+                if (done.compareAndSet(false, true)) {
+                    for (int slot = 0; slot < responses.length; slot++) {
+                        givePlaceBack(slot);
+                    }
+                    completion.accept(
+                            null,
+                            new OpenSearchTimeoutException("[" + TYPE + "] the lookup in [" + lookupName
+                                    + "] took more than [" + timeout + "]"));
+                }
+            });
+        }
+
+        private void cancelTimer() {
+            Scheduler.ScheduledCancellable started = timer;
+            if (started != null) {
+                started.cancel();
+            }
+        }
+
+        private void givePlaceBack(int slot) {
+            if (holdsPlace.compareAndSet(slot, 1, 0)) {
+                shardRequests.release();
             }
         }
 
@@ -412,7 +447,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 return;
             }
             if (done.compareAndSet(false, true)) {
-                timer.cancel();
+                cancelTimer();
                 completion.accept(null, e);
             }
         }
@@ -421,7 +456,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             if (done.compareAndSet(false, true) == false) {
                 return;
             }
-            timer.cancel();
+            cancelTimer();
             if (forbidden.get() == responses.length) {
                 completion.accept(null, firstForbidden);
                 return;
