@@ -29,7 +29,7 @@ import java.util.Objects;
  * own {@code _id} (the lookup leaves out its {@code _id} in every index searched), so each looks for its
  * near-duplicates among the other N - 1. Reports each run's ingest throughput and the load, the medians and B/A, and
  * the written answers of the first A and B runs compared document by document ({@code duplicate_of}'s {@code _id}s
- * are line numbers, unique across the stream too). The usual entry point:
+ * are line numbers, unique across the stream too; those that differ in {@code differences.csv}). The usual entry point:
  *
  * <pre>
  * EVAL_CLASS=io.neardup.bench.eval.LookupCostEvaluation bash src/scripts/evaluate.sh $DATA/manpages.jsonl.gz $REPORTS/lookup-cost \
@@ -152,6 +152,20 @@ public final class LookupCostEvaluation {
         System.out.println("answers: " + answers);
         Files.createDirectories(out);
         Files.writeString(out.resolve("report.md"), report.toString());
+        StringBuilder differences = new StringBuilder("line,a_duplicate_of,a_similarity,b_duplicate_of,b_similarity\n");
+        for (int i = 0; i < n; i++) {
+            if (Objects.equals(first[0].duplicateOf()[i], first[1].duplicateOf()[i]) == false) {
+                differences.append(String.format(
+                        Locale.ROOT,
+                        "%d,%s,%s,%s,%s%n",
+                        i,
+                        first[0].duplicateOf()[i],
+                        first[0].similarity()[i],
+                        first[1].duplicateOf()[i],
+                        first[1].similarity()[i]));
+            }
+        }
+        Files.writeString(out.resolve("differences.csv"), differences.toString());
         Files.writeString(
                 out.resolve("summary.md"),
                 "| what | result |\n|---|---|\n| lookup cost, " + generations + " backing indices over one index | "
@@ -217,6 +231,7 @@ public final class LookupCostEvaluation {
         int onlyOne = 0;
         int otherId = 0;
         int otherIdTied = 0;
+        int higherInB = 0;
         for (int i = 0; i < a.duplicateOf().length; i++) {
             String x = a.duplicateOf()[i];
             String y = b.duplicateOf()[i];
@@ -227,16 +242,18 @@ public final class LookupCostEvaluation {
             } else if (x != null && Objects.equals(x, y) == false) {
                 otherId++;
                 otherIdTied += a.similarity()[i] == b.similarity()[i] ? 1 : 0;
+                higherInB += b.similarity()[i] > a.similarity()[i] ? 1 : 0;
             }
         }
         return String.format(
                 Locale.ROOT,
                 "duplicate_of written for %,d documents in A and %,d in B; %,d found in one only, %,d another _id "
-                        + "(%,d of them at the same similarity, a tie)",
+                        + "(%,d of them at the same similarity, a tie; %,d at a higher similarity in B)",
                 foundA,
                 foundB,
                 onlyOne,
                 otherId,
-                otherIdTied);
+                otherIdTied,
+                higherInB);
     }
 }
