@@ -281,8 +281,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
      * One request per shard of every index searched, straight to a copy of it, the document's query run there on the
      * shard's structures: no search action around it (can_match, query and fetch phases), which would cost more than
      * the lookup itself. At most {@link LookupIndices#MAX_SHARD_REQUESTS_IN_FLIGHT} at once a document, and those of
-     * all documents within the node's {@link ShardRequestLimit} (the others wait there, within the document's
-     * timeout, instead of being rejected by a full search queue). It runs as the user
+     * all documents within the node's {@link ShardRequestLimit} (the others wait there instead of being rejected by a
+     * full search queue; a document's timeout counts from its first request sent). It runs as the user
      * indexing the document: the Security plugin checks the lookup's own action on each index, and the shard reads
      * through that user's reader (DLS, FLS). Where the name stands for many indices, one the user may not read is left
      * out (its shards answer nothing); where it forbids them all, the document fails as with one index.
