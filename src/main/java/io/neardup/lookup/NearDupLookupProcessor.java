@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
@@ -109,6 +110,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final LookupIndices indices;
 
     private final RecentFingerprints recent;
+    /** The node's bound on the lookups' shard requests in flight, shared by every lookup processor. */
+    private final ShardRequestLimit shardRequests;
+
     private final ThreadContext threadContext;
     private final MatchSpec spec;
     /** A containment lookup's threshold and direction; null for a similarity lookup. */
@@ -133,6 +137,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             int maxIndices,
             TimeValue maxAge,
             RecentFingerprints recent,
+            ShardRequestLimit shardRequests,
             Client client,
             ClusterService clusterService,
             ThreadContext threadContext,
@@ -152,6 +157,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 maxIndices,
                 maxAge);
         this.recent = recent;
+        this.shardRequests = shardRequests;
         this.threadContext = threadContext;
         this.containment = containment;
         this.spec = containment == null ? new MatchSpec(field, options) : new MatchSpec(field, containment);
@@ -277,7 +283,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     /**
      * One request per shard of every index searched, straight to a copy of it, the document's query run there on the
      * shard's structures: no search action around it (can_match, query and fetch phases), which would cost more than
-     * the lookup itself. At most {@link LookupIndices#MAX_SHARD_REQUESTS_IN_FLIGHT} at once. It runs as the user
+     * the lookup itself. At most {@link LookupIndices#MAX_SHARD_REQUESTS_IN_FLIGHT} at once a document, and those of
+     * all documents within the node's {@link ShardRequestLimit} (the others wait there instead of being rejected by a
+     * full search queue; a document's timeout counts from its first request sent). It runs as the user
      * indexing the document: the Security plugin checks the lookup's own action on each index, and the shard reads
      * through that user's reader (DLS, FLS). Where the name stands for many indices, one the user may not read is left
      * out (its shards answer nothing); where it forbids them all, the document fails as with one index.
@@ -304,7 +312,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         private final AtomicInteger forbidden = new AtomicInteger();
         private final AtomicBoolean done = new AtomicBoolean();
         private volatile Exception firstForbidden;
-        private Scheduler.ScheduledCancellable timer;
+        /** Per request: 1 while it holds a place of {@link #shardRequests}, given back once (answer or timeout). */
+        private final AtomicIntegerArray holdsPlace;
+
+        private final AtomicBoolean timerStarted = new AtomicBoolean();
+        private volatile Scheduler.ScheduledCancellable timer;
 
         ShardFanOut(
                 IngestDocument document,
@@ -343,6 +355,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             indexOf = Arrays.copyOf(indexOfSlot, requests);
             shardOf = Arrays.copyOf(shardOfSlot, requests);
             responses = new ShardMatchResponse[requests];
+            holdsPlace = new AtomicIntegerArray(requests);
             pending = new AtomicInteger(requests);
         }
 
@@ -354,14 +367,6 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 complete(document, id, null, recentMatch, self, completion);
                 return;
             }
-            timer = scheduler.apply(timeout.millis(), () -> {
-                if (done.compareAndSet(false, true)) {
-                    completion.accept(
-                            null,
-                            new OpenSearchTimeoutException("[" + TYPE + "] the lookup in [" + lookupName
-                                    + "] took more than [" + timeout + "]"));
-                }
-            });
             for (int i = 0; i < Math.min(responses.length, LookupIndices.MAX_SHARD_REQUESTS_IN_FLIGHT); i++) {
                 sendNext();
             }
@@ -372,6 +377,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             if (slot >= responses.length || done.get()) {
                 return;
             }
+            shardRequests.submit(threadContext.preserveContext(() -> send(slot)));
+        }
+
+        /** Sends the request of {@code slot} once the node's bound allows it; nothing when the document is done. */
+        private void send(int slot) {
+            if (done.get()) {
+                // Failed or timed out while this request waited: its place goes to the next one.
+                shardRequests.release();
+                return;
+            }
             ShardMatchRequest request = new ShardMatchRequest(
                     selection.oldestFirst().get(indexOf[slot]).getIndex().getName(),
                     shardOf[slot],
@@ -379,10 +394,51 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     new ShardMatchRequest.Documents(List.of(id == null ? "" : id), List.of(fingerprintSource)),
                     maxCandidates,
                     containment == null ? targetField + "." + ClusterAssignment.CLUSTER : null);
-            client.execute(
-                    NearDupLookupAction.INSTANCE,
-                    request,
-                    ActionListener.wrap(response -> answered(slot, response), e -> failed(slot, e)));
+            holdsPlace.set(slot, 1);
+            if (timerStarted.compareAndSet(false, true)) {
+                startTimer();
+            }
+            ActionListener<ShardMatchResponse> listener = ActionListener.runBefore(
+                    ActionListener.wrap(response -> answered(slot, response), e -> failed(slot, e)),
+                    () -> givePlaceBack(slot));
+            try {
+                client.execute(NearDupLookupAction.INSTANCE, request, listener);
+            } catch (RuntimeException e) {
+                listener.onFailure(e);
+            }
+        }
+
+        /**
+         * The timeout counts from the document's first request sent, not from its arrival: with a bulk's lookups into
+         * many indices, a document may first wait for a place among the node's requests (see {@link
+         * ShardRequestLimit}), and that wait is the other documents' lookups, not its own. On timeout the places of its
+         * requests still in flight are given back, so that a shard that never answers cannot hold the node's places.
+         */
+        private void startTimer() {
+            timer = scheduler.apply(timeout.millis(), () -> {
+                if (done.compareAndSet(false, true)) {
+                    for (int slot = 0; slot < responses.length; slot++) {
+                        givePlaceBack(slot);
+                    }
+                    completion.accept(
+                            null,
+                            new OpenSearchTimeoutException("[" + TYPE + "] the lookup in [" + lookupName
+                                    + "] took more than [" + timeout + "]"));
+                }
+            });
+        }
+
+        private void cancelTimer() {
+            Scheduler.ScheduledCancellable started = timer;
+            if (started != null) {
+                started.cancel();
+            }
+        }
+
+        private void givePlaceBack(int slot) {
+            if (holdsPlace.compareAndSet(slot, 1, 0)) {
+                shardRequests.release();
+            }
         }
 
         private void answered(int slot, ShardMatchResponse response) {
@@ -404,7 +460,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 return;
             }
             if (done.compareAndSet(false, true)) {
-                timer.cancel();
+                cancelTimer();
                 completion.accept(null, e);
             }
         }
@@ -413,7 +469,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             if (done.compareAndSet(false, true) == false) {
                 return;
             }
-            timer.cancel();
+            cancelTimer();
             if (forbidden.get() == responses.length) {
                 completion.accept(null, firstForbidden);
                 return;
@@ -676,10 +732,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
     /** Reads the processor's configuration; each bad option fails the pipeline PUT naming it. */
     public static final class Factory implements Processor.Factory {
+        /** The node setting of the search thread pool's queue, which the lookups' shard requests wait in. */
+        static final String SEARCH_QUEUE_SIZE = "thread_pool.search.queue_size";
+
+        static final int DEFAULT_SEARCH_QUEUE_SIZE = 1_000;
+
         private final Client client;
         private final ClusterService clusterService;
         private final ThreadContext threadContext;
         private final BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler;
+        private final ShardRequestLimit shardRequests;
 
         public Factory(
                 Client client,
@@ -690,6 +752,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             this.clusterService = clusterService;
             this.threadContext = threadContext;
             this.scheduler = scheduler;
+            this.shardRequests = new ShardRequestLimit(ShardRequestLimit.forSearchQueue(
+                    clusterService.getSettings().getAsInt(SEARCH_QUEUE_SIZE, DEFAULT_SEARCH_QUEUE_SIZE)));
         }
 
         @Override
@@ -758,6 +822,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     maxIndices,
                     maxAge,
                     new RecentFingerprints(recentSize, recentTtl.nanos()),
+                    shardRequests,
                     client,
                     clusterService,
                     threadContext,

@@ -42,9 +42,20 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
     private static final int DISTANCE = 3;
     private static final String MAPPING = PlantedSimhashes.MAPPING;
 
+    /** A search queue far smaller than a bulk's lookups ask shards: a quarter of it bounds them. */
+    private static final int SEARCH_QUEUE = 40;
+
     @Override
     protected Collection<Class<? extends Plugin>> nodePlugins() {
         return List.of(NearDupPlugin.class);
+    }
+
+    @Override
+    protected Settings nodeSettings(int nodeOrdinal) {
+        return Settings.builder()
+                .put(super.nodeSettings(nodeOrdinal))
+                .put(NearDupLookupProcessor.Factory.SEARCH_QUEUE_SIZE, SEARCH_QUEUE)
+                .build();
     }
 
     private void putPipeline(String name, String lookup) {
@@ -292,6 +303,49 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
                 .get();
         assertEquals("daily-3", dupOf("incoming", "copy-of-3").get("duplicate_of_index"));
         assertEquals("same", dupOf("incoming", "copy-of-3").get("duplicate_of"));
+    }
+
+    /**
+     * A bulk whose lookups ask far more shards than the search queue holds (200 documents into 12 indices: 2,400 shard
+     * requests, a queue of 40): they wait for a place instead of being rejected, so every document is looked up and
+     * finds the original it copies, in whichever index.
+     */
+    public void testABulkIntoManyIndicesWaitsForTheSearchQueueInsteadOfFailing() {
+        putPipeline("wide-lookup", "{\"field\": \"fp.simhash\", \"index\": \"wide-*\", \"target_field\": \"dup\"}");
+        int indices = 12;
+        long[] originals = new long[indices];
+        for (int i = 0; i < indices; i++) {
+            assertAcked(prepareCreate("wide-" + i)
+                    .setSettings(
+                            Settings.builder().put("index.number_of_shards", 1).put("index.number_of_replicas", 0))
+                    .setMapping(MAPPING));
+            originals[i] = random().nextLong();
+            client().prepareIndex("wide-" + i)
+                    .setId("original")
+                    .setSource(Map.of("fp", Map.of("simhash", hex(originals[i]))))
+                    .get();
+        }
+        client().admin().indices().prepareRefresh("wide-*").get();
+        assertAcked(prepareCreate("copies")
+                .setSettings(Settings.builder().put("index.number_of_replicas", 0))
+                .setMapping(MAPPING));
+        int copies = 200;
+        var bulk = client().prepareBulk();
+        for (int k = 0; k < copies; k++) {
+            // One bit off its original, another bit for each copy of it: a copy is closer to its original (1) than to
+            // any other copy (2), so the recent window never answers instead.
+            bulk.add(client().prepareIndex("copies")
+                    .setId("copy-" + k)
+                    .setPipeline("wide-lookup")
+                    .setSource(Map.of("fp", Map.of("simhash", hex(originals[k % indices] ^ (1L << (k / indices)))))));
+        }
+        BulkResponse response = bulk.setRefreshPolicy("true").get();
+        assertFalse(response.buildFailureMessage(), response.hasFailures());
+        for (int k = 0; k < copies; k++) {
+            Map<String, Object> dup = dupOf("copies", "copy-" + k);
+            assertEquals("copy-" + k, "original", dup.get("duplicate_of"));
+            assertEquals("copy-" + k, "wide-" + (k % indices), dup.get("duplicate_of_index"));
+        }
     }
 
     /**

@@ -537,30 +537,12 @@ public final class ClustersEvaluation {
             clusterOf[i] = i;
         }
         String field = target + ".cluster";
-        Map<String, Object> r = Json.parse(node.ok(
-                        "POST",
-                        "/" + index + "/_search?scroll=5m",
-                        "{\"size\": 10000, \"sort\": [\"_doc\"], "
-                                + "\"_source\": false, \"query\": {\"exists\": {\"field\": \"" + field
-                                + "\"}}, \"docvalue_fields\": [\"" + field + "\"]}")
-                .body());
-        while (true) {
-            List<?> hits = (List<?>) Json.path(r, "hits", "hits");
-            if (hits == null || hits.isEmpty()) {
-                break;
-            }
-            for (Object h : hits) {
-                int id = Integer.parseInt((String) ((Map<?, ?>) h).get("_id"));
-                List<?> values = (List<?>) Json.path(h, "fields", field);
-                clusterOf[id] = Integer.parseInt((String) values.get(0));
-            }
-            r = Json.parse(node.ok(
-                            "POST",
-                            "/_search/scroll",
-                            "{\"scroll\": \"5m\", \"scroll_id\": \"" + r.get("_scroll_id") + "\"}")
-                    .body());
-        }
-        node.call("DELETE", "/_search/scroll/_all", null);
+        evaluate.scroll(
+                index,
+                "{\"size\": 10000, \"sort\": [\"_doc\"], \"_source\": false, \"query\": {\"exists\": {\"field\": \""
+                        + field + "\"}}, \"docvalue_fields\": [\"" + field + "\"]}",
+                h -> clusterOf[Integer.parseInt((String) h.get("_id"))] =
+                        Integer.parseInt((String) ((List<?>) Json.path(h, "fields", field)).get(0)));
         return clusterOf;
     }
 

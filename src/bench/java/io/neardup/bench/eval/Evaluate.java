@@ -41,6 +41,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.lucene.analysis.Analyzer;
@@ -770,9 +771,14 @@ public final class Evaluate {
      * Also the {@code template} of a data stream's index template, so that its backing indices are this index.
      */
     static String indexDefinition(int shards, String minhashParams, String extraProperties) {
+        return indexDefinition(shards, minhashParams, extraProperties, PIPELINE);
+    }
+
+    /** As above, with {@code pipeline} as the default pipeline. */
+    static String indexDefinition(int shards, String minhashParams, String extraProperties, String pipeline) {
         return "{\"settings\": {\"number_of_shards\": " + shards
                 + ", \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
-                + "\"index.default_pipeline\": \"" + PIPELINE
+                + "\"index.default_pipeline\": \"" + pipeline
                 // Format 1: this program models the field's band terms on stored signatures (8-byte keys).
                 + "\", \"index.sort.field\": \"fp.simhash\", \"index.neardup.fingerprint_format\": 1},"
                 + " \"mappings\": {\"properties\": {" + extraProperties
@@ -895,6 +901,27 @@ public final class Evaluate {
         String scheme;
         int count;
         LshBanding banding;
+    }
+
+    /** Each hit of the search {@code body} (with a size and a sort) on {@code index}, page by page through a scroll. */
+    void scroll(String index, String body, Consumer<Map<?, ?>> hit) throws Exception {
+        Map<String, Object> r = Json.parse(
+                node.ok("POST", "/" + index + "/_search?scroll=5m", body).body());
+        while (true) {
+            List<?> hits = (List<?>) Json.path(r, "hits", "hits");
+            if (hits == null || hits.isEmpty()) {
+                break;
+            }
+            for (Object h : hits) {
+                hit.accept((Map<?, ?>) h);
+            }
+            r = Json.parse(node.ok(
+                            "POST",
+                            "/_search/scroll",
+                            "{\"scroll\": \"5m\", \"scroll_id\": \"" + r.get("_scroll_id") + "\"}")
+                    .body());
+        }
+        node.call("DELETE", "/_search/scroll/_all", null);
     }
 
     Stored fetch(int n) throws Exception {
