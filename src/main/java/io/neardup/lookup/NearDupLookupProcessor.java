@@ -199,6 +199,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         final Supplier<RecentFingerprints.Match> recentMatch;
         final LookupIndices.Selection selection;
         final ClusterState state;
+        final String writtenTo;
         String id = document.getSourceAndMetadata().get("_id") instanceof String s ? s : null;
         String ownIndex = (String) document.getSourceAndMetadata().get("_index");
         String lookupName = index != null ? index : ownIndex;
@@ -218,6 +219,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             selection = indices.select(state, lookupName, index == null, System.currentTimeMillis());
             FingerprintKind kind = selection.kind();
             String home = selection.spansIndices() ? indices.homeOf(state, ownIndex) : null;
+            // The document is left out of its own index's answers only: the same _id in another index (a data stream's
+            // older generation, the index a lookup searches beside the one written) is another document.
+            writtenTo = home != null ? home : indices.homeOf(state, ownIndex);
             FingerprintObject.Parts parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
             fingerprintSource =
                     MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
@@ -276,7 +280,17 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
             handler.accept(done, e);
         };
-        new ShardFanOut(document, id, lookupName, state, selection, fingerprintSource, recentMatch, self, completion)
+        new ShardFanOut(
+                        document,
+                        id,
+                        writtenTo,
+                        lookupName,
+                        state,
+                        selection,
+                        fingerprintSource,
+                        recentMatch,
+                        self,
+                        completion)
                 .start();
     }
 
@@ -293,6 +307,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     private final class ShardFanOut {
         private final IngestDocument document;
         private final String id;
+        /** The concrete index the document is written to: the one whose answers leave out its {@code _id}. */
+        private final String writtenTo;
+
         private final String lookupName;
         private final LookupIndices.Selection selection;
         private final Map<String, Object> fingerprintSource;
@@ -321,6 +338,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         ShardFanOut(
                 IngestDocument document,
                 String id,
+                String writtenTo,
                 String lookupName,
                 ClusterState state,
                 LookupIndices.Selection selection,
@@ -330,6 +348,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 BiConsumer<IngestDocument, Exception> completion) {
             this.document = document;
             this.id = id;
+            this.writtenTo = writtenTo;
             this.lookupName = lookupName;
             this.selection = selection;
             this.fingerprintSource = fingerprintSource;
@@ -387,11 +406,14 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 shardRequests.release();
                 return;
             }
+            String shardIndex =
+                    selection.oldestFirst().get(indexOf[slot]).getIndex().getName();
+            String leftOut = id != null && shardIndex.equals(writtenTo) ? id : "";
             ShardMatchRequest request = new ShardMatchRequest(
-                    selection.oldestFirst().get(indexOf[slot]).getIndex().getName(),
+                    shardIndex,
                     shardOf[slot],
                     spec,
-                    new ShardMatchRequest.Documents(List.of(id == null ? "" : id), List.of(fingerprintSource)),
+                    new ShardMatchRequest.Documents(List.of(leftOut), List.of(fingerprintSource)),
                     maxCandidates,
                     containment == null ? targetField + "." + ClusterAssignment.CLUSTER : null);
             holdsPlace.set(slot, 1);
@@ -752,8 +774,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             this.clusterService = clusterService;
             this.threadContext = threadContext;
             this.scheduler = scheduler;
+            // No cluster service where only configurations are read (the option tests): the default queue then.
             this.shardRequests = new ShardRequestLimit(ShardRequestLimit.forSearchQueue(
-                    clusterService.getSettings().getAsInt(SEARCH_QUEUE_SIZE, DEFAULT_SEARCH_QUEUE_SIZE)));
+                    clusterService == null
+                            ? DEFAULT_SEARCH_QUEUE_SIZE
+                            : clusterService.getSettings().getAsInt(SEARCH_QUEUE_SIZE, DEFAULT_SEARCH_QUEUE_SIZE)));
         }
 
         @Override

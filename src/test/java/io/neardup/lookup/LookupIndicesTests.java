@@ -240,6 +240,46 @@ public class LookupIndicesTests extends OpenSearchIntegTestCase {
     }
 
     /**
+     * Content-hash {@code _id}s (elastic/elasticsearch#44794): after a rollover a copy of the same {@code _id} goes to
+     * the next generation, another document, and finds its original of that {@code _id} in the older one by its shards
+     * (no recent window here: the document is left out of its own index's answers only, not of every index's).
+     */
+    @SuppressWarnings("unchecked")
+    public void testTheSameIdInAnOlderGenerationIsAnotherDocument() throws Exception {
+        String stream = "hashed";
+        putPipeline("hashed-lookup", "{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"recent_size\": 0}");
+        putStreamTemplate(stream, "hashed-lookup", Settings.EMPTY);
+        try {
+            Map<String, Object> source =
+                    Map.of("@timestamp", "2026-11-27T00:00:00Z", "fp", Map.of("simhash", "0123456789abcdef"));
+            String first = client().prepareIndex(stream)
+                    .setId("h1")
+                    .setOpType(DocWriteRequest.OpType.CREATE)
+                    .setSource(source)
+                    .get()
+                    .getIndex();
+            client().admin().indices().prepareRefresh(stream).get();
+            Map<String, Object> alone = dupOf(first, "h1");
+            assertTrue("nothing before it: " + alone, alone == null || alone.get("duplicate_of") == null);
+            assertAcked(client().admin().indices().prepareRolloverIndex(stream).get());
+            String second = client().prepareIndex(stream)
+                    .setId("h1")
+                    .setOpType(DocWriteRequest.OpType.CREATE)
+                    .setSource(source)
+                    .get()
+                    .getIndex();
+            assertNotEquals(first, second);
+            client().admin().indices().prepareRefresh(stream).get();
+            Map<String, Object> dup = dupOf(second, "h1");
+            assertEquals("h1", dup.get("duplicate_of"));
+            assertEquals(first, dup.get("duplicate_of_index"));
+            assertEquals(first, dup.get("cluster_index"));
+        } finally {
+            deleteStream(stream);
+        }
+    }
+
+    /**
      * A pattern over daily indices: two documents of the same {@code _id} in two indices are told apart by the index
      * written beside the {@code _id}; {@code max_indices} searches only the newest, and ties go to the older index.
      */
