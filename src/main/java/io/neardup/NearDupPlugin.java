@@ -143,7 +143,8 @@ public class NearDupPlugin extends Plugin
                         parameters.client,
                         parameters.ingestService.getClusterService(),
                         parameters.threadContext,
-                        parameters.scheduler));
+                        parameters.scheduler,
+                        parameters.env.settings()));
     }
 
     @Override

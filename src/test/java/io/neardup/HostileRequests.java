@@ -537,7 +537,7 @@ final class HostileRequests {
 
     private static String lookup(Map<String, Object> config) {
         return dumpOf(
-                new NearDupLookupProcessor.Factory(null, null, new ThreadContext(Settings.EMPTY), null)
+                new NearDupLookupProcessor.Factory(null, null, new ThreadContext(Settings.EMPTY), null, Settings.EMPTY)
                         .create(Map.of(), "t", null, config),
                 config,
                 NearDupLookupProcessor.TYPE);

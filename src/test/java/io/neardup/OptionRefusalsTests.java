@@ -9,6 +9,7 @@ import io.neardup.lookup.NearDupLookupProcessor;
 import io.neardup.query.NearDuplicateQueryBuilder;
 import java.io.IOException;
 import java.util.Map;
+import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.json.JsonXContent;
 import org.opensearch.core.xcontent.DeprecationHandler;
 import org.opensearch.core.xcontent.NamedXContentRegistry;
@@ -55,7 +56,7 @@ public class OptionRefusalsTests extends OpenSearchTestCase {
                 config("{\"field\": \"fp.simhash\", \"target_field\": \"dup\", \"" + option + "\": " + value + "}");
         return expectThrows(
                         Exception.class,
-                        () -> new NearDupLookupProcessor.Factory(null, null, null, null)
+                        () -> new NearDupLookupProcessor.Factory(null, null, null, null, Settings.EMPTY)
                                 .create(Map.of(), "t", null, config))
                 .getMessage();
     }

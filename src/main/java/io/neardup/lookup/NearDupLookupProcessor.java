@@ -40,6 +40,7 @@ import org.opensearch.cluster.ClusterState;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
+import org.opensearch.common.settings.Settings;
 import org.opensearch.common.unit.TimeValue;
 import org.opensearch.common.util.concurrent.ThreadContext;
 import org.opensearch.core.action.ActionListener;
@@ -218,10 +219,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             state = clusterService.state();
             selection = indices.select(state, lookupName, index == null, System.currentTimeMillis());
             FingerprintKind kind = selection.kind();
-            String home = selection.spansIndices() ? indices.homeOf(state, ownIndex) : null;
             // The document is left out of its own index's answers only: the same _id in another index (a data stream's
             // older generation, the index a lookup searches beside the one written) is another document.
-            writtenTo = home != null ? home : indices.homeOf(state, ownIndex);
+            writtenTo = indices.homeOf(state, ownIndex);
+            String home = selection.spansIndices() ? writtenTo : null;
             FingerprintObject.Parts parts = FingerprintObject.read(stored, FingerprintObject.ANY_KEYS);
             fingerprintSource =
                     MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
@@ -765,20 +766,19 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         private final BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler;
         private final ShardRequestLimit shardRequests;
 
+        /** @param nodeSettings the node's settings, which size the search thread pool's queue */
         public Factory(
                 Client client,
                 ClusterService clusterService,
                 ThreadContext threadContext,
-                BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler) {
+                BiFunction<Long, Runnable, Scheduler.ScheduledCancellable> scheduler,
+                Settings nodeSettings) {
             this.client = client;
             this.clusterService = clusterService;
             this.threadContext = threadContext;
             this.scheduler = scheduler;
-            // No cluster service where only configurations are read (the option tests): the default queue then.
             this.shardRequests = new ShardRequestLimit(ShardRequestLimit.forSearchQueue(
-                    clusterService == null
-                            ? DEFAULT_SEARCH_QUEUE_SIZE
-                            : clusterService.getSettings().getAsInt(SEARCH_QUEUE_SIZE, DEFAULT_SEARCH_QUEUE_SIZE)));
+                    nodeSettings.getAsInt(SEARCH_QUEUE_SIZE, DEFAULT_SEARCH_QUEUE_SIZE)));
         }
 
         @Override
