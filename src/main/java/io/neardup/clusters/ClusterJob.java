@@ -45,6 +45,9 @@ final class ClusterJob {
 
     static final int LARGEST_REPORTED = 10;
 
+    /** The count's aggregation of the documents by index, which plans a band join. */
+    private static final String BY_INDEX = "by_index";
+
     private final RunContext context;
     private final NearDupClustersRequest request;
     private final NearDupClustersTask task;
@@ -233,8 +236,6 @@ final class ClusterJob {
                         },
                         e -> counted.onResponse(new DocumentCount(-1L, null))));
     }
-
-    private static final String BY_INDEX = "by_index";
 
     /** @param ofIndex the documents of each index, by ordinal; null if not known */
     private record DocumentCount(long total, long[] ofIndex) {}

@@ -15,7 +15,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntPredicate;
 import org.opensearch.ExceptionsHelper;
+import org.opensearch.action.ActionRequest;
+import org.opensearch.action.ActionType;
 import org.opensearch.action.support.GroupedActionListener;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
@@ -105,16 +108,29 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
     /** Sends one step of a shard join as a child of the run; its answer goes to the graph. */
     private static void joinStep(
             RunContext context, MatchGraph graph, ShardJoinRequest step, ActionListener<Void> next) {
-        RunIndices indices = context.indices();
-        int[] ordinals = Arrays.stream(step.matchedIndices())
-                .mapToInt(indices::ordinalOf)
-                .toArray();
+        join(context, graph, ShardJoinAction.INSTANCE, step, step.getDescription(), step.matchedIndices(), next);
+    }
+
+    /**
+     * Sends a join step ({@code action}: one shard's, or a group's) as a child of the run; its answer goes to the
+     * graph, its queries and matches in {@code indices} as the answer numbers them.
+     */
+    private static <Request extends ActionRequest> void join(
+            RunContext context,
+            MatchGraph graph,
+            ActionType<ShardJoinResponse> action,
+            Request step,
+            String description,
+            String[] indices,
+            ActionListener<Void> next) {
+        int[] ordinals =
+                Arrays.stream(indices).mapToInt(context.indices()::ordinalOf).toArray();
         context.client()
                 .execute(
-                        ShardJoinAction.INSTANCE,
+                        action,
                         step,
                         context.step(
-                                step.getDescription(),
+                                description,
                                 ActionListener.wrap(
                                         joined -> {
                                             graph.addJoined(joined, ordinals);
@@ -229,14 +245,19 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
             int[] members = groups.members(group);
             List<ShardStep> steps = new ArrayList<>();
             steps.add(members.length == 1 ? within(members[0]) : together(group, members));
+            addAcross(steps, members, other -> groups.groupOf(other) != group);
+            inTurn(steps, done);
+        }
+
+        /** The look-up steps of {@code members} in the shards {@link #shardsProbedBy} each of them that {@code joined}. */
+        private void addAcross(List<ShardStep> steps, int[] members, IntPredicate joined) {
             for (int shard : members) {
                 for (int other : shardsProbedBy(shard, context.shards())) {
-                    if (groups.groupOf(other) != group) {
+                    if (joined.test(other)) {
                         steps.add(across(shard, other));
                     }
                 }
             }
-            inTurn(steps, done);
         }
 
         /** One step of a shard join, ending with {@code next}. */
@@ -273,27 +294,20 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     context.request().linkage() == NearDupClustersRequest.Linkage.LEADER,
                     otherShards(indices, Arrays.copyOfRange(members, 1, members.length)),
                     groups.node(group));
-            int[] ordinals = Arrays.stream(request.joinedIndices())
-                    .mapToInt(indices::ordinalOf)
-                    .toArray();
-            return next -> context.client()
-                    .execute(
-                            ShardGroupJoinAction.INSTANCE,
-                            request,
-                            context.step(
-                                    request.getDescription(),
-                                    ActionListener.wrap(
-                                            joined -> {
-                                                graph.addJoined(joined, ordinals);
-                                                next.onResponse(null);
-                                            },
-                                            e -> {
-                                                if (notTogether(e)) {
-                                                    inTurn(oneByOne(members), next);
-                                                } else {
-                                                    next.onFailure(e);
-                                                }
-                                            })));
+            return next -> join(
+                    context,
+                    graph,
+                    ShardGroupJoinAction.INSTANCE,
+                    request,
+                    request.getDescription(),
+                    request.joinedIndices(),
+                    ActionListener.wrap(next::onResponse, e -> {
+                        if (notTogether(e)) {
+                            inTurn(oneByOne(members), next);
+                        } else {
+                            next.onFailure(e);
+                        }
+                    }));
         }
 
         private static boolean notTogether(Exception e) {
@@ -306,12 +320,9 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
             List<ShardStep> steps = new ArrayList<>();
             for (int shard : members) {
                 steps.add(within(shard));
-                for (int other : shardsProbedBy(shard, context.shards())) {
-                    if (groups.groupOf(other) == groups.groupOf(shard)) {
-                        steps.add(across(shard, other));
-                    }
-                }
             }
+            int group = groups.groupOf(members[0]);
+            addAcross(steps, members, other -> groups.groupOf(other) == group);
             return steps;
         }
 
