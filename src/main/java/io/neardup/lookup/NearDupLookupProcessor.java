@@ -22,8 +22,10 @@ import io.neardup.match.NearDupLookupAction;
 import io.neardup.match.ShardMatchRequest;
 import io.neardup.match.ShardMatchResponse;
 import io.neardup.match.TransportShardMatchAction;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.opensearch.ExceptionsHelper;
@@ -48,6 +51,7 @@ import org.opensearch.core.rest.RestStatus;
 import org.opensearch.ingest.AbstractProcessor;
 import org.opensearch.ingest.ConfigurationUtils;
 import org.opensearch.ingest.IngestDocument;
+import org.opensearch.ingest.IngestDocumentWrapper;
 import org.opensearch.ingest.Processor;
 import org.opensearch.threadpool.Scheduler;
 import org.opensearch.transport.client.Client;
@@ -71,6 +75,13 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     public static final int DEFAULT_MAX_CANDIDATES = 10;
     public static final int MAX_MAX_CANDIDATES = TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT;
     public static final int DEFAULT_RECENT_SIZE = 1_000;
+    /**
+     * The most documents of a batch in one shard request: enough that a request's fixed cost (a searcher, a query
+     * context, the transport hop) is paid once for many, few enough that a bulk of 500 into one shard still spreads
+     * over the search threads (8 requests).
+     */
+    static final int DOCUMENTS_PER_REQUEST = 64;
+
     public static final int MAX_RECENT_SIZE = 100_000;
     public static final TimeValue DEFAULT_RECENT_TTL = TimeValue.timeValueSeconds(5);
     public static final TimeValue MAX_RECENT_TTL = TimeValue.timeValueMinutes(10);
@@ -195,11 +206,83 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
     @Override
     public void execute(IngestDocument document, BiConsumer<IngestDocument, Exception> handler) {
+        lookUp(List.of(document), List.of(handler));
+    }
+
+    /**
+     * A bulk's documents looked up together (core hands a processor the documents of one bulk, index and pipeline as
+     * one batch): one shard request for up to {@link #DOCUMENTS_PER_REQUEST} of them instead of one a document, so
+     * that a shard's searcher, query context and transport hop are paid once for them all. A document that fails keeps
+     * its document beside the exception, for the pipeline's {@code on_failure}.
+     */
+    @Override
+    public void batchExecute(List<IngestDocumentWrapper> wrappers, Consumer<List<IngestDocumentWrapper>> handler) {
+        if (wrappers.isEmpty()) {
+            handler.accept(List.of());
+            return;
+        }
+        AtomicInteger left = new AtomicInteger(wrappers.size());
+        List<IngestDocument> documents = new ArrayList<>(wrappers.size());
+        List<BiConsumer<IngestDocument, Exception>> handlers = new ArrayList<>(wrappers.size());
+        for (IngestDocumentWrapper wrapper : wrappers) {
+            IngestDocument original = wrapper.getIngestDocument();
+            documents.add(original);
+            handlers.add((done, e) -> {
+                wrapper.update(e == null ? done : original, e);
+                if (left.decrementAndGet() == 0) {
+                    handler.accept(wrappers);
+                }
+            });
+        }
+        lookUp(documents, handlers);
+    }
+
+    /**
+     * Prepares each document in order (its fingerprint read, the indices its name stands for chosen, its place taken
+     * in the recent window, so that a later document of the batch finds an earlier one there), then looks those of one
+     * name up together, {@link #DOCUMENTS_PER_REQUEST} to a shard request.
+     */
+    private void lookUp(List<IngestDocument> documents, List<BiConsumer<IngestDocument, Exception>> handlers) {
+        ClusterState state = clusterService.state();
+        long now = System.currentTimeMillis();
+        Map<String, List<Lookup>> byName = new LinkedHashMap<>();
+        for (int i = 0; i < documents.size(); i++) {
+            Lookup lookup = prepare(documents.get(i), handlers.get(i), state, now);
+            if (lookup != null) {
+                byName.computeIfAbsent(lookup.lookupName(), name -> new ArrayList<>())
+                        .add(lookup);
+            }
+        }
+        for (List<Lookup> sameName : byName.values()) {
+            for (int from = 0; from < sameName.size(); from += DOCUMENTS_PER_REQUEST) {
+                List<Lookup> chunk = sameName.subList(from, Math.min(sameName.size(), from + DOCUMENTS_PER_REQUEST));
+                new ShardFanOut(state, chunk).start();
+            }
+        }
+    }
+
+    /**
+     * One document's lookup, ready to be sent: what it asks the shards ({@code fingerprintSource}, {@code id} left
+     * out of {@code writtenTo}'s answers) and the recent window ({@code recentMatch}, its own entry {@code self}).
+     */
+    private record Lookup(
+            IngestDocument document,
+            String id,
+            String writtenTo,
+            String lookupName,
+            LookupIndices.Selection selection,
+            Map<String, Object> fingerprintSource,
+            Supplier<RecentFingerprints.Match> recentMatch,
+            RecentFingerprints.Entry self,
+            BiConsumer<IngestDocument, Exception> completion) {}
+
+    /** The document's lookup, or null when it is already answered (no fingerprint to look up, or a clear failure). */
+    private Lookup prepare(
+            IngestDocument document, BiConsumer<IngestDocument, Exception> handler, ClusterState state, long now) {
         final Map<String, Object> fingerprintSource;
         final RecentFingerprints.Entry self;
         final Supplier<RecentFingerprints.Match> recentMatch;
         final LookupIndices.Selection selection;
-        final ClusterState state;
         final String writtenTo;
         String id = document.getSourceAndMetadata().get("_id") instanceof String s ? s : null;
         String ownIndex = (String) document.getSourceAndMetadata().get("_index");
@@ -211,13 +294,12 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 // it would keep it out of the index.
                 if (ignoreMissing || fingerprintedWithoutTokens(document)) {
                     handler.accept(document, null);
-                    return;
+                    return null;
                 }
                 throw new IllegalArgumentException("[" + TYPE + "] the document has no fingerprint at [" + field
                         + "]; place this " + "processor after [near_dup_fingerprint] (or set [ignore_missing])");
             }
-            state = clusterService.state();
-            selection = indices.select(state, lookupName, index == null, System.currentTimeMillis());
+            selection = indices.select(state, lookupName, index == null, now);
             FingerprintKind kind = selection.kind();
             // The document is left out of its own index's answers only: the same _id in another index (a data stream's
             // older generation, the index a lookup searches beside the one written) is another document.
@@ -227,12 +309,12 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             fingerprintSource =
                     MappingPaths.nest(spec.sourceToMatch(), document.getFieldValue(spec.sourceToMatch(), Object.class));
             String scope = windowScope(lookupName);
-            long now = nanoTime.getAsLong();
+            long arrived = nanoTime.getAsLong();
             int scheme = parts.scheme() == null ? 0 : parts.scheme().hashCode();
             if (kind == FingerprintKind.SIMHASH) {
                 long value = SimhashCodec.parseHex(parts.value());
                 int distance = spec.options().effectiveMaxDistance();
-                self = id == null ? null : recent.addSimhash(scope, id, home, scheme, value, now);
+                self = id == null ? null : recent.addSimhash(scope, id, home, scheme, value, arrived);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch = () ->
                         recent.closestSimhash(scope, id, home, scheme, value, distance, before, nanoTime.getAsLong());
@@ -246,7 +328,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 byte[] shingles = read.shingleSet();
                 int formatScheme = windowPart(read.format(), scheme);
                 boolean documentInsideRecent = containment.contained() == Containment.Contained.LIKE;
-                self = id == null ? null : recent.addShingleSet(scope, id, home, formatScheme, shingles, now);
+                self = id == null ? null : recent.addShingleSet(scope, id, home, formatScheme, shingles, arrived);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch = () -> recent.mostContaining(
                         scope,
@@ -266,14 +348,16 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 int[] signature = read.signature();
                 int formatScheme = windowPart(read.format(), scheme);
                 double tau = spec.options().effectiveMinSimilarity();
-                self = id == null ? null : recent.addSignature(scope, id, home, formatScheme, signature, shingles, now);
+                self = id == null
+                        ? null
+                        : recent.addSignature(scope, id, home, formatScheme, signature, shingles, arrived);
                 long before = self == null ? recent.nextArrival() : self.arrival();
                 recentMatch = () -> recent.mostSimilarSignature(
                         scope, id, home, formatScheme, signature, shingles, tau, before, nanoTime.getAsLong());
             }
         } catch (RuntimeException e) {
             handler.accept(null, e);
-            return;
+            return null;
         }
         BiConsumer<IngestDocument, Exception> completion = (done, e) -> {
             if (e != null && self != null) {
@@ -281,42 +365,26 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
             handler.accept(done, e);
         };
-        new ShardFanOut(
-                        document,
-                        id,
-                        writtenTo,
-                        lookupName,
-                        state,
-                        selection,
-                        fingerprintSource,
-                        recentMatch,
-                        self,
-                        completion)
-                .start();
+        return new Lookup(
+                document, id, writtenTo, lookupName, selection, fingerprintSource, recentMatch, self, completion);
     }
 
     /**
-     * One request per shard of every index searched, straight to a copy of it, the document's query run there on the
-     * shard's structures: no search action around it (can_match, query and fetch phases), which would cost more than
-     * the lookup itself. At most {@link LookupIndices#MAX_SHARD_REQUESTS_IN_FLIGHT} at once a document, and those of
-     * all documents within the node's {@link ShardRequestLimit} (the others wait there instead of being rejected by a
-     * full search queue; a document's timeout counts from its first request sent). It runs as the user
-     * indexing the document: the Security plugin checks the lookup's own action on each index, and the shard reads
-     * through that user's reader (DLS, FLS). Where the name stands for many indices, one the user may not read is left
-     * out (its shards answer nothing); where it forbids them all, the document fails as with one index.
+     * One request per shard of every index searched for a batch of documents (of one lookup name), straight to a copy
+     * of the shard, each document's query run there on the shard's structures: no search action around it (can_match,
+     * query and fetch phases), which would cost more than the lookup itself. At most {@link
+     * LookupIndices#MAX_SHARD_REQUESTS_IN_FLIGHT} at once a batch, and those of all batches within the node's {@link
+     * ShardRequestLimit} (the others wait there instead of being rejected by a full search queue; the batch's timeout
+     * counts from its first request sent). It runs as the user indexing the documents: the Security plugin checks the
+     * lookup's own action on each index, and the shard reads through that user's reader (DLS, FLS). Where the name
+     * stands for many indices, one the user may not read is left out (its shards answer nothing); where it forbids
+     * them all, the documents fail as with one index. A shard that fails fails every document of the batch, as it
+     * would have failed each.
      */
     private final class ShardFanOut {
-        private final IngestDocument document;
-        private final String id;
-        /** The concrete index the document is written to: the one whose answers leave out its {@code _id}. */
-        private final String writtenTo;
-
+        private final List<Lookup> lookups;
         private final String lookupName;
         private final LookupIndices.Selection selection;
-        private final Map<String, Object> fingerprintSource;
-        private final Supplier<RecentFingerprints.Match> recentMatch;
-        private final RecentFingerprints.Entry self;
-        private final BiConsumer<IngestDocument, Exception> completion;
         /**
          * Per request, in order (oldest index first, then by shard): its index's position, and its shard. A shard that
          * cannot hold a document yet has none ({@link LookupIndices#mayHoldDocuments}).
@@ -336,26 +404,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         private final AtomicBoolean timerStarted = new AtomicBoolean();
         private volatile Scheduler.ScheduledCancellable timer;
 
-        ShardFanOut(
-                IngestDocument document,
-                String id,
-                String writtenTo,
-                String lookupName,
-                ClusterState state,
-                LookupIndices.Selection selection,
-                Map<String, Object> fingerprintSource,
-                Supplier<RecentFingerprints.Match> recentMatch,
-                RecentFingerprints.Entry self,
-                BiConsumer<IngestDocument, Exception> completion) {
-            this.document = document;
-            this.id = id;
-            this.writtenTo = writtenTo;
-            this.lookupName = lookupName;
-            this.selection = selection;
-            this.fingerprintSource = fingerprintSource;
-            this.recentMatch = recentMatch;
-            this.self = self;
-            this.completion = completion;
+        /** @param lookups documents of one lookup name, prepared with one cluster state and time: one selection */
+        ShardFanOut(ClusterState state, List<Lookup> lookups) {
+            this.lookups = lookups;
+            this.lookupName = lookups.get(0).lookupName();
+            this.selection = lookups.get(0).selection();
             int requests = 0;
             for (IndexMetadata index : selection.oldestFirst()) {
                 requests += index.getNumberOfShards();
@@ -381,10 +434,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
         void start() {
             if (responses.length == 0) {
-                // The document's own index does not exist yet, or has no started shard: nothing is searchable, only
+                // The documents' own index does not exist yet, or has no started shard: nothing is searchable, only
                 // the recent window.
                 done.set(true);
-                complete(document, id, null, recentMatch, self, completion);
+                completeAll(new Found[lookups.size()]);
                 return;
             }
             for (int i = 0; i < Math.min(responses.length, LookupIndices.MAX_SHARD_REQUESTS_IN_FLIGHT); i++) {
@@ -400,7 +453,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             shardRequests.submit(threadContext.preserveContext(() -> send(slot)));
         }
 
-        /** Sends the request of {@code slot} once the node's bound allows it; nothing when the document is done. */
+        /** Sends the request of {@code slot} once the node's bound allows it; nothing when the batch is done. */
         private void send(int slot) {
             if (done.get()) {
                 // Failed or timed out while this request waited: its place goes to the next one.
@@ -409,12 +462,17 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
             String shardIndex =
                     selection.oldestFirst().get(indexOf[slot]).getIndex().getName();
-            String leftOut = id != null && shardIndex.equals(writtenTo) ? id : "";
+            List<String> leftOut = new ArrayList<>(lookups.size());
+            List<Map<String, Object>> sources = new ArrayList<>(lookups.size());
+            for (Lookup lookup : lookups) {
+                leftOut.add(lookup.id() != null && shardIndex.equals(lookup.writtenTo()) ? lookup.id() : "");
+                sources.add(lookup.fingerprintSource());
+            }
             ShardMatchRequest request = new ShardMatchRequest(
                     shardIndex,
                     shardOf[slot],
                     spec,
-                    new ShardMatchRequest.Documents(List.of(leftOut), List.of(fingerprintSource)),
+                    new ShardMatchRequest.Documents(leftOut, sources),
                     maxCandidates,
                     containment == null ? targetField + "." + ClusterAssignment.CLUSTER : null);
             holdsPlace.set(slot, 1);
@@ -432,10 +490,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         }
 
         /**
-         * The timeout counts from the document's first request sent, not from its arrival: with a bulk's lookups into
-         * many indices, a document may first wait for a place among the node's requests (see {@link
-         * ShardRequestLimit}), and that wait is the other documents' lookups, not its own. On timeout the places of its
-         * requests still in flight are given back, so that a shard that never answers cannot hold the node's places.
+         * The timeout counts from the batch's first request sent, not from its arrival: with a bulk's lookups into
+         * many indices, a batch may first wait for a place among the node's requests (see {@link ShardRequestLimit}),
+         * and that wait is the other batches' lookups, not its own. On timeout the places of its requests still in
+         * flight are given back, so that a shard that never answers cannot hold the node's places.
          */
         private void startTimer() {
             timer = scheduler.apply(timeout.millis(), () -> {
@@ -443,10 +501,8 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                     for (int slot = 0; slot < responses.length; slot++) {
                         givePlaceBack(slot);
                     }
-                    completion.accept(
-                            null,
-                            new OpenSearchTimeoutException("[" + TYPE + "] the lookup in [" + lookupName
-                                    + "] took more than [" + timeout + "]"));
+                    failAll(new OpenSearchTimeoutException(
+                            "[" + TYPE + "] the lookup in [" + lookupName + "] took more than [" + timeout + "]"));
                 }
             });
         }
@@ -484,7 +540,13 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
             if (done.compareAndSet(false, true)) {
                 cancelTimer();
-                completion.accept(null, e);
+                failAll(e);
+            }
+        }
+
+        private void failAll(Exception e) {
+            for (Lookup lookup : lookups) {
+                lookup.completion().accept(null, e);
             }
         }
 
@@ -494,23 +556,41 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
             cancelTimer();
             if (forbidden.get() == responses.length) {
-                completion.accept(null, firstForbidden);
+                failAll(firstForbidden);
                 return;
             }
-            complete(document, id, containment == null ? best() : mostContaining(), recentMatch, self, completion);
+            completeAll(containment == null ? best() : mostContaining());
         }
 
-        /** The match of highest similarity; ties to the older index, then the lower shard, then the shard's order. */
-        private Found best() {
-            Found best = null;
+        /** In the documents' order, so that one found in the recent window by a later one is decided first. */
+        private void completeAll(Found[] found) {
+            for (int q = 0; q < lookups.size(); q++) {
+                Lookup lookup = lookups.get(q);
+                complete(
+                        lookup.document(),
+                        lookup.id(),
+                        found[q],
+                        lookup.recentMatch(),
+                        lookup.self(),
+                        lookup.completion());
+            }
+        }
+
+        /**
+         * Each document's match of highest similarity; ties to the older index, then the lower shard, then the shard's
+         * order.
+         */
+        private Found[] best() {
+            Found[] best = new Found[lookups.size()];
             for (int slot = 0; slot < responses.length; slot++) {
                 ShardMatchResponse response = responses[slot];
                 for (int i = 0; response != null && i < response.size(); i++) {
-                    if (best == null || response.similarity(i) > best.similarity()) {
+                    int q = response.query(i);
+                    if (best[q] == null || response.similarity(i) > best[q].similarity()) {
                         String cluster = response.matchedCluster(i);
                         // A cluster whose assignment names no index is of the matched document's own index.
                         String clusterIndex = cluster == null ? null : response.matchedClusterIndex(i);
-                        best = new Found(
+                        best[q] = new Found(
                                 response.matchedId(i),
                                 indexName(slot),
                                 indexOf[slot],
@@ -524,16 +604,17 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         }
 
         /**
-         * The match of highest containment, ties to the older index, then to the smallest {@code _id}: the same answer
-         * whichever shard answers first.
+         * Each document's match of highest containment, ties to the older index, then to the smallest {@code _id}: the
+         * same answer whichever shard answers first.
          */
-        private Found mostContaining() {
-            Found best = null;
+        private Found[] mostContaining() {
+            Found[] best = new Found[lookups.size()];
             for (int slot = 0; slot < responses.length; slot++) {
                 ShardMatchResponse response = responses[slot];
                 for (int i = 0; response != null && i < response.size(); i++) {
-                    best = moreContaining(
-                            best,
+                    int q = response.query(i);
+                    best[q] = moreContaining(
+                            best[q],
                             new Found(
                                     response.matchedId(i),
                                     indexName(slot),

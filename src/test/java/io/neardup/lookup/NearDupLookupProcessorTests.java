@@ -9,6 +9,7 @@ import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
+import io.neardup.match.NearDupLookupAction;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -16,14 +17,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.opensearch.action.ActionRequest;
 import org.opensearch.action.bulk.BulkItemResponse;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.action.bulk.BulkResponse;
+import org.opensearch.action.support.ActionFilter;
 import org.opensearch.action.support.WriteRequest;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
+import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.common.bytes.BytesArray;
 import org.opensearch.core.rest.RestStatus;
+import org.opensearch.plugins.ActionPlugin;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.SearchHit;
 import org.opensearch.test.OpenSearchIntegTestCase;
@@ -36,7 +42,30 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
 
     @Override
     protected Collection<Class<? extends Plugin>> nodePlugins() {
-        return List.of(NearDupPlugin.class);
+        return List.of(NearDupPlugin.class, LookupRequestCounter.class);
+    }
+
+    /** Counts the lookup's shard requests sent from the node that ingests. */
+    public static final class LookupRequestCounter extends Plugin implements ActionPlugin {
+        static final AtomicInteger SENT = new AtomicInteger();
+
+        @Override
+        public List<ActionFilter> getActionFilters() {
+            return List.of(new ActionFilter.Simple() {
+                @Override
+                public int order() {
+                    return 0;
+                }
+
+                @Override
+                protected boolean apply(String action, ActionRequest request, ActionListener<?> listener) {
+                    if (action.equals(NearDupLookupAction.NAME)) {
+                        SENT.incrementAndGet();
+                    }
+                    return true;
+                }
+            });
+        }
     }
 
     private static final String KINDS_MAPPING = "{\"properties\": {\"fp\": {\"properties\": {"
@@ -95,7 +124,7 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
         Map<String, Integer> batchOf = new HashMap<>();
         int batch = 0;
         for (int from = 0; from < order.size(); batch++) {
-            int to = Math.min(order.size(), from + between(1, 40));
+            int to = Math.min(order.size(), from + between(1, 2 * NearDupLookupProcessor.DOCUMENTS_PER_REQUEST + 10));
             BulkRequestBuilder bulk = client().prepareBulk();
             for (String id : order.subList(from, to)) {
                 bulk.add(client().prepareIndex("arrivals")
@@ -146,6 +175,75 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
             }
         }
         assertTrue("the corpus has copies: " + duplicates, duplicates >= 20);
+    }
+
+    /**
+     * A bulk's documents share their shard requests: one a shard for each {@link
+     * NearDupLookupProcessor#DOCUMENTS_PER_REQUEST} of them, where a request a document and a shard was sent before;
+     * each still gets its own answer (its closest searchable document, or none).
+     */
+    @SuppressWarnings("unchecked")
+    public void testABulksDocumentsShareTheirShardRequests() {
+        int shards = between(1, 3);
+        client().admin()
+                .cluster()
+                .preparePutPipeline(
+                        "lookup-shared",
+                        new BytesArray(
+                                "{\"processors\": [{\"near_dup_lookup\": {\"field\": \"fp.simhash\","
+                                        + " \"index\": \"shared-originals\", \"max_distance\": 3, \"target_field\": \"dup\"}}]}"),
+                        XContentType.JSON)
+                .get();
+        String mapping = "{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}";
+        assertAcked(prepareCreate("shared-originals")
+                .setSettings(
+                        Settings.builder().put("index.number_of_shards", shards).put("index.number_of_replicas", 0))
+                .setMapping(mapping));
+        assertAcked(prepareCreate("shared-copies")
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", 1)
+                        .put("index.number_of_replicas", 0)
+                        .put("index.default_pipeline", "lookup-shared"))
+                .setMapping(mapping));
+        Random random = random();
+        long[] originals = new long[200];
+        BulkRequestBuilder indexed = client().prepareBulk().setRefreshPolicy(WriteRequest.RefreshPolicy.IMMEDIATE);
+        for (int i = 0; i < originals.length; i++) {
+            originals[i] = random.nextLong();
+            indexed.add(client().prepareIndex("shared-originals")
+                    .setId("o" + i)
+                    .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(originals[i])))));
+        }
+        assertFalse(indexed.get().buildFailureMessage(), indexed.get().hasFailures());
+        int copies = 2 * NearDupLookupProcessor.DOCUMENTS_PER_REQUEST + between(1, 60);
+        Map<String, Integer> copyOf = new HashMap<>();
+        BulkRequestBuilder bulk = client().prepareBulk().setRefreshPolicy(WriteRequest.RefreshPolicy.IMMEDIATE);
+        for (int i = 0; i < copies; i++) {
+            // Half are near copies of an original (each of another), half far from every one (by chance alone).
+            int of = random.nextBoolean() ? i : -1;
+            long fp = of < 0 ? random.nextLong() : originals[of] ^ (1L << random.nextInt(64));
+            copyOf.put("c" + i, of);
+            bulk.add(client().prepareIndex("shared-copies")
+                    .setId("c" + i)
+                    .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp)))));
+        }
+        LookupRequestCounter.SENT.set(0);
+        BulkResponse response = bulk.get();
+        assertFalse(response.buildFailureMessage(), response.hasFailures());
+        int chunks = (copies + NearDupLookupProcessor.DOCUMENTS_PER_REQUEST - 1)
+                / NearDupLookupProcessor.DOCUMENTS_PER_REQUEST;
+        assertEquals(
+                "one request a shard for each chunk of the bulk", chunks * shards, LookupRequestCounter.SENT.get());
+        for (SearchHit hit :
+                client().prepareSearch("shared-copies").setSize(copies).get().getHits()) {
+            Map<String, Object> dup = (Map<String, Object>) hit.getSourceAsMap().get("dup");
+            int of = copyOf.get(hit.getId());
+            if (of >= 0) {
+                assertEquals(hit.getId() + " " + dup, "o" + of, dup.get("duplicate_of"));
+            } else {
+                assertNull(hit.getId() + " " + dup, dup.get("duplicate_of"));
+            }
+        }
     }
 
     /** Two copies in one bulk request: the second is found among the recent fingerprints, and only there (the search cannot see the first yet). */
