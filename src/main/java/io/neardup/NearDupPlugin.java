@@ -36,6 +36,7 @@ import io.neardup.index.SimhashFieldMapper;
 import io.neardup.ingest.FingerprintScratchPool;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.ingest.NearDupFingerprintProcessorFactory;
+import io.neardup.lookup.LookupWriteIndices;
 import io.neardup.lookup.NearDupLookupProcessor;
 import io.neardup.match.NearDupLookupAction;
 import io.neardup.match.ShardMatchAction;
@@ -116,6 +117,7 @@ public class NearDupPlugin extends Plugin
     private volatile ClusterService clusterService;
     private volatile IndexNameExpressionResolver indexNameExpressionResolver;
     private volatile Client client;
+    private volatile ThreadPool threadPool;
     private final FingerprintSearchChecks searchChecks =
             new FingerprintSearchChecks(() -> clusterService, () -> indexNameExpressionResolver);
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
@@ -183,7 +185,8 @@ public class NearDupPlugin extends Plugin
         return List.of(
                 searchChecks,
                 new NearDupExplainCoordinator(() -> client, () -> clusterService, () -> indexNameExpressionResolver),
-                new IndexFingerprintFormat.ResizeCheck(() -> clusterService));
+                new IndexFingerprintFormat.ResizeCheck(() -> clusterService),
+                new LookupWriteIndices(() -> threadPool == null ? null : threadPool.getThreadContext()));
     }
 
     /** Every new index records its fingerprint format: {@link FingerprintFormat#NEW_INDEX_DEFAULT} unless it names one. */
@@ -233,6 +236,7 @@ public class NearDupPlugin extends Plugin
         this.clusterService = clusterService;
         this.indexNameExpressionResolver = indexNameExpressionResolver;
         this.client = client;
+        this.threadPool = threadPool;
         stepTimeouts = new StepTimeouts(threadPool);
         return List.of(cache, scratchPool, queryServices, stepTimeouts);
     }

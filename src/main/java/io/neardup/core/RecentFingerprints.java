@@ -49,6 +49,8 @@ public final class RecentFingerprints {
         private String cluster;
         private String clusterIndex;
         private List<Runnable> onDecision;
+        /** What its caller keeps beside it (the lookup: where core then wrote the document); null if nothing. */
+        private volatile Object attachment;
 
         Entry(
                 String scope,
@@ -94,6 +96,16 @@ public final class RecentFingerprints {
         /** The index of the cluster its lookup chose, where the lookup names one; its home while undecided. */
         public synchronized String clusterIndex() {
             return cluster == null ? home : clusterIndex;
+        }
+
+        /** Keeps {@code value} beside the entry, for whoever matches it ({@link #attachment}). */
+        public void attach(Object value) {
+            attachment = value;
+        }
+
+        /** What its caller {@link #attach}ed; null if nothing. */
+        public Object attachment() {
+            return attachment;
         }
 
         /** Whether its document was accepted; false while pending or once withdrawn. */

@@ -206,7 +206,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
     @Override
     public void execute(IngestDocument document, BiConsumer<IngestDocument, Exception> handler) {
-        lookUp(List.of(document), List.of(handler));
+        lookUp(List.of(document), List.of(handler), null);
     }
 
     /**
@@ -224,7 +224,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         AtomicInteger left = new AtomicInteger(wrappers.size());
         List<IngestDocument> documents = new ArrayList<>(wrappers.size());
         List<BiConsumer<IngestDocument, Exception>> handlers = new ArrayList<>(wrappers.size());
+        int[] slots = new int[wrappers.size()];
         for (IngestDocumentWrapper wrapper : wrappers) {
+            slots[documents.size()] = wrapper.getSlot();
             IngestDocument original = wrapper.getIngestDocument();
             documents.add(original);
             handlers.add((done, e) -> {
@@ -234,20 +236,24 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 }
             });
         }
-        lookUp(documents, handlers);
+        lookUp(documents, handlers, slots);
     }
 
     /**
      * Prepares each document in order (its fingerprint read, the indices its name stands for chosen, its place taken
      * in the recent window, so that a later document of the batch finds an earlier one there), then looks those of one
      * name up together, {@link #DOCUMENTS_PER_REQUEST} to a shard request.
+     *
+     * @param slots the documents' places in their bulk, where core gives them ({@link LookupWriteIndices}), else null
      */
-    private void lookUp(List<IngestDocument> documents, List<BiConsumer<IngestDocument, Exception>> handlers) {
+    private void lookUp(
+            List<IngestDocument> documents, List<BiConsumer<IngestDocument, Exception>> handlers, int[] slots) {
         ClusterState state = clusterService.state();
         long now = System.currentTimeMillis();
+        LookupWriteIndices.Bulk bulk = slots == null ? null : LookupWriteIndices.current(threadContext);
         Map<String, List<Lookup>> byName = new LinkedHashMap<>();
         for (int i = 0; i < documents.size(); i++) {
-            Lookup lookup = prepare(documents.get(i), handlers.get(i), state, now);
+            Lookup lookup = prepare(documents.get(i), handlers.get(i), state, now, bulk, bulk == null ? -1 : slots[i]);
             if (lookup != null) {
                 byName.computeIfAbsent(lookup.lookupName(), name -> new ArrayList<>())
                         .add(lookup);
@@ -263,7 +269,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
     /**
      * One document's lookup, ready to be sent: what it asks the shards ({@code fingerprintSource}, {@code id} left
-     * out of {@code writtenTo}'s answers) and the recent window ({@code recentMatch}, its own entry {@code self}).
+     * out of {@code writtenTo}'s answers) and the recent window ({@code recentMatch}, its own entry {@code self});
+     * where the names it writes are corrected once the write begins ({@code bulk}, its place {@code slot} there, where
+     * it is assumed to go {@code placement}), else those three null and -1.
      */
     private record Lookup(
             IngestDocument document,
@@ -274,11 +282,19 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             Map<String, Object> fingerprintSource,
             Supplier<RecentFingerprints.Match> recentMatch,
             RecentFingerprints.Entry self,
-            BiConsumer<IngestDocument, Exception> completion) {}
+            BiConsumer<IngestDocument, Exception> completion,
+            LookupWriteIndices.Bulk bulk,
+            int slot,
+            LookupWriteIndices.Placement placement) {}
 
     /** The document's lookup, or null when it is already answered (no fingerprint to look up, or a clear failure). */
     private Lookup prepare(
-            IngestDocument document, BiConsumer<IngestDocument, Exception> handler, ClusterState state, long now) {
+            IngestDocument document,
+            BiConsumer<IngestDocument, Exception> handler,
+            ClusterState state,
+            long now,
+            LookupWriteIndices.Bulk bulk,
+            int slot) {
         final Map<String, Object> fingerprintSource;
         final RecentFingerprints.Entry self;
         final Supplier<RecentFingerprints.Match> recentMatch;
@@ -365,8 +381,23 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             }
             handler.accept(done, e);
         };
+        // Only a name that spans indices has index names written, and only a named write index can be assumed wrong.
+        LookupWriteIndices.Placement placement = bulk == null || selection.spansIndices() == false || writtenTo == null
+                ? null
+                : bulk.placement(ownIndex, writtenTo);
         return new Lookup(
-                document, id, writtenTo, lookupName, selection, fingerprintSource, recentMatch, self, completion);
+                document,
+                id,
+                writtenTo,
+                lookupName,
+                selection,
+                fingerprintSource,
+                recentMatch,
+                self,
+                completion,
+                placement == null ? null : bulk,
+                slot,
+                placement);
     }
 
     /**
@@ -565,14 +596,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         /** In the documents' order, so that one found in the recent window by a later one is decided first. */
         private void completeAll(Found[] found) {
             for (int q = 0; q < lookups.size(); q++) {
-                Lookup lookup = lookups.get(q);
-                complete(
-                        lookup.document(),
-                        lookup.id(),
-                        found[q],
-                        lookup.recentMatch(),
-                        lookup.self(),
-                        lookup.completion());
+                complete(lookups.get(q), found[q]);
             }
         }
 
@@ -651,26 +675,20 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
      * still being looked up is used only once that document is accepted; if it is withdrawn, the
      * window is asked again without it.
      */
-    private void complete(
-            IngestDocument document,
-            String id,
-            Found indexed,
-            Supplier<RecentFingerprints.Match> recentMatch,
-            RecentFingerprints.Entry self,
-            BiConsumer<IngestDocument, Exception> completion) {
+    private void complete(Lookup lookup, Found indexed) {
         RecentFingerprints.Match match;
         try {
-            match = recentMatch.get();
+            match = lookup.recentMatch().get();
             if (match != null && match.entry().accepted() == false) {
-                match.entry().whenDecided(() -> complete(document, id, indexed, recentMatch, self, completion));
+                match.entry().whenDecided(() -> complete(lookup, indexed));
                 return;
             }
-            write(document, id, indexed, match, self);
+            write(lookup, indexed, match);
         } catch (RuntimeException e) {
-            completion.accept(null, e);
+            lookup.completion().accept(null, e);
             return;
         }
-        completion.accept(document, null);
+        lookup.completion().accept(lookup.document(), null);
     }
 
     /**
@@ -743,21 +761,69 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         return a.id().compareTo(b.id()) <= 0 ? a : b;
     }
 
-    private void write(
-            IngestDocument document,
-            String id,
+    private void write(Lookup lookup, Found indexed, RecentFingerprints.Match recentMatch) {
+        IngestDocument document = lookup.document();
+        RecentFingerprints.Entry self = lookup.self();
+        List<LookupWriteIndices.Correction> corrections = new ArrayList<>(2);
+        LookupWriteIndices.Placement clusterPlacement = null;
+        if (containment != null) {
+            writeContainment(document, indexed, recentMatch, corrections);
+        } else {
+            clusterPlacement = writeSimilarity(lookup, indexed, recentMatch, corrections);
+        }
+        if (lookup.placement() != null) {
+            lookup.bulk().record(lookup.slot(), lookup.placement(), corrections);
+        }
+        if (self != null) {
+            if (lookup.placement() != null) {
+                self.attach(new LookupWriteIndices.Placed(lookup.placement(), clusterPlacement));
+            }
+            recent.accept(self, cluster(document), clusterIndex(document));
+        }
+    }
+
+    private Object answer(IngestDocument document) {
+        return document.hasField(targetField) ? document.getFieldValue(targetField, Object.class) : null;
+    }
+
+    @SuppressWarnings("unchecked")
+    private String cluster(IngestDocument document) {
+        return containment == null && answer(document) instanceof Map<?, ?> value
+                ? ClusterAssignment.clusterOf((Map<String, Object>) value)
+                : null;
+    }
+
+    @SuppressWarnings("unchecked")
+    private String clusterIndex(IngestDocument document) {
+        return containment == null && answer(document) instanceof Map<?, ?> value
+                ? ClusterAssignment.clusterIndexOf((Map<String, Object>) value)
+                : null;
+    }
+
+    /**
+     * Where a match found in the recent window is written, as far as is known now: an entry of a bulk whose write
+     * began is named where it went ({@link LookupWriteIndices}), else where its lookup assumed it would go.
+     */
+    private static LookupWriteIndices.Placed placed(RecentFingerprints.Entry entry) {
+        return entry.attachment() instanceof LookupWriteIndices.Placed placed ? placed : null;
+    }
+
+    /**
+     * A similarity lookup's answer; the names that came from an assumed write index are added to {@code corrections}.
+     * Returns the placement of the cluster's index where that was assumed, else null.
+     */
+    private LookupWriteIndices.Placement writeSimilarity(
+            Lookup lookup,
             Found indexed,
             RecentFingerprints.Match recentMatch,
-            RecentFingerprints.Entry self) {
-        if (containment != null) {
-            writeContainment(document, indexed, recentMatch, self);
-            return;
-        }
+            List<LookupWriteIndices.Correction> corrections) {
         String duplicateOf = null;
         String duplicateOfIndex = null;
         String cluster = null;
         String clusterIndex = null;
         double similarity = 0;
+        LookupWriteIndices.Placement duplicatePlacement = null;
+        LookupWriteIndices.Placement clusterPlacement = null;
         if (indexed != null) {
             duplicateOf = indexed.id();
             duplicateOfIndex = indexed.index();
@@ -766,26 +832,47 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             similarity = indexed.similarity();
         }
         if (recentMatch != null && (indexed == null || recentMatch.similarity() > similarity)) {
-            duplicateOf = recentMatch.entry().id();
-            duplicateOfIndex = recentMatch.entry().home();
-            cluster = recentMatch.entry().cluster();
-            clusterIndex = recentMatch.entry().clusterIndex();
+            RecentFingerprints.Entry entry = recentMatch.entry();
+            LookupWriteIndices.Placed placed = placed(entry);
+            duplicateOf = entry.id();
+            duplicatePlacement = placed == null ? null : placed.home();
+            duplicateOfIndex = duplicatePlacement == null ? entry.home() : duplicatePlacement.index();
+            cluster = entry.cluster();
+            clusterPlacement = placed == null ? null : placed.clusterIndex();
+            clusterIndex = clusterPlacement == null ? entry.clusterIndex() : clusterPlacement.index();
             similarity = recentMatch.similarity();
         }
+        String id = lookup.id();
         if (duplicateOf == null && id == null) {
-            return;
+            return null;
         }
-        Map<String, Object> value = duplicateOf != null
-                ? ClusterAssignment.duplicate(
-                        cluster,
-                        duplicateOfIndex == null ? null : clusterIndex,
-                        duplicateOf,
-                        duplicateOfIndex,
-                        similarity)
-                : ClusterAssignment.original(id, self == null ? null : self.home());
-        document.setFieldValue(targetField, value);
-        if (self != null) {
-            recent.accept(self, ClusterAssignment.clusterOf(value), ClusterAssignment.clusterIndexOf(value));
+        Map<String, Object> value;
+        if (duplicateOf != null) {
+            value = ClusterAssignment.duplicate(
+                    cluster, duplicateOfIndex == null ? null : clusterIndex, duplicateOf, duplicateOfIndex, similarity);
+        } else {
+            RecentFingerprints.Entry self = lookup.self();
+            clusterPlacement = lookup.placement();
+            value = ClusterAssignment.original(
+                    id, clusterPlacement != null ? clusterPlacement.index() : self == null ? null : self.home());
+        }
+        addCorrection(corrections, ClusterAssignment.CLUSTER_INDEX, clusterPlacement, value);
+        addCorrection(
+                corrections,
+                ClusterAssignment.DUPLICATE_OF + ClusterAssignment.INDEX_SUFFIX,
+                duplicatePlacement,
+                value);
+        lookup.document().setFieldValue(targetField, value);
+        return clusterPlacement;
+    }
+
+    private void addCorrection(
+            List<LookupWriteIndices.Correction> corrections,
+            String key,
+            LookupWriteIndices.Placement placement,
+            Map<String, Object> value) {
+        if (placement != null && value.get(key) instanceof String written) {
+            corrections.add(new LookupWriteIndices.Correction(targetField + "." + key, placement, written));
         }
     }
 
@@ -798,22 +885,25 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             IngestDocument document,
             Found indexed,
             RecentFingerprints.Match recentMatch,
-            RecentFingerprints.Entry self) {
+            List<LookupWriteIndices.Correction> corrections) {
+        LookupWriteIndices.Placed placed = recentMatch == null ? null : placed(recentMatch.entry());
         Found best = moreContaining(
                 indexed,
                 recentMatch == null
                         ? null
                         : new Found(
                                 recentMatch.entry().id(),
-                                recentMatch.entry().home(),
+                                placed == null
+                                        ? recentMatch.entry().home()
+                                        : placed.home().index(),
                                 -1,
                                 null,
                                 null,
                                 recentMatch.similarity()));
-        String idField = targetField + "."
-                + (containment.contained() == Containment.Contained.LIKE
-                        ? ClusterAssignment.CONTAINED_IN
-                        : ClusterAssignment.CONTAINS);
+        String idKey = containment.contained() == Containment.Contained.LIKE
+                ? ClusterAssignment.CONTAINED_IN
+                : ClusterAssignment.CONTAINS;
+        String idField = targetField + "." + idKey;
         String indexField = idField + ClusterAssignment.INDEX_SUFFIX;
         String scoreField = targetField + "." + ClusterAssignment.CONTAINMENT;
         for (String stale : new String[] {idField, indexField, scoreField}) {
@@ -825,12 +915,12 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             document.setFieldValue(idField, best.id());
             if (best.index() != null) {
                 document.setFieldValue(indexField, best.index());
+                if (best.indexOrder() < 0 && placed != null) {
+                    corrections.add(new LookupWriteIndices.Correction(indexField, placed.home(), best.index()));
+                }
             }
             // The float the query scores with, written as its shortest decimal (0.9, not 0.8999999761581543).
             document.setFieldValue(scoreField, Double.parseDouble(Float.toString((float) best.similarity())));
-        }
-        if (self != null) {
-            recent.accept(self, null, null);
         }
     }
 

@@ -150,7 +150,8 @@ public class NearDupLookupIT extends NearDupRestTestCase {
      * Issue 41, rollover during a bulk: bulks with planted copies (simhashes given, the truth by construction) go
      * through the lookup into a data stream over HTTP while {@code POST _rollover} runs three times from another
      * thread, each sent while a bulk is in flight: no item fails, every document is in the stream once, every copy
-     * names its original (the index it names is {@code NearDupLookupRolloverTests}' open part).
+     * names its original and the backing index that holds it, and every original names its own (the names a rollover
+     * between a bulk's ingest and its write made wrong are corrected as the write begins).
      */
     @SuppressWarnings("unchecked")
     public void testRolloversDuringBulksFailNoDocumentAndMissNoCopy() throws Exception {
@@ -220,15 +221,25 @@ public class NearDupLookupIT extends NearDupRestTestCase {
         send("POST", "/racing/_refresh", null);
         Map<String, Map<String, Object>> dupOf = new HashMap<>();
         Set<String> backingIndices = new HashSet<>();
+        Map<String, String> indexOf = new HashMap<>();
         for (Map<String, Object> hit : hits(
                 send("POST", "/racing/_search", "{\"size\": " + (docs.size() + 1) + ", \"_source\": [\"dup\"]}"))) {
             assertNull("twice: " + hit.get("_id"), dupOf.put((String) hit.get("_id"), (Map<String, Object>)
                     ((Map<String, Object>) hit.get("_source")).get("dup")));
             backingIndices.add((String) hit.get("_index"));
+            indexOf.put((String) hit.get("_id"), (String) hit.get("_index"));
         }
         assertEquals(docs.size(), dupOf.size());
         assertTrue("the generations took documents: " + backingIndices, backingIndices.size() > 1);
         PlantedSimhashes.assertEveryCopyNamesItsOriginal(docs, dupOf::get, backingIndices, bulkCount);
+        for (PlantedSimhashes.Doc doc : docs) {
+            Map<String, Object> dup = dupOf.get(doc.id());
+            String holder = indexOf.get(doc.originalOf() == null ? doc.id() : doc.originalOf());
+            assertEquals(doc.id() + " " + dup, holder, dup.get("cluster_index"));
+            if (doc.originalOf() != null) {
+                assertEquals(doc.id() + " " + dup, holder, dup.get("duplicate_of_index"));
+            }
+        }
     }
 
     /**

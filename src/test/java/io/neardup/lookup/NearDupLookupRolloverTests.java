@@ -18,7 +18,6 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.lucene.tests.util.LuceneTestCase.AwaitsFix;
 import org.opensearch.action.DocWriteRequest;
 import org.opensearch.action.admin.indices.rollover.RolloverResponse;
 import org.opensearch.action.bulk.BulkItemResponse;
@@ -76,12 +75,11 @@ public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
     }
 
     /**
-     * The indices a copy names are those that hold its original, and an original names its own. Not so today: the
-     * lookup names the index a document goes to as the write index when the document is looked up, and a rollover that
-     * lands between a bulk's ingest and its write (the write index is resolved again then) sends the whole bulk to the
-     * next generation. Nothing an ingest processor can see tells it where the write will go.
+     * The indices a copy names are those that hold its original, and an original names its own, though a rollover
+     * that lands between a bulk's ingest and its write (the write index is resolved again then) sends the whole bulk to
+     * the next generation: the names its lookups assumed are corrected as the write begins ({@link
+     * LookupWriteIndices}). Without that correction about one document in eight was named wrong here.
      */
-    @AwaitsFix(bugUrl = "issue 41: a rollover between a bulk's lookup and its write: the index named is the one before")
     public void testRolloversDuringBulksNameTheBackingIndexThatHoldsTheOriginal() throws Exception {
         Raced raced = race("racing-indices");
         List<String> wrong = new ArrayList<>();
