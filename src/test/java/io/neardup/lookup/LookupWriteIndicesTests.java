@@ -4,6 +4,7 @@
  */
 package io.neardup.lookup;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.opensearch.action.bulk.BulkItemRequest;
@@ -28,6 +29,17 @@ public class LookupWriteIndicesTests extends OpenSearchTestCase {
         return new BulkShardRequest(new ShardId(index, "_na_", 0), WriteRequest.RefreshPolicy.NONE, items);
     }
 
+    /** A copy of {@code original}, both named in generation 1. */
+    private static IndexRequest copyOf(String id, String original) {
+        Map<String, Object> dup = new HashMap<>();
+        dup.put("cluster", original);
+        dup.put("cluster_index", ".ds-pages-000001");
+        dup.put("duplicate_of", original);
+        dup.put("duplicate_of_index", ".ds-pages-000001");
+        dup.put("representative", false);
+        return item(id, dup);
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> dup(IndexRequest request) {
         return (Map<String, Object>) request.sourceAsMap().get("dup");
@@ -42,36 +54,8 @@ public class LookupWriteIndicesTests extends OpenSearchTestCase {
         LookupWriteIndices.Placement placement = bulk.placement("pages", ".ds-pages-000001");
         IndexRequest original =
                 item("a", Map.of("cluster", "a", "cluster_index", ".ds-pages-000001", "representative", true));
-        IndexRequest copy = item(
-                "b",
-                Map.of(
-                        "cluster",
-                        "a",
-                        "cluster_index",
-                        ".ds-pages-000001",
-                        "duplicate_of",
-                        "a",
-                        "duplicate_of_index",
-                        ".ds-pages-000001",
-                        "similarity",
-                        1.0,
-                        "representative",
-                        false));
-        IndexRequest copyOfOlder = item(
-                "c",
-                Map.of(
-                        "cluster",
-                        "z",
-                        "cluster_index",
-                        ".ds-pages-000001",
-                        "duplicate_of",
-                        "z",
-                        "duplicate_of_index",
-                        ".ds-pages-000001",
-                        "similarity",
-                        1.0,
-                        "representative",
-                        false));
+        IndexRequest copy = copyOf("b", "a");
+        IndexRequest copyOfOlder = copyOf("c", "z");
         bulk.record(
                 0,
                 placement,
