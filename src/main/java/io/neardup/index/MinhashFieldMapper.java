@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.core.BandKeyFilter;
 import io.neardup.core.ContainmentSampling;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.FingerprintObject;
@@ -416,6 +417,16 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
                 key = (key << 8) | (term.bytes[term.offset + i] & 0xFF);
             }
             return key;
+        }
+
+        /**
+         * The {@link BandKeyFilter} key of a band term ({@link BandKeyFilter#keyOf} its band and key): the one key
+         * derivation of every band key filter, the shard's ({@code ShardBandBuckets}) and the segment's
+         * ({@link SegmentFingerprintCache#bandKeyFilter}), read from the term so that a filter and a probe built from
+         * the same terms cannot disagree.
+         */
+        public long filterKeyOf(BytesRef term) {
+            return BandKeyFilter.keyOf(bandOf(term), keyOf(term));
         }
 
         /**

@@ -5,6 +5,7 @@
 package io.neardup.index;
 
 import io.neardup.compat.SupplierWeight;
+import io.neardup.core.BandKeyFilter;
 import io.neardup.core.LshBanding;
 import java.io.IOException;
 import java.util.Locale;
@@ -22,6 +23,7 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.Weight;
+import org.apache.lucene.util.BytesRef;
 
 /**
  * Documents whose Jaccard similarity to the query is at least {@code minSimilarity}. Candidates are
@@ -29,6 +31,11 @@ import org.apache.lucene.search.Weight;
  * Broder's "k-similar"); each is then verified by a {@link JaccardVerifier}: on the exact Jaccard
  * of the shingle sets where both sides have one, else on the whole signature's estimate. The
  * similarity is also the score.
+ *
+ * <p>With a {@link SegmentFingerprintCache}, a segment whose band key filter
+ * ({@link SegmentFingerprintCache#bandKeyFilter}) may hold fewer than {@code minBandMatches} of the
+ * query's band keys is passed over before its terms dictionary is read: the filter misses no key a
+ * segment holds, so such a segment has no candidate, and the hits are those without the filter.
  */
 public final class MinhashSimilarityQuery extends Query {
 
@@ -39,7 +46,12 @@ public final class MinhashSimilarityQuery extends Query {
     private final LshBanding banding;
     private final int minBandMatches;
     private final JaccardVerifier verifier;
+    private final SegmentFingerprintCache cache;
     private final QueryStats stats;
+    /** The query's band terms, one a band, made once a query (not once a segment). */
+    private final BytesRef[] bandTerms;
+    /** Their keys in a segment's band key filter ({@link MinhashFieldMapper.MinhashFieldType#filterKeyOf}). */
+    private final long[] filterKeys;
 
     /**
      * @param shingleSet the query's shingle set payload ({@code ShingleSetCodec}), or null to verify
@@ -56,7 +68,10 @@ public final class MinhashSimilarityQuery extends Query {
         this(fieldType, signature, shingleSet, schemeHash, scheme, minBandMatches, minSimilarity, null);
     }
 
-    /** @param stats where the query and its verifications are counted, or null */
+    /**
+     * @param cache where segments' band key filters are kept and the query and its verifications are counted, or null:
+     *              every segment's band terms are looked up, nothing is counted
+     */
     public MinhashSimilarityQuery(
             MinhashFieldMapper.MinhashFieldType fieldType,
             int[] signature,
@@ -65,7 +80,7 @@ public final class MinhashSimilarityQuery extends Query {
             String scheme,
             int minBandMatches,
             double minSimilarity,
-            QueryStats stats) {
+            SegmentFingerprintCache cache) {
         this.fieldType = Objects.requireNonNull(fieldType, "fieldType");
         this.field = fieldType.name();
         this.schemeHash = schemeHash;
@@ -80,17 +95,22 @@ public final class MinhashSimilarityQuery extends Query {
                     "min_band_matches must be in [1, " + banding.bands() + "], got " + minBandMatches);
         }
         this.minBandMatches = minBandMatches;
+        this.cache = cache;
+        this.stats = cache == null ? null : cache.queryStats();
         this.verifier = new JaccardVerifier(fieldType, signature, shingleSet, minSimilarity, stats);
-        this.stats = stats;
+        this.bandTerms = new BytesRef[banding.bands()];
+        this.filterKeys = new long[banding.bands()];
+        for (int band = 0; band < banding.bands(); band++) {
+            bandTerms[band] = fieldType.bandTerm(verifier.signatureBytes(), band);
+            filterKeys[band] = fieldType.filterKeyOf(bandTerms[band]);
+        }
     }
 
     /** The candidates: documents with at least {@link #minBandMatches} of the query's band terms. */
     public Query bandQuery() {
         BooleanQuery.Builder bands = new BooleanQuery.Builder();
-        for (int band = 0; band < banding.bands(); band++) {
-            bands.add(
-                    new TermQuery(new Term(field, fieldType.bandTerm(verifier.signatureBytes(), band))),
-                    BooleanClause.Occur.SHOULD);
+        for (BytesRef term : bandTerms) {
+            bands.add(new TermQuery(new Term(field, term)), BooleanClause.Occur.SHOULD);
         }
         return bands.setMinimumNumberShouldMatch(minBandMatches).build();
     }
@@ -123,6 +143,12 @@ public final class MinhashSimilarityQuery extends Query {
             String segmentScheme = SegmentScheme.of(context.reader(), field, FingerprintFields.schemeField(field));
             SegmentScheme.requireSameHash(field, schemeHash, segmentScheme);
             SegmentScheme.requireSame(field, scheme, segmentScheme);
+            if (tooFewBandKeys(context)) {
+                if (stats != null) {
+                    stats.minhashSegmentSkipped();
+                }
+                return null;
+            }
             ScorerSupplier candidateSupplier = candidates.scorerSupplier(context);
             if (candidateSupplier == null) {
                 return null;
@@ -130,6 +156,28 @@ public final class MinhashSimilarityQuery extends Query {
             return VerifiedScorer.supplier(this, candidateSupplier, verifier, context, boost);
         }
 
+        /** Whether the segment's band key filter shows that fewer than {@link #minBandMatches} of the query's band terms are in it. */
+        private boolean tooFewBandKeys(LeafReaderContext context) throws IOException {
+            BandKeyFilter filter = cache == null ? null : cache.bandKeyFilter(context.reader(), fieldType);
+            if (filter == null) {
+                return false;
+            }
+            int mayShare = 0;
+            for (int band = 0; band < filterKeys.length; band++) {
+                if (filter.mightContain(filterKeys[band]) && ++mayShare == minBandMatches) {
+                    return false;
+                }
+                if (mayShare + filterKeys.length - band - 1 < minBandMatches) {
+                    return true;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * Reads the segment's band terms, not its band key filter: a segment the filter passes over has no document
+         * sharing {@link #minBandMatches} bands, which the terms say as well.
+         */
         @Override
         public Explanation explain(LeafReaderContext context, int doc) throws IOException {
             Explanation verified = verifier.leaf(context, false).explain(doc, boost);

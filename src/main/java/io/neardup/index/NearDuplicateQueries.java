@@ -154,7 +154,7 @@ final class NearDuplicateQueries {
                 target.scheme(),
                 m,
                 tau,
-                cache.queryStats());
+                cache);
     }
 
     /** The shingle set to verify with, or null for the estimate; warns when exact verification was wanted but the query has none. */

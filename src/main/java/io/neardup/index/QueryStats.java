@@ -25,6 +25,7 @@ public final class QueryStats {
     private final LongAdder minhashQueries = new LongAdder();
     private final LongAdder exactVerifications = new LongAdder();
     private final LongAdder estimatedVerifications = new LongAdder();
+    private final LongAdder minhashSegmentsSkipped = new LongAdder();
 
     void simhashQuery() {
         simhashQueries.increment();
@@ -45,6 +46,11 @@ public final class QueryStats {
         (exact ? exactVerifications : estimatedVerifications).increment();
     }
 
+    /** A minhash query passed over a segment whose band key filter holds too few of its band keys. */
+    void minhashSegmentSkipped() {
+        minhashSegmentsSkipped.increment();
+    }
+
     public Snapshot snapshot() {
         return new Snapshot(
                 simhashQueries.sum(),
@@ -54,7 +60,8 @@ public final class QueryStats {
                 matches.sum(),
                 minhashQueries.sum(),
                 exactVerifications.sum(),
-                estimatedVerifications.sum());
+                estimatedVerifications.sum(),
+                minhashSegmentsSkipped.sum());
     }
 
     /** The counters at one moment, as a node reports them. */
@@ -66,11 +73,13 @@ public final class QueryStats {
             long matches,
             long minhashQueries,
             long exactVerifications,
-            long estimatedVerifications)
+            long estimatedVerifications,
+            long minhashSegmentsSkipped)
             implements Writeable, ToXContentFragment {
 
         public Snapshot(StreamInput in) throws IOException {
             this(
+                    in.readVLong(),
                     in.readVLong(),
                     in.readVLong(),
                     in.readVLong(),
@@ -96,6 +105,7 @@ public final class QueryStats {
             out.writeVLong(minhashQueries);
             out.writeVLong(exactVerifications);
             out.writeVLong(estimatedVerifications);
+            out.writeVLong(minhashSegmentsSkipped);
         }
 
         @Override
@@ -110,6 +120,7 @@ public final class QueryStats {
             builder.field("minhash_queries", minhashQueries);
             builder.field("verified_exact", exactVerifications);
             builder.field("verified_estimate", estimatedVerifications);
+            builder.field("minhash_segments_skipped", minhashSegmentsSkipped);
             return builder.endObject();
         }
     }

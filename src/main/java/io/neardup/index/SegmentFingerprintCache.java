@@ -5,6 +5,7 @@
 package io.neardup.index;
 
 import io.neardup.compat.LuceneApi;
+import io.neardup.core.BandKeyFilter;
 import io.neardup.core.SimhashBlockIndex;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
@@ -19,15 +20,20 @@ import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.SortedNumericDocValues;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
+import org.apache.lucene.util.BytesRef;
 import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.core.common.breaker.CircuitBreakingException;
 
 /**
  * Per-segment fingerprint structures, built on a segment's first query and dropped when the
  * segment closes: for a segment sorted by the field, only a prefix index over its doc values;
- * otherwise a sorted copy (fingerprint + doc id) with its prefix index. Their memory is charged to
+ * otherwise a sorted copy (fingerprint + doc id) with its prefix index; for a {@code minhash} field,
+ * a Bloom filter of its band keys (small segments only). Their memory is charged to
  * the plugin's circuit breaker. One instance per node.
  */
 public final class SegmentFingerprintCache {
@@ -93,6 +99,57 @@ public final class SegmentFingerprintCache {
             });
         });
         return blocks == null ? null : blocks.index();
+    }
+
+    /**
+     * The most documents of a segment that gets a {@link #bandKeyFilter}. The filter saves a query the seek of each of
+     * its band terms in the segment's terms dictionary (42 with the default banding, ~25 µs a segment whatever its size,
+     * docs/lookup.md), which is most of a small segment's work and little of a large one's (its postings and
+     * verifications grow with its documents), while the filter's heap grows with the documents: 12 bits a band key,
+     * 63 bytes a document at 42 bands, so 4 MiB here at most. A larger segment takes the seeks, as without filters.
+     * The build reads each band term of the segment once (~2 µs a document), which a segment's queries repay after
+     * about a twelfth of its documents' worth of queries: a lookup's new segments see more queries than that before a
+     * merge replaces them.
+     */
+    static final int MAX_FILTERED_DOCS = 1 << 16;
+
+    /**
+     * The keys ({@link MinhashFieldMapper.MinhashFieldType#filterKeyOf}) of the band terms of the {@code minhash}
+     * field {@code fieldType} in this segment, for a query to pass over a segment that holds too few of its band keys
+     * without looking them up; or null, and the query looks its terms up: the segment has more than
+     * {@link #MAX_FILTERED_DOCS} documents, no core to cache on, no band term, a terms dictionary that cannot count its
+     * terms without reading them all, or a caller that may not see the field ({@link FieldExposure}). Charged to the
+     * breaker before it is built, as the other structures are; where the breaker has no room, no filter is built and
+     * the query runs as without one instead of failing, since the filter only saves work.
+     */
+    BandKeyFilter bandKeyFilter(LeafReader reader, MinhashFieldMapper.MinhashFieldType fieldType) throws IOException {
+        String field = fieldType.name();
+        if (reader.maxDoc() > MAX_FILTERED_DOCS
+                || reader.getCoreCacheHelper() == null
+                || FieldExposure.exposes(reader, field) == false) {
+            return null;
+        }
+        SegmentStructure.BandKeys bandKeys;
+        try {
+            bandKeys = cached(reader, field, SegmentStructure.BandKeys.class, charge -> {
+                Terms terms = reader.terms(field);
+                long count = terms == null ? 0 : terms.size();
+                if (count <= 0) {
+                    return null;
+                }
+                return charged(charge, BandKeyFilter.bytesFor(count), field, () -> {
+                    BandKeyFilter filter = BandKeyFilter.forKeys(count);
+                    TermsEnum termsEnum = terms.iterator();
+                    for (BytesRef term = termsEnum.next(); term != null; term = termsEnum.next()) {
+                        filter.add(fieldType.filterKeyOf(term));
+                    }
+                    return new SegmentStructure.BandKeys(filter);
+                });
+            });
+        } catch (CircuitBreakingException e) {
+            return null;
+        }
+        return bandKeys == null ? null : bandKeys.filter();
     }
 
     private interface Build<T> {

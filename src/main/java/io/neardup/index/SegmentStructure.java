@@ -4,6 +4,7 @@
  */
 package io.neardup.index;
 
+import io.neardup.core.BandKeyFilter;
 import io.neardup.core.SimhashBlockIndex;
 import io.neardup.core.SortedFingerprintTable;
 import io.neardup.core.SortedFingerprints;
@@ -27,6 +28,14 @@ interface SegmentStructure {
         @Override
         public long ramBytesUsed() {
             return index.ramBytesUsed();
+        }
+    }
+
+    /** The band keys of a {@code minhash} field's terms in the segment, for queries to skip a segment without them. */
+    record BandKeys(BandKeyFilter filter) implements SegmentStructure {
+        @Override
+        public long ramBytesUsed() {
+            return 8L * filter.words().length;
         }
     }
 

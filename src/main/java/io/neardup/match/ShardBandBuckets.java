@@ -212,7 +212,7 @@ public final class ShardBandBuckets implements BandJoin.Buckets {
             }
             TermsEnum termsEnum = terms.iterator();
             for (BytesRef term = termsEnum.next(); term != null; term = termsEnum.next()) {
-                long key = BandKeyFilter.keyOf(MinhashFieldMapper.MinhashFieldType.bandOf(term), fieldType.keyOf(term));
+                long key = fieldType.filterKeyOf(term);
                 if (termsEnum.docFreq() <= maxBucket) {
                     pending[pendingCount++] = key;
                     if (pendingCount == ADD_BATCH) {

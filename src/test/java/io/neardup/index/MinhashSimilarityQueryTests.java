@@ -4,8 +4,10 @@
  */
 package io.neardup.index;
 
+import io.neardup.CountingBreaker;
 import io.neardup.MinhashDocuments;
 import io.neardup.ShingleTruth;
+import io.neardup.core.BandKeyFilter;
 import io.neardup.core.LshBanding;
 import io.neardup.core.MinHasher;
 import io.neardup.core.ShingleSetCodec;
@@ -24,9 +26,16 @@ import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.tests.index.RandomIndexWriter;
 import org.apache.lucene.tests.search.CheckHits;
@@ -272,5 +281,207 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
                                 () -> new MinhashSimilarityQuery(
                                         MinhashDocuments.fieldType(FIELD, banding), new int[32], null, 0, null, 1, 0.5))
                         .getMessage());
+    }
+
+    /** An index of many small segments (no merges, some deletes): random sets, and copies of the first few, edited a little, in a few segments. */
+    private static Directory smallSegments(Random random, long[][] sets, int[][] signatures, LshBanding banding)
+            throws IOException {
+        Directory directory = newDirectory();
+        IndexWriterConfig config = new IndexWriterConfig().setMergePolicy(NoMergePolicy.INSTANCE);
+        try (IndexWriter writer = new IndexWriter(directory, config)) {
+            for (int i = 0; i < sets.length; i++) {
+                writer.addDocument(document(i, signatures[i], random.nextBoolean() ? sets[i] : null, banding));
+                if (random.nextInt(6) == 0) {
+                    writer.flush();
+                }
+                if (random.nextInt(30) == 0) {
+                    writer.deleteDocuments(new Term("id", Integer.toString(random.nextInt(i + 1))));
+                }
+            }
+        }
+        return directory;
+    }
+
+    /** {@code originals} unrelated random sets, then {@code n - originals} each an original with a few shingles replaced. */
+    private static long[][] originalsAndCopies(Random random, int n, int originals) {
+        long[][] sets = new long[n][];
+        for (int i = 0; i < n; i++) {
+            if (i < originals) {
+                sets[i] = random.longs(200).toArray();
+            } else {
+                long[] copy = sets[random.nextInt(originals)].clone();
+                for (int j = random.nextInt(20); j > 0; j--) {
+                    copy[random.nextInt(copy.length)] = random.nextLong();
+                }
+                sets[i] = copy;
+            }
+        }
+        return sets;
+    }
+
+    private static Map<Integer, Float> hits(IndexSearcher searcher, MinhashSimilarityQuery query) throws IOException {
+        Map<Integer, Float> hits = new HashMap<>();
+        for (ScoreDoc hit : searcher.search(query, Integer.MAX_VALUE).scoreDocs) {
+            hits.put(hit.doc, hit.score);
+        }
+        return hits;
+    }
+
+    /** The segments holding fewer than {@code m} of the query's band terms, read from their terms dictionaries. */
+    private static int segmentsWithFewerBands(IndexReader reader, MinhashSimilarityQuery query, int m)
+            throws IOException {
+        int fewer = 0;
+        for (LeafReaderContext leaf : reader.leaves()) {
+            Terms terms = leaf.reader().terms(FIELD);
+            int held = 0;
+            if (terms != null) {
+                TermsEnum termsEnum = terms.iterator();
+                for (BooleanClause clause : (BooleanQuery) query.bandQuery()) {
+                    held += termsEnum.seekExact(
+                                    ((TermQuery) clause.query()).getTerm().bytes())
+                            ? 1
+                            : 0;
+                }
+            }
+            fewer += held < m ? 1 : 0;
+        }
+        return fewer;
+    }
+
+    /**
+     * With segments' band key filters the hits and their scores are exactly those without, over many small segments
+     * most of which hold none of a query's bands; and the segments passed over are those that hold fewer than
+     * min_band_matches of them, all but the filter's few false positives. Every document explains as it scored.
+     */
+    public void testBandKeyFiltersChangeNoHitAndPassOverSegmentsWithoutTheBands() throws IOException {
+        Random random = random();
+        MinHasher hasher = MinHasher.of(K, 13L, MinHasher.Method.ONE_PERMUTATION);
+        LshBanding banding = LshBanding.of(16, 4, K);
+        MinhashFieldMapper.MinhashFieldType fieldType = MinhashDocuments.fieldType(FIELD, banding);
+        long[][] sets = originalsAndCopies(random, atLeast(300), 250);
+        int[][] signatures = new int[sets.length][];
+        for (int i = 0; i < sets.length; i++) {
+            signatures[i] = hasher.signature(sets[i], sets[i].length);
+        }
+        SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> null);
+        try (Directory directory = smallSegments(random, sets, signatures, banding);
+                IndexReader reader = DirectoryReader.open(directory)) {
+            assertTrue("segments " + reader.leaves().size(), reader.leaves().size() >= 20);
+            // Unwrapped, so that each segment has its core to cache on; no query cache, which would answer the query
+            // with the cache from the one without (they are equal).
+            IndexSearcher searcher = newSearcher(reader, false);
+            searcher.setQueryCache(null);
+            // A plain searcher asks each segment for its scorer once, so the skips it counts are segments (the
+            // asserting
+            // one may ask again); and it explains, where the asserting one refuses the band query's explanation, which
+            // scores a weight made without scores (the candidates'), as Lucene's BooleanWeight does.
+            IndexSearcher plain = new IndexSearcher(reader);
+            plain.setQueryCache(null);
+            long fewer = 0;
+            long skipped = 0;
+            int matched = 0;
+            for (int round = 0; round < 6; round++) {
+                // An original (copies in a few segments) or a new set (in none).
+                long[] set = round % 2 == 0
+                        ? sets[random.nextInt(10)]
+                        : random.longs(200).toArray();
+                int[] signature = hasher.signature(set, set.length);
+                byte[] querySet = ShingleSetCodec.payload(ShingleSetCodec.of(set, set.length));
+                for (int m : new int[] {1, 2, 4}) {
+                    double tau = randomFrom(0.5, 0.8);
+                    MinhashSimilarityQuery filtered = new MinhashSimilarityQuery(
+                            fieldType, signature, querySet, SCHEME_HASH, null, m, tau, cache);
+                    MinhashSimilarityQuery unfiltered =
+                            new MinhashSimilarityQuery(fieldType, signature, querySet, SCHEME_HASH, null, m, tau, null);
+                    long skippedBefore = cache.stats().queries().minhashSegmentsSkipped();
+                    Map<Integer, Float> found = hits(plain, filtered);
+                    long skippedNow = cache.stats().queries().minhashSegmentsSkipped() - skippedBefore;
+                    String message = "round " + round + " m=" + m + " tau=" + tau;
+                    assertEquals(message, hits(searcher, unfiltered), found);
+                    assertEquals(message, found, hits(searcher, filtered));
+                    int fewerNow = segmentsWithFewerBands(reader, filtered, m);
+                    assertTrue(message + ": skipped " + skippedNow + " of " + fewerNow, skippedNow <= fewerNow);
+                    fewer += fewerNow;
+                    skipped += skippedNow;
+                    matched += found.size();
+                    if (m == 1) {
+                        for (int doc = 0; doc < reader.maxDoc(); doc++) {
+                            assertEquals(
+                                    message + " doc " + doc,
+                                    found.containsKey(doc),
+                                    plain.explain(filtered, doc).isMatch());
+                        }
+                    }
+                }
+            }
+            assertTrue("some queries found copies", matched > 0);
+            // A segment without any of 16 keys passes a filter at 0.5% false positives a key with probability 8%.
+            assertTrue("skipped " + skipped + " of " + fewer + " segments", skipped >= fewer * 3 / 4 && fewer > 0);
+            // No key a segment holds is missing from its filter.
+            for (LeafReaderContext leaf : reader.leaves()) {
+                BandKeyFilter filter = cache.bandKeyFilter(leaf.reader(), fieldType);
+                TermsEnum terms = leaf.reader().terms(FIELD).iterator();
+                for (BytesRef term = terms.next(); term != null; term = terms.next()) {
+                    assertTrue(term.toString(), filter.mightContain(fieldType.filterKeyOf(term)));
+                }
+            }
+        }
+    }
+
+    /**
+     * A segment's band key filter is charged to the breaker as it is built, exactly its bytes, built once, and given
+     * back when the segment closes; a breaker without room for one builds none and the query answers as without.
+     */
+    public void testBandKeyFilterIsChargedToTheBreakerAndReleasedWithTheSegment() throws IOException {
+        Random random = random();
+        MinHasher hasher = MinHasher.of(K, 17L, MinHasher.Method.ONE_PERMUTATION);
+        LshBanding banding = LshBanding.of(16, 4, K);
+        MinhashFieldMapper.MinhashFieldType fieldType = MinhashDocuments.fieldType(FIELD, banding);
+        long[][] sets = originalsAndCopies(random, 200, 150);
+        int[][] signatures = new int[sets.length][];
+        for (int i = 0; i < sets.length; i++) {
+            signatures[i] = hasher.signature(sets[i], sets[i].length);
+        }
+        try (Directory directory = smallSegments(random, sets, signatures, banding)) {
+            CountingBreaker roomy = new CountingBreaker(1L << 30);
+            SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> roomy);
+            MinhashSimilarityQuery query =
+                    new MinhashSimilarityQuery(fieldType, signatures[0], null, SCHEME_HASH, null, 1, 0.5, cache);
+            Map<Integer, Float> expected;
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = newSearcher(reader, false);
+                searcher.setQueryCache(null);
+                expected = hits(searcher, query);
+                long bytes = 0;
+                for (LeafReaderContext leaf : reader.leaves()) {
+                    bytes += BandKeyFilter.bytesFor(leaf.reader().terms(FIELD).size());
+                }
+                SegmentFingerprintCache.Stats stats = cache.stats();
+                assertEquals(reader.leaves().size(), stats.entries());
+                assertEquals(bytes, stats.bytes());
+                assertEquals("the charge is what is kept", bytes, roomy.getUsed());
+                assertEquals(expected, hits(searcher, query));
+                assertEquals("built once", stats.builds(), cache.stats().builds());
+                assertTrue(cache.stats().queries().minhashSegmentsSkipped() > 0);
+            }
+            assertEquals(
+                    "closing the segments evicts the filters", 0, cache.stats().entries());
+            assertEquals(0, cache.stats().bytes());
+            assertEquals("and releases the breaker", 0, roomy.getUsed());
+
+            CountingBreaker tight = new CountingBreaker(BandKeyFilter.bytesFor(1) - 1);
+            SegmentFingerprintCache small = new SegmentFingerprintCache(() -> tight);
+            try (IndexReader reader = DirectoryReader.open(directory)) {
+                IndexSearcher searcher = newSearcher(reader, false);
+                searcher.setQueryCache(null);
+                MinhashSimilarityQuery withoutRoom =
+                        new MinhashSimilarityQuery(fieldType, signatures[0], null, SCHEME_HASH, null, 1, 0.5, small);
+                assertEquals(expected, hits(searcher, withoutRoom));
+                assertTrue("the breaker refused them", tight.getTrippedCount() > 0);
+                assertEquals("nothing kept", 0, small.stats().entries());
+                assertEquals("nothing charged", 0, tight.getUsed());
+                assertEquals("nothing skipped", 0, small.stats().queries().minhashSegmentsSkipped());
+            }
+        }
     }
 }

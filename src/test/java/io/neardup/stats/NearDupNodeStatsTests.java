@@ -33,6 +33,7 @@ public class NearDupNodeStatsTests extends OpenSearchTestCase {
                         randomNonNegativeLong(),
                         randomNonNegativeLong() / 2,
                         randomNonNegativeLong(),
+                        randomNonNegativeLong(),
                         randomNonNegativeLong()));
     }
 
@@ -58,7 +59,7 @@ public class NearDupNodeStatsTests extends OpenSearchTestCase {
         DiscoveryNode node =
                 new DiscoveryNode("node-1", buildNewFakeTransportAddress(), org.opensearch.Version.CURRENT);
         SegmentFingerprintCache.Stats stats =
-                new SegmentFingerprintCache.Stats(1, 2, 3, new QueryStats.Snapshot(4, 5, 6, 7, 8, 9, 10, 11));
+                new SegmentFingerprintCache.Stats(1, 2, 3, new QueryStats.Snapshot(4, 5, 6, 7, 8, 9, 10, 11, 15));
         XContentBuilder builder = XContentFactory.jsonBuilder().startObject();
         new NearDupNodeStats(node, stats, new FingerprintScratchPool.Stats(12, 13, 14))
                 .toXContent(builder, ToXContent.EMPTY_PARAMS);
@@ -91,7 +92,9 @@ public class NearDupNodeStatsTests extends OpenSearchTestCase {
                         "verified_exact",
                         10,
                         "verified_estimate",
-                        11),
+                        11,
+                        "minhash_segments_skipped",
+                        15),
                 json.get("queries"));
     }
 }
