@@ -8,6 +8,7 @@ import io.neardup.compat.SupplierWeight;
 import io.neardup.core.BandKeyFilter;
 import io.neardup.core.LshBanding;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -116,20 +117,39 @@ public final class MinhashSimilarityQuery extends Query {
     }
 
     @Override
-    public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) throws IOException {
-        Weight candidates = searcher.createWeight(searcher.rewrite(bandQuery()), ScoreMode.COMPLETE_NO_SCORES, 1f);
-        return new SimilarityWeight(candidates, boost);
+    public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) {
+        return new SimilarityWeight(searcher, boost);
     }
 
     private final class SimilarityWeight extends SupplierWeight {
-        private final Weight candidates;
+        private final IndexSearcher searcher;
         private final float boost;
         private final AtomicBoolean counted = new AtomicBoolean();
+        /**
+         * The band query's weight, made for the first segment the band key filters do not pass over: a lookup into
+         * many small indices asks shards most of which hold none of its band keys, and there the rewrite and the
+         * weight of the band query would be most of the query's work.
+         */
+        private volatile Weight candidates;
 
-        SimilarityWeight(Weight candidates, float boost) {
+        SimilarityWeight(IndexSearcher searcher, float boost) {
             super(MinhashSimilarityQuery.this);
-            this.candidates = candidates;
+            this.searcher = searcher;
             this.boost = boost;
+        }
+
+        private Weight candidates() throws IOException {
+            Weight made = candidates;
+            if (made == null) {
+                synchronized (this) {
+                    made = candidates;
+                    if (made == null) {
+                        made = searcher.createWeight(searcher.rewrite(bandQuery()), ScoreMode.COMPLETE_NO_SCORES, 1f);
+                        candidates = made;
+                    }
+                }
+            }
+            return made;
         }
 
         @Override
@@ -149,7 +169,7 @@ public final class MinhashSimilarityQuery extends Query {
                 }
                 return null;
             }
-            ScorerSupplier candidateSupplier = candidates.scorerSupplier(context);
+            ScorerSupplier candidateSupplier = candidates().scorerSupplier(context);
             if (candidateSupplier == null) {
                 return null;
             }
@@ -181,7 +201,7 @@ public final class MinhashSimilarityQuery extends Query {
         @Override
         public Explanation explain(LeafReaderContext context, int doc) throws IOException {
             Explanation verified = verifier.leaf(context, false).explain(doc, boost);
-            if (verified.isMatch() && candidates.explain(context, doc).isMatch() == false) {
+            if (verified.isMatch() && candidates().explain(context, doc).isMatch() == false) {
                 return Explanation.noMatch(
                         "shares fewer than " + minBandMatches + " of " + banding.bands() + " LSH bands of [" + field
                                 + "]",
@@ -192,7 +212,11 @@ public final class MinhashSimilarityQuery extends Query {
 
         @Override
         public boolean isCacheable(LeafReaderContext context) {
-            return candidates.isCacheable(context) && verifier.isCacheable(context);
+            try {
+                return candidates().isCacheable(context) && verifier.isCacheable(context);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
