@@ -42,12 +42,17 @@ import java.util.Set;
  * ({@link Corpus#nearest}). Scored: precision, recall and F1 of "{@code duplicate_of} written", by the generation (day)
  * that holds the planted copy's original; and each answer resolved to the document it names by {@code
  * duplicate_of_index} and {@code duplicate_of} (the index matters: daily indices repeat {@code _id}s), whose exact
- * Jaccard with the sent document must reach τ. The usual entry point:
+ * Jaccard with the sent document must reach τ.
+ *
+ * <p>With {@code --clusters true} (the default) each layout is also clustered: {@code _near_dup_clusters} over the
+ * stream, the alias or the pattern at each τ, each document's assignment read from its own index and resolved by
+ * {@code cluster_index} and {@code cluster}, against the connected components of the indexed documents' exact pairs
+ * ({@link Corpus#exactPairs}). The usual entry point:
  *
  * <pre>
  * EVAL_CLASS=io.neardup.bench.eval.LookupAcrossIndicesEvaluation bash src/scripts/evaluate.sh $DATA/manpages.jsonl.gz \
  *     $REPORTS/lookup-across-indices [--layouts stream,alias,pattern] [--generations 5] [--planted 300] [--fresh 100]
- *     [--taus 0.8,0.5] [--batch 500] [--max-docs N] [--seed 42]
+ *     [--taus 0.8,0.5] [--batch 500] [--max-docs N] [--seed 42] [--clusters true]
  * </pre>
  */
 public final class LookupAcrossIndicesEvaluation {
@@ -88,6 +93,7 @@ public final class LookupAcrossIndicesEvaluation {
                         "batch",
                         "max-docs",
                         "seed",
+                        "clusters",
                         "command"));
         new LookupAcrossIndicesEvaluation(opt.getOrDefault("url", "http://127.0.0.1:9320"))
                 .run(Path.of(args[0]), Path.of(args[1]), opt);
@@ -149,6 +155,8 @@ public final class LookupAcrossIndicesEvaluation {
                     Corpus.tokenize(analyzer, indexed.get(i).text()), 3);
         }
 
+        boolean clusters = Boolean.parseBoolean(opt.getOrDefault("clusters", "true"));
+        Map<Long, Double> pairs = null;
         Layout daily = null;
         for (String name : layouts) {
             Layout layout;
@@ -170,6 +178,15 @@ public final class LookupAcrossIndicesEvaluation {
             Corpus.Nearest truth = Corpus.nearest(indexedSets, sentSets);
             for (double tau : taus) {
                 score(layout, sent, sentSets, indexedSets, truth, tau, batch);
+            }
+            if (clusters) {
+                if (pairs == null) {
+                    pairs = Corpus.exactPairs(
+                            indexedSets, java.util.Arrays.stream(taus).min().getAsDouble());
+                }
+                for (double tau : taus) {
+                    clusters(layout, indexedSets.length, pairs, tau);
+                }
             }
             if (name.equals("stream")) {
                 stream.deleteStream();
@@ -396,6 +413,82 @@ public final class LookupAcrossIndicesEvaluation {
                 wrongAnswers,
                 loadAfter));
         System.err.printf(Locale.ROOT, "%s: P %.4f R %.4f F1 %.4f%n", title, precision, recall, f1);
+    }
+
+    /**
+     * {@code _near_dup_clusters} over the stream, the alias or the pattern at {@code tau}, each document's assignment
+     * read from the index that holds it and resolved by index and {@code _id}, against the connected components of the
+     * exact pairs ({@link ClustersEvaluation#exactComponents}).
+     */
+    private void clusters(Layout layout, int n, Map<Long, Double> pairs, double tau) throws Exception {
+        String target = "clusters_" + layout.name() + "_" + Math.round(tau * 100);
+        String loadBefore = Stats.loadAverage(1, "?");
+        Map<String, Object> response = Json.parse(node.ok(
+                        "POST",
+                        "/" + layout.lookupIndex() + "/_near_dup_clusters?refresh=true",
+                        "{\"field\": \"fp.minhash\", \"min_similarity\": " + tau + ", \"target_field\": \"" + target
+                                + "\"}")
+                .body());
+        String loadAfter = Stats.loadAverage(1, "?");
+        int[] clusterOf = new int[n];
+        for (int i = 0; i < n; i++) {
+            clusterOf[i] = i;
+        }
+        String cluster = target + ".cluster";
+        String clusterIndex = target + ".cluster_index";
+        long[] unresolved = new long[1];
+        evaluate.scroll(
+                layout.lookupIndex(),
+                "{\"size\": 10000, \"sort\": [\"_doc\"], \"_source\": false, \"query\": {\"exists\": {\"field\": \""
+                        + cluster + "\"}}, \"docvalue_fields\": [\"" + cluster + "\", \"" + clusterIndex + "\"]}",
+                h -> {
+                    int line = lineOf(layout, (String) h.get("_index"), (String) h.get("_id"));
+                    Object index = Json.path(h, "fields", clusterIndex);
+                    int representative = index == null
+                            ? -1
+                            : lineOf(layout, (String) ((List<?>) index).get(0), (String)
+                                    ((List<?>) Json.path(h, "fields", cluster)).get(0));
+                    if (line < 0 || representative < 0) {
+                        unresolved[0]++;
+                    } else {
+                        clusterOf[line] = representative;
+                    }
+                });
+        int[] exact = ClustersEvaluation.exactComponents(pairs, n, tau);
+        double[] q = ClustersEvaluation.quality(clusterOf, exact);
+        int differ = ClustersEvaluation.differing(clusterOf, exact);
+        long above = pairs.values().stream().filter(j -> j >= tau).count();
+        StringBuilder split = new StringBuilder();
+        long splitCount = 0;
+        for (Map.Entry<Long, Double> pair : pairs.entrySet()) {
+            int i = (int) (pair.getKey() >>> 32), j = (int) (long) pair.getKey();
+            if (pair.getValue() >= tau && clusterOf[i] != clusterOf[j] && splitCount++ < 5) {
+                split.append(String.format(Locale.ROOT, " lines %d–%d (J %.4f)", i, j, pair.getValue()));
+            }
+        }
+        String title = String.format(
+                Locale.ROOT, "`_near_dup_clusters` over %s (`%s`), τ %s", layout.name(), layout.lookupIndex(), tau);
+        String result = String.format(
+                Locale.ROOT,
+                "P %.4f, R %.4f, F1 %.4f, ARI %.4f against the components of %,d exact pairs; %,d of %,d documents in "
+                        + "another cluster; %d assignments not resolved by index and _id; %d pairs of J >= τ split%s; "
+                        + "took %s ms; load %s–%s",
+                q[1],
+                q[2],
+                q[3],
+                q[0],
+                above,
+                differ,
+                n,
+                unresolved[0],
+                splitCount,
+                split,
+                response.get("took"),
+                loadBefore,
+                loadAfter);
+        report.append("\n## ").append(title).append("\n\n").append(result).append(".\n");
+        summary.append("| ").append(title).append(" | ").append(result).append(" |\n");
+        System.err.println(title + ": " + result);
     }
 
     /** The line of the indexed document that {@code id} names in {@code index}; -1 when no index of the layout. */

@@ -268,6 +268,15 @@ public class NodeProgramsIT extends NearDupRestTestCase {
             assertTrue(output, Integer.parseInt(scores.group(1)) >= 4);
         }
         find(output, "\\| never indexed \\| 10 \\|");
+        for (String layout : List.of("stream (`neardup-eval-stream`)", "alias (`pages`)", "pattern (`pages-*`)")) {
+            // Each document's assignment found in its own index and resolved to the document it names.
+            find(
+                    output,
+                    Pattern.quote("| `_near_dup_clusters` over " + layout + ", τ 0.8 | ")
+                            + "P [0-9.]+, R [0-9.]+, F1 [0-9.]+, ARI [-0-9.]+ against the components of [0-9,]+ exact "
+                            + "pairs; [0-9]+ of 50 documents in another cluster; 0 assignments not resolved by index and _id; "
+                            + "[0-9]+ pairs of J >= τ split");
+        }
         assertTrue(Files.exists(dir.resolve("report").resolve("summary.md")));
     }
 
