@@ -998,6 +998,12 @@ public final class ClustersEvaluation {
      * Returns {bulk s, force-merge s, failed items}.
      */
     double[] indexStream(List<Corpus.Doc> docs, int batch, int shards, String floor, int generations) throws Exception {
+        return indexStream(docs, batch, shards, floor, generations, 1);
+    }
+
+    /** As above, the backing indices in fingerprint {@code format}. */
+    double[] indexStream(List<Corpus.Doc> docs, int batch, int shards, String floor, int generations, int format)
+            throws Exception {
         deleteStream();
         evaluate.putPipeline();
         String minhashParams = floor == null ? "" : ", \"min_similarity_floor\": " + Double.parseDouble(floor);
@@ -1005,7 +1011,12 @@ public final class ClustersEvaluation {
                 "PUT",
                 "/_index_template/" + STREAM,
                 "{\"index_patterns\": [\"" + STREAM + "\"], \"data_stream\": {}, \"priority\": 500, \"template\": "
-                        + Evaluate.indexDefinition(shards, minhashParams, "\"@timestamp\": {\"type\": \"date\"}, ")
+                        + Evaluate.indexDefinition(
+                                shards,
+                                minhashParams,
+                                "\"@timestamp\": {\"type\": \"date\"}, ",
+                                Evaluate.PIPELINE,
+                                format)
                         + "}");
         node.ok("PUT", "/_data_stream/" + STREAM, null);
         double[] r = evaluate.bulk(STREAM, docs, batch, generations);

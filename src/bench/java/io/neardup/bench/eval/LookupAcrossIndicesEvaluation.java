@@ -35,7 +35,8 @@ import java.util.Set;
  * never indexed (some have near-duplicates indexed: other releases of a man page, other packages of a source), all in
  * a random order, are bulk-indexed into a fresh index whose default pipeline is {@code near_dup_fingerprint} +
  * {@code near_dup_lookup} (minhash, each of {@code --taus}, {@code recent_size: 0}, so that only the indexed corpus is
- * looked up) with {@code index} the stream, the alias or the pattern.
+ * looked up) with {@code index} the stream, the alias or the pattern. Every index is of fingerprint format {@code
+ * --format} (default 2, a new index's default; 1 as the other evaluations' indices).
  *
  * <p>Truth, computed without the plugin's code: a sent document is a copy when some indexed document's word 3-shingle
  * set ({@link Corpus#truthShingles}: StandardAnalyzer words, FNV-1a 64) has exact Jaccard >= τ with its own
@@ -52,7 +53,7 @@ import java.util.Set;
  * <pre>
  * EVAL_CLASS=io.neardup.bench.eval.LookupAcrossIndicesEvaluation bash src/scripts/evaluate.sh $DATA/manpages.jsonl.gz \
  *     $REPORTS/lookup-across-indices [--layouts stream,alias,pattern] [--generations 5] [--planted 300] [--fresh 100]
- *     [--taus 0.8,0.5] [--batch 500] [--max-docs N] [--seed 42] [--clusters true]
+ *     [--taus 0.8,0.5] [--batch 500] [--max-docs N] [--seed 42] [--clusters true] [--format 2]
  * </pre>
  */
 public final class LookupAcrossIndicesEvaluation {
@@ -69,6 +70,8 @@ public final class LookupAcrossIndicesEvaluation {
     private final Node node;
     private final StringBuilder report = new StringBuilder();
     private final StringBuilder summary = new StringBuilder("| what | result |\n|---|---|\n");
+    /** The fingerprint format of every index made ({@code --format}, default 2, a new index's default). */
+    private int format;
 
     LookupAcrossIndicesEvaluation(String url) {
         this.evaluate = new Evaluate(url);
@@ -94,6 +97,7 @@ public final class LookupAcrossIndicesEvaluation {
                         "max-docs",
                         "seed",
                         "clusters",
+                        "format",
                         "command"));
         new LookupAcrossIndicesEvaluation(opt.getOrDefault("url", "http://127.0.0.1:9320"))
                 .run(Path.of(args[0]), Path.of(args[1]), opt);
@@ -140,13 +144,14 @@ public final class LookupAcrossIndicesEvaluation {
         report.append(String.format(
                 Locale.ROOT,
                 "%s: %,d documents indexed, %,d more held out (sent, never indexed); %d planted copies a layout, as many "
-                        + "from each generation or day, edit rates %s in turn; lookup: minhash, recent_size 0. Load "
-                        + "before: %s.%n",
+                        + "from each generation or day, edit rates %s in turn; lookup: minhash, recent_size 0; "
+                        + "fingerprint format %d. Load before: %s.%n",
                 corpus.getFileName(),
                 indexed.size(),
                 fresh,
                 planted,
                 java.util.Arrays.toString(EDIT_RATES),
+                Integer.parseInt(opt.getOrDefault("format", "2")),
                 Stats.loadAverage(3, "?")));
         var analyzer = Corpus.analyzer();
         long[][] indexedSets = new long[indexed.size()][];
@@ -156,12 +161,13 @@ public final class LookupAcrossIndicesEvaluation {
         }
 
         boolean clusters = Boolean.parseBoolean(opt.getOrDefault("clusters", "true"));
+        format = Integer.parseInt(opt.getOrDefault("format", "2"));
         Map<Long, Double> pairs = null;
         Layout daily = null;
         for (String name : layouts) {
             Layout layout;
             if (name.equals("stream")) {
-                stream.indexStream(indexed, batch, 1, null, generations);
+                stream.indexStream(indexed, batch, 1, null, generations, format);
                 layout = streamLayout(indexed.size(), generations);
             } else if (name.equals("alias") || name.equals("pattern")) {
                 daily = daily != null ? daily : indexDaily(indexed, batch);
@@ -235,7 +241,7 @@ public final class LookupAcrossIndicesEvaluation {
             indices.add(index);
             firstLine[d] = (int) ((long) indexed.size() * d / DAYS);
             int end = (int) ((long) indexed.size() * (d + 1) / DAYS);
-            node.ok("PUT", "/" + index, Evaluate.indexDefinition(1, "", ""));
+            node.ok("PUT", "/" + index, Evaluate.indexDefinition(1, "", "", Evaluate.PIPELINE, format));
             evaluate.bulk(index, indexed.subList(firstLine[d], end), batch);
             actions.append(d == 0 ? "" : ", ")
                     .append("{\"add\": {\"index\": \"")
@@ -302,7 +308,7 @@ public final class LookupAcrossIndicesEvaluation {
             throws Exception {
         LookupCostEvaluation.putLookupPipeline(node, PIPELINE, layout.lookupIndex(), tau, ", \"recent_size\": 0");
         node.call("DELETE", "/" + SINK, null);
-        node.ok("PUT", "/" + SINK, LookupCostEvaluation.sinkDefinition(PIPELINE));
+        node.ok("PUT", "/" + SINK, LookupCostEvaluation.sinkDefinition(PIPELINE, format));
         List<Corpus.Doc> docs = new ArrayList<>();
         for (Sent s : sent) {
             docs.add(new Corpus.Doc(null, null, s.text()));

@@ -199,13 +199,19 @@ public final class LookupCostEvaluation {
 
     /** An index of the evaluation's definition whose default pipeline is {@code pipeline}, {@value #TARGET} mapped. */
     static String sinkDefinition(String pipeline) {
+        return sinkDefinition(pipeline, 1);
+    }
+
+    /** As above, in fingerprint {@code format}. */
+    static String sinkDefinition(String pipeline, int format) {
         return Evaluate.indexDefinition(
                 1,
                 "",
                 "\"" + TARGET + "\": {\"properties\": {\"duplicate_of\": {\"type\": \"keyword\"}, "
                         + "\"duplicate_of_index\": {\"type\": \"keyword\"}, \"cluster\": {\"type\": \"keyword\"}, "
                         + "\"cluster_index\": {\"type\": \"keyword\"}, \"similarity\": {\"type\": \"double\"}}}, ",
-                pipeline);
+                pipeline,
+                format);
     }
 
     /** The corpus into a fresh {@link #SINK} of the evaluation's definition, through {@code pipeline}. */
