@@ -93,6 +93,22 @@ public abstract class NearDupRestTestCase extends OpenSearchRestTestCase {
         }
     }
 
+    /** Puts {@code alias} over {@code indices}, the last its write index (as over dated indices, the newest written). */
+    protected static void putAlias(String alias, List<String> indices) throws IOException {
+        StringBuilder actions = new StringBuilder("{\"actions\": [");
+        for (int i = 0; i < indices.size(); i++) {
+            actions.append(i == 0 ? "" : ", ")
+                    .append("{\"add\": {\"index\": \"")
+                    .append(indices.get(i))
+                    .append("\", \"alias\": \"")
+                    .append(alias)
+                    .append("\", \"is_write_index\": ")
+                    .append(i == indices.size() - 1)
+                    .append("}}");
+        }
+        send("POST", "/_aliases", actions.append("]}").toString());
+    }
+
     @SuppressWarnings("unchecked")
     protected static List<Map<String, Object>> hits(Map<String, Object> response) {
         return (List<Map<String, Object>>) ((Map<String, Object>) response.get("hits")).get("hits");

@@ -377,6 +377,115 @@ public class NearDupClustersIT extends NearDupRestTestCase {
         }
     }
 
+    /**
+     * Issue 41's acceptance, "an alias over 5 daily indices" and "an index pattern": texts of random words (no two
+     * alike), each written 1 to 4 times over five daily indices behind an alias, under {@code _id}s that repeat in
+     * every index, so that the expected partition is known by construction: the copies of one text. {@code
+     * _near_dup_clusters} over the alias and over {@code logs-*} finds it: each copy's assignment written into the copy's
+     * own index, every copy of a text naming the same representative (a copy, by index and {@code _id}) and the
+     * text's number of copies, the representative marked, no assignment on a text written once.
+     */
+    @SuppressWarnings("unchecked")
+    public void testClustersOverAnAliasOfFiveDailyIndicesAndOverAPatternAreTheCopiesOfEachText() throws Exception {
+        send(
+                "PUT",
+                "/_ingest/pipeline/" + DemoCorpus.PIPELINE,
+                "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
+        List<String> days =
+                List.of("logs-2026.11.01", "logs-2026.11.02", "logs-2026.11.03", "logs-2026.11.04", "logs-2026.11.05");
+        java.util.Random random = new java.util.Random(random().nextLong());
+        List<String> texts = new java.util.ArrayList<>();
+        for (int t = 0; t < 30; t++) {
+            StringBuilder text = new StringBuilder();
+            for (int w = 0; w < 40; w++) {
+                text.append(w == 0 ? "" : " ").append("w").append(Integer.toString(random.nextInt(1_000_000), 36));
+            }
+            texts.add(text.toString());
+        }
+        // (index/_id) -> the text it is a copy of; each text's copies.
+        Map<String, Integer> textOf = new HashMap<>();
+        Map<Integer, Set<String>> copiesOf = new HashMap<>();
+        for (int d = 0; d < days.size(); d++) {
+            send(
+                    "PUT",
+                    "/" + days.get(d),
+                    DemoCorpus.INDEX_SETUP.replace("\"number_of_shards\": 2", "\"number_of_shards\": " + (1 + d % 2)));
+            StringBuilder bulk = new StringBuilder();
+            for (int k = 0; k < 12; k++) {
+                int text = random.nextInt(texts.size());
+                textOf.put(days.get(d) + "/" + k, text);
+                copiesOf.computeIfAbsent(text, x -> new java.util.HashSet<>()).add(days.get(d) + "/" + k);
+                bulk.append("{\"index\": {\"_id\": \"")
+                        .append(k)
+                        .append("\"}}\n{\"text\": \"")
+                        .append(texts.get(text))
+                        .append("\"}\n");
+            }
+            Map<String, Object> response = send("POST", "/" + days.get(d) + "/_bulk?refresh=true", bulk.toString());
+            assertEquals(response.toString(), false, response.get("errors"));
+        }
+        putAlias("logs", days);
+        assertTrue(
+                "some text has copies in two indices",
+                copiesOf.values().stream()
+                        .anyMatch(c -> c.stream()
+                                        .map(key -> key.split("/")[0])
+                                        .distinct()
+                                        .count()
+                                > 1));
+
+        for (String name : List.of("logs", "logs-*")) {
+            String target = name.equals("logs") ? "by_alias" : "by_pattern";
+            Map<String, Object> response = send(
+                    "POST",
+                    "/" + name + "/_near_dup_clusters?refresh=true",
+                    "{\"field\": \"text_fp.minhash\", \"min_similarity\": 0.8, \"target_field\": \"" + target + "\"}");
+            assertEquals(response.toString(), textOf.size(), response.get("scanned"));
+            Map<String, Map<String, Object>> written = new HashMap<>();
+            for (Map<String, Object> hit :
+                    hits(search("logs-*", "{\"size\": 1000, \"_source\": [\"" + target + "\"]}"))) {
+                Object value = ((Map<String, Object>) hit.get("_source")).get(target);
+                if (value != null) {
+                    // Read from the hit of the copy's own index: the assignment was written there.
+                    written.put(hit.get("_index") + "/" + hit.get("_id"), (Map<String, Object>) value);
+                }
+            }
+            Set<String> representatives = new java.util.HashSet<>();
+            for (Map.Entry<Integer, Set<String>> text : copiesOf.entrySet()) {
+                Set<String> copies = text.getValue();
+                if (copies.size() == 1) {
+                    assertNull(
+                            name + ": " + copies + " is written once",
+                            written.get(copies.iterator().next()));
+                    continue;
+                }
+                String representative = null;
+                for (String copy : copies) {
+                    Map<String, Object> assignment = written.get(copy);
+                    assertNotNull(name + ": " + copy + " is a copy of " + copies, assignment);
+                    String named = assignment.get("cluster_index") + "/" + assignment.get("cluster");
+                    assertTrue(name + ": " + copy + " names a copy, " + named, copies.contains(named));
+                    representative = representative == null ? named : representative;
+                    assertEquals(name + ": " + copy, representative, named);
+                    assertEquals(name + ": " + copy, copies.size(), assignment.get("size"));
+                    assertEquals(name + ": " + copy, copy.equals(named), assignment.get("representative"));
+                }
+                representatives.add(representative);
+            }
+            assertEquals(
+                    name + ": one representative a text written more than once",
+                    copiesOf.values().stream().filter(c -> c.size() > 1).count(),
+                    representatives.size());
+            assertEquals(
+                    name + ": no assignment but on copies",
+                    copiesOf.values().stream()
+                            .filter(c -> c.size() > 1)
+                            .mapToInt(Set::size)
+                            .sum(),
+                    written.size());
+        }
+    }
+
     private static int root(int[] parent, int node) {
         while (parent[node] != node) {
             node = parent[node] = parent[parent[node]];

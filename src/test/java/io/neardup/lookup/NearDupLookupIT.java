@@ -242,6 +242,144 @@ public class NearDupLookupIT extends NearDupRestTestCase {
         }
     }
 
+    /** The five daily indices of {@link #testCopiesOfPagesOfEachOfFiveDailyIndicesAreFlaggedByAliasAndByPattern}. */
+    private static final List<String> DAYS =
+            List.of("days-2026.11.01", "days-2026.11.02", "days-2026.11.03", "days-2026.11.04", "days-2026.11.05");
+
+    /**
+     * Issue 41's acceptance, "an alias over 5 daily indices" and "an index pattern": demo pages split over {@link #DAYS}
+     * behind the alias {@code days} (the last its write index), each index's {@code _id}s counting from 0 so that every
+     * {@code _id} is in all five; then exact copies and near-copies (one word replaced, 3% of the words) of pages of
+     * each day, and pages never indexed, go through the lookup by the alias and by {@code days-*}. Each sent document
+     * that names a page names it by index and {@code _id}, and that page's exact Jaccard with it (computed here from
+     * the texts) reaches τ; each whose nearest indexed page is at τ + 0.05 or more is flagged (just above τ, LSH may
+     * miss by design); each exact copy names its original, so the copies name every one of the five indices.
+     */
+    public void testCopiesOfPagesOfEachOfFiveDailyIndicesAreFlaggedByAliasAndByPattern() throws Exception {
+        double tau = 0.8;
+        send(
+                "PUT",
+                "/_ingest/pipeline/" + DemoCorpus.PIPELINE,
+                "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\"}}]}");
+        List<String> lines = new ArrayList<>(DemoCorpus.lines());
+        Collections.shuffle(lines, random());
+        int perDay = 40;
+        // (index, _id) -> text, and each day's texts in _id order.
+        Map<String, String> indexed = new HashMap<>();
+        List<List<String>> daysTexts = new ArrayList<>();
+        for (int d = 0; d < DAYS.size(); d++) {
+            index(DAYS.get(d), DemoCorpus.PIPELINE);
+            StringBuilder bulk = new StringBuilder();
+            List<String> texts = new ArrayList<>();
+            for (int k = 0; k < perDay; k++) {
+                String line = lines.get(d * perDay + k);
+                String text = (String) XContentHelper.convertToMap(JsonXContent.jsonXContent, line, false)
+                        .get("text");
+                texts.add(text);
+                indexed.put(DAYS.get(d) + "/" + k, text);
+                bulk.append("{\"index\": {\"_id\": \"")
+                        .append(k)
+                        .append("\"}}\n")
+                        .append(line)
+                        .append('\n');
+            }
+            daysTexts.add(texts);
+            Map<String, Object> response = send("POST", "/" + DAYS.get(d) + "/_bulk?refresh=true", bulk.toString());
+            assertEquals(response.toString(), false, response.get("errors"));
+        }
+        putAlias("days", DAYS);
+
+        Map<String, Set<String>> shingles = new HashMap<>();
+        indexed.forEach((key, text) -> shingles.put(key, ShingleTruth.shingles(text, 3)));
+
+        // Sent: from each day exact copies of two pages found nowhere else (other releases of a page can be the same
+        // text, and then the copy names the older index), near-copies of two more, and pages never indexed.
+        Random random = new Random(random().nextLong());
+        List<String> vocabulary = words(String.join(" ", daysTexts.get(0)));
+        List<String> sent = new ArrayList<>();
+        Map<Integer, String> exactCopyOf = new HashMap<>();
+        for (int d = 0; d < DAYS.size(); d++) {
+            List<Integer> order = new ArrayList<>();
+            for (int k = 0; k < perDay; k++) {
+                order.add(k);
+            }
+            Collections.shuffle(order, random);
+            int exact = 0;
+            int near = 0;
+            for (int k : order) {
+                String key = DAYS.get(d) + "/" + k;
+                String text = daysTexts.get(d).get(k);
+                boolean unique = shingles.entrySet().stream()
+                        .noneMatch(e ->
+                                e.getKey().equals(key) == false && e.getValue().equals(shingles.get(key)));
+                if (exact < 2 && unique) {
+                    exactCopyOf.put(sent.size(), key);
+                    sent.add(text);
+                    exact++;
+                } else if (near < 2) {
+                    List<String> words = words(text);
+                    sent.add(edited(words, vocabulary, near == 0 ? 1.0 / words.size() : 0.03, random));
+                    near++;
+                }
+            }
+            assertEquals(DAYS.get(d) + " has pages found nowhere else", 2, exact);
+        }
+        for (String line : lines.subList(DAYS.size() * perDay, DAYS.size() * perDay + 20)) {
+            sent.add((String) XContentHelper.convertToMap(JsonXContent.jsonXContent, line, false)
+                    .get("text"));
+        }
+
+        for (String lookupIndex : List.of("days", "days-*")) {
+            String sink = lookupIndex.equals("days") ? "sent-by-alias" : "sent-by-pattern";
+            send("PUT", "/_ingest/pipeline/" + sink, """
+                {"processors": [
+                  {"near_dup_fingerprint": {"field": "text"}},
+                  {"near_dup_lookup": {"field": "text_fp.minhash", "index": "INDEX", "min_similarity": TAU,
+                                       "target_field": "text_dup", "recent_size": 0}}]}""".replace("INDEX", lookupIndex)
+                    .replace("TAU", "" + tau));
+            index(sink, sink);
+            StringBuilder bulk = new StringBuilder();
+            for (int i = 0; i < sent.size(); i++) {
+                String text = sent.get(i);
+                bulk.append("{\"index\": {\"_id\": \"").append(i).append("\"}}\n");
+                bulk.append(Strings.toString(MediaTypeRegistry.JSON, (b, p) -> b.field("text", text)))
+                        .append('\n');
+            }
+            Map<String, Object> response = send("POST", "/" + sink + "/_bulk?refresh=true", bulk.toString());
+            assertEquals(response.toString(), false, response.get("errors"));
+            Map<String, Map<String, Object>> flags = flags(sink);
+            Set<String> named = new HashSet<>();
+            int copies = 0;
+            for (int i = 0; i < sent.size(); i++) {
+                Set<String> own = ShingleTruth.shingles(sent.get(i), 3);
+                double best = 0;
+                for (Set<String> other : shingles.values()) {
+                    best = Math.max(best, ShingleTruth.jaccard(own, other));
+                }
+                Map<String, Object> flag = flags.get(String.valueOf(i));
+                String of = flag == null ? null : (String) flag.get("duplicate_of");
+                String where = lookupIndex + ": sent " + i + " (nearest indexed page at " + best + ") -> " + flag;
+                if (of != null) {
+                    String key = flag.get("duplicate_of_index") + "/" + of;
+                    assertTrue(where + " names an indexed page by index and _id", shingles.containsKey(key));
+                    double similarity = ShingleTruth.jaccard(own, shingles.get(key));
+                    assertTrue(where + " at " + similarity, similarity >= tau - 1e-9);
+                    assertEquals(where, similarity, ((Number) flag.get("similarity")).doubleValue(), 1e-6);
+                    if (exactCopyOf.containsKey(i)) {
+                        assertEquals(where + " names its original", exactCopyOf.get(i), key);
+                        named.add((String) flag.get("duplicate_of_index"));
+                    }
+                }
+                copies += best >= tau ? 1 : 0;
+                if (best >= tau + 0.05 || exactCopyOf.containsKey(i)) {
+                    assertNotNull(where + " is flagged", of);
+                }
+            }
+            assertTrue("copies sent: " + copies, copies >= exactCopyOf.size());
+            assertEquals(lookupIndex + ": the exact copies name every day", new HashSet<>(DAYS), named);
+        }
+    }
+
     /**
      * Each page is flagged as a copy exactly when an earlier page's 3-word shingles overlap it by Jaccard >= {@link
      * #TAU}, allowing for LSH's misses; with {@code backingIndexOf}, the index named beside {@code duplicate_of} is the

@@ -203,6 +203,49 @@ public final class Corpus {
         return pairs;
     }
 
+    /** For each query, the position of its nearest set (-1: none shares a shingle) and their exact Jaccard (0 then). */
+    public record Nearest(int[] position, double[] jaccard) {}
+
+    /**
+     * For each of {@code queries}, the set of {@code against} with the highest exact Jaccard (the first of equals), all
+     * sorted and distinct, by counting intersections over an inverted index as {@link #exactPairs} does: exact, since a
+     * set that shares no shingle with the query has Jaccard 0 with it.
+     */
+    public static Nearest nearest(long[][] against, long[][] queries) {
+        int n = against.length;
+        long[][] all = Arrays.copyOf(against, n + queries.length);
+        System.arraycopy(queries, 0, all, n, queries.length);
+        Postings index = Postings.of(all);
+        int[] start = index.start();
+        int[] postings = index.postings();
+        int[] position = new int[queries.length];
+        double[] jaccard = new double[queries.length];
+        int[] common = new int[n];
+        int[] touched = new int[n];
+        for (int q = 0; q < queries.length; q++) {
+            int touchedCount = 0;
+            for (int id : index.ids()[n + q]) {
+                // Postings are ascending: the sets of against come first.
+                for (int p = start[id]; p < start[id + 1] && postings[p] < n; p++) {
+                    if (common[postings[p]]++ == 0) {
+                        touched[touchedCount++] = postings[p];
+                    }
+                }
+            }
+            position[q] = -1;
+            for (int t = 0; t < touchedCount; t++) {
+                int j = touched[t];
+                double similarity = (double) common[j] / (queries[q].length + against[j].length - common[j]);
+                if (similarity > jaccard[q] || (similarity == jaccard[q] && j < position[q])) {
+                    jaccard[q] = similarity;
+                    position[q] = j;
+                }
+                common[j] = 0;
+            }
+        }
+        return new Nearest(position, jaccard);
+    }
+
     /**
      * The set the processor's MinHash side hashes: the sorted distinct shingle hashes of {@code t}'s tokens, with the
      * plugin's own {@link TokenHasher} and {@link ShingleHasher} (whose size and seed the caller chose).

@@ -641,22 +641,8 @@ public final class ClustersEvaluation {
         StringBuilder splits = new StringBuilder();
         for (Config c : minhash) {
             double tau = tau(c);
-            int[] parent = new int[n];
-            for (int i = 0; i < n; i++) {
-                parent[i] = i;
-            }
-            long above = 0;
-            for (Map.Entry<Long, Double> pair : pairs.entrySet()) {
-                if (pair.getValue() >= tau) {
-                    above++;
-                    int a = find(parent, (int) (pair.getKey() >>> 32)), b = find(parent, (int) (long) pair.getKey());
-                    parent[Math.max(a, b)] = Math.min(a, b);
-                }
-            }
-            int[] exact = new int[n];
-            for (int i = 0; i < n; i++) {
-                exact[i] = find(parent, i);
-            }
+            long above = pairs.values().stream().filter(j -> j >= tau).count();
+            int[] exact = exactComponents(pairs, n, tau);
             int[] clusterOf = clusterings.get(c);
             long split = 0;
             StringBuilder splitPairs = new StringBuilder();
@@ -690,6 +676,27 @@ public final class ClustersEvaluation {
                             Locale.ROOT, "%.4f, %.4f / %.4f / %.4f; %,d of %,d", q[0], q[1], q[2], q[3], split, above));
         }
         report.append('\n').append(splits).append('\n');
+    }
+
+    /**
+     * The connected components of the pairs of {@link Corpus#exactPairs} (keyed {@code i << 32 | j}) with Jaccard >=
+     * {@code tau}, over {@code n} documents: each document's label is its component's smallest member.
+     */
+    static int[] exactComponents(Map<Long, Double> pairs, int n, double tau) {
+        int[] parent = new int[n];
+        for (int i = 0; i < n; i++) {
+            parent[i] = i;
+        }
+        for (Map.Entry<Long, Double> pair : pairs.entrySet()) {
+            if (pair.getValue() >= tau) {
+                union(parent, (int) (pair.getKey() >>> 32), (int) (long) pair.getKey());
+            }
+        }
+        int[] exact = new int[n];
+        for (int i = 0; i < n; i++) {
+            exact[i] = find(parent, i);
+        }
+        return exact;
     }
 
     private static double tau(Config c) {
@@ -991,6 +998,12 @@ public final class ClustersEvaluation {
      * Returns {bulk s, force-merge s, failed items}.
      */
     double[] indexStream(List<Corpus.Doc> docs, int batch, int shards, String floor, int generations) throws Exception {
+        return indexStream(docs, batch, shards, floor, generations, 1);
+    }
+
+    /** As above, the backing indices in fingerprint {@code format}. */
+    double[] indexStream(List<Corpus.Doc> docs, int batch, int shards, String floor, int generations, int format)
+            throws Exception {
         deleteStream();
         evaluate.putPipeline();
         String minhashParams = floor == null ? "" : ", \"min_similarity_floor\": " + Double.parseDouble(floor);
@@ -998,7 +1011,12 @@ public final class ClustersEvaluation {
                 "PUT",
                 "/_index_template/" + STREAM,
                 "{\"index_patterns\": [\"" + STREAM + "\"], \"data_stream\": {}, \"priority\": 500, \"template\": "
-                        + Evaluate.indexDefinition(shards, minhashParams, "\"@timestamp\": {\"type\": \"date\"}, ")
+                        + Evaluate.indexDefinition(
+                                shards,
+                                minhashParams,
+                                "\"@timestamp\": {\"type\": \"date\"}, ",
+                                Evaluate.PIPELINE,
+                                format)
                         + "}");
         node.ok("PUT", "/_data_stream/" + STREAM, null);
         double[] r = evaluate.bulk(STREAM, docs, batch, generations);

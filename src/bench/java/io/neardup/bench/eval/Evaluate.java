@@ -776,11 +776,20 @@ public final class Evaluate {
 
     /** As above, with {@code pipeline} as the default pipeline. */
     static String indexDefinition(int shards, String minhashParams, String extraProperties, String pipeline) {
+        return indexDefinition(shards, minhashParams, extraProperties, pipeline, 1);
+    }
+
+    /**
+     * As above, in fingerprint format {@code format}: 1 for the programs that model the band terms on stored signatures,
+     * 2 (the default of a new index) where only the node's answers are read.
+     */
+    static String indexDefinition(
+            int shards, String minhashParams, String extraProperties, String pipeline, int format) {
         return "{\"settings\": {\"number_of_shards\": " + shards
                 + ", \"number_of_replicas\": 0, \"refresh_interval\": \"-1\", "
                 + "\"index.default_pipeline\": \"" + pipeline
                 // Format 1: this program models the field's band terms on stored signatures (8-byte keys).
-                + "\", \"index.sort.field\": \"fp.simhash\", \"index.neardup.fingerprint_format\": 1},"
+                + "\", \"index.sort.field\": \"fp.simhash\", \"index.neardup.fingerprint_format\": " + format + "},"
                 + " \"mappings\": {\"properties\": {" + extraProperties
                 + "\"text\": {\"type\": \"text\"}, \"group\": {\"type\": \"keyword\"}, \"fp\": {\"properties\": {"
                 + "\"simhash\": {\"type\": \"simhash\"}, \"minhash\": {\"type\": \"minhash\"" + minhashParams

@@ -38,7 +38,7 @@ import java.util.Objects;
  */
 public final class LookupCostEvaluation {
     private static final String SINK = "neardup-lookup-sink";
-    private static final String TARGET = "dup";
+    static final String TARGET = "dup";
 
     private final Evaluate evaluate;
     private final ClustersEvaluation stream;
@@ -179,27 +179,45 @@ public final class LookupCostEvaluation {
     }
 
     private void putLookupPipeline(String name, String lookupIndex, double tau) {
+        putLookupPipeline(node, name, lookupIndex, tau, "");
+    }
+
+    /**
+     * The pipeline {@code name}: {@code near_dup_fingerprint} into {@code fp}, then {@code near_dup_lookup} on
+     * {@code fp.minhash} into {@code lookupIndex} at {@code tau}, writing {@value #TARGET}; {@code extraOptions} (e.g.
+     * {@code , "recent_size": 0}) are added to the lookup's.
+     */
+    static void putLookupPipeline(Node node, String name, String lookupIndex, double tau, String extraOptions) {
         node.ok(
                 "PUT",
                 "/_ingest/pipeline/" + name,
                 "{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"text\", \"target_field\": \"fp\"}}, "
                         + "{\"near_dup_lookup\": {\"field\": \"fp.minhash\", \"index\": \"" + lookupIndex
-                        + "\", \"min_similarity\": " + tau + ", \"target_field\": \"" + TARGET + "\"}}]}");
+                        + "\", \"min_similarity\": " + tau + ", \"target_field\": \"" + TARGET + "\"" + extraOptions
+                        + "}}]}");
+    }
+
+    /** An index of the evaluation's definition whose default pipeline is {@code pipeline}, {@value #TARGET} mapped. */
+    static String sinkDefinition(String pipeline) {
+        return sinkDefinition(pipeline, 1);
+    }
+
+    /** As above, in fingerprint {@code format}. */
+    static String sinkDefinition(String pipeline, int format) {
+        return Evaluate.indexDefinition(
+                1,
+                "",
+                "\"" + TARGET + "\": {\"properties\": {\"duplicate_of\": {\"type\": \"keyword\"}, "
+                        + "\"duplicate_of_index\": {\"type\": \"keyword\"}, \"cluster\": {\"type\": \"keyword\"}, "
+                        + "\"cluster_index\": {\"type\": \"keyword\"}, \"similarity\": {\"type\": \"double\"}}}, ",
+                pipeline,
+                format);
     }
 
     /** The corpus into a fresh {@link #SINK} of the evaluation's definition, through {@code pipeline}. */
     private double[] ingest(List<Corpus.Doc> docs, int batch, String pipeline) throws Exception {
         node.call("DELETE", "/" + SINK, null);
-        node.ok(
-                "PUT",
-                "/" + SINK,
-                Evaluate.indexDefinition(
-                        1,
-                        "",
-                        "\"" + TARGET + "\": {\"properties\": {\"duplicate_of\": {\"type\": \"keyword\"}, "
-                                + "\"duplicate_of_index\": {\"type\": \"keyword\"}, \"cluster\": {\"type\": \"keyword\"}, "
-                                + "\"cluster_index\": {\"type\": \"keyword\"}, \"similarity\": {\"type\": \"double\"}}}, ",
-                        pipeline));
+        node.ok("PUT", "/" + SINK, sinkDefinition(pipeline));
         return evaluate.bulk(SINK, docs, batch);
     }
 

@@ -234,6 +234,52 @@ public class NodeProgramsIT extends NearDupRestTestCase {
                 "`minhash:0.5` against exact-Jaccard components: ARI, P / R / F1; pairs of J >= τ split \\| 1.0000");
     }
 
+    /**
+     * The lookup into a data stream rolled over three times, into an alias of five daily indices and into a pattern,
+     * each scored against exact truth: every layout's row, no answer naming a document below τ, the exact copies found.
+     */
+    public void testLookupAcrossIndicesEvaluation() throws Exception {
+        Path dir = createTempDir();
+        String output = printed(() -> LookupAcrossIndicesEvaluation.main(new String[] {
+            TinyCorpus.write(dir, "tiny.jsonl", 60).toString(),
+            dir.resolve("report").toString(),
+            "--url",
+            url(),
+            "--generations",
+            "4",
+            "--planted",
+            "20",
+            "--fresh",
+            "10",
+            "--taus",
+            "0.8",
+            "--batch",
+            "20"
+        }));
+        for (String layout : List.of(
+                "stream (`index: \"neardup-eval-stream\"`), τ 0.8",
+                "alias (`index: \"pages\"`), τ 0.8",
+                "pattern (`index: \"pages-*\"`), τ 0.8")) {
+            Matcher scores = find(
+                    row(output, layout).get(1),
+                    "^P [0-9.]+, R [0-9.]+, F1 [0-9.]+ \\(([0-9]+) copies of 30 sent; [0-9]+ missed, [0-9]+ false "
+                            + "flags, 0 answers below τ\\); load ");
+            // Two in ten planted documents are exact copies: at least 4 of the 20.
+            assertTrue(output, Integer.parseInt(scores.group(1)) >= 4);
+        }
+        find(output, "\\| never indexed \\| 10 \\|");
+        for (String layout : List.of("stream (`neardup-eval-stream`)", "alias (`pages`)", "pattern (`pages-*`)")) {
+            // Each document's assignment found in its own index and resolved to the document it names.
+            find(
+                    output,
+                    Pattern.quote("| `_near_dup_clusters` over " + layout + ", τ 0.8 | ")
+                            + "P [0-9.]+, R [0-9.]+, F1 [0-9.]+, ARI [-0-9.]+ against the components of [0-9,]+ exact "
+                            + "pairs; [0-9]+ of 50 documents in another cluster; 0 assignments not resolved by index and _id; "
+                            + "[0-9]+ pairs of J >= τ split");
+        }
+        assertTrue(Files.exists(dir.resolve("report").resolve("summary.md")));
+    }
+
     public void testQueryBenchmark() throws Exception {
         String output = printed(() -> QueryBenchmark.main(new String[] {
             "--url",
