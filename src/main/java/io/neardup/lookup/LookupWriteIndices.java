@@ -4,7 +4,6 @@
  */
 package io.neardup.lookup;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -149,20 +148,18 @@ public final class LookupWriteIndices implements ActionFilter {
          */
         void correct(BulkShardRequest request) {
             String index = request.shardId().getIndexName();
-            List<IndexRequest> toCorrect = new ArrayList<>();
-            List<Slot> slotsToCorrect = new ArrayList<>();
+            // Every placement of the shard's items first: an item may name another item's.
             for (BulkItemRequest item : request.items()) {
                 Slot slot = item == null ? null : slots.get(item.id());
                 if (slot != null) {
                     slot.own().actual = index;
-                    if (item.request() instanceof IndexRequest indexRequest) {
-                        toCorrect.add(indexRequest);
-                        slotsToCorrect.add(slot);
-                    }
                 }
             }
-            for (int i = 0; i < toCorrect.size(); i++) {
-                rewrite(toCorrect.get(i), slotsToCorrect.get(i).corrections());
+            for (BulkItemRequest item : request.items()) {
+                Slot slot = item == null ? null : slots.get(item.id());
+                if (slot != null && item.request() instanceof IndexRequest indexRequest) {
+                    rewrite(indexRequest, slot.corrections());
+                }
             }
         }
 

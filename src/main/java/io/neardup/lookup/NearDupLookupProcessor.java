@@ -225,8 +225,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         List<IngestDocument> documents = new ArrayList<>(wrappers.size());
         List<BiConsumer<IngestDocument, Exception>> handlers = new ArrayList<>(wrappers.size());
         int[] slots = new int[wrappers.size()];
-        for (IngestDocumentWrapper wrapper : wrappers) {
-            slots[documents.size()] = wrapper.getSlot();
+        for (int i = 0; i < wrappers.size(); i++) {
+            IngestDocumentWrapper wrapper = wrappers.get(i);
+            slots[i] = wrapper.getSlot();
             IngestDocument original = wrapper.getIngestDocument();
             documents.add(original);
             handlers.add((done, e) -> {
@@ -729,9 +730,9 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
 
     /**
      * A match: the document's {@code _id} and index ({@code indexOrder} its index's place, oldest first, among those
-     * searched; -1 for a document of the recent window), its cluster and its similarity or containment.
+     * searched; -1 for a document of the recent window), its cluster (and that cluster's index) and its similarity or
+     * containment.
      */
-    /** A match: its document, index, the index's order, the cluster it is in (and that cluster's index), similarity. */
     private record Found(
             String id, String index, int indexOrder, String cluster, String clusterIndex, double similarity) {}
 
@@ -762,42 +763,32 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     }
 
     private void write(Lookup lookup, Found indexed, RecentFingerprints.Match recentMatch) {
-        IngestDocument document = lookup.document();
-        RecentFingerprints.Entry self = lookup.self();
         List<LookupWriteIndices.Correction> corrections = new ArrayList<>(2);
-        LookupWriteIndices.Placement clusterPlacement = null;
         if (containment != null) {
-            writeContainment(document, indexed, recentMatch, corrections);
+            writeContainment(lookup.document(), indexed, recentMatch, corrections);
+            accept(lookup, null, null, null);
         } else {
-            clusterPlacement = writeSimilarity(lookup, indexed, recentMatch, corrections);
+            writeSimilarity(lookup, indexed, recentMatch, corrections);
         }
         if (lookup.placement() != null) {
             lookup.bulk().record(lookup.slot(), lookup.placement(), corrections);
         }
-        if (self != null) {
-            if (lookup.placement() != null) {
-                self.attach(new LookupWriteIndices.Placed(lookup.placement(), clusterPlacement));
-            }
-            recent.accept(self, cluster(document), clusterIndex(document));
+    }
+
+    /**
+     * The document's entry in the recent window accepted, with the cluster its lookup chose, and where the document and
+     * that cluster's index are assumed to be written ({@code clusterPlacement}, null where the index is known).
+     */
+    private void accept(
+            Lookup lookup, LookupWriteIndices.Placement clusterPlacement, String cluster, String clusterIndex) {
+        RecentFingerprints.Entry self = lookup.self();
+        if (self == null) {
+            return;
         }
-    }
-
-    private Object answer(IngestDocument document) {
-        return document.hasField(targetField) ? document.getFieldValue(targetField, Object.class) : null;
-    }
-
-    @SuppressWarnings("unchecked")
-    private String cluster(IngestDocument document) {
-        return containment == null && answer(document) instanceof Map<?, ?> value
-                ? ClusterAssignment.clusterOf((Map<String, Object>) value)
-                : null;
-    }
-
-    @SuppressWarnings("unchecked")
-    private String clusterIndex(IngestDocument document) {
-        return containment == null && answer(document) instanceof Map<?, ?> value
-                ? ClusterAssignment.clusterIndexOf((Map<String, Object>) value)
-                : null;
+        if (lookup.placement() != null) {
+            self.attach(new LookupWriteIndices.Placed(lookup.placement(), clusterPlacement));
+        }
+        recent.accept(self, cluster, clusterIndex);
     }
 
     /**
@@ -809,10 +800,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
     }
 
     /**
-     * A similarity lookup's answer; the names that came from an assumed write index are added to {@code corrections}.
-     * Returns the placement of the cluster's index where that was assumed, else null.
+     * A similarity lookup's answer, and the document's entry accepted with it; the names that came from an assumed
+     * write index are added to {@code corrections}.
      */
-    private LookupWriteIndices.Placement writeSimilarity(
+    private void writeSimilarity(
             Lookup lookup,
             Found indexed,
             RecentFingerprints.Match recentMatch,
@@ -844,7 +835,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         }
         String id = lookup.id();
         if (duplicateOf == null && id == null) {
-            return null;
+            return; // nothing can refer to a document without an _id, and it has no entry in the window
         }
         Map<String, Object> value;
         if (duplicateOf != null) {
@@ -863,7 +854,7 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
                 duplicatePlacement,
                 value);
         lookup.document().setFieldValue(targetField, value);
-        return clusterPlacement;
+        accept(lookup, clusterPlacement, ClusterAssignment.clusterOf(value), ClusterAssignment.clusterIndexOf(value));
     }
 
     private void addCorrection(
