@@ -31,11 +31,9 @@ import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreDoc;
-import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.tests.index.RandomIndexWriter;
 import org.apache.lucene.tests.search.CheckHits;
@@ -336,11 +334,11 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
             int held = 0;
             if (terms != null) {
                 TermsEnum termsEnum = terms.iterator();
-                for (BooleanClause clause : (BooleanQuery) query.bandQuery()) {
-                    held += termsEnum.seekExact(
-                                    ((TermQuery) clause.query()).getTerm().bytes())
-                            ? 1
-                            : 0;
+                // The band terms by a visitor, not the clauses: BooleanClause's accessor differs in Lucene 9 (2.19).
+                Set<Term> bandTerms = new HashSet<>();
+                query.bandQuery().visit(QueryVisitor.termCollector(bandTerms));
+                for (Term term : bandTerms) {
+                    held += termsEnum.seekExact(term.bytes()) ? 1 : 0;
                 }
             }
             fewer += held < m ? 1 : 0;
