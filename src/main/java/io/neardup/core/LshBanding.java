@@ -35,6 +35,13 @@ public record LshBanding(int bands, int rows) {
     private static final int MAX_DEPTH = 50;
     private static final int CACHE_LIMIT = 256;
     private static final Map<String, LshBanding> CACHE = new ConcurrentHashMap<>();
+    /**
+     * {@link #minBandMatchesFor} by banding and threshold: a binomial tail per candidate count, asked again by every
+     * query (a lookup into 30 indices asks it 30 times a document), while a cluster uses a handful of pairs.
+     */
+    private static final Map<MinBandMatchesKey, Integer> MIN_BAND_MATCHES = new ConcurrentHashMap<>();
+
+    private record MinBandMatchesKey(LshBanding banding, double threshold) {}
 
     public LshBanding {
         if (bands < 1 || rows < 1) {
@@ -175,6 +182,20 @@ public record LshBanding(int bands, int rows) {
      * cannot promise that (the threshold is below the {@link #floor()}).
      */
     public int minBandMatchesFor(double threshold) {
+        MinBandMatchesKey key = new MinBandMatchesKey(this, threshold);
+        Integer cached = MIN_BAND_MATCHES.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        int m = computeMinBandMatches(threshold);
+        if (MIN_BAND_MATCHES.size() >= CACHE_LIMIT) {
+            MIN_BAND_MATCHES.clear();
+        }
+        MIN_BAND_MATCHES.put(key, m);
+        return m;
+    }
+
+    private int computeMinBandMatches(double threshold) {
         int m = 1;
         while (m < bands && candidateProbability(m + 1, threshold) >= CANDIDATE_RECALL) {
             m++;

@@ -40,6 +40,14 @@ public final class FieldExposure {
             "org.apache.lucene.index.ExitableDirectoryReader$ExitableFilterAtomicReader",
             "org.apache.lucene.index.SoftDeletesDirectoryReaderWrapper$SoftDeletesFilterLeafReader");
 
+    /** {@link #PASS_THROUGH} by class, looked up once a class: the name's set lookup was 2% of a lookup into 30 indices. */
+    private static final ClassValue<Boolean> IS_PASS_THROUGH = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            return PASS_THROUGH.contains(type.getName());
+        }
+    };
+
     private FieldExposure() {}
 
     /** True when {@code reader} shows every Lucene field of the fingerprint field {@code field} unchanged. */
@@ -67,8 +75,7 @@ public final class FieldExposure {
 
     private static LeafReader withoutPassThrough(LeafReader reader) {
         LeafReader shown = reader;
-        while (shown instanceof FilterLeafReader filter
-                && PASS_THROUGH.contains(filter.getClass().getName())) {
+        while (shown instanceof FilterLeafReader filter && IS_PASS_THROUGH.get(filter.getClass())) {
             shown = filter.getDelegate();
         }
         return shown;

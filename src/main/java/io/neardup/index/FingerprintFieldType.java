@@ -47,6 +47,15 @@ public abstract sealed class FingerprintFieldType extends MappedFieldType
      * @throws IllegalArgumentException when the query cannot be built here (the entry point makes it a 400
      *     naming the shard); a {@code QueryShardException} where the field type names the shard itself
      */
+    /**
+     * What this field's queries are built from besides their own inputs: two fields, of two indices, with equal
+     * identities build the same {@link #nearDuplicateQuery} and {@link #containmentQuery} for the same {@code like},
+     * options and excluded id, so that a query built on one index's shard can be searched on the other's (a lookup into
+     * a data stream's 30 backing indices of one mapping builds each document's query once a node, not 30 times). Null
+     * where a query also depends on more of its index than this field.
+     */
+    public abstract Object queryIdentity();
+
     public abstract Query nearDuplicateQuery(
             NearDupOptions options,
             LikeFingerprints like,

@@ -313,6 +313,22 @@ public final class MinhashFieldMapper extends FingerprintFieldMapper<Fingerprint
             return FingerprintKind.MINHASH;
         }
 
+        /** Everything of the field its queries read: the band terms, filter keys and verification follow from these. */
+        private record QueryIdentity(
+                String name,
+                int numHashes,
+                LshBanding banding,
+                FingerprintFormat format,
+                int containmentSampling,
+                boolean searchable,
+                boolean hasDocValues) {}
+
+        @Override
+        public Object queryIdentity() {
+            return new QueryIdentity(
+                    name(), numHashes, banding, format, containmentSampling, isSearchable(), hasDocValues());
+        }
+
         /** {@link MinhashSimilarityQuery}: band candidates verified on the signatures or shingle sets; {@code _id} excludes the liked document. */
         @Override
         public Query nearDuplicateQuery(

@@ -111,6 +111,12 @@ public final class SimhashFieldMapper extends FingerprintFieldMapper<SimhashFiel
             return FingerprintKind.SIMHASH;
         }
 
+        /** None: with {@code min_similarity} its query verifies on the sibling {@code minhash} field of its own index. */
+        @Override
+        public Object queryIdentity() {
+            return null;
+        }
+
         /** {@link SimhashNeighborQuery}; with {@code min_similarity}, inside a {@link JaccardVerifiedQuery} on the sibling {@code minhash} field. */
         @Override
         public Query nearDuplicateQuery(

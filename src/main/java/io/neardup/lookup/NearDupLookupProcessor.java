@@ -16,6 +16,7 @@ import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
 import io.neardup.ingest.NearDupFingerprintProcessor;
 import io.neardup.match.ClusterAssignment;
+import io.neardup.match.DocumentQueries;
 import io.neardup.match.MappingPaths;
 import io.neardup.match.MatchSpec;
 import io.neardup.match.NearDupLookupAction;
@@ -24,6 +25,7 @@ import io.neardup.match.ShardMatchResponse;
 import io.neardup.match.TransportShardMatchAction;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -424,6 +426,10 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
         private final int[] indexOf;
 
         private final int[] shardOf;
+        /** The documents' fingerprint objects, and the queries built for them, the same in every shard request. */
+        private final List<Map<String, Object>> sources;
+
+        private final DocumentQueries queries = new DocumentQueries();
         private final ShardMatchResponse[] responses;
         private final AtomicInteger next = new AtomicInteger();
         private final AtomicInteger pending;
@@ -441,6 +447,11 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             this.lookups = lookups;
             this.lookupName = lookups.get(0).lookupName();
             this.selection = lookups.get(0).selection();
+            List<Map<String, Object>> fingerprintSources = new ArrayList<>(lookups.size());
+            for (Lookup lookup : lookups) {
+                fingerprintSources.add(lookup.fingerprintSource());
+            }
+            this.sources = Collections.unmodifiableList(fingerprintSources);
             int requests = 0;
             for (IndexMetadata index : selection.oldestFirst()) {
                 requests += index.getNumberOfShards();
@@ -495,16 +506,14 @@ public final class NearDupLookupProcessor extends AbstractProcessor {
             String shardIndex =
                     selection.oldestFirst().get(indexOf[slot]).getIndex().getName();
             List<String> leftOut = new ArrayList<>(lookups.size());
-            List<Map<String, Object>> sources = new ArrayList<>(lookups.size());
             for (Lookup lookup : lookups) {
                 leftOut.add(lookup.id() != null && shardIndex.equals(lookup.writtenTo()) ? lookup.id() : "");
-                sources.add(lookup.fingerprintSource());
             }
             ShardMatchRequest request = new ShardMatchRequest(
                     shardIndex,
                     shardOf[slot],
                     spec,
-                    new ShardMatchRequest.Documents(leftOut, sources),
+                    new ShardMatchRequest.Documents(leftOut, sources, queries),
                     maxCandidates,
                     containment == null ? targetField + "." + ClusterAssignment.CLUSTER : null);
             holdsPlace.set(slot, 1);

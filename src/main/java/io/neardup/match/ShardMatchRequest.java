@@ -7,6 +7,7 @@ package io.neardup.match;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.opensearch.action.ActionRequestValidationException;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
@@ -28,14 +29,22 @@ public final class ShardMatchRequest extends OneShardRequest<ShardMatchRequest> 
 
     /**
      * Documents: their {@code _id}s ("" for a document without one), each excluded from its own matches, and their
-     * fingerprint objects (each document's {@code _source} reduced to the object holding the matched field).
+     * fingerprint objects (each document's {@code _source} reduced to the object holding the matched field); and the
+     * queries built for them, shared by the requests of the same documents on this node (not sent).
      */
-    public record Documents(List<String> ids, List<Map<String, Object>> sources) implements Batch {
+    public record Documents(List<String> ids, List<Map<String, Object>> sources, DocumentQueries queries)
+            implements Batch {
         public Documents {
             if (ids.size() != sources.size()) {
                 throw new IllegalArgumentException(
                         "one source per id: " + ids.size() + " ids, " + sources.size() + " sources");
             }
+            Objects.requireNonNull(queries, "queries");
+        }
+
+        /** Documents whose queries no other request shares. */
+        public Documents(List<String> ids, List<Map<String, Object>> sources) {
+            this(ids, sources, new DocumentQueries());
         }
     }
 

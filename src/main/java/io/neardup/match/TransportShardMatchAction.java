@@ -9,6 +9,7 @@ import io.neardup.core.FingerprintObject;
 import io.neardup.core.MemoryBudget;
 import io.neardup.core.SimhashCodec;
 import io.neardup.index.BreakerBudget;
+import io.neardup.index.FingerprintFieldType;
 import io.neardup.index.SimhashBatchMatcher;
 import io.neardup.query.Like;
 import io.neardup.query.QueryServices;
@@ -270,6 +271,9 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                         : null;
         List<String> ids = documents.ids();
         String index = shardId.getIndexName();
+        Object identity = context.fieldMapper(request.spec().field()) instanceof FingerprintFieldType fingerprint
+                ? fingerprint.queryIdentity()
+                : null;
         BlockNeighbours neighbours = blocks == null ? null : new BlockNeighbours();
         for (int i = 0; i < ids.size(); i++) {
             String id = ids.get(i);
@@ -292,7 +296,14 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             Like like = id.isEmpty()
                     ? Like.source(null, index, documents.sources().get(i))
                     : Like.fetched(id, index, documents.sources().get(i));
-            Query lucene = request.spec().query(like, services).toQuery(context);
+            // A document excluded by its _id here has a query of its own; the others' are shared with the other
+            // shards of their field's identity.
+            Query lucene = documents
+                    .queries()
+                    .get(
+                            i,
+                            id.isEmpty() ? identity : null,
+                            () -> request.spec().query(like, services).toQuery(context));
             TopDocs top = searcher.search(lucene, request.maxMatches());
             for (ScoreDoc hit : top.scoreDocs) {
                 docs.read(hit.doc);

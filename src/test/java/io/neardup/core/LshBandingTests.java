@@ -5,6 +5,7 @@
 package io.neardup.core;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -114,5 +115,26 @@ public class LshBandingTests {
             previous = m;
         }
         assertTrue("at 0.9 most bands must agree", banding.minBandMatchesFor(0.9) > 20);
+    }
+
+    /** The answers are remembered by banding and threshold: asked again, interleaved, each is still its own. */
+    @Test
+    public void testMinBandMatchesForIsRememberedByBandingAndThreshold() {
+        LshBanding[] bandings = {LshBanding.forFloor(0.5, 128), LshBanding.forFloor(0.8, 128), new LshBanding(16, 8)};
+        double[] taus = {0.55, 0.8, 0.9, 0.8};
+        for (int round = 0; round < 2; round++) {
+            for (double tau : taus) {
+                for (LshBanding banding : bandings) {
+                    int m = banding.minBandMatchesFor(tau);
+                    int expected = 1;
+                    while (expected < banding.bands()
+                            && banding.candidateProbability(expected + 1, tau) >= LshBanding.CANDIDATE_RECALL) {
+                        expected++;
+                    }
+                    assertEquals(banding + " at " + tau, expected, m);
+                }
+            }
+        }
+        assertNotEquals(bandings[0].minBandMatchesFor(0.9), bandings[1].minBandMatchesFor(0.9));
     }
 }

@@ -246,6 +246,77 @@ public class NearDupLookupProcessorTests extends OpenSearchIntegTestCase {
         }
     }
 
+    /**
+     * A bulk looked up through a pattern over indices whose {@code minhash} fields differ in what a query reads from them
+     * (fingerprint format 1 beside 2, another banding) and one that is the same as another: a document's query is built
+     * once and searched in every index of the same field, and each index still answers with its own field's query (a
+     * query of format 2 band terms finds nothing in the format 1 index).
+     */
+    @SuppressWarnings("unchecked")
+    public void testABulksQueriesAreSharedOnlyByIndicesWhoseFieldsQueryAlike() {
+        String mapping = "{\"properties\": {\"body\": {\"type\": \"text\"}, \"fp\": {\"properties\": {"
+                + "\"minhash\": {\"type\": \"minhash\"%s}}}}}";
+        client().admin()
+                .cluster()
+                .preparePutPipeline(
+                        "alike-fingerprint",
+                        new BytesArray("{\"processors\": [{\"near_dup_fingerprint\": {\"field\": \"body\","
+                                + " \"target_field\": \"fp\"}}]}"),
+                        XContentType.JSON)
+                .get();
+        String[] originals = {"alike-o-format2", "alike-o-format1", "alike-o-floor", "alike-o-format2-again"};
+        String[] fieldOptions = {"", "", ", \"min_similarity_floor\": 0.7", ""};
+        String[] formats = {"2", "1", "2", "2"};
+        for (int i = 0; i < originals.length; i++) {
+            assertAcked(prepareCreate(originals[i])
+                    .setSettings(Settings.builder()
+                            .put("index.number_of_shards", between(1, 2))
+                            .put("index.number_of_replicas", 0)
+                            .put("index.neardup.fingerprint_format", formats[i])
+                            .put("index.default_pipeline", "alike-fingerprint"))
+                    .setMapping(String.format(java.util.Locale.ROOT, mapping, fieldOptions[i])));
+        }
+        pipelineIndex(
+                "alike-copies",
+                "{\"near_dup_fingerprint\": {\"field\": \"body\", \"target_field\": \"fp\"}},"
+                        + " {\"near_dup_lookup\": {\"field\": \"fp.minhash\", \"index\": \"alike-o-*\","
+                        + " \"min_similarity\": 0.8, \"target_field\": \"dup\"}}",
+                String.format(java.util.Locale.ROOT, mapping, ""));
+        Random random = random();
+        int perIndex = 40;
+        Map<String, String> textOf = new HashMap<>();
+        BulkRequestBuilder indexed = client().prepareBulk().setRefreshPolicy(WriteRequest.RefreshPolicy.IMMEDIATE);
+        for (String index : originals) {
+            for (int i = 0; i < perIndex; i++) {
+                StringBuilder text = new StringBuilder();
+                for (int w = 0; w < 40; w++) {
+                    text.append("w").append(random.nextInt(100_000)).append(' ');
+                }
+                textOf.put(index + "/o" + i, text.toString());
+                indexed.add(client().prepareIndex(index).setId("o" + i).setSource(Map.of("body", text.toString())));
+            }
+        }
+        BulkResponse originalsIndexed = indexed.get();
+        assertFalse(originalsIndexed.buildFailureMessage(), originalsIndexed.hasFailures());
+        // Every original has the same _id in each index: only the index tells the copies apart.
+        List<String> keys = new ArrayList<>(textOf.keySet());
+        Collections.shuffle(keys, random);
+        BulkRequestBuilder bulk = client().prepareBulk().setRefreshPolicy(WriteRequest.RefreshPolicy.IMMEDIATE);
+        for (int c = 0; c < keys.size(); c++) {
+            bulk.add(client().prepareIndex("alike-copies")
+                    .setId("c" + c)
+                    .setSource(Map.of("body", textOf.get(keys.get(c)))));
+        }
+        BulkResponse copied = bulk.get();
+        assertFalse(copied.buildFailureMessage(), copied.hasFailures());
+        for (int c = 0; c < keys.size(); c++) {
+            Map<String, Object> dup = dupOf("alike-copies", "c" + c);
+            String[] original = keys.get(c).split("/");
+            assertEquals(keys.get(c) + " " + dup, original[1], dup.get("duplicate_of"));
+            assertEquals(keys.get(c) + " " + dup, original[0], dup.get("duplicate_of_index"));
+        }
+    }
+
     /** Two copies in one bulk request: the second is found among the recent fingerprints, and only there (the search cannot see the first yet). */
     @SuppressWarnings("unchecked")
     public void testCopiesInOneBulkAreFoundAmongTheRecentFingerprints() {
