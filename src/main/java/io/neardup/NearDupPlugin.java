@@ -39,6 +39,7 @@ import io.neardup.ingest.NearDupFingerprintProcessorFactory;
 import io.neardup.lookup.LookupWriteIndices;
 import io.neardup.lookup.NearDupLookupProcessor;
 import io.neardup.match.NearDupLookupAction;
+import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.ShardMatchAction;
 import io.neardup.match.TransportShardMatchAction;
 import io.neardup.query.FingerprintSearchChecks;
@@ -122,6 +123,7 @@ public class NearDupPlugin extends Plugin
             new FingerprintSearchChecks(() -> clusterService, () -> indexNameExpressionResolver);
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
     private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
+    private final NodeRunBreakers runBreakers = new NodeRunBreakers(() -> breaker);
     private final QueryServices queryServices = new QueryServices(
             new LikeResolver(
                     () -> ingestService, () -> clusterService, () -> indexNameExpressionResolver, searchChecks),
@@ -218,7 +220,8 @@ public class NearDupPlugin extends Plugin
 
     /**
      * Binds the cache and the scratch pool for injection into {@link TransportNearDupStatsAction}, the query services
-     * and the clusters runs' step timeouts for the actions that use them.
+     * the clusters runs' step timeouts and each run's breaker on this node ({@link NodeRunBreakers}) for the actions
+     * that use them.
      */
     @Override
     public Collection<Object> createComponents(
@@ -238,7 +241,7 @@ public class NearDupPlugin extends Plugin
         this.client = client;
         this.threadPool = threadPool;
         stepTimeouts = new StepTimeouts(threadPool);
-        return List.of(cache, scratchPool, queryServices, stepTimeouts);
+        return List.of(cache, scratchPool, queryServices, stepTimeouts, runBreakers);
     }
 
     @Override

@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.compat.LuceneApi;
 import io.neardup.core.ClusterGraph;
+import io.neardup.match.RunBreaker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -39,7 +40,8 @@ import org.opensearch.search.builder.SearchSourceBuilder;
  *
  * <p>Memory on this node: about {@link MatchGraph#BYTES_PER_NODE} + 2 bytes a character of {@code _id} for
  * every document that has a near-duplicate (and, for leader linkage, {@link ClusterGraph#BYTES_PER_EDGE}
- * a match), charged to the {@code neardup} breaker before it is taken, plus one page per slice.
+ * a match), charged to the {@code neardup} breaker before it is taken, plus one page per slice. The most it charged at
+ * once is the run's {@code coordinator_bytes}.
  */
 final class ClusterJob {
 
@@ -65,7 +67,9 @@ final class ClusterJob {
         this.request = context.request();
         this.task = context.task();
         this.simhashField = simhashField;
-        this.graph = new MatchGraph(breaker, task, request.linkage() == NearDupClustersRequest.Linkage.LEADER);
+        RunBreaker charges = new RunBreaker(breaker);
+        task.coordinatorCharges(charges);
+        this.graph = new MatchGraph(charges, task, request.linkage() == NearDupClustersRequest.Linkage.LEADER);
         this.members = new ClusterMembers(context, graph);
         this.writer = new ClusterWriter(context, graph, members);
     }

@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.ClusterGraph;
+import io.neardup.match.RunBreaker;
 import io.neardup.match.ShardMatchResponse;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,14 +15,14 @@ import java.util.Map;
 import java.util.function.IntFunction;
 import java.util.function.IntToLongFunction;
 import java.util.function.IntUnaryOperator;
-import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.index.seqno.SequenceNumbers;
 
 /**
  * The documents of a run that have a near-duplicate, as nodes of a {@link ClusterGraph}, each known by its index
  * (the ordinal {@link RunIndices} gives it) and {@code _id}, with the sequence number it was seen at; every node and edge charged to the {@code neardup} breaker
- * before it is taken, and given back by {@link #release}. Thread-safe: the shards' answers add to it
- * as they come.
+ * before it is taken, through the run's {@link RunBreaker} on this node (what the run reports as {@code coordinator_bytes}),
+ * and given back by {@link #release}. Thread-safe: the shards' answers add to it as they come, and the most a data node
+ * held for the run, which each answer reports, goes to the task.
  */
 final class MatchGraph {
 
@@ -33,7 +34,7 @@ final class MatchGraph {
     /** A node seen at two different sequence numbers: it changed between the scan and a shard's match. */
     static final long CHANGED = Long.MIN_VALUE;
 
-    private final CircuitBreaker breaker;
+    private final RunBreaker breaker;
     private final NearDupClustersTask task;
     private final ClusterGraph graph;
     /** By index ordinal: an {@code _id} is unique only inside one index. */
@@ -44,7 +45,7 @@ final class MatchGraph {
     private long[] seenSeqNo = new long[16];
     private long charged;
 
-    MatchGraph(CircuitBreaker breaker, NearDupClustersTask task, boolean leaderLinkage) {
+    MatchGraph(RunBreaker breaker, NearDupClustersTask task, boolean leaderLinkage) {
         this.breaker = breaker;
         this.task = task;
         this.graph = new ClusterGraph(leaderLinkage);
@@ -63,6 +64,7 @@ final class MatchGraph {
                 i -> ordinals[joined.matchedIn(i)]);
         task.noFingerprint.addAndGet(joined.noFingerprint());
         task.scanned.addAndGet(joined.scanned());
+        task.dataNodeHeld(joined.nodeBytes());
     }
 
     /**
@@ -75,6 +77,7 @@ final class MatchGraph {
             IntToLongFunction querySeqNo,
             ShardMatchResponse matches,
             IntUnaryOperator matchedOrdinal) {
+        task.dataNodeHeld(matches.nodeBytes());
         for (int i = 0; i < matches.size(); i++) {
             int query = matches.query(i);
             addMatch(

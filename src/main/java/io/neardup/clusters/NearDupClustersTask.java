@@ -4,6 +4,8 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.AddedWireFields;
+import io.neardup.match.RunBreaker;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Map;
@@ -46,6 +48,10 @@ public final class NearDupClustersTask extends CancellableTask {
     final AtomicLong updated = new AtomicLong();
     final AtomicLong noops = new AtomicLong();
     final AtomicLong versionConflicts = new AtomicLong();
+    /** The run's charges on this, its coordinating node; set when the run starts. */
+    private volatile RunBreaker coordinatorCharges;
+    /** The most any one data node reported holding for the run at once, so far. */
+    private final AtomicLong dataNodeBytes = new AtomicLong();
 
     public NearDupClustersTask(
             long id, String type, String action, String description, TaskId parentTaskId, Map<String, String> headers) {
@@ -69,6 +75,16 @@ public final class NearDupClustersTask extends CancellableTask {
 
     WriteThrottle throttle() {
         return throttle;
+    }
+
+    /** The breaker the run charges on this node: its peak is the run's {@code coordinator_bytes}. */
+    void coordinatorCharges(RunBreaker charges) {
+        this.coordinatorCharges = charges;
+    }
+
+    /** A data node's answer said the most the run held there at once: the largest is {@code data_node_bytes}. */
+    void dataNodeHeld(long bytes) {
+        dataNodeBytes.accumulateAndGet(bytes, Math::max);
     }
 
     /** Changes the rate of the run's writes ({@code POST _near_dup_clusters/<task>/_rethrottle}). */
@@ -96,6 +112,7 @@ public final class NearDupClustersTask extends CancellableTask {
     @Override
     public Status getStatus() {
         WriteThrottle running = throttle;
+        RunBreaker charges = coordinatorCharges;
         return new Status(
                 phase.paramName(),
                 running == null ? Float.POSITIVE_INFINITY : running.requestsPerSecond(),
@@ -107,10 +124,17 @@ public final class NearDupClustersTask extends CancellableTask {
                 clusters.get(),
                 updated.get(),
                 noops.get(),
-                versionConflicts.get());
+                versionConflicts.get(),
+                charges == null ? 0 : charges.peak(),
+                dataNodeBytes.get());
     }
 
-    /** The progress shown in {@code GET _tasks?detailed}. */
+    /**
+     * The progress shown in {@code GET _tasks?detailed}. {@code coordinatorBytes}: the most the run charged to the
+     * {@code neardup} breaker at once on its coordinating node (the graph); {@code dataNodeBytes}: the most any one data
+     * node charged to it at once for the run (its shard steps and look-ups running there together), so far; both 0 from
+     * a node of another version, which does not carry them.
+     */
     public record Status(
             String phase,
             float requestsPerSecond,
@@ -122,7 +146,9 @@ public final class NearDupClustersTask extends CancellableTask {
             long clusters,
             long updated,
             long noops,
-            long versionConflicts)
+            long versionConflicts,
+            long coordinatorBytes,
+            long dataNodeBytes)
             implements Task.Status {
 
         public static final String NAME = "near_dup_clusters";
@@ -139,7 +165,9 @@ public final class NearDupClustersTask extends CancellableTask {
                     in.readVLong(),
                     in.readVLong(),
                     in.readVLong(),
-                    in.readVLong());
+                    in.readVLong(),
+                    AddedWireFields.read(in) ? in.readVLong() : 0,
+                    AddedWireFields.read(in) ? in.readVLong() : 0);
         }
 
         @Override
@@ -155,6 +183,10 @@ public final class NearDupClustersTask extends CancellableTask {
             out.writeVLong(updated);
             out.writeVLong(noops);
             out.writeVLong(versionConflicts);
+            if (AddedWireFields.written(out)) {
+                out.writeVLong(coordinatorBytes);
+                out.writeVLong(dataNodeBytes);
+            }
         }
 
         @Override
@@ -184,7 +216,9 @@ public final class NearDupClustersTask extends CancellableTask {
             builder.field("clusters", clusters);
             builder.field("updated", updated);
             builder.field("noops", noops);
-            return builder.field("version_conflicts", versionConflicts);
+            builder.field("version_conflicts", versionConflicts);
+            builder.field("coordinator_bytes", coordinatorBytes);
+            return builder.field("data_node_bytes", dataNodeBytes);
         }
     }
 }

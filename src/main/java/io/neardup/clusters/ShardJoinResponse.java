@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.AddedWireFields;
 import io.neardup.match.ShardMatchResponse;
 import java.io.IOException;
 import org.opensearch.core.action.ActionResponse;
@@ -27,6 +28,8 @@ public final class ShardJoinResponse extends ActionResponse {
     private final int[] matchedIn;
     /** For each query, the shard it is in, as {@link #matchedIn} numbers them; null: the step's own. */
     private final int[] queryIn;
+    /** Set by the answering node: the most the run held at once there, or on a node the step looked up in. */
+    private long nodeBytes;
 
     /**
      * @param matchedIn for each match, the shard its document is in: 0 the step's own, else the one at that position of
@@ -79,6 +82,7 @@ public final class ShardJoinResponse extends ActionResponse {
         matches = new ShardMatchResponse(in);
         matchedIn = in.readVIntArray();
         queryIn = group ? in.readVIntArray() : null;
+        nodeBytes = AddedWireFields.read(in) ? in.readVLong() : 0;
     }
 
     /** The answer of a step over shards joined together: the layout above, then {@link #queryIn}. */
@@ -97,6 +101,23 @@ public final class ShardJoinResponse extends ActionResponse {
         if (queryIn != null) {
             out.writeVIntArray(queryIn);
         }
+        if (AddedWireFields.written(out)) {
+            out.writeVLong(nodeBytes);
+        }
+    }
+
+    /**
+     * The most the run held at once on the node that answered, or on a node the step looked up in, so far
+     * ({@link io.neardup.match.NodeRunBreakers}); 0 from a node that does not say.
+     */
+    public long nodeBytes() {
+        return nodeBytes;
+    }
+
+    /** Set where the answer is made, from the step's {@link io.neardup.match.NodeRunBreakers.Request#nodeBytes}. */
+    ShardJoinResponse nodeBytes(long bytes) {
+        nodeBytes = bytes;
+        return this;
     }
 
     /** Live documents in the window. */

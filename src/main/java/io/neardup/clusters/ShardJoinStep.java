@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.core.MemoryBudget;
 import io.neardup.match.DocMatches;
+import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.ShardMatchAction;
 import io.neardup.match.ShardMatchRequest;
 import io.neardup.match.ShardMatchResponse;
@@ -21,7 +22,8 @@ import org.opensearch.transport.client.Client;
 
 /**
  * One step of a shard join where a copy of the shard is: what its algorithm ({@link SimhashWindowJoin},
- * {@link MinhashBandJoin}) needs, the searcher held until the step answers.
+ * {@link MinhashBandJoin}) needs, the searcher held until the step answers. Its memory is charged to the breaker of
+ * its run on this node ({@code run}), and what the other shards it looks up in report of theirs is kept there.
  */
 record ShardJoinStep(
         ShardJoinRequest request,
@@ -31,10 +33,11 @@ record ShardJoinStep(
         QueryServices services,
         Client client,
         ThreadPool threadPool,
-        StepTimeouts timeouts) {
+        StepTimeouts timeouts,
+        NodeRunBreakers.Request run) {
 
     CircuitBreaker breaker() {
-        return services.cache().breaker();
+        return run.breaker();
     }
 
     /** What a step holds of its matches by doc id and of the {@code _id}s it has read. */
@@ -48,7 +51,19 @@ record ShardJoinStep(
         client.execute(
                 ShardMatchAction.INSTANCE,
                 lookUp,
-                ClusterSteps.step(threadPool, timeouts, "a look-up of shard [" + lookUp.shard() + "]", answer));
+                ClusterSteps.step(
+                        threadPool, timeouts, "a look-up of shard [" + lookUp.shard() + "]", new ActionListener<>() {
+                            @Override
+                            public void onResponse(ShardMatchResponse response) {
+                                run.heardFrom(response.nodeBytes());
+                                answer.onResponse(response);
+                            }
+
+                            @Override
+                            public void onFailure(Exception e) {
+                                answer.onFailure(e);
+                            }
+                        }));
     }
 
     /** The documents of a step that have a match, numbered in the order their first match is found. */

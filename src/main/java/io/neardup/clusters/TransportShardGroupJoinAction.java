@@ -4,8 +4,8 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.OneShardAction;
-import io.neardup.query.QueryServices;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -21,6 +21,7 @@ import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
 import org.opensearch.common.lease.Releasables;
 import org.opensearch.core.action.ActionListener;
+import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.index.IndexNotFoundException;
 import org.opensearch.index.IndexService;
@@ -43,7 +44,7 @@ import org.opensearch.transport.TransportService;
 public final class TransportShardGroupJoinAction extends OneShardAction<ShardGroupJoinRequest, ShardJoinResponse> {
 
     private final IndicesService indicesService;
-    private final QueryServices services;
+    private final NodeRunBreakers runBreakers;
 
     @Inject
     public TransportShardGroupJoinAction(
@@ -53,7 +54,7 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
             ActionFilters actionFilters,
             IndexNameExpressionResolver indexNameExpressionResolver,
             IndicesService indicesService,
-            QueryServices services) {
+            NodeRunBreakers runBreakers) {
         super(
                 ShardGroupJoinAction.NAME,
                 threadPool,
@@ -65,7 +66,7 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
                 ShardJoinResponse::readGroup,
                 ClusterSteps.EXECUTOR);
         this.indicesService = indicesService;
-        this.services = services;
+        this.runBreakers = runBreakers;
     }
 
     /** The copy on the request's node first, where the other shards' copies are. */
@@ -82,7 +83,12 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
     @Override
     protected void asyncShardOperation(
             ShardGroupJoinRequest request, ShardId shardId, ActionListener<ShardJoinResponse> listener) {
-        ClusterSteps.fork(threadPool, listener, answer -> answer.onResponse(join(request, shardId)));
+        ClusterSteps.fork(threadPool, listener, answer -> {
+            try (NodeRunBreakers.Request run = runBreakers.open(request.getParentTask())) {
+                ShardJoinResponse joined = join(request, shardId, run.breaker());
+                answer.onResponse(joined.nodeBytes(run.nodeBytes()));
+            }
+        });
     }
 
     @Override
@@ -90,7 +96,8 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
         throw new UnsupportedOperationException("a group join step answers through asyncShardOperation");
     }
 
-    private ShardJoinResponse join(ShardGroupJoinRequest request, ShardId shardId) throws Exception {
+    private ShardJoinResponse join(ShardGroupJoinRequest request, ShardId shardId, CircuitBreaker breaker)
+            throws Exception {
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
         List<IndexShard> shards = new ArrayList<>();
         shards.add(indexService.getShard(shardId.id()));
@@ -112,7 +119,7 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
             }
             try (MultiReader together = new MultiReader(readers, false)) {
                 return MinhashBandJoin.selfJoin(
-                        services.cache().breaker(),
+                        breaker,
                         request.spec()
                                 .bandMatching(
                                         indexService.newQueryShardContext(

@@ -4,12 +4,14 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.OneShardAction;
 import io.neardup.query.QueryServices;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
+import org.opensearch.common.lease.Releasables;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.index.IndexService;
@@ -32,6 +34,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
     private final QueryServices services;
     private final Client client;
     private final StepTimeouts timeouts;
+    private final NodeRunBreakers runBreakers;
 
     @Inject
     public TransportShardJoinAction(
@@ -43,7 +46,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             IndicesService indicesService,
             QueryServices services,
             Client client,
-            StepTimeouts timeouts) {
+            StepTimeouts timeouts,
+            NodeRunBreakers runBreakers) {
         super(
                 ShardJoinAction.NAME,
                 threadPool,
@@ -58,6 +62,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         this.services = services;
         this.timeouts = timeouts;
         this.client = client;
+        this.runBreakers = runBreakers;
     }
 
     @Override
@@ -75,12 +80,17 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             throws Exception {
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
         Engine.Searcher searcher = indexService.getShard(shardId.id()).acquireSearcher("near_dup_clusters");
-        ActionListener<ShardJoinResponse> releasing = ActionListener.runAfter(listener, searcher::close);
+        NodeRunBreakers.Request run = runBreakers.open(request.getParentTask());
+        // The answer says the most the run held here (or where the step looked up) once the step's charges are all
+        // made.
+        ActionListener<ShardJoinResponse> releasing = ActionListener.runAfter(
+                ActionListener.map(listener, answer -> answer.nodeBytes(run.nodeBytes())),
+                () -> Releasables.close(searcher, run));
         try {
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
             ShardJoinStep step =
-                    new ShardJoinStep(request, shardId, context, searcher, services, client, threadPool, timeouts);
+                    new ShardJoinStep(request, shardId, context, searcher, services, client, threadPool, timeouts, run);
             ShardJoinRequest.Step joinStep = request.step();
             if (joinStep instanceof ShardJoinRequest.Window window) {
                 SimhashWindowJoin.run(step, window, releasing);

@@ -29,6 +29,8 @@ public final class ShardMatchResponse extends ActionResponse {
     private final String[] matchedClusterIndex;
     /** Instead of matches: the shard's band key filter. */
     private final ShardBandBuckets.KeyFilter keyFilter;
+    /** Set by the answering node for a request of a run: the most the run held there at once ({@link NodeRunBreakers}). */
+    private long nodeBytes;
 
     public ShardMatchResponse(
             int[] query,
@@ -78,6 +80,7 @@ public final class ShardMatchResponse extends ActionResponse {
         for (int i = 0; i < matchedClusterIndex.length; i++) {
             matchedClusterIndex[i] = in.readOptionalString();
         }
+        nodeBytes = AddedWireFields.read(in) ? in.readVLong() : 0;
     }
 
     @Override
@@ -100,6 +103,20 @@ public final class ShardMatchResponse extends ActionResponse {
         for (String clusterIndex : matchedClusterIndex) {
             out.writeOptionalString(clusterIndex);
         }
+        if (AddedWireFields.written(out)) {
+            out.writeVLong(nodeBytes);
+        }
+    }
+
+    /** The most the request's run held at once on the node that answered, so far; 0 from a node that does not say. */
+    public long nodeBytes() {
+        return nodeBytes;
+    }
+
+    /** Set where the answer is made, from the request's {@link NodeRunBreakers.Request#nodeBytes}. */
+    public ShardMatchResponse nodeBytes(long bytes) {
+        nodeBytes = bytes;
+        return this;
     }
 
     /** The shard's band key filter, if the request asked for it (else null). */

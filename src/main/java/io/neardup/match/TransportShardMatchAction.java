@@ -24,6 +24,7 @@ import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
 import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.index.IndexService;
 import org.opensearch.index.engine.Engine;
@@ -46,6 +47,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
 
     private final IndicesService indicesService;
     private final QueryServices services;
+    private final NodeRunBreakers runBreakers;
 
     @Inject
     public TransportShardMatchAction(
@@ -55,7 +57,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             ActionFilters actionFilters,
             IndexNameExpressionResolver indexNameExpressionResolver,
             IndicesService indicesService,
-            QueryServices services) {
+            QueryServices services,
+            NodeRunBreakers runBreakers) {
         this(
                 ShardMatchAction.NAME,
                 threadPool,
@@ -64,7 +67,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                 actionFilters,
                 indexNameExpressionResolver,
                 indicesService,
-                services);
+                services,
+                runBreakers);
     }
 
     private TransportShardMatchAction(
@@ -75,7 +79,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             ActionFilters actionFilters,
             IndexNameExpressionResolver indexNameExpressionResolver,
             IndicesService indicesService,
-            QueryServices services) {
+            QueryServices services,
+            NodeRunBreakers runBreakers) {
         super(
                 name,
                 threadPool,
@@ -88,6 +93,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                 ThreadPool.Names.SEARCH);
         this.indicesService = indicesService;
         this.services = services;
+        this.runBreakers = runBreakers;
     }
 
     /** The same matching for {@code near_dup_lookup}, under the lookup's own permission ({@link NearDupLookupAction}). */
@@ -100,7 +106,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                 ActionFilters actionFilters,
                 IndexNameExpressionResolver indexNameExpressionResolver,
                 IndicesService indicesService,
-                QueryServices services) {
+                QueryServices services,
+                NodeRunBreakers runBreakers) {
             super(
                     NearDupLookupAction.NAME,
                     threadPool,
@@ -109,7 +116,8 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                     actionFilters,
                     indexNameExpressionResolver,
                     indicesService,
-                    services);
+                    services,
+                    runBreakers);
         }
     }
 
@@ -124,11 +132,11 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             IndexReader reader,
             ShardDocs docs,
             MatchList matches,
-            ShardId shardId)
+            ShardId shardId,
+            CircuitBreaker breaker)
             throws IOException {
         MatchSpec spec = request.spec();
-        try (DocMatches found =
-                new DocMatches(DocMatches.budget(services.cache().breaker()))) {
+        try (DocMatches found = new DocMatches(DocMatches.budget(breaker))) {
             ShardBandLookup.lookUp(
                     reader,
                     spec.field(),
@@ -140,7 +148,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                     request.maxMatches(),
                     ShardBandBuckets.MAX_BUCKET,
                     ShardBandBuckets.MAX_LEADERS,
-                    BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band look-up"),
+                    BreakerBudget.of(breaker, "near_dup_clusters band look-up"),
                     request::ensureNotCancelled,
                     (q, doc, similarity) -> found.add(q, doc, docs.seqNo(doc), (float) similarity));
             found.addTo(matches, docs, q -> q);
@@ -160,15 +168,15 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
             SimhashBatchMatcher blocks,
             ShardDocs docs,
             MatchList matches,
-            ShardId shardId)
+            ShardId shardId,
+            CircuitBreaker breaker)
             throws IOException {
         BlockNeighbours neighbours = new BlockNeighbours();
         long[] simhashes = batch.values();
         MatchSpec.SiblingVerification verification = request.spec().siblingVerification(context, shardId);
         ShardJaccard jaccard =
                 verification == null ? null : new ShardJaccard(reader, verification.minhash(), verification.exact());
-        try (DocMatches found =
-                new DocMatches(DocMatches.budget(services.cache().breaker()))) {
+        try (DocMatches found = new DocMatches(DocMatches.budget(breaker))) {
             for (int i = 0; i < simhashes.length; i++) {
                 if (jaccard != null && (batch.signatures() == null || batch.signatures()[i] == null)) {
                     continue; // nothing to verify with: no match, as the query finds none
@@ -192,35 +200,47 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
 
     /** The shard's band key filter for another shard's band look-ups; its memory is held while it is built. */
     private ShardMatchResponse keyFilter(
-            ShardMatchRequest request, QueryShardContext context, IndexReader reader, ShardId shardId)
+            ShardMatchRequest request,
+            QueryShardContext context,
+            IndexReader reader,
+            ShardId shardId,
+            CircuitBreaker breaker)
             throws IOException {
         String field = request.spec().field();
         MatchSpec.BandMatching matching = request.spec().bandMatching(context, shardId); // or a clear error
-        MemoryBudget budget = BreakerBudget.of(services.cache().breaker(), "near_dup_clusters band key filter");
+        MemoryBudget budget = BreakerBudget.of(breaker, "near_dup_clusters band key filter");
         ShardBandBuckets.KeyFilter filter =
                 new ShardBandBuckets(reader, matching.fieldType(), budget).keyFilter(ShardBandBuckets.MAX_BUCKET);
         budget.release(BandKeyFilter.bytesFor(filter.keys()));
         return new ShardMatchResponse(filter);
     }
 
+    /**
+     * The request charges the breaker of its run on this node ({@link NodeRunBreakers}, keyed by its parent task), and
+     * its answer says the most the run held here at once.
+     */
     @Override
     protected ShardMatchResponse shardOperation(ShardMatchRequest request, ShardId shardId) throws IOException {
+        try (NodeRunBreakers.Request run = runBreakers.open(request.getParentTask())) {
+            return match(request, shardId, run.breaker()).nodeBytes(run.nodeBytes());
+        }
+    }
+
+    private ShardMatchResponse match(ShardMatchRequest request, ShardId shardId, CircuitBreaker breaker)
+            throws IOException {
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
         IndexShard shard = indexService.getShard(shardId.id());
         try (Engine.Searcher searcher = shard.acquireSearcher("near_dup_clusters");
-                MatchList matches = new MatchList(services.cache().breaker())) {
+                MatchList matches = new MatchList(breaker)) {
             QueryShardContext context =
                     indexService.newQueryShardContext(shardId.id(), searcher, System::currentTimeMillis, null);
             IndexReader reader = searcher.getIndexReader();
-            try (ShardDocs docs = new ShardDocs(
-                    searcher,
-                    request.clusterField(),
-                    DocMatches.budget(services.cache().breaker()))) {
+            try (ShardDocs docs = new ShardDocs(searcher, request.clusterField(), DocMatches.budget(breaker))) {
                 ShardMatchRequest.Batch batch = request.batch();
                 if (batch instanceof ShardMatchRequest.BandFilter) {
-                    return keyFilter(request, context, reader, shardId);
+                    return keyFilter(request, context, reader, shardId, breaker);
                 } else if (batch instanceof ShardMatchRequest.Signatures signatures) {
-                    matchSignatures(request, signatures, context, reader, docs, matches, shardId);
+                    matchSignatures(request, signatures, context, reader, docs, matches, shardId, breaker);
                 } else if (batch instanceof ShardMatchRequest.Simhashes simhashes) {
                     SimhashBatchMatcher blocks = blocks(request, context, searcher);
                     if (blocks == null) {
@@ -228,7 +248,7 @@ public class TransportShardMatchAction extends OneShardAction<ShardMatchRequest,
                                 "[" + request.spec().field() + "] is not a [simhash] field with doc values in "
                                         + shardId + ": it cannot be matched by value");
                     }
-                    matchSimhashes(request, simhashes, context, reader, blocks, docs, matches, shardId);
+                    matchSimhashes(request, simhashes, context, reader, blocks, docs, matches, shardId, breaker);
                 } else if (batch instanceof ShardMatchRequest.Documents documents) {
                     matchDocuments(request, documents, context, searcher, shardId, docs, matches);
                 } else {

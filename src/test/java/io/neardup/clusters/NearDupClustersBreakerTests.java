@@ -74,6 +74,7 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
                 "the failed run gave its memory back; what is left is the segment structures",
                 segmentStructureBytes(),
                 breakerUsed()));
+        NearDupClustersRunBytesTests.assertNoRunLeftOnTheNodes();
     }
 
     public void testMatchesOfAWindowArePastTheBreakerBeforeTheyAreKept() throws Exception {
@@ -100,6 +101,7 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
                 "the shard gave back what its matches took; left: the segment structures",
                 segmentStructureBytes(),
                 breakerUsed()));
+        NearDupClustersRunBytesTests.assertNoRunLeftOnTheNodes();
     }
 
     /**
@@ -117,6 +119,7 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
         assertTrue(tripped.getMessage(), tripped.getMessage().contains("band join of [fp.minhash]"));
         assertNothingWritten("copies-mh");
         assertEquals("the join gave back everything it reserved", before, breakerUsed());
+        NearDupClustersRunBytesTests.assertNoRunLeftOnTheNodes();
     }
 
     /**
@@ -185,7 +188,7 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
      * nodes as {@link #breakerUsed} is: {@code getInstance} answers for one node drawn at random, which with some seeds
      * is a node without the shard (0 bytes) beside a breaker holding the shard node's structures.
      */
-    private static long segmentStructureBytes() {
+    static long segmentStructureBytes() {
         long bytes = 0;
         for (SegmentFingerprintCache cache : internalCluster().getInstances(SegmentFingerprintCache.class)) {
             bytes += cache.stats().bytes();
@@ -194,7 +197,7 @@ public class NearDupClustersBreakerTests extends OpenSearchIntegTestCase {
     }
 
     /** The breaker's use, summed over the nodes (as the structures are). */
-    private static long breakerUsed() {
+    static long breakerUsed() {
         long used = 0;
         for (CircuitBreakerService service : internalCluster().getInstances(CircuitBreakerService.class)) {
             used += service.getBreaker(NearDupPlugin.BREAKER_NAME).getUsed();

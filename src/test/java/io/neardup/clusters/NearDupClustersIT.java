@@ -92,6 +92,15 @@ public class NearDupClustersIT extends NearDupRestTestCase {
                 "the demo holds several releases of many pages: " + response, clusters >= 20 && clustered > clusters);
         assertEquals(clustered, response.get("updated"));
         assertEquals(List.of(), response.get("failures"));
+        // What the run held: its graph on the coordinating node (at least each clustered document's node and member),
+        // the most one data node held; the task's final status says the same.
+        long coordinatorBytes = ((Number) response.get("coordinator_bytes")).longValue();
+        assertTrue(
+                response.toString(),
+                coordinatorBytes >= (long) clustered * (MatchGraph.BYTES_PER_NODE + ClusterMembers.BYTES_PER_MEMBER));
+        assertTrue(response.toString(), ((Number) response.get("data_node_bytes")).longValue() > 0);
+        assertEquals(coordinatorBytes, ((Number) status.get("coordinator_bytes")).longValue());
+        assertEquals(response.get("data_node_bytes"), status.get("data_node_bytes"));
 
         // Every member holds the whole assignment; each cluster has one representative, whose _id is the cluster id.
         Map<String, Map<String, Object>> written = assignments(index);

@@ -8,6 +8,7 @@ import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
 import io.neardup.core.SimhashCodec;
+import io.neardup.match.NodeRunBreakers;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -63,6 +64,16 @@ public class NearDupClustersTaskTests extends OpenSearchIntegTestCase {
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
     }
 
+    /** The ids {@link #indexPairs} gives. */
+    private static List<String> pairIds(int pairs) {
+        List<String> ids = new ArrayList<>();
+        for (int p = 0; p < pairs; p++) {
+            ids.add("a" + p);
+            ids.add("b" + p);
+        }
+        return ids;
+    }
+
     private static NearDupClustersRequest request(String index) throws Exception {
         try (XContentParser parser = JsonXContent.jsonXContent.createParser(
                 NamedXContentRegistry.EMPTY,
@@ -103,7 +114,14 @@ public class NearDupClustersTaskTests extends OpenSearchIntegTestCase {
         ActionFuture<NearDupClustersResponse> running = client().execute(NearDupClustersAction.INSTANCE, request);
         ClusterRequests.awaitFirstWrite(client());
         TaskInfo run = runningRun();
-        assertEquals(0.5f, ((NearDupClustersTask.Status) run.getStatus()).requestsPerSecond(), 0f);
+        NearDupClustersTask.Status writing = (NearDupClustersTask.Status) run.getStatus();
+        assertEquals(0.5f, writing.requestsPerSecond(), 0f);
+        // While it writes, the graph of its 40 documents is all charged, and the shards' steps have answered.
+        assertEquals(
+                NearDupClustersRunBytesTests.graphBytes(
+                        pairIds(20), request.representativeSort().size(), 0),
+                writing.coordinatorBytes());
+        assertTrue(writing.toString(), writing.dataNodeBytes() > 0);
 
         ListTasksResponse rethrottled = rethrottle(run.getTaskId(), Float.POSITIVE_INFINITY);
         assertEquals(1, rethrottled.getTasks().size());
@@ -112,6 +130,7 @@ public class NearDupClustersTaskTests extends OpenSearchIntegTestCase {
                 ((NearDupClustersTask.Status) rethrottled.getTasks().get(0).getStatus()).requestsPerSecond(),
                 0f);
         NearDupClustersResponse response = running.get(30, TimeUnit.SECONDS);
+        assertEquals(writing.coordinatorBytes(), response.counts().coordinatorBytes());
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
         assertTrue("at the first rate the writes alone take 78 s; took " + seconds + " s", seconds < 60);
         assertEquals(40, response.counts().updated());
@@ -124,29 +143,11 @@ public class NearDupClustersTaskTests extends OpenSearchIntegTestCase {
      */
     public void testStepsAreChildTasksAndRethrottleRefusesWhatDoesNotApply() throws Exception {
         indexPairs("held", 2, 5);
-        List<Runnable> held = new ArrayList<>();
-        for (TransportService node : internalCluster().getInstances(TransportService.class)) {
-            ((MockTransportService) node)
-                    .addRequestHandlingBehavior(ShardJoinAction.NAME + "[s]", (handler, request, channel, task) -> {
-                        synchronized (held) {
-                            held.add(() -> {
-                                try {
-                                    handler.messageReceived(request, channel, task);
-                                } catch (Exception e) {
-                                    throw new AssertionError(e);
-                                }
-                            });
-                        }
-                    });
-        }
+        List<Runnable> held = holdJoinSteps();
         ActionFuture<NearDupClustersResponse> running = client().execute(
                         NearDupClustersDryRunAction.INSTANCE, request("held").dryRun(true));
         try {
-            assertBusy(() -> {
-                synchronized (held) {
-                    assertFalse(held.isEmpty());
-                }
-            });
+            awaitAHeldStep(held);
             TaskInfo run = runningRun();
             List<TaskInfo> children = client().admin()
                     .cluster()
@@ -187,19 +188,76 @@ public class NearDupClustersTaskTests extends OpenSearchIntegTestCase {
                             instanceof ResourceNotFoundException);
             expectThrows(ActionRequestValidationException.class, () -> rethrottle(run.getTaskId(), 0));
         } finally {
-            for (TransportService node : internalCluster().getInstances(TransportService.class)) {
-                ((MockTransportService) node).clearAllRules();
-            }
-            assertBusy(() -> {
-                List<Runnable> release;
-                synchronized (held) {
-                    release = new ArrayList<>(held);
-                    held.clear();
-                }
-                release.forEach(Runnable::run);
-                assertTrue(running.isDone());
-            });
+            releaseJoinSteps(held, running);
         }
         assertEquals(10, running.get().counts().matches() * 2);
+    }
+
+    /** Holds every shard join step on its way to the shard, until {@link #releaseJoinSteps}. */
+    private static List<Runnable> holdJoinSteps() {
+        List<Runnable> held = new ArrayList<>();
+        for (TransportService node : internalCluster().getInstances(TransportService.class)) {
+            ((MockTransportService) node)
+                    .addRequestHandlingBehavior(ShardJoinAction.NAME + "[s]", (handler, request, channel, task) -> {
+                        synchronized (held) {
+                            held.add(() -> {
+                                try {
+                                    handler.messageReceived(request, channel, task);
+                                } catch (Exception e) {
+                                    throw new AssertionError(e);
+                                }
+                            });
+                        }
+                    });
+        }
+        return held;
+    }
+
+    private static void awaitAHeldStep(List<Runnable> held) throws Exception {
+        assertBusy(() -> {
+            synchronized (held) {
+                assertFalse(held.isEmpty());
+            }
+        });
+    }
+
+    /** Lets the held steps go, and those that come after them, until the run is done. */
+    private static void releaseJoinSteps(List<Runnable> held, ActionFuture<?> running) throws Exception {
+        for (TransportService node : internalCluster().getInstances(TransportService.class)) {
+            ((MockTransportService) node).clearAllRules();
+        }
+        assertBusy(() -> {
+            List<Runnable> release;
+            synchronized (held) {
+                release = new ArrayList<>(held);
+                held.clear();
+            }
+            release.forEach(Runnable::run);
+            assertTrue(running.isDone());
+        });
+    }
+
+    /**
+     * A run cancelled while its steps are on their way to the shard: the steps, let go after the cancellation, leave no
+     * run's breaker behind on any node ({@link NodeRunBreakers}), nor any charge on the breaker.
+     */
+    public void testACancelledRunLeavesNothingOnTheNodes() throws Exception {
+        indexPairs("cancelled", 2, 5);
+        List<Runnable> held = holdJoinSteps();
+        ActionFuture<NearDupClustersResponse> running = client().execute(
+                        NearDupClustersDryRunAction.INSTANCE,
+                        request("cancelled").dryRun(true));
+        try {
+            awaitAHeldStep(held);
+            client().admin()
+                    .cluster()
+                    .prepareCancelTasks()
+                    .setTaskId(runningRun().getTaskId())
+                    .get();
+        } finally {
+            releaseJoinSteps(held, running);
+        }
+        assertNotNull(running.get().canceled());
+        NearDupClustersRunBytesTests.assertNoRunLeftOnTheNodes();
     }
 }

@@ -1,0 +1,169 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
+
+import io.neardup.NearDupPlugin;
+import io.neardup.core.ClusterGraph;
+import io.neardup.core.FingerprintFormat;
+import io.neardup.core.SignatureCodec;
+import io.neardup.core.SimhashCodec;
+import io.neardup.match.NodeRunBreakers;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.opensearch.action.bulk.BulkRequestBuilder;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.core.indices.breaker.CircuitBreakerService;
+import org.opensearch.plugins.Plugin;
+import org.opensearch.test.OpenSearchIntegTestCase;
+import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
+import org.opensearch.test.OpenSearchIntegTestCase.Scope;
+
+/**
+ * What a run says it held: {@code coordinator_bytes}, the most it charged at once on its coordinating node (its graph,
+ * whose charge a document and a match is known), and {@code data_node_bytes}, the most one data node held for it at
+ * once; no run's breaker left on any node afterwards.
+ */
+@ClusterScope(scope = Scope.TEST, numDataNodes = 2)
+public class NearDupClustersRunBytesTests extends OpenSearchIntegTestCase {
+
+    @Override
+    protected Collection<Class<? extends Plugin>> nodePlugins() {
+        return List.of(NearDupPlugin.class);
+    }
+
+    /**
+     * What the graph charges for {@code ids} (every one a document with a near-duplicate), each re-read with
+     * {@code sortValues} representative sort values, and {@code edgeBytes} for its kept matches: the sum of its
+     * charges, all held until the run ends, so its peak.
+     */
+    static long graphBytes(List<String> ids, int sortValues, long edgeBytes) {
+        long bytes = edgeBytes;
+        for (String id : ids) {
+            bytes += MatchGraph.BYTES_PER_NODE
+                    + 2L * id.length()
+                    + ClusterMembers.BYTES_PER_MEMBER
+                    + (long) ClusterMembers.BYTES_PER_SORT_VALUE * sortValues;
+        }
+        return bytes;
+    }
+
+    /** Every node's runs' breakers are gone (a step's releases may come just after its answer). */
+    static void assertNoRunLeftOnTheNodes() throws Exception {
+        assertBusy(() -> {
+            for (NodeRunBreakers runs : internalCluster().getInstances(NodeRunBreakers.class)) {
+                assertEquals("a run's breaker left on a node", 0, runs.runs());
+            }
+        });
+    }
+
+    /** {@code pairs} pairs of simhashes one bit apart in two shards, under ids of 12 characters; the ids. */
+    private List<String> indexPairs(String index, int pairs) {
+        return indexPairs(index, "simhash", pairs, () -> {
+            long base = random().nextLong();
+            return List.of(SimhashCodec.toHex(base), SimhashCodec.toHex(base ^ 1));
+        });
+    }
+
+    /** As above on a {@code type} field {@code fp.<type>}: {@code pair} gives the two values of each pair. */
+    private List<String> indexPairs(String index, String type, int pairs, Supplier<List<Object>> pair) {
+        assertAcked(prepareCreate(index)
+                .setSettings(Settings.builder().put("index.number_of_shards", 2).put("index.number_of_replicas", 0))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"" + type + "\": {\"type\": \"" + type
+                        + "\"}}}}}"));
+        List<String> ids = new ArrayList<>();
+        BulkRequestBuilder bulk = client().prepareBulk();
+        for (int p = 0; p < pairs; p++) {
+            List<Object> values = pair.get();
+            for (int copy = 0; copy < 2; copy++) {
+                String id = String.format(Locale.ROOT, "doc-%04d-of-%d", p, copy);
+                ids.add(id);
+                bulk.add(
+                        client().prepareIndex(index).setId(id).setSource(Map.of("fp", Map.of(type, values.get(copy)))));
+            }
+        }
+        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        return ids;
+    }
+
+    /** The most the {@code neardup} breaker allows on a node: no node could have held more for a run. */
+    private static long breakerLimit() {
+        long limit = Long.MAX_VALUE;
+        for (CircuitBreakerService service : internalCluster().getInstances(CircuitBreakerService.class)) {
+            limit = Math.min(
+                    limit, service.getBreaker(NearDupPlugin.BREAKER_NAME).getLimit());
+        }
+        return limit;
+    }
+
+    public void testTheCoordinatorBytesAreTheGraphsChargeAndTheDataNodeBytesWithinTheBreaker() throws Exception {
+        List<String> ids = indexPairs("pairs", 60);
+        for (String linkage : List.of("single", "leader")) {
+            NearDupClustersRequest request = ClusterRequests.parse(
+                    "pairs",
+                    "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup\", \"linkage\": \""
+                            + linkage + "\"}");
+            NearDupClustersResponse response = client().execute(
+                            NearDupClustersDryRunAction.INSTANCE, request.dryRun(true))
+                    .actionGet();
+            NearDupClustersTask.Status counts = response.counts();
+            assertEquals(linkage, 60, counts.matches());
+            long edgeBytes = "leader".equals(linkage) ? counts.matches() * ClusterGraph.BYTES_PER_EDGE : 0;
+            assertEquals(
+                    linkage,
+                    graphBytes(ids, request.representativeSort().size(), edgeBytes),
+                    counts.coordinatorBytes());
+            assertTrue(linkage + ": " + counts, counts.dataNodeBytes() > 0);
+            assertTrue(linkage + ": " + counts, counts.dataNodeBytes() <= breakerLimit());
+            assertNoRunLeftOnTheNodes();
+        }
+    }
+
+    /** A run with a {@code query} sends its pages to the shards itself: their answers say what the shards held. */
+    public void testARunWithAQueryHearsFromTheShardsItAsks() throws Exception {
+        indexPairs("queried", 20);
+        NearDupClustersResponse response = client().execute(
+                        NearDupClustersDryRunAction.INSTANCE,
+                        ClusterRequests.parse(
+                                        "queried",
+                                        "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup\","
+                                                + " \"query\": {\"match_all\": {}}}")
+                                .dryRun(true))
+                .actionGet();
+        assertEquals(20, response.counts().clusters());
+        assertTrue(response.counts().toString(), response.counts().dataNodeBytes() > 0);
+        assertTrue(response.counts().toString(), response.counts().coordinatorBytes() > 0);
+        assertNoRunLeftOnTheNodes();
+    }
+
+    /**
+     * A {@code minhash} run over shards on two nodes: each node's shards joined together, and look-ups between the nodes
+     * (the steps' answers carry what the nodes they asked held).
+     */
+    public void testABandJoinAcrossNodesSaysWhatItsNodesHeld() throws Exception {
+        List<String> ids = indexPairs("signatures", "minhash", 30, () -> {
+            Map<String, Object> value = Map.of(
+                    "value",
+                    SignatureCodec.encode(random().ints(128).toArray(), 0x5eed, FingerprintFormat.NEW_INDEX_DEFAULT));
+            return List.of(value, value);
+        });
+        NearDupClustersRequest request = ClusterRequests.parse(
+                        "signatures", "{\"field\": \"fp.minhash\", \"min_similarity\": 0.8, \"target_field\": \"dup\"}")
+                .dryRun(true);
+        NearDupClustersTask.Status counts = client().execute(NearDupClustersDryRunAction.INSTANCE, request)
+                .actionGet()
+                .counts();
+        assertEquals(30, counts.clusters());
+        assertEquals(graphBytes(ids, request.representativeSort().size(), 0), counts.coordinatorBytes());
+        assertTrue(counts.toString(), counts.dataNodeBytes() > 0);
+        assertTrue(counts.toString(), counts.dataNodeBytes() <= breakerLimit());
+        assertNoRunLeftOnTheNodes();
+    }
+}
