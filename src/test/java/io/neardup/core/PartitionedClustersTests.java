@@ -11,7 +11,6 @@ import static org.hamcrest.Matchers.lessThanOrEqualTo;
 import io.neardup.core.PartitionedClusters.ClusterSize;
 import io.neardup.core.PartitionedClusters.Label;
 import io.neardup.core.PartitionedClusters.NodeRef;
-import io.neardup.core.PartitionedClusters.Part;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -39,17 +38,17 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
 
     /** Runs {@code step} on every part, then hands each part its messages (shuffled when {@code shuffle}). */
     private <M> Delivery deliver(
-            List<Part<Integer, Long>> parts,
-            Function<Part<Integer, Long>, Map<Integer, List<M>>> step,
-            BiPredicate<Part<Integer, Long>, List<M>> receive,
+            List<GraphPart<Integer, Long>> parts,
+            Function<GraphPart<Integer, Long>, Map<Integer, List<M>>> step,
+            BiPredicate<GraphPart<Integer, Long>, List<M>> receive,
             boolean shuffle) {
         List<Map<Integer, List<M>>> sent = new ArrayList<>();
-        for (Part<Integer, Long> part : parts) {
+        for (GraphPart<Integer, Long> part : parts) {
             sent.add(step.apply(part));
         }
         int messages = 0;
         boolean changed = false;
-        for (Part<Integer, Long> part : parts) {
+        for (GraphPart<Integer, Long> part : parts) {
             List<M> inbox = new ArrayList<>();
             for (Map<Integer, List<M>> out : sent) {
                 inbox.addAll(out.getOrDefault(part.number(), List.of()));
@@ -65,9 +64,9 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
 
     /** {@link #deliver} for a step whose receiving says nothing. */
     private <M> void deliverAll(
-            List<Part<Integer, Long>> parts,
-            Function<Part<Integer, Long>, Map<Integer, List<M>>> step,
-            BiConsumer<Part<Integer, Long>, List<M>> receive,
+            List<GraphPart<Integer, Long>> parts,
+            Function<GraphPart<Integer, Long>, Map<Integer, List<M>>> step,
+            BiConsumer<GraphPart<Integer, Long>, List<M>> receive,
             boolean shuffle) {
         deliver(
                 parts,
@@ -86,7 +85,7 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
         final int[] rank;
         final boolean[] counted;
         final ClusterGraph whole = new ClusterGraph(true);
-        final List<Part<Integer, Long>> parts = new ArrayList<>();
+        final List<GraphPart<Integer, Long>> parts = new ArrayList<>();
         /** Every edge and kept assignment (member, leader) added, for the round counts. */
         final List<int[]> edges = new ArrayList<>();
 
@@ -102,11 +101,11 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
                 whole.addNode();
             }
             for (int p = 0; p < partCount; p++) {
-                parts.add(new Part<>(p, Comparator.<Long>naturalOrder(), true));
+                parts.add(new GraphPart<>(p, Comparator.<Long>naturalOrder(), true));
             }
         }
 
-        Part<Integer, Long> partOf(int node) {
+        GraphPart<Integer, Long> partOf(int node) {
             return parts.get(partOf[node]);
         }
 
@@ -143,9 +142,9 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
 
     /** Runs the whole protocol on the split and checks every result against ClusterGraph. */
     private Rounds runAndCompare(Split s, boolean shuffle) {
-        deliverAll(s.parts, Part::linkMessages, Part::receiveLinks, shuffle);
+        deliverAll(s.parts, GraphPart::linkMessages, GraphPart::receiveLinks, shuffle);
         int nodesInParts = 0;
-        for (Part<Integer, Long> part : s.parts) {
+        for (GraphPart<Integer, Long> part : s.parts) {
             for (int id : part.nodeIds()) {
                 assertEquals("node " + id + " is in the wrong part", s.partOf[id], part.number());
                 part.rank(id, key(s.rank[id], id), s.counted[id]);
@@ -174,7 +173,7 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
                         });
                         return out;
                     },
-                    Part::receiveLabels,
+                    GraphPart::receiveLabels,
                     shuffle);
             if (d.messages() == 0) {
                 assertFalse(d.changed());
@@ -195,16 +194,16 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
         }
         compareSizes(s, rep, false, shuffle);
 
-        deliverAll(s.parts, Part::rankMessages, Part::receiveRanks, shuffle);
+        deliverAll(s.parts, GraphPart::rankMessages, GraphPart::receiveRanks, shuffle);
         int leaderRounds = 0;
-        while (deliver(s.parts, Part::decisionMessages, Part::receiveDecisions, shuffle)
+        while (deliver(s.parts, GraphPart::decisionMessages, GraphPart::receiveDecisions, shuffle)
                         .messages()
                 > 0) {
             leaderRounds++;
         }
         int[] leader = s.whole.leaderLinkage(s.rank);
         assertEquals("leader-linkage rounds", expectedLeaderRounds(s, leader), leaderRounds);
-        for (Part<Integer, Long> part : s.parts) {
+        for (GraphPart<Integer, Long> part : s.parts) {
             assertEquals("undecided nodes in part " + part.number(), 0, part.undecided());
         }
         for (int i = 0; i < s.n; i++) {
@@ -324,8 +323,8 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
     }
 
     private void compareSizes(Split s, int[] clusterOf, boolean byLeader, boolean shuffle) {
-        deliverAll(s.parts, p -> p.sizeCounts(byLeader), Part::receiveSizeCounts, shuffle);
-        deliverAll(s.parts, Part::sizeTotals, Part::receiveSizeTotals, shuffle);
+        deliverAll(s.parts, p -> p.sizeCounts(byLeader), GraphPart::receiveSizeCounts, shuffle);
+        deliverAll(s.parts, GraphPart::sizeTotals, GraphPart::receiveSizeTotals, shuffle);
         long[] size = new long[s.n];
         for (int i = 0; i < s.n; i++) {
             if (s.counted[i]) {
@@ -344,7 +343,7 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
         Comparator<ClusterSize<Integer>> bySize = Comparator.comparingLong((ClusterSize<Integer> c) -> c.size())
                 .reversed()
                 .thenComparing(ClusterSize::id);
-        for (Part<Integer, Long> part : s.parts) {
+        for (GraphPart<Integer, Long> part : s.parts) {
             histograms.add(part.sizeHistogram());
             largest.addAll(part.largest(10, Comparator.naturalOrder()));
         }
@@ -603,7 +602,7 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
         s.parts.get(1).addEdge(1, 1, 1f);
         Rounds rounds = runAndCompare(s, false);
         assertEquals(new Rounds(0, 0, 0), rounds);
-        for (Part<Integer, Long> part : s.parts) {
+        for (GraphPart<Integer, Long> part : s.parts) {
             assertEquals(1, part.nodeCount());
             assertEquals(0, part.crossEdgeCount());
         }
@@ -635,7 +634,7 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
     }
 
     public void testStepsOutOfOrderAreRefused() {
-        Part<Integer, Long> part = new Part<>(0, Comparator.naturalOrder(), false);
+        GraphPart<Integer, Long> part = new GraphPart<>(0, Comparator.naturalOrder(), false);
         part.addEdge(1, 2, 0.5f);
         part.linkMessages();
         expectThrows(IllegalStateException.class, () -> part.addEdge(2, 3, 0.5f));
