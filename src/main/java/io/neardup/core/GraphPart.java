@@ -143,7 +143,9 @@ public final class GraphPart<I, K> {
         return n;
     }
 
-    /** Two documents of this part are near-duplicates with this similarity (higher = closer). Self-edges are ignored. */
+    /**
+     * Two documents of this part are near-duplicates with this similarity (higher = closer). Self-edges are ignored.
+     */
     public void addEdge(I a, I b, float similarity) {
         checkBuilding();
         int x = addNode(a);
@@ -327,7 +329,10 @@ public final class GraphPart<I, K> {
 
     // ---- Leader linkage ----
 
-    /** Leader linkage's first step: each node's rank key, and whether it is decided already, across its edges to other parts. */
+    /**
+     * Leader linkage's first step: each node's rank key, and whether it is decided already, across its edges to other
+     * parts.
+     */
     public Map<Integer, List<RankOf<I, K>>> rankMessages() {
         if (keepEdges == false) {
             throw new IllegalStateException("leader linkage needs the edges: build the part with keepEdges");
@@ -368,7 +373,7 @@ public final class GraphPart<I, K> {
         return out;
     }
 
-    /** Returns whether a decision arrived (a node here waited on it). */
+    /** Returns whether a neighbour's answer arrived (a node here waited on it). */
     public boolean receiveDecisions(List<Decision<I>> messages) {
         for (Decision<I> m : messages) {
             Cross<I, K> c = crossOf(m.to(), m.from());
@@ -640,7 +645,9 @@ public final class GraphPart<I, K> {
         return clusterOf.get(node(id));
     }
 
-    /** The clusters whose representative (or leader) is here, with their counted sizes (those of one or none included). */
+    /**
+     * The clusters whose representative (or leader) is here, with their counted sizes (those of one or none included).
+     */
     public Map<I, Long> ownedClusterSizes() {
         return Collections.unmodifiableMap(ownedSizes);
     }

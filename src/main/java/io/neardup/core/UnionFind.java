@@ -6,7 +6,10 @@ package io.neardup.core;
 
 import java.util.Arrays;
 
-/** Disjoint sets over dense node numbers, grown a node at a time: the components of {@link ClusterGraph} and of a part of {@link PartitionedClusters}. */
+/**
+ * Disjoint sets over dense node numbers, grown a node at a time: the components of {@link ClusterGraph} and of a part
+ * of {@link PartitionedClusters}.
+ */
 final class UnionFind {
     private int[] parent = new int[16];
     private int size;

@@ -32,7 +32,9 @@ final class WeightedEdges {
         edges++;
     }
 
-    /** The neighbours of node {@code x} are {@code neighbours[offsets[x]..offsets[x + 1])}, each with its similarity. */
+    /**
+     * The neighbours of node {@code x} are {@code neighbours[offsets[x]..offsets[x + 1])}, each with its similarity.
+     */
     record Adjacency(int[] offsets, int[] neighbours, float[] similarities) {}
 
     /** The adjacency lists of nodes {@code 0..nodes-1}. */

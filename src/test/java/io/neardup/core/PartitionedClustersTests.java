@@ -144,7 +144,10 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
     /** What the protocol took, for the measurements in PartitionedClusters' javadoc. */
     private record Rounds(int singleLinkage, int leaderLinkage, int labelMessages) {}
 
-    /** Runs the whole protocol on the split (leader linkage where the parts keep their edges) and checks every result against ClusterGraph. */
+    /**
+     * Runs the whole protocol on the split (leader linkage where the parts keep their edges) and checks every result
+     * against ClusterGraph.
+     */
     private Rounds runAndCompare(Split s, boolean shuffle) {
         deliverAll(s.parts, GraphPart::linkMessages, GraphPart::receiveLinks, shuffle);
         int nodesInParts = 0;
