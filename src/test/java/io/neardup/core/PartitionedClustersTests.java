@@ -91,6 +91,8 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
 
         final Map<Integer, Integer> fixedLeader = new HashMap<>();
         final List<int[]> fixes = new ArrayList<>();
+        /** The distinct edges between parts, as "low-high". */
+        final java.util.Set<String> crossPairs = new java.util.HashSet<>();
 
         /** Whether the parts keep their inner edges (leader linkage needs them; single linkage runs without). */
         final boolean keepEdges;
@@ -121,6 +123,7 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
                 partOf(a).addEdge(a, b, similarity);
                 return;
             }
+            crossPairs.add(Math.min(a, b) + "-" + Math.max(a, b));
             if (sides != 1) {
                 partOf(a).addCrossEdge(a, partOf[b], b, similarity);
             }
@@ -159,6 +162,8 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
             nodesInParts += part.nodeCount();
         }
         assertEquals("every node of an edge or a fix, and every added node, is in its part", s.n, nodesInParts);
+        int crossEnds = s.parts.stream().mapToInt(GraphPart::crossEdgeCount).sum();
+        assertEquals("each edge between parts, once on each side", 2 * s.crossPairs.size(), crossEnds);
 
         // Single linkage; no label goes twice over an edge unchanged: per (sender's part, receiving node) the labels
         // fall.
