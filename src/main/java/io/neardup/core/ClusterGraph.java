@@ -23,18 +23,15 @@ public final class ClusterGraph {
     /** Heap a node takes in this graph's arrays (parent, fixed leader, rank, and the growth slack). */
     public static final int BYTES_PER_NODE = 4 * Integer.BYTES * 2;
     /** Heap an edge takes when edges are kept (two ends and the similarity, with growth slack). */
-    public static final int BYTES_PER_EDGE = 3 * Integer.BYTES * 2;
+    public static final int BYTES_PER_EDGE = WeightedEdges.BYTES_PER_EDGE;
 
     public static final int UNFIXED = -1;
 
     private final boolean keepEdges;
     private int nodes;
-    private int[] parent = new int[16];
+    private final UnionFind components = new UnionFind();
     private int[] fixedLeader = new int[16];
-    private int edges;
-    private int[] edgeA = new int[0];
-    private int[] edgeB = new int[0];
-    private float[] edgeSimilarity = new float[0];
+    private final WeightedEdges edges = new WeightedEdges();
     private long edgesSeen;
 
     /** @param keepEdges whether edges are stored (leader linkage needs them; single linkage only unions) */
@@ -57,13 +54,11 @@ public final class ClusterGraph {
 
     /** A new node, unconnected and unfixed; returns its number. */
     public int addNode() {
-        if (nodes == parent.length) {
-            int grown = Math.max(16, nodes + (nodes >> 1));
-            parent = Arrays.copyOf(parent, grown);
-            fixedLeader = Arrays.copyOf(fixedLeader, grown);
+        if (nodes == fixedLeader.length) {
+            fixedLeader = Arrays.copyOf(fixedLeader, nodes + (nodes >> 1));
         }
-        parent[nodes] = nodes;
         fixedLeader[nodes] = UNFIXED;
+        components.add();
         return nodes++;
     }
 
@@ -75,18 +70,9 @@ public final class ClusterGraph {
             return;
         }
         edgesSeen++;
-        union(a, b);
+        components.union(a, b);
         if (keepEdges) {
-            if (edges == edgeA.length) {
-                int grown = Math.max(16, edges + (edges >> 1));
-                edgeA = Arrays.copyOf(edgeA, grown);
-                edgeB = Arrays.copyOf(edgeB, grown);
-                edgeSimilarity = Arrays.copyOf(edgeSimilarity, grown);
-            }
-            edgeA[edges] = a;
-            edgeB[edges] = b;
-            edgeSimilarity[edges] = similarity;
-            edges++;
+            edges.add(a, b, similarity);
         }
     }
 
@@ -95,7 +81,7 @@ public final class ClusterGraph {
         checkNode(member);
         checkNode(leader);
         fixedLeader[member] = leader;
-        union(member, leader);
+        components.union(member, leader);
     }
 
     public boolean isFixed(int node) {
@@ -112,14 +98,14 @@ public final class ClusterGraph {
         int[] best = new int[nodes];
         Arrays.fill(best, -1);
         for (int i = 0; i < nodes; i++) {
-            int root = find(i);
+            int root = components.find(i);
             if (best[root] < 0 || precedes(i, best[root], rank)) {
                 best[root] = i;
             }
         }
         int[] rep = new int[nodes];
         for (int i = 0; i < nodes; i++) {
-            rep[i] = best[find(i)];
+            rep[i] = best[components.find(i)];
         }
         return rep;
     }
@@ -136,23 +122,10 @@ public final class ClusterGraph {
             throw new IllegalStateException("leader linkage needs the edges: build the graph with keepEdges");
         }
         checkRanks(rank);
-        int[] offsets = new int[nodes + 1];
-        for (int e = 0; e < edges; e++) {
-            offsets[edgeA[e] + 1]++;
-            offsets[edgeB[e] + 1]++;
-        }
-        for (int i = 0; i < nodes; i++) {
-            offsets[i + 1] += offsets[i];
-        }
-        int[] neighbours = new int[offsets[nodes]];
-        float[] similarities = new float[offsets[nodes]];
-        int[] fill = Arrays.copyOf(offsets, nodes);
-        for (int e = 0; e < edges; e++) {
-            neighbours[fill[edgeA[e]]] = edgeB[e];
-            similarities[fill[edgeA[e]]++] = edgeSimilarity[e];
-            neighbours[fill[edgeB[e]]] = edgeA[e];
-            similarities[fill[edgeB[e]]++] = edgeSimilarity[e];
-        }
+        WeightedEdges.Adjacency adjacency = edges.adjacency(nodes);
+        int[] offsets = adjacency.offsets();
+        int[] neighbours = adjacency.neighbours();
+        float[] similarities = adjacency.similarities();
         int[] leaderOf = new int[nodes];
         Arrays.fill(leaderOf, -1);
         boolean[] leads = new boolean[nodes];
@@ -230,7 +203,7 @@ public final class ClusterGraph {
         int highest = -1;
         for (int size : sizes) {
             if (size >= 2) {
-                int bucket = 31 - Integer.numberOfLeadingZeros(size - 1);
+                int bucket = sizeBucket(size);
                 counts[bucket]++;
                 highest = Math.max(highest, bucket);
             }
@@ -238,33 +211,16 @@ public final class ClusterGraph {
         return Arrays.copyOf(counts, highest + 1);
     }
 
+    /** The histogram bucket of a cluster of {@code size} (at least 2) documents: 0 for 2, 1 for 3–4, 2 for 5–8, … */
+    public static int sizeBucket(long size) {
+        return 63 - Long.numberOfLeadingZeros(size - 1);
+    }
+
     /** The label of histogram bucket {@code b}: "2", "3-4", "5-8", … */
     public static String bucketLabel(int b) {
         long low = (1L << b) + 1;
         long high = 1L << (b + 1);
         return low == high ? Long.toString(high) : low + "-" + high;
-    }
-
-    private int find(int x) {
-        while (parent[x] != x) {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        return x;
-    }
-
-    private void union(int a, int b) {
-        int ra = find(a);
-        int rb = find(b);
-        if (ra != rb) {
-            // Lower root number wins: any order of unions gives the same partition, and this keeps trees shallow enough
-            // with halving.
-            if (ra < rb) {
-                parent[rb] = ra;
-            } else {
-                parent[ra] = rb;
-            }
-        }
     }
 
     private void checkNode(int node) {
