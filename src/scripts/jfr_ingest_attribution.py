@@ -3,9 +3,14 @@
 # indexing path: HTTP and bulk parsing, the ingest framework (source to map and back), the
 # near_dup_fingerprint processor (analysis, simhash, MinHash, shingle sets, encodings, content hash),
 # mapping the document (the plugin's field mappers among the rest), and Lucene (inverting, doc values,
-# points, stored fields, flush, merges, the translog).
+# points, stored fields, flush, merges, the translog). The same for the partial updates of a
+# _near_dup_clusters run's write phase (docs/clusters.md section 9), whose own steps are the realtime
+# get of the stored document and merging the change into its source.
 #
-#   jfr_ingest_attribution.py <recording.jfr> [<jfr binary>]
+#   jfr_ingest_attribution.py <recording.jfr> [<jfr binary>] [--last-seconds S]
+#
+# --last-seconds S keeps only the samples of the recording's last S seconds (a run's write phase, when
+# the recording stopped as the run ended).
 #
 # Reads `jfr print --json` of jdk.ExecutionSample and jdk.ObjectAllocationSample with deep stacks
 # (start the node with -XX:FlightRecorderOptions:stackdepth=256 so that no stack is cut short), and
@@ -15,6 +20,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from datetime import datetime
 
 # (category, substrings of "class.method" any of which puts a sample there), most specific first.
 PROCESSOR = "io.neardup.ingest.NearDupFingerprintProcessor.execute"
@@ -45,6 +51,11 @@ LUCENE_RULES = [
     ("lucene: inverting (terms hash, postings buffers)", ["IndexingChain", "TermsHash"]),
     ("lucene: other indexing", ["org.apache.lucene.index.IndexWriter"]),
 ]
+# The steps an update adds to indexing the new version: they run inside the bulk action, before mapping.
+UPDATE_RULES = [
+    ("update: realtime get of the stored document", ["org.opensearch.index.get.ShardGetService."]),
+    ("update: source to map, merge, map to source", ["org.opensearch.action.update.UpdateHelper."]),
+]
 INGEST_RULES = [
     ("ingest: source to map", ["XContentHelper.convertToMap", "IndexRequest.sourceAsMap", "IngestDocument.<init>",
                                "SourceToParse", "XContentHelper.convertToJson"]),
@@ -72,6 +83,10 @@ def frames_of(stack):
     return out
 
 
+def started(event):
+    return datetime.fromisoformat(event["values"]["startTime"].replace("Z", "+00:00")).timestamp()
+
+
 def first_match(frames, rules):
     for category, needles in rules:
         if any(n in f for f in frames for n in needles):
@@ -86,7 +101,7 @@ def classify(frames, thread):
         return first_match(top, PROCESSOR_RULES) or "processor: other"
     if "Merge" in thread:
         return "lucene: merges"
-    for rules in (TOP_RULES, LUCENE_RULES, MAPPER_RULES, INGEST_RULES, OTHER_RULES):
+    for rules in (TOP_RULES, LUCENE_RULES, MAPPER_RULES, UPDATE_RULES, INGEST_RULES, OTHER_RULES):
         c = first_match(frames, rules)
         if c:
             return c
@@ -94,12 +109,21 @@ def classify(frames, thread):
 
 
 def main():
-    recording = sys.argv[1]
-    jfr = sys.argv[2] if len(sys.argv) > 2 else "jfr"
+    args = sys.argv[1:]
+    last_seconds = None
+    if "--last-seconds" in args:
+        at = args.index("--last-seconds")
+        last_seconds = float(args[at + 1])
+        del args[at:at + 2]
+    recording = args[0]
+    jfr = args[1] if len(args) > 1 else "jfr"
     printed = subprocess.run([jfr, "print", "--json", "--stack-depth", "256", "--events",
                               "jdk.ExecutionSample,jdk.ObjectAllocationSample", recording],
                              check=True, capture_output=True, text=True).stdout
     events = json.loads(printed)["recording"]["events"]
+    if last_seconds is not None:
+        end = max(started(e) for e in events)
+        events = [e for e in events if started(e) >= end - last_seconds]
     samples, allocated = Counter(), Counter()
     for e in events:
         v = e["values"]
@@ -115,13 +139,13 @@ def main():
     print()
     print("| where | CPU samples | share | allocation (MB) |")
     print("|---|---|---|---|")
-    for group in ("HTTP", "bulk", "ingest", "processor", "mapping", "lucene", "translog", "engine", "other"):
+    for group in ("HTTP", "bulk", "update", "ingest", "processor", "mapping", "lucene", "translog", "engine", "other"):
         rows = sorted((c for c in set(samples) | set(allocated) if c.startswith(group)),
                       key=lambda c: -samples[c])
         for c in rows:
             print(f"| {c} | {samples[c]} | {100 * samples[c] / max(total, 1):.1f}% | {allocated[c] / 1e6:,.0f} |")
     print()
-    for group in ("ingest", "processor", "mapping", "lucene"):
+    for group in ("update", "ingest", "processor", "mapping", "lucene"):
         n = sum(samples[c] for c in samples if c.startswith(group))
         print(f"{group}: {100 * n / max(total, 1):.1f}% of samples")
 

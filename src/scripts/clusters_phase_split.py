@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+# Runs one _near_dup_clusters with writes as a task and prints how long each phase took (docs/clusters.md
+# section 9): the task's status is polled every 100 ms and each change of its `phase` is timed (scanning,
+# reading_members, clustering, writing; `writing` includes the pass over documents in no cluster and the refresh).
+#
+#   clusters_phase_split.py <url> <index> <target_field> [<url params, e.g. &slices=2>] [<field>] [<options: a JSON fragment>]
+#
+# Defaults: field fp.minhash, options fragment "min_similarity": 0.8 (e.g. add , "singletons": true). With NODE_PID_FILE set to a file holding the node's
+# pid (on the same machine), also prints the node's CPU seconds over the run and from the write phase on.
+import json, sys, time, urllib.request, os
+pidf = os.environ.get("NODE_PID_FILE")
+def cpu():
+    if not pidf: return 0
+    f = open("/proc/%s/stat" % open(pidf).read().strip()).read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+url, index, target = sys.argv[1], sys.argv[2], sys.argv[3]
+params = sys.argv[4] if len(sys.argv) > 4 else ""
+field = sys.argv[5] if len(sys.argv) > 5 else "fp.minhash"
+opts = sys.argv[6] if len(sys.argv) > 6 else '"min_similarity": 0.8'
+def req(method, path, body=None):
+    r = urllib.request.Request(url + path, method=method, data=None if body is None else body.encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(r) as resp:
+        return json.loads(resp.read())
+body = '{"field": "%s", "target_field": "%s", %s, "linkage": "single"}' % (field, target, opts)
+c0 = cpu(); phc = {}
+t0 = time.time()
+r = req("POST", "/%s/_near_dup_clusters?wait_for_completion=false&refresh=true%s" % (index, params), body)
+task = r["task"]
+phases = {}
+last = None
+while True:
+    s = req("GET", "/_tasks/" + task)
+    st = s["task"]["status"]
+    ph = st.get("phase")
+    if ph != last:
+        phases[ph] = time.time() - t0
+        phc[ph] = cpu() - c0
+        last = ph
+    if s.get("completed"):
+        break
+    time.sleep(0.1)
+end = time.time() - t0
+cend = cpu() - c0
+resp = s.get("response", {})
+order = ["scanning", "reading_members", "clustering", "writing", "done"]
+prev = None
+split = {}
+ts = [(p, phases[p]) for p in order if p in phases]
+for i, (p, t) in enumerate(ts):
+    nxt = ts[i + 1][1] if i + 1 < len(ts) else end
+    split[p] = round(nxt - t, 2)
+st = resp.get("status", resp)
+print(json.dumps({"target": target, "params": params, "wall": round(end, 2), "took_ms": resp.get("took"), "split": split,
+  "updated": resp.get("updated", st.get("updated")), "noops": resp.get("noops", st.get("noops")),
+  "conflicts": resp.get("version_conflicts", st.get("version_conflicts")), "clusters": resp.get("clusters", st.get("clusters")),
+  "failures": len(resp.get("failures", [])), "node_cpu_s": round(cend, 2), "write_cpu_s": round(cend - phc.get("writing", cend), 2), "load": open("/proc/loadavg").read().split()[0]}))
