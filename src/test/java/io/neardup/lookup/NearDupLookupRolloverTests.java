@@ -100,7 +100,7 @@ public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
     /**
      * Sends the planted bulks through the lookup into data stream {@code stream} while {@value #ROLLOVERS} rollovers
      * run from another thread, each started once a given bulk has been sent and racing it (and whichever bulks follow
-     * while it runs); checks that no item failed, every rollover happened and every document is in the stream once, in
+     * while it runs; the last bulk waits for the first rollover, so that at least one bulk meets a new generation); checks that no item failed, every rollover happened and every document is in the stream once, in
      * the backing index its item named.
      */
     private Raced race(String stream) throws Exception {
@@ -123,6 +123,9 @@ public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
             }
             AtomicReference<Throwable> rolloverFailure = new AtomicReference<>();
             List<String> rolledOver = new ArrayList<>();
+            // The last bulk waits for the first rollover: the others race the rollovers freely, and bulks that all end
+            // before the first rollover does (a fast lookup, a slow cluster state update) would test no race at all.
+            CountDownLatch firstRolledOver = new CountDownLatch(1);
             Thread roller = new Thread(
                     () -> {
                         try {
@@ -134,6 +137,7 @@ public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
                                         .get();
                                 assertTrue(response.isRolledOver());
                                 rolledOver.add(response.getNewIndex());
+                                firstRolledOver.countDown();
                             }
                         } catch (Exception | AssertionError e) {
                             rolloverFailure.set(e);
@@ -146,6 +150,11 @@ public class NearDupLookupRolloverTests extends OpenSearchIntegTestCase {
             roller.start();
             try {
                 for (int k = 0; k < bulks.size(); k++) {
+                    if (k == bulks.size() - 1) {
+                        assertTrue(
+                                "the first rollover did not end: " + rolloverFailure.get(),
+                                firstRolledOver.await(30, TimeUnit.SECONDS));
+                    }
                     BulkRequestBuilder bulk = client().prepareBulk();
                     for (PlantedSimhashes.Doc doc : bulks.get(k)) {
                         docs.put(doc.id(), doc);
