@@ -9,12 +9,15 @@ import io.neardup.clusters.NearDupClustersAction;
 import io.neardup.clusters.NearDupClustersDryRunAction;
 import io.neardup.clusters.NearDupClustersRethrottleAction;
 import io.neardup.clusters.NearDupClustersTask;
+import io.neardup.clusters.ReleaseRunPartsAction;
 import io.neardup.clusters.RestNearDupClustersAction;
 import io.neardup.clusters.RestNearDupClustersRethrottleAction;
+import io.neardup.clusters.RunParts;
 import io.neardup.clusters.ShardGroupJoinAction;
 import io.neardup.clusters.ShardJoinAction;
 import io.neardup.clusters.StepTimeouts;
 import io.neardup.clusters.TransportNearDupClustersAction;
+import io.neardup.clusters.TransportReleaseRunPartsAction;
 import io.neardup.clusters.TransportShardGroupJoinAction;
 import io.neardup.clusters.TransportShardJoinAction;
 import io.neardup.collapse.NearDupCollapseExt;
@@ -124,6 +127,9 @@ public class NearDupPlugin extends Plugin
     private final SegmentFingerprintCache cache = new SegmentFingerprintCache(() -> breaker);
     private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
     private final NodeRunBreakers runBreakers = new NodeRunBreakers(() -> breaker);
+    /** The parts of the clusters runs' graphs this node keeps; released by each run, or when its node leaves. */
+    private final RunParts runParts = new RunParts();
+
     private final QueryServices queryServices = new QueryServices(
             new LikeResolver(
                     () -> ingestService, () -> clusterService, () -> indexNameExpressionResolver, searchChecks),
@@ -220,8 +226,8 @@ public class NearDupPlugin extends Plugin
 
     /**
      * Binds the cache and the scratch pool for injection into {@link TransportNearDupStatsAction}, the query services
-     * the clusters runs' step timeouts and each run's breaker on this node ({@link NodeRunBreakers}) for the actions
-     * that use them.
+     * the clusters runs' step timeouts, each run's breaker on this node ({@link NodeRunBreakers}) and the parts of the
+     * runs' graphs kept here ({@link RunParts}) for the actions that use them.
      */
     @Override
     public Collection<Object> createComponents(
@@ -241,7 +247,8 @@ public class NearDupPlugin extends Plugin
         this.client = client;
         this.threadPool = threadPool;
         stepTimeouts = new StepTimeouts(threadPool);
-        return List.of(cache, scratchPool, queryServices, stepTimeouts, runBreakers);
+        clusterService.addListener(runParts);
+        return List.of(cache, scratchPool, queryServices, stepTimeouts, runBreakers, runParts);
     }
 
     @Override
@@ -254,6 +261,7 @@ public class NearDupPlugin extends Plugin
                 new ActionHandler<>(NearDupLookupAction.INSTANCE, TransportShardMatchAction.Lookup.class),
                 new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class),
                 new ActionHandler<>(ShardGroupJoinAction.INSTANCE, TransportShardGroupJoinAction.class),
+                new ActionHandler<>(ReleaseRunPartsAction.INSTANCE, TransportReleaseRunPartsAction.class),
                 new ActionHandler<>(NearDupCompareAction.INSTANCE, TransportNearDupCompareAction.class),
                 new ActionHandler<>(NearDupCompareTextsAction.INSTANCE, TransportNearDupCompareAction.Texts.class),
                 new ActionHandler<>(

@@ -57,13 +57,16 @@ final class ClusterJob {
     private final long startNanos = System.nanoTime();
 
     private final MatchGraph graph;
+    private final Runnable releaseParts;
     private final ClusterMembers members;
     private final ClusterWriter writer;
     /** Set when one slice fails, so that the others stop at their next step. */
     private volatile boolean sliceFailed;
 
-    ClusterJob(RunContext context, CircuitBreaker breaker, boolean simhashField) {
+    /** @param releaseParts gives back the parts of the run's graph on the data nodes ({@link RunParts}) */
+    ClusterJob(RunContext context, CircuitBreaker breaker, boolean simhashField, Runnable releaseParts) {
         this.context = context;
+        this.releaseParts = releaseParts;
         this.request = context.request();
         this.task = context.task();
         this.simhashField = simhashField;
@@ -76,7 +79,10 @@ final class ClusterJob {
 
     /** Starts the run; {@code listener} has its response (also after a cancellation) or its failure. */
     void run(ActionListener<NearDupClustersResponse> listener) {
-        ActionListener<NearDupClustersResponse> releasing = ActionListener.runAfter(listener, graph::release);
+        ActionListener<NearDupClustersResponse> releasing = ActionListener.runAfter(listener, () -> {
+            graph.release();
+            releaseParts.run();
+        });
         countDocuments(ActionListener.wrap(
                 counted -> {
                     task.total.set(counted.total());

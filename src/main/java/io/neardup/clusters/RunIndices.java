@@ -31,6 +31,8 @@ final class RunIndices {
     private final boolean spansIndices;
     /** For each of the run's shards, the nodes with an active copy of it when the run started. */
     private final String[][] copies;
+    /** For each of the run's shards, the node of its active primary when the run started (else of a copy), or null. */
+    private final String[] primaryNodes;
 
     /**
      * @param oldestFirst the concrete indices, in the order ties between them go (the older one first)
@@ -54,6 +56,7 @@ final class RunIndices {
             ordinals.put(names[i], i);
         }
         copies = new String[shards()][];
+        primaryNodes = new String[shards()];
         for (int shard = 0; shard < copies.length; shard++) {
             IndexRoutingTable index = routing == null ? null : routing.index(indexOfShard(shard));
             copies[shard] = index == null
@@ -61,7 +64,20 @@ final class RunIndices {
                     : index.shard(shardInIndex(shard)).activeShards().stream()
                             .map(ShardRouting::currentNodeId)
                             .toArray(String[]::new);
+            ShardRouting primary =
+                    index == null ? null : index.shard(shardInIndex(shard)).primaryShard();
+            primaryNodes[shard] = primary != null && primary.active()
+                    ? primary.currentNodeId()
+                    : (copies[shard].length > 0 ? copies[shard][0] : null);
         }
+    }
+
+    /**
+     * The node of the run's shard {@code shard}'s active primary when the run started, else of another active copy;
+     * null if none was active (or not known).
+     */
+    String primaryNode(int shard) {
+        return primaryNodes[shard];
     }
 
     /** The ids of the nodes that had an active copy of the run's shard {@code shard} when the run started. */

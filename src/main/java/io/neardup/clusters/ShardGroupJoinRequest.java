@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.AddedWireFields;
 import io.neardup.match.MatchSpec;
 import io.neardup.match.OneShardRequest;
 import java.io.IOException;
@@ -26,6 +27,8 @@ public final class ShardGroupJoinRequest extends OneShardRequest<ShardGroupJoinR
     private final boolean allPairs;
     private final ShardJoinRequest.OtherShard[] together;
     private final String node;
+    /** The run's part of each shard joined, numbered as {@link #joinedIndices}; empty: none recorded. */
+    private final int[] parts;
 
     /**
      * @param allPairs as {@link ShardJoinRequest.BandsWithin#allPairs}
@@ -38,11 +41,32 @@ public final class ShardGroupJoinRequest extends OneShardRequest<ShardGroupJoinR
             boolean allPairs,
             ShardJoinRequest.OtherShard[] together,
             String node) {
+        this(index, shard, spec, allPairs, together, node, new int[0]);
+    }
+
+    /** @param parts the run's part of each shard joined, numbered as {@link #joinedIndices}; empty to record nothing */
+    public ShardGroupJoinRequest(
+            String index,
+            int shard,
+            MatchSpec spec,
+            boolean allPairs,
+            ShardJoinRequest.OtherShard[] together,
+            String node,
+            int[] parts) {
         super(index, shard);
         this.spec = spec;
         this.allPairs = allPairs;
         this.together = together;
         this.node = node;
+        this.parts = checkedParts(parts, together.length + 1);
+    }
+
+    private static int[] checkedParts(int[] parts, int shards) {
+        if (parts.length != 0 && parts.length != shards) {
+            throw new IllegalArgumentException(
+                    "a group join step names " + shards + " shards and " + parts.length + " parts");
+        }
+        return parts;
     }
 
     public ShardGroupJoinRequest(StreamInput in) throws IOException {
@@ -60,6 +84,7 @@ public final class ShardGroupJoinRequest extends OneShardRequest<ShardGroupJoinR
             together[i] = new ShardJoinRequest.OtherShard(indices[i], shards[i]);
         }
         node = in.readString();
+        parts = AddedWireFields.read(in) ? checkedParts(in.readVIntArray(), together.length + 1) : new int[0];
     }
 
     @Override
@@ -73,6 +98,14 @@ public final class ShardGroupJoinRequest extends OneShardRequest<ShardGroupJoinR
                 .mapToInt(ShardJoinRequest.OtherShard::shard)
                 .toArray());
         out.writeString(node);
+        if (AddedWireFields.written(out)) {
+            out.writeVIntArray(parts);
+        }
+    }
+
+    /** The run's part of each shard joined, numbered as {@link #joinedIndices}; empty if none is recorded. */
+    public int[] parts() {
+        return parts.clone();
     }
 
     /** Every index the step reads, so that each is checked for the caller (the Security plugin reads this). */

@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.AddedWireFields;
 import io.neardup.match.MatchSpec;
 import io.neardup.match.OneShardRequest;
 import java.io.IOException;
@@ -52,11 +53,35 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
 
     private final MatchSpec spec;
     private final Step step;
+    /** The run's part of each shard a pair can be in, numbered as {@link #matchedIndices}; empty: none recorded. */
+    private final int[] parts;
+    /** The node that keeps the parts of this step's shard: tried first; null for any copy. */
+    private final String partNode;
+    /** Whether the parts keep the edges inside them (leader linkage weighs them). */
+    private final boolean keepEdges;
 
     public ShardJoinRequest(String index, int shard, MatchSpec spec, Step step) {
+        this(index, shard, spec, step, new int[0], null, false);
+    }
+
+    /**
+     * @param parts the run's part of each shard a pair the step finds can be in, numbered as {@link #matchedIndices}:
+     *     the step's node records its pairs there ({@link RunParts}); empty to record nothing
+     * @param partNode the node that keeps the step's shard's part, tried first; null for any copy
+     * @param keepEdges whether the parts keep the edges inside them (leader linkage weighs them)
+     */
+    public ShardJoinRequest(
+            String index, int shard, MatchSpec spec, Step step, int[] parts, String partNode, boolean keepEdges) {
         super(index, shard);
         this.spec = spec;
         this.step = step;
+        this.parts = parts;
+        this.partNode = partNode;
+        this.keepEdges = keepEdges;
+        if (parts.length != 0 && parts.length != matchedIndices().length) {
+            throw new IllegalArgumentException(
+                    "a join step names " + matchedIndices().length + " shards and " + parts.length + " parts");
+        }
     }
 
     public ShardJoinRequest(StreamInput in) throws IOException {
@@ -85,6 +110,19 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         } else {
             throw new IllegalArgumentException(
                     "a band join step looks up at most one other shard, got " + Arrays.toString(otherShards));
+        }
+        if (AddedWireFields.read(in)) {
+            parts = in.readVIntArray();
+            partNode = in.readOptionalString();
+            keepEdges = in.readBoolean();
+            if (parts.length != 0 && parts.length != matchedIndices().length) {
+                throw new IllegalArgumentException(
+                        "a join step names " + matchedIndices().length + " shards and " + parts.length + " parts");
+            }
+        } else {
+            parts = new int[0];
+            partNode = null;
+            keepEdges = false;
         }
     }
 
@@ -116,6 +154,29 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
         out.writeBoolean(step instanceof Window == false);
         out.writeBoolean(allPairs);
         out.writeStringArray(Arrays.stream(otherShards).map(OtherShard::index).toArray(String[]::new));
+        if (AddedWireFields.written(out)) {
+            out.writeVIntArray(parts);
+            out.writeOptionalString(partNode);
+            out.writeBoolean(keepEdges);
+        }
+    }
+
+    /**
+     * The run's part of each shard a pair of the step's answer can be in, numbered as {@link #matchedIndices}; empty
+     * if the step records nothing (from a node of another version).
+     */
+    public int[] parts() {
+        return parts.clone();
+    }
+
+    /** The node that keeps the step's shard's part, tried first; null for any copy. */
+    public String partNode() {
+        return partNode;
+    }
+
+    /** Whether the parts keep the edges inside them (leader linkage weighs them). */
+    public boolean keepEdges() {
+        return keepEdges;
     }
 
     /**

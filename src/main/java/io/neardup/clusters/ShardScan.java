@@ -95,14 +95,29 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
         return others;
     }
 
-    /** A step of the run's shard {@code shard}. */
-    private static ShardJoinRequest joinRequest(RunContext context, int shard, ShardJoinRequest.Step step) {
+    /**
+     * A step of the run's shard {@code shard}, sent first to {@code partNode}, which keeps the pairs it finds in the
+     * parts {@code parts} (the run's shard numbers: {@code shard}'s, then those of the shards it looks up).
+     */
+    private static ShardJoinRequest joinRequest(
+            RunContext context, int shard, ShardJoinRequest.Step step, int[] parts, String partNode) {
         RunIndices indices = context.indices();
         return new ShardJoinRequest(
                 indices.indexOfShard(shard),
                 indices.shardInIndex(shard),
                 context.request().spec(),
-                step);
+                step,
+                parts,
+                partNode,
+                context.request().linkage() == NearDupClustersRequest.Linkage.LEADER);
+    }
+
+    /** {@code shard}, then {@code others}. */
+    private static int[] parts(int shard, int... others) {
+        int[] parts = new int[others.length + 1];
+        parts[0] = shard;
+        System.arraycopy(others, 0, parts, 1, others.length);
+        return parts;
     }
 
     /** Sends one step of a shard join as a child of the run; its answer goes to the graph. */
@@ -149,8 +164,9 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
     record WindowJoin(RunContext context, MatchGraph graph, BooleanSupplier stopped) implements ShardScan {
         @Override
         public void scan(int shard, ActionListener<Void> done) {
-            ShardJoinRequest.OtherShard[] otherShards =
-                    otherShards(context.indices(), shardsProbedBy(shard, context.shards()));
+            int[] probed = shardsProbedBy(shard, context.shards());
+            ShardJoinRequest.OtherShard[] otherShards = otherShards(context.indices(), probed);
+            int[] parts = parts(shard, probed);
             // Then once more from the newest at the start: a document updated during the scan moves past the windows
             // (its new sequence number), so two documents both updated before their windows were read would be met by
             // no window; the second pass meets them (and documents indexed meanwhile) as queries.
@@ -158,12 +174,14 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     shard,
                     0,
                     otherShards,
+                    parts,
                     ActionListener.wrap(
                             newest -> {
                                 if (stopped.getAsBoolean()) {
                                     done.onResponse(null);
                                 } else {
-                                    scanFrom(shard, newest + 1, otherShards, ActionListener.map(done, n -> null));
+                                    scanFrom(
+                                            shard, newest + 1, otherShards, parts, ActionListener.map(done, n -> null));
                                 }
                             },
                             done::onFailure));
@@ -171,7 +189,11 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
 
         /** The windows from sequence number {@code first} up to the shard's newest now, which {@code done} gets. */
         private void scanFrom(
-                int shard, long first, ShardJoinRequest.OtherShard[] otherShards, ActionListener<Long> done) {
+                int shard,
+                long first,
+                ShardJoinRequest.OtherShard[] otherShards,
+                int[] parts,
+                ActionListener<Long> done) {
             NearDupClustersRequest request = context.request();
             context.maxSeqNo(
                     shard,
@@ -192,7 +214,9 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                                     joinRequest(
                                                             context,
                                                             shard,
-                                                            new ShardJoinRequest.Window(from, to, otherShards)),
+                                                            new ShardJoinRequest.Window(from, to, otherShards),
+                                                            parts,
+                                                            context.indices().primaryNode(shard)),
                                                     next);
                                         },
                                         ActionListener.map(done, v -> newest));
@@ -277,7 +301,11 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
         private ShardStep within(int shard) {
             boolean allPairs = context.request().linkage() == NearDupClustersRequest.Linkage.LEADER;
             return next -> joinStep(
-                    context, graph, joinRequest(context, shard, new ShardJoinRequest.BandsWithin(allPairs)), next);
+                    context,
+                    graph,
+                    joinRequest(
+                            context, shard, new ShardJoinRequest.BandsWithin(allPairs), parts(shard), partNode(shard)),
+                    next);
         }
 
         /**
@@ -293,7 +321,8 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     context.request().spec(),
                     context.request().linkage() == NearDupClustersRequest.Linkage.LEADER,
                     otherShards(indices, Arrays.copyOfRange(members, 1, members.length)),
-                    groups.node(group));
+                    groups.node(group),
+                    members);
             return next -> join(
                     context,
                     graph,
@@ -344,8 +373,19 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     joinRequest(
                             context,
                             prober,
-                            new ShardJoinRequest.BandsAcross(otherShards(indices, new int[] {probed})[0])),
+                            new ShardJoinRequest.BandsAcross(otherShards(indices, new int[] {probed})[0]),
+                            parts(prober, probed),
+                            partNode(prober)),
                     next);
+        }
+
+        /**
+         * The node that keeps the part of the run's shard {@code shard}: its group's, where it is joined together with
+         * others; else its primary's.
+         */
+        private String partNode(int shard) {
+            String groupNode = groups.node(groups.groupOf(shard));
+            return groupNode != null ? groupNode : context.indices().primaryNode(shard);
         }
     }
 

@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
@@ -29,6 +31,7 @@ import org.opensearch.cluster.metadata.MappingMetadata;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
 import org.opensearch.core.action.ActionListener;
+import org.opensearch.core.tasks.TaskId;
 import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.tasks.Task;
 import org.opensearch.threadpool.ThreadPool;
@@ -43,6 +46,8 @@ import org.opensearch.transport.client.ParentTaskAssigningClient;
  */
 public class TransportNearDupClustersAction
         extends HandledTransportAction<NearDupClustersRequest, NearDupClustersResponse> {
+
+    private static final Logger LOGGER = LogManager.getLogger(TransportNearDupClustersAction.class);
 
     private final Client client;
     private final ClusterService clusterService;
@@ -155,7 +160,8 @@ public class TransportNearDupClustersAction
         ClusterJob job = new ClusterJob(
                 new RunContext(taskClient, threadPool, timeouts, request, run, throttle, runIndices),
                 cache.breaker(),
-                kind == FingerprintKind.SIMHASH);
+                kind == FingerprintKind.SIMHASH,
+                () -> releaseParts(new TaskId(clusterService.localNode().getId(), task.getId()), runIndices));
         checkRepresentativeSort(
                 taskClient,
                 runIndices.names(),
@@ -372,5 +378,23 @@ public class TransportNearDupClustersAction
             mapping = Map.of("properties", Map.of(path[i], mapping));
         }
         return mapping;
+    }
+
+    /**
+     * Gives back the parts of the run's graph on every node ({@link RunParts}). Not a child of the run: a cancelled
+     * run's children are refused, and its parts must go all the same. A node that cannot be reached keeps them until
+     * it sees this node leave.
+     */
+    private void releaseParts(TaskId run, RunIndices indices) {
+        client.execute(
+                ReleaseRunPartsAction.INSTANCE,
+                new ReleaseRunPartsAction.Request(run, indices.names()),
+                ActionListener.wrap(
+                        released -> {
+                            if (released.hasFailures()) {
+                                LOGGER.warn("could not release the parts of run [{}]: {}", run, released.failures());
+                            }
+                        },
+                        e -> LOGGER.warn("could not release the parts of run [" + run + "]", e)));
     }
 }

@@ -45,6 +45,7 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
 
     private final IndicesService indicesService;
     private final NodeRunBreakers runBreakers;
+    private final RunParts runParts;
 
     @Inject
     public TransportShardGroupJoinAction(
@@ -54,7 +55,8 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
             ActionFilters actionFilters,
             IndexNameExpressionResolver indexNameExpressionResolver,
             IndicesService indicesService,
-            NodeRunBreakers runBreakers) {
+            NodeRunBreakers runBreakers,
+            RunParts runParts) {
         super(
                 ShardGroupJoinAction.NAME,
                 threadPool,
@@ -67,6 +69,7 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
                 ClusterSteps.EXECUTOR);
         this.indicesService = indicesService;
         this.runBreakers = runBreakers;
+        this.runParts = runParts;
     }
 
     /** The copy on the request's node first, where the other shards' copies are. */
@@ -86,6 +89,7 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
         ClusterSteps.fork(threadPool, listener, answer -> {
             try (NodeRunBreakers.Request run = runBreakers.open(request.getParentTask())) {
                 ShardJoinResponse joined = join(request, shardId, run.breaker());
+                runParts.record(request.getParentTask(), request.parts(), request.allPairs(), joined, run.breaker());
                 answer.onResponse(joined.nodeBytes(run.nodeBytes()));
             }
         });

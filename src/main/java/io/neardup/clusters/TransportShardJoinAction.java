@@ -7,8 +7,11 @@ package io.neardup.clusters;
 import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.OneShardAction;
 import io.neardup.query.QueryServices;
+import java.util.Set;
 import org.opensearch.action.support.ActionFilters;
+import org.opensearch.cluster.ClusterState;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.routing.ShardsIterator;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
 import org.opensearch.common.lease.Releasables;
@@ -35,6 +38,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
     private final Client client;
     private final StepTimeouts timeouts;
     private final NodeRunBreakers runBreakers;
+    private final RunParts runParts;
 
     @Inject
     public TransportShardJoinAction(
@@ -47,7 +51,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
             QueryServices services,
             Client client,
             StepTimeouts timeouts,
-            NodeRunBreakers runBreakers) {
+            NodeRunBreakers runBreakers,
+            RunParts runParts) {
         super(
                 ShardJoinAction.NAME,
                 threadPool,
@@ -63,6 +68,21 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         this.timeouts = timeouts;
         this.client = client;
         this.runBreakers = runBreakers;
+        this.runParts = runParts;
+    }
+
+    /** The copy on the node that keeps the shard's part first, if the run names one. */
+    @Override
+    protected ShardsIterator shards(ClusterState state, InternalRequest request) {
+        if (request.request().partNode() == null) {
+            return super.shards(state, request);
+        }
+        ShardId shardId = new ShardId(
+                state.metadata().index(request.concreteIndex()).getIndex(),
+                request.request().shard());
+        return state.getRoutingTable()
+                .shardRoutingTable(shardId)
+                .preferNodeActiveInitializingShardsIt(Set.of(request.request().partNode()));
     }
 
     @Override
@@ -81,10 +101,14 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
         Engine.Searcher searcher = indexService.getShard(shardId.id()).acquireSearcher("near_dup_clusters");
         NodeRunBreakers.Request run = runBreakers.open(request.getParentTask());
-        // The answer says the most the run held here (or where the step looked up) once the step's charges are all
-        // made.
+        // The step's pairs are kept in the run's parts here; then the answer says the most the run held here (or where
+        // the step looked up) once the step's charges are all made.
         ActionListener<ShardJoinResponse> releasing = ActionListener.runAfter(
-                ActionListener.map(listener, answer -> answer.nodeBytes(run.nodeBytes())),
+                ActionListener.map(listener, answer -> {
+                    runParts.record(
+                            request.getParentTask(), request.parts(), request.keepEdges(), answer, run.breaker());
+                    return answer.nodeBytes(run.nodeBytes());
+                }),
                 () -> Releasables.close(searcher, run));
         try {
             QueryShardContext context =

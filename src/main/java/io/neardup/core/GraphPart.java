@@ -126,6 +126,12 @@ public final class GraphPart<I, K> {
         return cross.size();
     }
 
+    /** The number in this part of the node of {@code id}, or -1 if the part has none. */
+    public int nodeNumber(I id) {
+        Integer known = index.get(id);
+        return known == null ? -1 : known;
+    }
+
     /** The node of {@code id}, added unconnected and unfixed if new; returns its number in this part. */
     public int addNode(I id) {
         Integer known = index.get(Objects.requireNonNull(id, "id"));

@@ -33,7 +33,6 @@ import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
 import org.opensearch.test.transport.MockTransportService;
-import org.opensearch.transport.TransportService;
 
 /** A run as a task: its steps as child tasks, and {@code _rethrottle} of its writes. */
 @ClusterScope(scope = Scope.TEST, numDataNodes = 1)
@@ -143,7 +142,7 @@ public class NearDupClustersTaskTests extends OpenSearchIntegTestCase {
      */
     public void testStepsAreChildTasksAndRethrottleRefusesWhatDoesNotApply() throws Exception {
         indexPairs("held", 2, 5);
-        List<Runnable> held = holdJoinSteps();
+        HeldRequests held = holdJoinSteps();
         ActionFuture<NearDupClustersResponse> running = client().execute(
                         NearDupClustersDryRunAction.INSTANCE, request("held").dryRun(true));
         try {
@@ -194,45 +193,19 @@ public class NearDupClustersTaskTests extends OpenSearchIntegTestCase {
     }
 
     /** Holds every shard join step on its way to the shard, until {@link #releaseJoinSteps}. */
-    private static List<Runnable> holdJoinSteps() {
-        List<Runnable> held = new ArrayList<>();
-        for (TransportService node : internalCluster().getInstances(TransportService.class)) {
-            ((MockTransportService) node)
-                    .addRequestHandlingBehavior(ShardJoinAction.NAME + "[s]", (handler, request, channel, task) -> {
-                        synchronized (held) {
-                            held.add(() -> {
-                                try {
-                                    handler.messageReceived(request, channel, task);
-                                } catch (Exception e) {
-                                    throw new AssertionError(e);
-                                }
-                            });
-                        }
-                    });
-        }
-        return held;
+    private static HeldRequests holdJoinSteps() {
+        return HeldRequests.hold(internalCluster(), ShardJoinAction.NAME + "[s]");
     }
 
-    private static void awaitAHeldStep(List<Runnable> held) throws Exception {
-        assertBusy(() -> {
-            synchronized (held) {
-                assertFalse(held.isEmpty());
-            }
-        });
+    private static void awaitAHeldStep(HeldRequests held) throws Exception {
+        assertBusy(() -> assertTrue(held.waiting() > 0));
     }
 
     /** Lets the held steps go, and those that come after them, until the run is done. */
-    private static void releaseJoinSteps(List<Runnable> held, ActionFuture<?> running) throws Exception {
-        for (TransportService node : internalCluster().getInstances(TransportService.class)) {
-            ((MockTransportService) node).clearAllRules();
-        }
+    private static void releaseJoinSteps(HeldRequests held, ActionFuture<?> running) throws Exception {
+        held.stopHolding();
         assertBusy(() -> {
-            List<Runnable> release;
-            synchronized (held) {
-                release = new ArrayList<>(held);
-                held.clear();
-            }
-            release.forEach(Runnable::run);
+            held.letGo();
             assertTrue(running.isDone());
         });
     }
@@ -243,7 +216,7 @@ public class NearDupClustersTaskTests extends OpenSearchIntegTestCase {
      */
     public void testACancelledRunLeavesNothingOnTheNodes() throws Exception {
         indexPairs("cancelled", 2, 5);
-        List<Runnable> held = holdJoinSteps();
+        HeldRequests held = holdJoinSteps();
         ActionFuture<NearDupClustersResponse> running = client().execute(
                         NearDupClustersDryRunAction.INSTANCE,
                         request("cancelled").dryRun(true));

@@ -6,9 +6,11 @@ package io.neardup.clusters;
 
 import io.neardup.match.MatchSpec;
 import java.io.IOException;
+import org.opensearch.Version;
 import org.opensearch.common.io.stream.BytesStreamOutput;
 import org.opensearch.core.common.bytes.BytesArray;
 import org.opensearch.core.common.bytes.BytesReference;
+import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.test.OpenSearchTestCase;
 
 /** The band join's two kinds of step, as the coordinator sends them and as a data node reads them. */
@@ -36,9 +38,12 @@ public class ShardJoinRequestTests extends OpenSearchTestCase {
             new ShardJoinRequest("index", 2, SPEC, new ShardJoinRequest.Window(0, 10, shards("index", 1, "index", 3)))
                     .writeTo(out);
             byte[] bytes = BytesReference.toBytes(out.bytes());
-            int indices; // the bytes of the other shards' index names, written last
+            int indices; // the bytes of the other shards' index names, then of the parts, written last
             try (BytesStreamOutput names = new BytesStreamOutput()) {
                 names.writeStringArray(new String[] {"index", "index"});
+                names.writeVIntArray(new int[0]);
+                names.writeOptionalString(null);
+                names.writeBoolean(false);
                 indices = names.bytes().length();
             }
             bytes[bytes.length - indices - 2] = 1; // the "bands" flag
@@ -58,6 +63,39 @@ public class ShardJoinRequestTests extends OpenSearchTestCase {
         assertNotNull(new ShardJoinRequest(
                         "index", 2, SPEC, new ShardJoinRequest.Window(0, ShardJoinRequest.MAX_WINDOW + 1, shards()))
                 .validate());
+    }
+
+    /**
+     * Where the step's pairs are kept (docs/clusters.md section 8) crosses the wire between nodes of one version; a node
+     * of another version neither writes nor reads it, and its steps record nothing.
+     */
+    public void testTheStepsPartsCrossTheWireBetweenNodesOfOneVersion() throws IOException {
+        ShardJoinRequest request = new ShardJoinRequest(
+                "index",
+                2,
+                SPEC,
+                new ShardJoinRequest.Window(0, 10, shards("index", 1, "logs-2", 0)),
+                new int[] {2, 1, 7},
+                "node-a",
+                true);
+        ShardJoinRequest read = roundTrip(request);
+        assertArrayEquals(new int[] {2, 1, 7}, read.parts());
+        assertEquals("node-a", read.partNode());
+        assertTrue(read.keepEdges());
+        try (BytesStreamOutput out = new BytesStreamOutput()) {
+            out.setVersion(Version.CURRENT.minimumCompatibilityVersion());
+            request.writeTo(out);
+            StreamInput in = out.bytes().streamInput();
+            in.setVersion(Version.CURRENT.minimumCompatibilityVersion());
+            ShardJoinRequest older = new ShardJoinRequest(in);
+            assertEquals(0, older.parts().length);
+            assertNull(older.partNode());
+            assertEquals(request.getDescription(), older.getDescription());
+        }
+        expectThrows(
+                IllegalArgumentException.class,
+                () -> new ShardJoinRequest(
+                        "index", 2, SPEC, new ShardJoinRequest.BandsWithin(false), new int[] {2, 3}, null, false));
     }
 
     /** Other shards from pairs of an index name and a shard number. */

@@ -83,7 +83,8 @@ public class ShardScanSingleNodeTests extends OpenSearchSingleNodeTestCase {
         new ClusterJob(
                         ClusterRequests.runContext(updatingFirst, getInstanceFromNode(ThreadPool.class), request, docs),
                         new NoopCircuitBreaker("test"),
-                        true)
+                        true,
+                        () -> {})
                 .run(run);
         NearDupClustersResponse response = run.actionGet(30, TimeUnit.SECONDS);
         assertTrue("the documents were updated during the scan", updated.get());
@@ -182,7 +183,8 @@ public class ShardScanSingleNodeTests extends OpenSearchSingleNodeTestCase {
         new ClusterJob(
                         ClusterRequests.runContext(client, getInstanceFromNode(ThreadPool.class), request, metadata),
                         new NoopCircuitBreaker("test"),
-                        false)
+                        false,
+                        () -> {})
                 .run(run);
         return run.actionGet(60, TimeUnit.SECONDS);
     }

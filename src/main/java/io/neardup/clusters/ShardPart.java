@@ -1,0 +1,145 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import io.neardup.core.GraphPart;
+import io.neardup.core.PartitionedClusters;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.index.seqno.SequenceNumbers;
+
+/**
+ * The part of a run's graph that one shard's documents make, kept on the node whose copy of the shard the run's steps
+ * read (docs/clusters.md section 8): a {@link GraphPart} over the shard's documents that have a near-duplicate (by
+ * {@code _id}), and the sequence number each was seen at, as {@link MatchGraph} keeps them on the coordinating node. A
+ * pair with another shard's document is kept here as an edge to that shard's part, with the sequence number its other
+ * end was seen at, which the links step will tell that part. Its memory is charged to the run's breaker on this node
+ * before it grows, and given back by {@link #release}. Thread-safe: the steps of several shards can record into it.
+ */
+final class ShardPart {
+
+    /** A cross edge's other end and its sequence number, beside what the {@link GraphPart} holds of the edge. */
+    static final int BYTES_PER_OTHER_SEEN = 80;
+
+    private final GraphPart<String, String> graph;
+    private final CircuitBreaker breaker;
+    private long[] seenSeqNo = new long[16];
+    /** The nodes this part's own pairs made (numbered from 0), which {@link #seenSeqNo} covers. */
+    private int recordedNodes;
+    /** The sequence number each cross edge's other end was seen at. */
+    private final Map<PartitionedClusters.NodeRef<String>, Long> otherSeen = new HashMap<>();
+
+    private long charged;
+
+    /**
+     * @param number the run's number of the shard ({@link RunIndices}), which other parts address it by
+     * @param keepEdges whether the edges inside the part are kept (leader linkage weighs them)
+     */
+    ShardPart(int number, boolean keepEdges, CircuitBreaker breaker) {
+        this.graph = new GraphPart<>(number, String::compareTo, keepEdges);
+        this.breaker = breaker;
+    }
+
+    /**
+     * The pairs of one step's answer whose first document is of this part: {@code ids[i]} (seen at {@code seqNos[i]})
+     * and {@code otherIds[i]} of part {@code otherParts[i]} (seen at {@code otherSeqNos[i]}). What they can take is
+     * charged before they are added, and what they did not take given back.
+     */
+    synchronized void addPairs(
+            String[] ids,
+            long[] seqNos,
+            int[] otherParts,
+            String[] otherIds,
+            long[] otherSeqNos,
+            float[] similarities) {
+        long bound = 0;
+        for (int i = 0; i < ids.length; i++) {
+            bound += 2L * PartitionedClusters.BYTES_PER_NODE
+                    + 2L * (ids[i].length() + otherIds[i].length())
+                    + Math.max(
+                            graph.bytesPerLocalEdge(), PartitionedClusters.BYTES_PER_CROSS_EDGE + BYTES_PER_OTHER_SEEN);
+        }
+        charge(bound);
+        long used = 0;
+        for (int i = 0; i < ids.length; i++) {
+            used += seen(ids[i], seqNos[i]);
+            if (otherParts[i] == graph.number()) {
+                used += seen(otherIds[i], otherSeqNos[i]) + graph.bytesPerLocalEdge();
+                graph.addEdge(ids[i], otherIds[i], similarities[i]);
+            } else {
+                int before = graph.crossEdgeCount();
+                graph.addCrossEdge(ids[i], otherParts[i], otherIds[i], similarities[i]);
+                PartitionedClusters.NodeRef<String> other =
+                        new PartitionedClusters.NodeRef<>(otherParts[i], otherIds[i]);
+                Long known = otherSeen.put(other, merged(otherSeen.get(other), otherSeqNos[i]));
+                used += (graph.crossEdgeCount() - before) * (long) PartitionedClusters.BYTES_PER_CROSS_EDGE
+                        + (known == null ? BYTES_PER_OTHER_SEEN + 2L * otherIds[i].length() : 0);
+            }
+        }
+        charged -= bound - used;
+        breaker.addWithoutBreaking(used - bound);
+    }
+
+    /** Adds (or meets again) the node of {@code id}, seen at {@code seqNo}; returns the bytes it took. */
+    private long seen(String id, long seqNo) {
+        int before = graph.nodeCount();
+        int n = graph.addNode(id);
+        if (n == before) {
+            if (n == seenSeqNo.length) {
+                seenSeqNo = Arrays.copyOf(seenSeqNo, n * 2);
+            }
+            seenSeqNo[n] = seqNo;
+            recordedNodes = n + 1;
+            return PartitionedClusters.BYTES_PER_NODE + 2L * id.length();
+        }
+        seenSeqNo[n] = merged(seenSeqNo[n], seqNo);
+        return 0;
+    }
+
+    /**
+     * The sequence number a document was seen at, after it is seen at {@code seqNo} again: as {@link MatchGraph#node},
+     * unassigned takes the other, and two different ones are {@link MatchGraph#CHANGED}.
+     */
+    private static long merged(Long known, long seqNo) {
+        if (known == null || known == SequenceNumbers.UNASSIGNED_SEQ_NO) {
+            return seqNo;
+        }
+        return seqNo == SequenceNumbers.UNASSIGNED_SEQ_NO || seqNo == known ? known : MatchGraph.CHANGED;
+    }
+
+    /** The graph of the part, for the clustering steps (not thread-safe: those run one at a time). */
+    GraphPart<String, String> graph() {
+        return graph;
+    }
+
+    /**
+     * The sequence number the document {@code id} of this part was seen at; null if no pair of this part's own has it.
+     */
+    synchronized Long seenSeqNo(String id) {
+        int n = graph.nodeNumber(id);
+        return n < 0 || n >= recordedNodes ? null : seenSeqNo[n];
+    }
+
+    /** The sequence number a cross edge's other end was seen at; null if no edge of this part ends there. */
+    synchronized Long otherSeenSeqNo(int part, String id) {
+        return otherSeen.get(new PartitionedClusters.NodeRef<>(part, id));
+    }
+
+    synchronized long charged() {
+        return charged;
+    }
+
+    private void charge(long bytes) {
+        breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters");
+        charged += bytes;
+    }
+
+    synchronized void release() {
+        breaker.addWithoutBreaking(-charged);
+        charged = 0;
+    }
+}
