@@ -9,6 +9,8 @@ import io.neardup.clusters.NearDupClustersAction;
 import io.neardup.clusters.NearDupClustersDryRunAction;
 import io.neardup.clusters.NearDupClustersRethrottleAction;
 import io.neardup.clusters.NearDupClustersTask;
+import io.neardup.clusters.PartMessagesAction;
+import io.neardup.clusters.PartStepAction;
 import io.neardup.clusters.ReleaseRunPartsAction;
 import io.neardup.clusters.RestNearDupClustersAction;
 import io.neardup.clusters.RestNearDupClustersRethrottleAction;
@@ -17,6 +19,8 @@ import io.neardup.clusters.ShardGroupJoinAction;
 import io.neardup.clusters.ShardJoinAction;
 import io.neardup.clusters.StepTimeouts;
 import io.neardup.clusters.TransportNearDupClustersAction;
+import io.neardup.clusters.TransportPartMessagesAction;
+import io.neardup.clusters.TransportPartStepAction;
 import io.neardup.clusters.TransportReleaseRunPartsAction;
 import io.neardup.clusters.TransportShardGroupJoinAction;
 import io.neardup.clusters.TransportShardJoinAction;
@@ -262,6 +266,8 @@ public class NearDupPlugin extends Plugin
                 new ActionHandler<>(ShardJoinAction.INSTANCE, TransportShardJoinAction.class),
                 new ActionHandler<>(ShardGroupJoinAction.INSTANCE, TransportShardGroupJoinAction.class),
                 new ActionHandler<>(ReleaseRunPartsAction.INSTANCE, TransportReleaseRunPartsAction.class),
+                new ActionHandler<>(PartStepAction.INSTANCE, TransportPartStepAction.class),
+                new ActionHandler<>(PartMessagesAction.INSTANCE, TransportPartMessagesAction.class),
                 new ActionHandler<>(NearDupCompareAction.INSTANCE, TransportNearDupCompareAction.class),
                 new ActionHandler<>(NearDupCompareTextsAction.INSTANCE, TransportNearDupCompareAction.Texts.class),
                 new ActionHandler<>(

@@ -15,6 +15,7 @@ import org.opensearch.action.admin.indices.refresh.RefreshRequest;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.common.breaker.CircuitBreaker;
+import org.opensearch.core.tasks.TaskId;
 import org.opensearch.index.mapper.IndexFieldMapper;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
@@ -58,21 +59,32 @@ final class ClusterJob {
 
     private final MatchGraph graph;
     private final Runnable releaseParts;
+    /** The run's task, where its clusters come from the parts on the data nodes (a dry run without a query). */
+    private final TaskId parts;
+    /** The scan, which knows where each shard's part is. */
+    private ShardScan scan;
+
     private final ClusterMembers members;
     private final ClusterWriter writer;
     /** Set when one slice fails, so that the others stop at their next step. */
     private volatile boolean sliceFailed;
 
-    /** @param releaseParts gives back the parts of the run's graph on the data nodes ({@link RunParts}) */
-    ClusterJob(RunContext context, CircuitBreaker breaker, boolean simhashField, Runnable releaseParts) {
+    /**
+     * @param parts the run's task, by which the data nodes keep the parts of its graph ({@link RunParts}); null where
+     *     they may not (a node of another version in the cluster)
+     * @param releaseParts gives back the parts of the run's graph on the data nodes
+     */
+    ClusterJob(RunContext context, CircuitBreaker breaker, boolean simhashField, TaskId parts, Runnable releaseParts) {
         this.context = context;
         this.releaseParts = releaseParts;
+        this.parts = context.request().dryRun() && context.request().query() == null ? parts : null;
         this.request = context.request();
         this.task = context.task();
         this.simhashField = simhashField;
         RunBreaker charges = new RunBreaker(breaker);
         task.coordinatorCharges(charges);
-        this.graph = new MatchGraph(charges, task, request.linkage() == NearDupClustersRequest.Linkage.LEADER);
+        this.graph = new MatchGraph(
+                charges, task, request.linkage() == NearDupClustersRequest.Linkage.LEADER, this.parts != null);
         this.members = new ClusterMembers(context, graph);
         this.writer = new ClusterWriter(context, graph, members);
     }
@@ -86,17 +98,48 @@ final class ClusterJob {
         countDocuments(ActionListener.wrap(
                 counted -> {
                     task.total.set(counted.total());
-                    scan(counted.ofIndex(), ActionListener.wrap(v -> readMembers(releasing), e -> {
+                    scan(counted.ofIndex(), ActionListener.wrap(v -> clusterScanned(releasing), e -> {
                         // Cancelling the run cancels its requests to the shards, which then fail: cancelled, not
                         // failed.
                         if (task.isCancelled()) {
-                            readMembers(releasing);
+                            clusterScanned(releasing);
                         } else {
                             releasing.onFailure(e);
                         }
                     }));
                 },
                 releasing::onFailure));
+    }
+
+    private void clusterScanned(ActionListener<NearDupClustersResponse> listener) {
+        if (parts == null) {
+            readMembers(listener);
+            return;
+        }
+        if (task.isCancelled()) {
+            listener.onResponse(response(null, new long[0], List.of()));
+            return;
+        }
+        task.phase(NearDupClustersTask.Phase.CLUSTERING);
+        String[] partNodes = new String[context.shards()];
+        for (int shard = 0; shard < partNodes.length; shard++) {
+            partNodes[shard] = scan.partNode(shard);
+        }
+        new PartsClustering(context, parts, partNodes)
+                .run(ActionListener.wrap(
+                        clustered -> {
+                            task.clusters.addAndGet(clustered.clusters());
+                            task.phase(NearDupClustersTask.Phase.DONE);
+                            listener.onResponse(response(
+                                    clustered.clusteredDocuments(), clustered.histogram(), clustered.largest()));
+                        },
+                        e -> {
+                            if (task.isCancelled()) {
+                                listener.onResponse(response(null, new long[0], List.of()));
+                            } else {
+                                listener.onFailure(e);
+                            }
+                        }));
     }
 
     private void readMembers(ActionListener<NearDupClustersResponse> listener) {
@@ -252,7 +295,7 @@ final class ClusterJob {
 
     /** Every shard's pairs, {@code slices} shards at a time; the first failure stops the others at their next step. */
     private void scan(long[] documentsOfIndex, ActionListener<Void> done) {
-        ShardScan scan = ShardScan.of(context, graph, members, this::scanStopped, simhashField, documentsOfIndex);
+        scan = ShardScan.of(context, graph, members, this::scanStopped, simhashField, documentsOfIndex);
         ClusterSteps.inLanes(
                 context.threadPool(),
                 scan.units(),

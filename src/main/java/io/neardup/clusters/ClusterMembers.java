@@ -22,9 +22,7 @@ import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.index.seqno.SequenceNumbers;
 import org.opensearch.search.SearchHit;
 import org.opensearch.search.builder.SearchSourceBuilder;
-import org.opensearch.search.sort.FieldSortBuilder;
 import org.opensearch.search.sort.SortBuilder;
-import org.opensearch.search.sort.SortOrder;
 
 /**
  * The run's read-members phase and the representatives' order: reads the documents of the graph
@@ -76,10 +74,6 @@ final class ClusterMembers {
     private final Set<String> expandedClusters = new HashSet<>();
     private Member[] members = new Member[0];
     private int read;
-    /** The nodes' ids and index ordinals while {@link #ranks} sorts them. */
-    private String[] rankedIds;
-
-    private int[] rankedOrdinals;
 
     ClusterMembers(RunContext context, MatchGraph graph) {
         this.context = context;
@@ -241,6 +235,14 @@ final class ClusterMembers {
     }
 
     private SearchSourceBuilder memberSearch(QueryBuilder documents) {
+        return memberSearch(request, documents);
+    }
+
+    /**
+     * The search that reads the members {@code documents} of a run: their {@code _seq_no} and primary term, their
+     * current assignment, and their {@code representative.sort} values.
+     */
+    static SearchSourceBuilder memberSearch(NearDupClustersRequest request, QueryBuilder documents) {
         QueryBuilder query = documents;
         if (request.query() != null) {
             // Tells apart, per hit, the documents this run (re)assigns from those that keep their cluster.
@@ -254,7 +256,7 @@ final class ClusterMembers {
                 .fetchSource(new String[] {request.targetField()}, null)
                 .trackTotalHits(false);
         for (SortBuilder<?> sort : request.representativeSort()) {
-            if (isIdSort(sort) == false) {
+            if (RepresentativeOrder.isIdSort(sort) == false) {
                 source.sort(sort);
             }
         }
@@ -265,8 +267,18 @@ final class ClusterMembers {
     }
 
     private Member member(SearchHit hit) {
-        int sortValues = request.representativeSort().size();
-        graph.charge(BYTES_PER_MEMBER + (long) BYTES_PER_SORT_VALUE * sortValues);
+        graph.charge(bytesPerMember(request));
+        return member(request, hit);
+    }
+
+    /** What a member read takes: its sequence numbers, flags, current cluster and sort values. */
+    static long bytesPerMember(NearDupClustersRequest request) {
+        return BYTES_PER_MEMBER
+                + (long) BYTES_PER_SORT_VALUE * request.representativeSort().size();
+    }
+
+    /** A member as {@link #memberSearch} read it. */
+    static Member member(NearDupClustersRequest request, SearchHit hit) {
         Map<String, Object> source = hit.getSourceAsMap();
         Object existing = source == null ? null : XContentMapValues.extractValue(request.targetField(), source);
         boolean scanned = request.query() == null
@@ -288,25 +300,22 @@ final class ClusterMembers {
         }
     }
 
-    static boolean isIdSort(SortBuilder<?> sort) {
-        return sort instanceof FieldSortBuilder field && "_id".equals(field.getFieldName());
-    }
-
     /**
-     * Representative preference: documents that exist; with {@code keep_existing}, the
-     * representatives of earlier runs (so that cluster ids stay stable while they survive); then
-     * {@code representative.sort}; then {@code _id}.
+     * The rank of every node as a representative ({@link RepresentativeOrder}): 0 the preferred.
      */
     int[] ranks() {
         int n = graph.nodeCount();
         ensureMembers(n);
-        rankedIds = graph.ids(0, n);
-        rankedOrdinals = graph.ordinals(0, n);
+        String[] ids = graph.ids(0, n);
+        int[] ordinals = graph.ordinals(0, n);
+        RankKey[] keys = new RankKey[n];
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
+            keys[i] = rankKey(i, ids[i], ordinals[i]);
             order[i] = i;
         }
-        Arrays.sort(order, this::compareAsRepresentatives);
+        RepresentativeOrder representatives = new RepresentativeOrder(request);
+        Arrays.sort(order, (a, b) -> representatives.compare(keys[a], keys[b]));
         int[] rank = new int[n];
         for (int position = 0; position < n; position++) {
             rank[order[position]] = position;
@@ -314,55 +323,13 @@ final class ClusterMembers {
         return rank;
     }
 
-    private int compareAsRepresentatives(int a, int b) {
-        Member ma = members[a];
-        Member mb = members[b];
-        int c = Boolean.compare(mb.found(), ma.found());
-        if (c != 0) {
-            return c;
-        }
-        String idA = rankedIds[a];
-        String idB = rankedIds[b];
-        if (request.keepRepresentatives()) {
-            RunIndices indices = context.indices();
-            c = Boolean.compare(
-                    mb.wasRepresentativeOf(indices.name(rankedOrdinals[b]), idB),
-                    ma.wasRepresentativeOf(indices.name(rankedOrdinals[a]), idA));
-            if (c != 0) {
-                return c;
-            }
-        }
-        int value = 0;
-        for (SortBuilder<?> sort : request.representativeSort()) {
-            if (isIdSort(sort)) {
-                c = idA.compareTo(idB);
-            } else {
-                c = compareSortValues(
-                        value < ma.sortValues().length ? ma.sortValues()[value] : null,
-                        value < mb.sortValues().length ? mb.sortValues()[value] : null);
-                value++;
-            }
-            if (c != 0) {
-                return sort.order() == SortOrder.DESC ? -c : c;
-            }
-        }
-        c = idA.compareTo(idB);
-        // The same _id in two indices: the older index first, as the lookup breaks ties.
-        return c != 0 ? c : Integer.compare(rankedOrdinals[a], rankedOrdinals[b]);
-    }
-
-    /** Raw sort values of one field compare by their natural order; a missing value sorts last. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static int compareSortValues(Object a, Object b) {
-        if (a == null || b == null) {
-            return a == null ? (b == null ? 0 : 1) : -1;
-        }
-        if (a.getClass() == b.getClass() && a instanceof Comparable comparable) {
-            return comparable.compareTo(b);
-        }
-        if (a instanceof Number x && b instanceof Number y) {
-            return Double.compare(x.doubleValue(), y.doubleValue());
-        }
-        return a.toString().compareTo(b.toString());
+    private RankKey rankKey(int node, String id, int ordinal) {
+        Member member = members[node];
+        return new RankKey(
+                member.found(),
+                member.wasRepresentativeOf(context.indices().name(ordinal), id),
+                member.sortValues(),
+                id,
+                ordinal);
     }
 }

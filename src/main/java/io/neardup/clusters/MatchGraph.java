@@ -45,10 +45,19 @@ final class MatchGraph {
     private long[] seenSeqNo = new long[16];
     private long charged;
 
+    /** Whether the matches are only counted: the graph is in parts on the data nodes (docs/clusters.md section 8). */
+    private final boolean countOnly;
+
     MatchGraph(RunBreaker breaker, NearDupClustersTask task, boolean leaderLinkage) {
+        this(breaker, task, leaderLinkage, false);
+    }
+
+    /** @param countOnly whether the matches are only counted, their graph being in parts on the data nodes */
+    MatchGraph(RunBreaker breaker, NearDupClustersTask task, boolean leaderLinkage, boolean countOnly) {
         this.breaker = breaker;
         this.task = task;
         this.graph = new ClusterGraph(leaderLinkage);
+        this.countOnly = countOnly;
     }
 
     /**
@@ -80,6 +89,13 @@ final class MatchGraph {
         task.dataNodeHeld(matches.nodeBytes());
         for (int i = 0; i < matches.size(); i++) {
             int query = matches.query(i);
+            if (countOnly) {
+                if (queryOrdinal.applyAsInt(query) != matchedOrdinal.applyAsInt(i)
+                        || queryId.apply(query).equals(matches.matchedId(i)) == false) {
+                    task.matches.incrementAndGet();
+                }
+                continue;
+            }
             addMatch(
                     node(queryOrdinal.applyAsInt(query), queryId.apply(query), querySeqNo.applyAsLong(query)),
                     node(matchedOrdinal.applyAsInt(i), matches.matchedId(i), matches.matchedSeqNo(i)),

@@ -6,6 +6,8 @@ package io.neardup.clusters;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +30,82 @@ public final class RunParts implements ClusterStateListener {
     /** How many released runs are remembered, so that a late step of one records nothing. */
     static final int RELEASED_REMEMBERED = 1_000;
 
-    private final Map<TaskId, Map<Integer, ShardPart>> runs = new ConcurrentHashMap<>();
+    private final Map<TaskId, Run> runs = new ConcurrentHashMap<>();
+
+    /**
+     * One run's parts here, the order its members rank in (set when they are read), and the messages the parts got in
+     * the current step of the clustering ({@link TransportPartStepAction}), by part.
+     */
+    static final class Run {
+        final Map<Integer, ShardPart> parts = new ConcurrentHashMap<>();
+        final DeferredOrder order = new DeferredOrder();
+        /** By the number of the step that sent them, then by part. */
+        private final Map<Integer, Map<Integer, List<Object>>> inbox = new HashMap<>();
+
+        private final CircuitBreaker breaker;
+
+        Run(CircuitBreaker breaker) {
+            this.breaker = breaker;
+        }
+
+        /** The part {@code number}, made (empty) if this node has none yet: one that only other parts' edges reach. */
+        ShardPart part(int number, boolean keepEdges) {
+            return parts.computeIfAbsent(number, n -> new ShardPart(n, order, keepEdges, breaker));
+        }
+
+        private long inboxBytes;
+
+        /** Messages for parts here, kept until the run's next step takes them; charged until then. */
+        synchronized void deliver(PartMessages messages) {
+            long bytes = (long) messages.size() * PartMessages.BYTES_PER_MESSAGE;
+            breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters");
+            inboxBytes += bytes;
+            Map<Integer, List<Object>> ofStep = inbox.computeIfAbsent(messages.step(), s -> new HashMap<>());
+            messages.byPart()
+                    .forEach((part, ofPart) ->
+                            ofStep.computeIfAbsent(part, p -> new ArrayList<>()).addAll(ofPart));
+        }
+
+        /** The messages each part got from the step {@code step}, taken out of the inbox (their charge given back). */
+        synchronized Map<Integer, List<Object>> takeInbox(int step) {
+            Map<Integer, List<Object>> taken = inbox.remove(step);
+            if (taken == null) {
+                return Map.of();
+            }
+            long bytes = 0;
+            for (List<Object> messages : taken.values()) {
+                bytes += (long) messages.size() * PartMessages.BYTES_PER_MESSAGE;
+            }
+            breaker.addWithoutBreaking(-bytes);
+            inboxBytes -= bytes;
+            return taken;
+        }
+
+        /** Gives back what the messages not taken hold. */
+        synchronized void clearInbox() {
+            inbox.clear();
+            breaker.addWithoutBreaking(-inboxBytes);
+            inboxBytes = 0;
+        }
+    }
+
+    /** The run's representative order, which the parts made before it is known compare by once it is set. */
+    static final class DeferredOrder implements Comparator<RankKey> {
+        private volatile Comparator<RankKey> order;
+
+        void set(Comparator<RankKey> order) {
+            this.order = order;
+        }
+
+        @Override
+        public int compare(RankKey a, RankKey b) {
+            Comparator<RankKey> known = order;
+            if (known == null) {
+                throw new IllegalStateException("the parts are compared before their members are read");
+            }
+            return known.compare(a, b);
+        }
+    }
 
     private final Set<TaskId> released = Collections.newSetFromMap(new LinkedHashMap<>() {
         @Override
@@ -82,19 +159,29 @@ public final class RunParts implements ClusterStateListener {
 
     /** The part {@code number} of the run, made if new; null if the run was released. */
     private ShardPart part(TaskId run, int number, boolean keepEdges, CircuitBreaker breaker) {
+        Run entry = run(run, breaker);
+        return entry == null ? null : entry.part(number, keepEdges);
+    }
+
+    /** The run's entry here, made if new (charging {@code breaker}); null if the run was released. */
+    Run run(TaskId run, CircuitBreaker breaker) {
         synchronized (released) {
             if (released.contains(run)) {
                 return null;
             }
-            return runs.computeIfAbsent(run, r -> new ConcurrentHashMap<>())
-                    .computeIfAbsent(number, n -> new ShardPart(n, keepEdges, breaker));
+            return runs.computeIfAbsent(run, r -> new Run(breaker));
         }
+    }
+
+    /** The run's entry here; null if it has none. */
+    Run find(TaskId run) {
+        return runs.get(run);
     }
 
     /** The run's parts on this node, by the run's number of their shard (empty if none). */
     Map<Integer, ShardPart> parts(TaskId run) {
-        Map<Integer, ShardPart> parts = runs.get(run);
-        return parts == null ? Map.of() : Collections.unmodifiableMap(parts);
+        Run entry = runs.get(run);
+        return entry == null ? Map.of() : Collections.unmodifiableMap(entry.parts);
     }
 
     /** The runs with parts here. */
@@ -104,17 +191,18 @@ public final class RunParts implements ClusterStateListener {
 
     /** Gives back what the run's parts here hold, and returns it; a step of it that ends later records nothing. */
     long release(TaskId run) {
-        Map<Integer, ShardPart> parts;
+        Run entry;
         synchronized (released) {
             released.add(run);
-            parts = runs.remove(run);
+            entry = runs.remove(run);
         }
         long bytes = 0;
-        if (parts != null) {
-            for (ShardPart part : parts.values()) {
+        if (entry != null) {
+            for (ShardPart part : entry.parts.values()) {
                 bytes += part.charged();
                 part.release();
             }
+            entry.clearInbox();
         }
         return bytes;
     }

@@ -151,6 +151,11 @@ public final class ShardGroupJoinRequest extends OneShardRequest<ShardGroupJoinR
         return node;
     }
 
+    @Override
+    public String preferredNode() {
+        return node;
+    }
+
     /** What {@code GET _tasks?detailed} shows of the step. */
     @Override
     public String getDescription() {

@@ -170,7 +170,8 @@ public final class ShardJoinRequest extends OneShardRequest<ShardJoinRequest> {
     }
 
     /** The node that keeps the step's shard's part, tried first; null for any copy. */
-    public String partNode() {
+    @Override
+    public String preferredNode() {
         return partNode;
     }
 

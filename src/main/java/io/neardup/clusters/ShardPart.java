@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import io.neardup.core.GraphPart;
 import io.neardup.core.PartitionedClusters;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import org.opensearch.core.common.breaker.CircuitBreaker;
@@ -25,7 +26,7 @@ final class ShardPart {
     /** A cross edge's other end and its sequence number, beside what the {@link GraphPart} holds of the edge. */
     static final int BYTES_PER_OTHER_SEEN = 80;
 
-    private final GraphPart<String, String> graph;
+    private final GraphPart<String, RankKey> graph;
     private final CircuitBreaker breaker;
     private long[] seenSeqNo = new long[16];
     /** The nodes this part's own pairs made (numbered from 0), which {@link #seenSeqNo} covers. */
@@ -37,10 +38,11 @@ final class ShardPart {
 
     /**
      * @param number the run's number of the shard ({@link RunIndices}), which other parts address it by
+     * @param order the run's representative order, known to the part's node once its members are read
      * @param keepEdges whether the edges inside the part are kept (leader linkage weighs them)
      */
-    ShardPart(int number, boolean keepEdges, CircuitBreaker breaker) {
-        this.graph = new GraphPart<>(number, String::compareTo, keepEdges);
+    ShardPart(int number, Comparator<RankKey> order, boolean keepEdges, CircuitBreaker breaker) {
+        this.graph = new GraphPart<>(number, order, keepEdges);
         this.breaker = breaker;
     }
 
@@ -112,7 +114,7 @@ final class ShardPart {
     }
 
     /** The graph of the part, for the clustering steps (not thread-safe: those run one at a time). */
-    GraphPart<String, String> graph() {
+    GraphPart<String, RankKey> graph() {
         return graph;
     }
 
@@ -133,9 +135,16 @@ final class ShardPart {
         return charged;
     }
 
-    private void charge(long bytes) {
+    /** Charges {@code bytes} the part is about to take (it throws past the breaker's limit). */
+    synchronized void charge(long bytes) {
         breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters");
         charged += bytes;
+    }
+
+    /** Gives back {@code bytes} of what {@link #charge} took. */
+    synchronized void giveBack(long bytes) {
+        breaker.addWithoutBreaking(-bytes);
+        charged -= bytes;
     }
 
     synchronized void release() {

@@ -41,6 +41,14 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
 
     RunContext context();
 
+    /**
+     * The node that keeps the part of the run's shard {@code shard} (docs/clusters.md section 8), where its steps go;
+     * null where the scan keeps no parts (a run with a {@code query}).
+     */
+    default String partNode(int shard) {
+        return context().indices().primaryNode(shard);
+    }
+
     /** Finds the pairs of one unit. */
     void scan(int unit, ActionListener<Void> done);
 
@@ -216,7 +224,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                                             shard,
                                                             new ShardJoinRequest.Window(from, to, otherShards),
                                                             parts,
-                                                            context.indices().primaryNode(shard)),
+                                                            partNode(shard)),
                                                     next);
                                         },
                                         ActionListener.map(done, v -> newest));
@@ -383,7 +391,8 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
          * The node that keeps the part of the run's shard {@code shard}: its group's, where it is joined together with
          * others; else its primary's.
          */
-        private String partNode(int shard) {
+        @Override
+        public String partNode(int shard) {
             String groupNode = groups.node(groups.groupOf(shard));
             return groupNode != null ? groupNode : context.indices().primaryNode(shard);
         }
@@ -395,6 +404,11 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      */
     record QueryPages(RunContext context, MatchGraph graph, ClusterMembers members, BooleanSupplier stopped)
             implements ShardScan {
+        @Override
+        public String partNode(int shard) {
+            return null;
+        }
+
         @Override
         public void scan(int shard, ActionListener<Void> done) {
             NearDupClustersRequest request = context.request();

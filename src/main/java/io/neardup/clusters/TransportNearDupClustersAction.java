@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
+import org.opensearch.Version;
 import org.opensearch.action.admin.indices.mapping.put.PutMappingRequest;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
@@ -157,11 +158,14 @@ public class TransportNearDupClustersAction
         WriteThrottle throttle = new WriteThrottle(threadPool, request.requestsPerSecond());
         run.throttle(throttle, request.dryRun());
         RunIndices runIndices = new RunIndices(indices, manyIndices, state.routingTable());
+        TaskId runId = new TaskId(clusterService.localNode().getId(), task.getId());
         ClusterJob job = new ClusterJob(
                 new RunContext(taskClient, threadPool, timeouts, request, run, throttle, runIndices),
                 cache.breaker(),
                 kind == FingerprintKind.SIMHASH,
-                () -> releaseParts(new TaskId(clusterService.localNode().getId(), task.getId()), runIndices));
+                // The parts are kept only where every node knows them: not in a rolling upgrade.
+                state.nodes().getMinNodeVersion().equals(Version.CURRENT) ? runId : null,
+                () -> releaseParts(runId, runIndices));
         checkRepresentativeSort(
                 taskClient,
                 runIndices.names(),
@@ -346,7 +350,7 @@ public class TransportNearDupClustersAction
         SearchSourceBuilder probe =
                 new SearchSourceBuilder().size(1).fetchSource(false).trackTotalHits(false);
         request.representativeSort().stream()
-                .filter(sort -> ClusterMembers.isIdSort(sort) == false)
+                .filter(sort -> RepresentativeOrder.isIdSort(sort) == false)
                 .forEach(probe::sort);
         if (probe.sorts() == null || probe.sorts().isEmpty()) {
             listener.onResponse(null);

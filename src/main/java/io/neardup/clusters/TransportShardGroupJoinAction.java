@@ -72,7 +72,6 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
         this.runParts = runParts;
     }
 
-    /** The copy on the request's node first, where the other shards' copies are. */
     @Override
     protected ShardsIterator shards(ClusterState state, InternalRequest request) {
         ShardId shardId = new ShardId(

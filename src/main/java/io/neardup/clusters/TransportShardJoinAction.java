@@ -7,11 +7,8 @@ package io.neardup.clusters;
 import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.OneShardAction;
 import io.neardup.query.QueryServices;
-import java.util.Set;
 import org.opensearch.action.support.ActionFilters;
-import org.opensearch.cluster.ClusterState;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
-import org.opensearch.cluster.routing.ShardsIterator;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
 import org.opensearch.common.lease.Releasables;
@@ -71,20 +68,6 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         this.runParts = runParts;
     }
 
-    /** The copy on the node that keeps the shard's part first, if the run names one. */
-    @Override
-    protected ShardsIterator shards(ClusterState state, InternalRequest request) {
-        if (request.request().partNode() == null) {
-            return super.shards(state, request);
-        }
-        ShardId shardId = new ShardId(
-                state.metadata().index(request.concreteIndex()).getIndex(),
-                request.request().shard());
-        return state.getRoutingTable()
-                .shardRoutingTable(shardId)
-                .preferNodeActiveInitializingShardsIt(Set.of(request.request().partNode()));
-    }
-
     @Override
     protected void asyncShardOperation(
             ShardJoinRequest request, ShardId shardId, ActionListener<ShardJoinResponse> listener) {
@@ -98,6 +81,13 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
 
     private void join(ShardJoinRequest request, ShardId shardId, ActionListener<ShardJoinResponse> listener)
             throws Exception {
+        String local = clusterService.localNode().getId();
+        if (request.preferredNode() != null && local.equals(request.preferredNode()) == false) {
+            // The step's pairs go to the part of its shard on that node: recorded here, the part would be split.
+            throw new IllegalStateException("shard " + shardId + " is joined on node [" + request.preferredNode()
+                    + "], which keeps its part of the run's graph, and its copy there is not available: a copy moved"
+                    + " during the run, run it again");
+        }
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
         Engine.Searcher searcher = indexService.getShard(shardId.id()).acquireSearcher("near_dup_clusters");
         NodeRunBreakers.Request run = runBreakers.open(request.getParentTask());

@@ -4,6 +4,7 @@
  */
 package io.neardup.match;
 
+import java.util.Set;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.single.shard.TransportSingleShardAction;
 import org.opensearch.cluster.ClusterState;
@@ -47,12 +48,15 @@ public abstract class OneShardAction<Request extends OneShardRequest<Request>, R
         return true;
     }
 
+    /** The shard's copies, the one on the request's {@link OneShardRequest#preferredNode} first if it names one. */
     @Override
     protected ShardsIterator shards(ClusterState state, InternalRequest request) {
-        return OperationRouting.getShards(
-                state,
-                new ShardId(
-                        state.metadata().index(request.concreteIndex()).getIndex(),
-                        request.request().shard()));
+        ShardId shardId = new ShardId(
+                state.metadata().index(request.concreteIndex()).getIndex(),
+                request.request().shard());
+        String node = request.request().preferredNode();
+        return node == null
+                ? OperationRouting.getShards(state, shardId)
+                : state.getRoutingTable().shardRoutingTable(shardId).preferNodeActiveInitializingShardsIt(Set.of(node));
     }
 }

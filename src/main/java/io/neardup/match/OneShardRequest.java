@@ -45,6 +45,11 @@ public abstract class OneShardRequest<R extends OneShardRequest<R>> extends Sing
         return shard;
     }
 
+    /** The node whose copy of the shard is tried first; null for any copy, in the usual order. */
+    public String preferredNode() {
+        return null;
+    }
+
     @Override
     public Task createTask(long id, String type, String action, TaskId parentTaskId, Map<String, String> headers) {
         CancellableTask created = new CancellableTask(id, type, action, getDescription(), parentTaskId, headers) {

@@ -84,7 +84,7 @@ public class ClusterWriterTests extends OpenSearchSingleNodeTestCase {
         RunContext context =
                 ClusterRequests.runContext(refusingBulks, getInstanceFromNode(ThreadPool.class), request, docs);
         PlainActionFuture<NearDupClustersResponse> run = new PlainActionFuture<>();
-        new ClusterJob(context, new NoopCircuitBreaker("test"), true, () -> {}).run(run);
+        new ClusterJob(context, new NoopCircuitBreaker("test"), true, null, () -> {}).run(run);
         Exception e = expectThrows(Exception.class, () -> run.actionGet(30, TimeUnit.SECONDS));
         assertFalse("the run never answered", e instanceof OpenSearchTimeoutException);
         client().admin().indices().prepareRefresh("docs").get();

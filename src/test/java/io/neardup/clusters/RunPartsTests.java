@@ -49,52 +49,20 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
     }
 
     public void testASimhashRunsPartsClusterAsItsGraphDid() throws Exception {
-        // Chains of values one bit apart: with max_distance 1 a chain is one cluster though its ends are further apart.
-        createIndex("chains", "simhash");
-        indexChains("chains", 40, length -> {
-            long value = random().nextLong();
-            List<Object> chain = new ArrayList<>();
-            for (int i = 0; i < length; i++) {
-                chain.add(SimhashCodec.toHex(value));
-                value ^= 1L << (i * 7 % 64);
-            }
-            return chain;
-        });
+        indexSimhashChains("chains", 40, 7);
         assertPartsClusterAsTheRunWrote(
                 "chains", "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup\"}");
     }
 
     public void testAMinhashRunsPartsClusterAsItsGraphDid() throws Exception {
-        createIndex("signatures", "minhash");
-        indexChains("signatures", 40, length -> {
-            int[] signature = random().ints(128).toArray();
-            List<Object> chain = new ArrayList<>();
-            for (int i = 0; i < length; i++) {
-                chain.add(Map.of(
-                        "value",
-                        SignatureCodec.encode(signature.clone(), 0x5eed, FingerprintFormat.NEW_INDEX_DEFAULT)));
-                for (int k = 0; k < 6; k++) {
-                    signature[random().nextInt(signature.length)] = random().nextInt();
-                }
-            }
-            return chain;
-        });
+        indexMinhashChains("signatures", 40);
         assertPartsClusterAsTheRunWrote(
                 "signatures", "{\"field\": \"fp.minhash\", \"min_similarity\": 0.8, \"target_field\": \"dup\"}");
     }
 
     /** A run's parts are released by the nodes that keep them when its coordinating node leaves before releasing them. */
     public void testTheNodesReleaseARunsPartsWhenItsCoordinatingNodeLeaves() throws Exception {
-        createIndex("chains", "simhash");
-        indexChains("chains", 20, length -> {
-            long value = random().nextLong();
-            List<Object> chain = new ArrayList<>();
-            for (int i = 0; i < length; i++) {
-                chain.add(SimhashCodec.toHex(value));
-                value ^= 1L << i;
-            }
-            return chain;
-        });
+        indexSimhashChains("chains", 20, 5);
         String coordinator = randomFrom(internalCluster().getDataNodeNames().stream()
                 .filter(name -> name.equals(internalCluster().getClusterManagerName()) == false)
                 .toList());
@@ -122,6 +90,83 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
             }
         });
         heldReleases.stopHolding();
+    }
+
+    /**
+     * A dry run (without a {@code query}) clusters on the parts (docs/clusters.md section 8, step 3): the same answer as
+     * the same run with writes, which clusters on the coordinating node, on both fields and both linkages.
+     */
+    public void testADryRunOnThePartsAnswersAsTheRunWithWrites() throws Exception {
+        indexSimhashChains("chains", 40, 5);
+        indexMinhashChains("signatures", 40);
+        int target = 0;
+        for (String linkage : List.of("single", "leader")) {
+            for (String body : List.of(
+                    "\"field\": \"fp.simhash\", \"max_distance\": 2",
+                    "\"field\": \"fp.minhash\", \"min_similarity\": 0.8")) {
+                String index = body.contains("simhash") ? "chains" : "signatures";
+                String request =
+                        "{" + body + ", \"linkage\": \"" + linkage + "\", \"target_field\": \"dup" + target++ + "\"}";
+                NearDupClustersResponse dry = client().execute(
+                                NearDupClustersDryRunAction.INSTANCE,
+                                ClusterRequests.parse(index, request).dryRun(true))
+                        .actionGet();
+                NearDupClustersResponse written = ClusterRequests.run(client(), index, request);
+                String what = index + " " + request;
+                assertTrue(what, written.counts().clusters() > 10);
+                assertEquals(what, written.counts().clusters(), dry.counts().clusters());
+                assertEquals(what, written.counts().matches(), dry.counts().matches());
+                assertEquals(what, written.clusteredDocuments(), dry.clusteredDocuments());
+                assertArrayEquals(what, written.sizeHistogram(), dry.sizeHistogram());
+                assertEquals(what, written.largest(), dry.largest());
+                assertEquals(
+                        what + ": the dry run holds no graph on its coordinating node",
+                        0,
+                        dry.counts().coordinatorBytes());
+                assertTrue(what, dry.counts().dataNodeBytes() > 0);
+            }
+        }
+        assertBusy(() -> {
+            for (RunParts onNode : internalCluster().getInstances(RunParts.class)) {
+                assertEquals("a run's parts left on a node", 0, onNode.runs());
+            }
+        });
+    }
+
+    /**
+     * An index of 6 shards and 1 replica of {@code chains} chains of 2 to 5 {@code simhash} values, each one bit from the
+     * one before (the bits {@code bitStep} apart): with {@code max_distance} 1 a chain is one cluster though its ends
+     * are further apart.
+     */
+    private void indexSimhashChains(String index, int chains, int bitStep) {
+        createIndex(index, "simhash");
+        indexChains(index, chains, length -> {
+            long value = random().nextLong();
+            List<Object> chain = new ArrayList<>();
+            for (int i = 0; i < length; i++) {
+                chain.add(SimhashCodec.toHex(value));
+                value ^= 1L << (i * bitStep % 64);
+            }
+            return chain;
+        });
+    }
+
+    /** The same with {@code minhash} signatures, each 6 values from the one before. */
+    private void indexMinhashChains(String index, int chains) {
+        createIndex(index, "minhash");
+        indexChains(index, chains, length -> {
+            int[] signature = random().ints(128).toArray();
+            List<Object> chain = new ArrayList<>();
+            for (int i = 0; i < length; i++) {
+                chain.add(Map.of(
+                        "value",
+                        SignatureCodec.encode(signature.clone(), 0x5eed, FingerprintFormat.NEW_INDEX_DEFAULT)));
+                for (int k = 0; k < 6; k++) {
+                    signature[random().nextInt(signature.length)] = random().nextInt();
+                }
+            }
+            return chain;
+        });
     }
 
     private void createIndex(String index, String type) {
@@ -155,9 +200,15 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
         TaskId run = ((ReleaseRunPartsAction.NodeRequest) heldReleases.seen().get(0)).run();
 
         // Each shard's part is on one node, and the parts hold exactly the documents the run clustered.
-        Map<Integer, GraphPart<String, String>> parts = new TreeMap<>();
+        Map<Integer, GraphPart<String, RankKey>> parts = new TreeMap<>();
         Map<Integer, ShardPart> shardParts = new HashMap<>();
+        // A run with writes reads its members on the coordinating node: the parts rank as a dry run's would.
+        RepresentativeOrder order = new RepresentativeOrder(ClusterRequests.parse(index, body));
         for (RunParts onNode : internalCluster().getInstances(RunParts.class)) {
+            RunParts.Run onThisNode = onNode.find(run);
+            if (onThisNode != null) {
+                onThisNode.order.set(order);
+            }
             onNode.parts(run).forEach((number, part) -> {
                 assertNull("part " + number + " on two nodes", parts.put(number, part.graph()));
                 shardParts.put(number, part);
@@ -176,19 +227,19 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
 
         // The protocol of PartitionedClusters over the parts, as a driver would run it: links, ranks by _id (the
         // default representative order), single-linkage rounds, sizes.
-        Function<Integer, GraphPart<String, String>> partOf =
-                number -> parts.computeIfAbsent(number, n -> new GraphPart<>(n, String::compareTo, false));
+        Function<Integer, GraphPart<String, RankKey>> partOf =
+                number -> parts.computeIfAbsent(number, n -> new GraphPart<>(n, order, false));
         Map<Integer, List<PartitionedClusters.Link<String>>> links = new HashMap<>();
-        for (GraphPart<String, String> part : List.copyOf(parts.values())) {
+        for (GraphPart<String, RankKey> part : List.copyOf(parts.values())) {
             part.linkMessages()
                     .forEach((to, messages) ->
                             links.computeIfAbsent(to, t -> new ArrayList<>()).addAll(messages));
         }
         links.forEach((to, messages) -> partOf.apply(to).receiveLinks(messages));
         int nodes = 0;
-        for (GraphPart<String, String> part : parts.values()) {
+        for (GraphPart<String, RankKey> part : parts.values()) {
             for (String id : part.nodeIds()) {
-                part.rank(id, id, true);
+                part.rank(id, new RankKey(true, false, new Object[0], id, 0), true);
                 nodes++;
             }
         }
@@ -196,8 +247,8 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
         boolean sent = true;
         int rounds = 0;
         while (sent) {
-            Map<Integer, List<PartitionedClusters.Label<String, String>>> labels = new HashMap<>();
-            for (GraphPart<String, String> part : parts.values()) {
+            Map<Integer, List<PartitionedClusters.Label<String, RankKey>>> labels = new HashMap<>();
+            for (GraphPart<String, RankKey> part : parts.values()) {
                 part.labelMessages()
                         .forEach((to, messages) -> labels.computeIfAbsent(to, t -> new ArrayList<>())
                                 .addAll(messages));
@@ -207,21 +258,21 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
             rounds++;
         }
         Map<Integer, List<PartitionedClusters.SizeCount<String>>> counts = new HashMap<>();
-        for (GraphPart<String, String> part : parts.values()) {
+        for (GraphPart<String, RankKey> part : parts.values()) {
             part.sizeCounts(false)
                     .forEach((to, messages) ->
                             counts.computeIfAbsent(to, t -> new ArrayList<>()).addAll(messages));
         }
         counts.forEach((to, messages) -> parts.get(to).receiveSizeCounts(messages));
         Map<Integer, List<PartitionedClusters.SizeTotal<String>>> totals = new HashMap<>();
-        for (GraphPart<String, String> part : parts.values()) {
+        for (GraphPart<String, RankKey> part : parts.values()) {
             part.sizeTotals()
                     .forEach((to, messages) ->
                             totals.computeIfAbsent(to, t -> new ArrayList<>()).addAll(messages));
         }
         totals.forEach((to, messages) -> parts.get(to).receiveSizeTotals(messages));
 
-        for (GraphPart<String, String> part : parts.values()) {
+        for (GraphPart<String, RankKey> part : parts.values()) {
             for (String id : part.nodeIds()) {
                 Map<String, Object> assignment = written.get(id);
                 assertNotNull(id + " is in a part but in no cluster", assignment);

@@ -80,7 +80,7 @@ public class ShardJoinRequestTests extends OpenSearchTestCase {
                 true);
         ShardJoinRequest read = roundTrip(request);
         assertArrayEquals(new int[] {2, 1, 7}, read.parts());
-        assertEquals("node-a", read.partNode());
+        assertEquals("node-a", read.preferredNode());
         assertTrue(read.keepEdges());
         try (BytesStreamOutput out = new BytesStreamOutput()) {
             out.setVersion(Version.CURRENT.minimumCompatibilityVersion());
@@ -89,7 +89,7 @@ public class ShardJoinRequestTests extends OpenSearchTestCase {
             in.setVersion(Version.CURRENT.minimumCompatibilityVersion());
             ShardJoinRequest older = new ShardJoinRequest(in);
             assertEquals(0, older.parts().length);
-            assertNull(older.partNode());
+            assertNull(older.preferredNode());
             assertEquals(request.getDescription(), older.getDescription());
         }
         expectThrows(

@@ -84,6 +84,7 @@ public class ShardScanSingleNodeTests extends OpenSearchSingleNodeTestCase {
                         ClusterRequests.runContext(updatingFirst, getInstanceFromNode(ThreadPool.class), request, docs),
                         new NoopCircuitBreaker("test"),
                         true,
+                        null,
                         () -> {})
                 .run(run);
         NearDupClustersResponse response = run.actionGet(30, TimeUnit.SECONDS);
@@ -184,6 +185,7 @@ public class ShardScanSingleNodeTests extends OpenSearchSingleNodeTestCase {
                         ClusterRequests.runContext(client, getInstanceFromNode(ThreadPool.class), request, metadata),
                         new NoopCircuitBreaker("test"),
                         false,
+                        null,
                         () -> {})
                 .run(run);
         return run.actionGet(60, TimeUnit.SECONDS);

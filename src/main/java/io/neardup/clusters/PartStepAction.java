@@ -1,0 +1,260 @@
+/*
+ * Copyright opensearch-neardup contributors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package io.neardup.clusters;
+
+import io.neardup.match.OneShardRequest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.opensearch.action.ActionRequestValidationException;
+import org.opensearch.action.ActionType;
+import org.opensearch.core.action.ActionResponse;
+import org.opensearch.core.common.io.stream.StreamInput;
+import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.tasks.TaskId;
+
+/**
+ * Internal: one step of the clustering on the parts a node keeps of a run's graph ({@link TransportPartStepAction},
+ * docs/clusters.md section 8). It is addressed to the node through one of the shards whose parts it keeps.
+ */
+public final class PartStepAction extends ActionType<PartStepAction.Response> {
+
+    public static final String NAME = "indices:data/read/near_dup_clusters/parts/step";
+    public static final PartStepAction INSTANCE = new PartStepAction();
+
+    private PartStepAction() {
+        super(NAME, Response::new);
+    }
+
+    /** The steps, in the order a run takes them (single linkage labels, leader linkage ranks and decides). */
+    enum Step {
+        /** Every edge to another part, to the part of its other end. */
+        LINK,
+        /** The links in; each part reads its documents and ranks them. */
+        READ_MEMBERS,
+        /** A single-linkage round. */
+        LABEL,
+        /** Leader linkage: the ranks across the edges between parts. */
+        RANK,
+        /** A leader-linkage round. */
+        DECIDE,
+        /** Each part's counts by cluster, to the cluster's part. */
+        COUNT_SIZES,
+        /** The totals of the clusters a part owns, to the parts with members in them. */
+        TOTAL_SIZES,
+        /** The clusters each part owns: the histogram, the largest, the counts. */
+        REPORT
+    }
+
+    /**
+     * The step for the run's parts on the node {@code node}, sent through the shard {@code shard} of {@code index}
+     * (a copy of which the node holds). {@code partNodes[p]} is the node of part {@code p} (the run's shard numbers),
+     * {@code partIndices[p]} and {@code partShards[p]} its index and shard, {@code partOrdinals[p]} its index's ordinal.
+     */
+    public static final class Request extends OneShardRequest<Request> {
+        private final TaskId run;
+        private final Step step;
+        /** The step's number in the run, from 1: it takes in the messages of the step before. */
+        private final int sequence;
+
+        private final String node;
+        private final String[] partNodes;
+        private final String[] partIndices;
+        private final int[] partShards;
+        private final int[] partOrdinals;
+        private final NearDupClustersRequest clusters;
+
+        Request(
+                String index,
+                int shard,
+                TaskId run,
+                Step step,
+                int sequence,
+                String node,
+                String[] partNodes,
+                String[] partIndices,
+                int[] partShards,
+                int[] partOrdinals,
+                NearDupClustersRequest clusters) {
+            super(index, shard);
+            this.run = run;
+            this.step = step;
+            this.sequence = sequence;
+            this.node = node;
+            this.partNodes = partNodes;
+            this.partIndices = partIndices;
+            this.partShards = partShards;
+            this.partOrdinals = partOrdinals;
+            this.clusters = clusters;
+        }
+
+        public Request(StreamInput in) throws IOException {
+            super(in);
+            run = TaskId.readFromStream(in);
+            step = in.readEnum(Step.class);
+            sequence = in.readVInt();
+            node = in.readString();
+            partNodes = in.readStringArray();
+            partIndices = in.readStringArray();
+            partShards = in.readVIntArray();
+            partOrdinals = in.readVIntArray();
+            clusters = new NearDupClustersRequest(in);
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            super.writeTo(out);
+            run.writeTo(out);
+            out.writeEnum(step);
+            out.writeVInt(sequence);
+            out.writeString(node);
+            out.writeStringArray(partNodes);
+            out.writeStringArray(partIndices);
+            out.writeVIntArray(partShards);
+            out.writeVIntArray(partOrdinals);
+            clusters.writeTo(out);
+        }
+
+        @Override
+        public ActionRequestValidationException validate() {
+            return validateNonNullIndex();
+        }
+
+        @Override
+        public String preferredNode() {
+            return node;
+        }
+
+        TaskId run() {
+            return run;
+        }
+
+        Step step() {
+            return step;
+        }
+
+        int sequence() {
+            return sequence;
+        }
+
+        /** The node the step is for. */
+        String node() {
+            return node;
+        }
+
+        String partNode(int part) {
+            return partNodes[part];
+        }
+
+        String partIndex(int part) {
+            return partIndices[part];
+        }
+
+        int partShard(int part) {
+            return partShards[part];
+        }
+
+        int partOrdinal(int part) {
+            return partOrdinals[part];
+        }
+
+        int parts() {
+            return partNodes.length;
+        }
+
+        NearDupClustersRequest clusters() {
+            return clusters;
+        }
+
+        @Override
+        public String getDescription() {
+            return "step [" + step + "] of the parts on node [" + node + "]";
+        }
+    }
+
+    /** A cluster a part owns, by its representative (or leader). */
+    record OwnedCluster(int part, String id, long size) {}
+
+    /**
+     * What the step sent (messages to parts), the most the run held on the node, and for {@link Step#REPORT} its
+     * parts' clusters: their histogram, the largest, how many and how many documents.
+     */
+    public static final class Response extends ActionResponse {
+        private final long sent;
+        private final long nodeBytes;
+        private final long[] histogram;
+        private final List<OwnedCluster> largest;
+        private final long clusters;
+        private final long clusteredDocuments;
+
+        Response(
+                long sent,
+                long nodeBytes,
+                long[] histogram,
+                List<OwnedCluster> largest,
+                long clusters,
+                long clusteredDocuments) {
+            this.sent = sent;
+            this.nodeBytes = nodeBytes;
+            this.histogram = histogram;
+            this.largest = largest;
+            this.clusters = clusters;
+            this.clusteredDocuments = clusteredDocuments;
+        }
+
+        public Response(StreamInput in) throws IOException {
+            super(in);
+            sent = in.readVLong();
+            nodeBytes = in.readVLong();
+            histogram = in.readVLongArray();
+            int count = in.readVInt();
+            largest = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                largest.add(new OwnedCluster(in.readVInt(), in.readString(), in.readVLong()));
+            }
+            clusters = in.readVLong();
+            clusteredDocuments = in.readVLong();
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            out.writeVLong(sent);
+            out.writeVLong(nodeBytes);
+            out.writeVLongArray(histogram);
+            out.writeVInt(largest.size());
+            for (OwnedCluster cluster : largest) {
+                out.writeVInt(cluster.part());
+                out.writeString(cluster.id());
+                out.writeVLong(cluster.size());
+            }
+            out.writeVLong(clusters);
+            out.writeVLong(clusteredDocuments);
+        }
+
+        long sent() {
+            return sent;
+        }
+
+        long nodeBytes() {
+            return nodeBytes;
+        }
+
+        long[] histogram() {
+            return histogram;
+        }
+
+        List<OwnedCluster> largest() {
+            return largest;
+        }
+
+        long clusters() {
+            return clusters;
+        }
+
+        long clusteredDocuments() {
+            return clusteredDocuments;
+        }
+    }
+}
