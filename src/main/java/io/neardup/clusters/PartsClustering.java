@@ -25,11 +25,7 @@ final class PartsClustering {
 
     /** What the run reports of its clusters. */
     record Result(
-            long clusters,
-            long clusteredDocuments,
-            long[] histogram,
-            List<NearDupClustersResponse.Cluster> largest,
-            int rounds) {}
+            long clusters, long clusteredDocuments, long[] histogram, List<NearDupClustersResponse.Cluster> largest) {}
 
     private final RunContext context;
     private final TaskId run;
@@ -40,7 +36,6 @@ final class PartsClustering {
     /** The nodes that keep parts, each with the run's number of one shard whose copy there the steps go through. */
     private final Map<String, Integer> nodes = new LinkedHashMap<>();
 
-    private int rounds;
     /** The number of the last step sent. */
     private int sequence;
 
@@ -95,7 +90,6 @@ final class PartsClustering {
             done.onFailure(new IllegalStateException("cancelled"));
             return;
         }
-        rounds++;
         step(
                 step,
                 ActionListener.wrap(
@@ -150,9 +144,8 @@ final class PartsClustering {
                                     clusters,
                                     clustered,
                                     PartitionedClusters.addHistograms(histograms),
-                                    List.copyOf(
-                                            largest.subList(0, Math.min(ClusterJob.LARGEST_REPORTED, largest.size()))),
-                                    rounds));
+                                    List.copyOf(largest.subList(
+                                            0, Math.min(ClusterJob.LARGEST_REPORTED, largest.size())))));
                         },
                         done::onFailure));
     }
