@@ -10,9 +10,15 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.opensearch.ExceptionsHelper;
+import org.opensearch.OpenSearchStatusException;
 import org.opensearch.action.support.GroupedActionListener;
+import org.opensearch.action.support.TransportActions;
 import org.opensearch.core.action.ActionListener;
+import org.opensearch.core.rest.RestStatus;
 import org.opensearch.core.tasks.TaskId;
+import org.opensearch.node.NodeClosedException;
+import org.opensearch.transport.ConnectTransportException;
 
 /**
  * The clustering of a run whose graph is in parts on the data nodes (docs/clusters.md section 8): the coordinating
@@ -150,6 +156,24 @@ final class PartsClustering {
                         done::onFailure));
     }
 
+    /**
+     * A step's failure; where the node that keeps parts is gone (or its copies moved), a 503 that says so: another
+     * copy cannot stand in for the part, which was only on that node.
+     */
+    private static Exception lost(String node, Exception e) {
+        Throwable cause = ExceptionsHelper.unwrapCause(e);
+        if (TransportActions.isShardNotAvailableException(cause)
+                || cause instanceof ConnectTransportException
+                || cause instanceof NodeClosedException) {
+            return new OpenSearchStatusException(
+                    "node [" + node + "], which kept part of the run's graph, left or lost its copies during the run;"
+                            + " run it again",
+                    RestStatus.SERVICE_UNAVAILABLE,
+                    e);
+        }
+        return e;
+    }
+
     /** One step on every node that keeps parts; {@code sent} gets the messages they sent in all. */
     private void step(PartStepAction.Step step, ActionListener<Long> sent) {
         send(step, ActionListener.map(sent, answers -> {
@@ -183,10 +207,14 @@ final class PartsClustering {
                     .execute(
                             PartStepAction.INSTANCE,
                             request,
-                            context.step(request.getDescription(), ActionListener.map(all, answer -> {
-                                context.task().dataNodeHeld(answer.nodeBytes());
-                                return answer;
-                            })));
+                            context.step(
+                                    request.getDescription(),
+                                    ActionListener.wrap(
+                                            answer -> {
+                                                context.task().dataNodeHeld(answer.nodeBytes());
+                                                all.onResponse(answer);
+                                            },
+                                            e -> all.onFailure(lost(node.getKey(), e)))));
         }
     }
 }

@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.OneShardAction;
+import org.opensearch.action.NoShardAvailableActionException;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
@@ -55,8 +56,11 @@ public final class TransportPartMessagesAction
     protected PartMessagesAction.Response shardOperation(PartMessagesAction.Request request, ShardId shardId) {
         String local = clusterService.localNode().getId();
         if (local.equals(request.node()) == false) {
-            throw new IllegalStateException("messages for the parts of run [" + request.run() + "] on node ["
-                    + request.node() + "] reached node [" + local + "]: a copy of their shards moved during the run");
+            // Not available here: the sender tries the shard's other copies, then fails the step with this reason.
+            throw new NoShardAvailableActionException(
+                    shardId,
+                    "messages for the parts of run [" + request.run() + "] on node [" + request.node()
+                            + "] reached node [" + local + "]: a copy of their shards moved during the run");
         }
         try (NodeRunBreakers.Request charges = runBreakers.open(request.run())) {
             RunParts.Run run = runParts.run(request.run(), charges.breaker());

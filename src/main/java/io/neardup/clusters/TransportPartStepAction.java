@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.opensearch.action.NoShardAvailableActionException;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.GroupedActionListener;
@@ -69,7 +70,7 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
     @Override
     protected void asyncShardOperation(
             PartStepAction.Request request, ShardId shardId, ActionListener<PartStepAction.Response> listener) {
-        ClusterSteps.fork(threadPool, listener, answer -> step(request, answer));
+        ClusterSteps.fork(threadPool, listener, answer -> step(request, shardId, answer));
     }
 
     @Override
@@ -77,11 +78,15 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
         throw new UnsupportedOperationException("a part step answers through asyncShardOperation");
     }
 
-    private void step(PartStepAction.Request request, ActionListener<PartStepAction.Response> listener) {
+    private void step(
+            PartStepAction.Request request, ShardId shardId, ActionListener<PartStepAction.Response> listener) {
         String local = clusterService.localNode().getId();
         if (local.equals(request.node()) == false) {
-            throw new IllegalStateException("the parts of run [" + request.run() + "] kept on node [" + request.node()
-                    + "] were asked for on node [" + local + "]: a copy of their shards moved during the run");
+            // Not available here: the caller tries the shard's other copies, then answers 503 with this reason.
+            throw new NoShardAvailableActionException(
+                    shardId,
+                    "the parts of run [" + request.run() + "] kept on node [" + request.node()
+                            + "] were asked for on node [" + local + "]: a copy of their shards moved during the run");
         }
         NodeRunBreakers.Request charges = runBreakers.open(request.run());
         ActionListener<PartStepAction.Response> closing = ActionListener.runAfter(listener, charges::close);

@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.opensearch.common.lifecycle.Lifecycle;
 import org.opensearch.test.InternalTestCluster;
 import org.opensearch.test.transport.MockTransportService;
 import org.opensearch.transport.TransportRequest;
@@ -32,10 +33,13 @@ final class HeldRequests {
                 synchronized (requests) {
                     requests.seen.add(request);
                     requests.held.add(() -> {
-                        try {
-                            handler.messageReceived(request, channel, task);
-                        } catch (Exception e) {
-                            throw new AssertionError(e);
+                        // A node stopped meanwhile answers nothing: its held requests fail with it.
+                        if (node.lifecycleState() == Lifecycle.State.STARTED) {
+                            try {
+                                handler.messageReceived(request, channel, task);
+                            } catch (Exception e) {
+                                throw new AssertionError(e);
+                            }
                         }
                     });
                 }

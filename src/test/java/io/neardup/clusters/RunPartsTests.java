@@ -20,11 +20,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import org.opensearch.ExceptionsHelper;
 import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.action.search.SearchResponse;
+import org.opensearch.common.action.ActionFuture;
 import org.opensearch.common.settings.Settings;
+import org.opensearch.core.rest.RestStatus;
 import org.opensearch.core.tasks.TaskId;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.SearchHit;
@@ -129,6 +133,47 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
         assertBusy(() -> {
             for (RunParts onNode : internalCluster().getInstances(RunParts.class)) {
                 assertEquals("a run's parts left on a node", 0, onNode.runs());
+            }
+        });
+    }
+
+    /**
+     * A node that keeps parts lost while a dry run clusters on them: the run fails with a reason, a 503 (the shard's part
+     * is gone with its node: another copy cannot stand in for it), and the other nodes give their parts back.
+     */
+    public void testANodeLostWhileADryRunClustersFailsTheRunAndLeavesNoParts() throws Exception {
+        indexSimhashChains("chains", 40, 3);
+        String clusterManager = internalCluster().getClusterManagerName();
+        List<String> dataNodes = internalCluster().getDataNodeNames().stream()
+                .filter(name -> name.equals(clusterManager) == false)
+                .toList();
+        assumeTrue("two data nodes besides the cluster manager", dataNodes.size() >= 2);
+        String coordinator = dataNodes.get(0);
+        String lost = dataNodes.get(1);
+        HeldRequests steps = HeldRequests.hold(internalCluster(), PartStepAction.NAME + "[s]");
+        ActionFuture<NearDupClustersResponse> running = internalCluster()
+                .client(coordinator)
+                .execute(
+                        NearDupClustersDryRunAction.INSTANCE,
+                        ClusterRequests.parse(
+                                        "chains",
+                                        "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup\"}")
+                                .dryRun(true));
+        assertBusy(() -> assertTrue(steps.waiting() > 0));
+        assertTrue(
+                "the lost node keeps parts",
+                internalCluster().getInstance(RunParts.class, lost).runs() > 0);
+        internalCluster().stopRandomNode(InternalTestCluster.nameFilter(lost));
+        steps.stopHolding();
+        steps.letGo();
+        Exception e = expectThrows(Exception.class, () -> running.actionGet(60, TimeUnit.SECONDS));
+        assertEquals(e.toString(), RestStatus.SERVICE_UNAVAILABLE, ExceptionsHelper.status(e));
+        assertBusy(() -> {
+            for (RunParts onNode : internalCluster().getInstances(RunParts.class)) {
+                assertEquals("a run's parts left on a node", 0, onNode.runs());
+            }
+            for (NodeRunBreakers onNode : internalCluster().getInstances(NodeRunBreakers.class)) {
+                assertEquals("a run's breaker left on a node", 0, onNode.runs());
             }
         });
     }
