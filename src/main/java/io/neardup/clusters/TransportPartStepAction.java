@@ -41,6 +41,7 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
     private final RunParts runParts;
     private final NodeRunBreakers runBreakers;
     private final Client client;
+    private final StepTimeouts timeouts;
 
     @Inject
     public TransportPartStepAction(
@@ -51,7 +52,8 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
             IndexNameExpressionResolver indexNameExpressionResolver,
             RunParts runParts,
             NodeRunBreakers runBreakers,
-            Client client) {
+            Client client,
+            StepTimeouts timeouts) {
         super(
                 PartStepAction.NAME,
                 threadPool,
@@ -65,6 +67,7 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
         this.runParts = runParts;
         this.runBreakers = runBreakers;
         this.client = client;
+        this.timeouts = timeouts;
     }
 
     @Override
@@ -220,12 +223,11 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
             client.execute(
                     PartMessagesAction.INSTANCE,
                     deliver,
-                    new org.opensearch.action.support.ThreadedActionListener<>(
-                            org.apache.logging.log4j.LogManager.getLogger(TransportPartStepAction.class),
+                    ClusterSteps.step(
                             threadPool,
-                            ClusterSteps.EXECUTOR,
-                            delivered,
-                            true));
+                            timeouts,
+                            "delivering " + batch.size() + " messages to node [" + toNode.getKey() + "]",
+                            delivered));
         }
     }
 
@@ -259,10 +261,10 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
         search.setParentTask(request.run());
         client.search(
                 search,
-                new org.opensearch.action.support.ThreadedActionListener<>(
-                        org.apache.logging.log4j.LogManager.getLogger(TransportPartStepAction.class),
+                ClusterSteps.step(
                         threadPool,
-                        ClusterSteps.EXECUTOR,
+                        timeouts,
+                        "reading the members of part " + number,
                         ActionListener.wrap(
                                 response -> {
                                     part.charge(ids.size() * ClusterMembers.bytesPerMember(clusters));
@@ -290,8 +292,7 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
                                     }
                                     done.onResponse(null);
                                 },
-                                done::onFailure),
-                        true));
+                                done::onFailure)));
     }
 
     private static PartStepAction.Response report(List<ShardPart> parts, NodeRunBreakers.Request charges) {
