@@ -7,6 +7,10 @@
 #
 # Defaults: field fp.minhash, options fragment "min_similarity": 0.8 (e.g. add , "singletons": true). With NODE_PID_FILE set to a file holding the node's
 # pid (on the same machine), also prints the node's CPU seconds over the run and from the write phase on.
+# Also prints the response's matches, clustered_documents, coordinator_bytes and data_node_bytes, and the peaks of heap
+# used and of the `neardup` breaker over the run (the largest node's; _nodes/stats/jvm,breaker polled every 200 ms, as
+# ClustersEvaluation polls them), with the 1-minute load at the start and at the end. A dry run: params "&dry_run=true".
+# With RESPONSE_FILE set, the task's whole last answer (status and response) is written there.
 import json, sys, time, urllib.request, os
 pidf = os.environ.get("NODE_PID_FILE")
 def cpu():
@@ -28,7 +32,18 @@ r = req("POST", "/%s/_near_dup_clusters?wait_for_completion=false&refresh=true%s
 task = r["task"]
 phases = {}
 last = None
+peak_heap = peak_breaker = 0
+load_start = open("/proc/loadavg").read().split()[0]
+def poll_peaks():
+    global peak_heap, peak_breaker
+    for n in req("GET", "/_nodes/stats/jvm,breaker")["nodes"].values():
+        peak_heap = max(peak_heap, n["jvm"]["mem"]["heap_used_in_bytes"])
+        peak_breaker = max(peak_breaker, n["breakers"].get("neardup", {}).get("estimated_size_in_bytes", 0))
+polls = 0
 while True:
+    if polls % 2 == 0:
+        poll_peaks()
+    polls += 1
     s = req("GET", "/_tasks/" + task)
     st = s["task"]["status"]
     ph = st.get("phase")
@@ -53,4 +68,10 @@ st = resp.get("status", resp)
 print(json.dumps({"target": target, "params": params, "wall": round(end, 2), "took_ms": resp.get("took"), "split": split,
   "updated": resp.get("updated", st.get("updated")), "noops": resp.get("noops", st.get("noops")),
   "conflicts": resp.get("version_conflicts", st.get("version_conflicts")), "clusters": resp.get("clusters", st.get("clusters")),
-  "failures": len(resp.get("failures", [])), "node_cpu_s": round(cend, 2), "write_cpu_s": round(cend - phc.get("writing", cend), 2), "load": open("/proc/loadavg").read().split()[0]}))
+  "failures": len(resp.get("failures", [])), "node_cpu_s": round(cend, 2), "write_cpu_s": round(cend - phc.get("writing", cend), 2), "load": open("/proc/loadavg").read().split()[0],
+  "load_start": load_start, "matches": resp.get("matches"), "clustered_documents": resp.get("clustered_documents"),
+  "coordinator_bytes": resp.get("coordinator_bytes"), "data_node_bytes": resp.get("data_node_bytes"),
+  "peak_heap_bytes": peak_heap, "peak_breaker_bytes": peak_breaker}))
+if os.environ.get("RESPONSE_FILE"):
+    with open(os.environ["RESPONSE_FILE"], "w") as f:
+        json.dump(s, f, indent=1)
