@@ -4,9 +4,7 @@
  */
 package io.neardup.clusters;
 
-import io.neardup.match.OneShardRequest;
 import java.io.IOException;
-import org.opensearch.action.ActionRequestValidationException;
 import org.opensearch.action.ActionType;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
@@ -26,49 +24,23 @@ public final class PartMessagesAction extends ActionType<PartMessagesAction.Resp
         super(NAME, Response::new);
     }
 
-    public static final class Request extends OneShardRequest<Request> {
-        private final TaskId run;
-        private final String node;
+    public static final class Request extends PartRequest<Request> {
         private final PartMessages messages;
 
         Request(String index, int shard, TaskId run, String node, PartMessages messages) {
-            super(index, shard);
-            this.run = run;
-            this.node = node;
+            super(index, shard, run, node);
             this.messages = messages;
         }
 
         public Request(StreamInput in) throws IOException {
             super(in);
-            run = TaskId.readFromStream(in);
-            node = in.readString();
             messages = PartMessages.read(in);
         }
 
         @Override
         public void writeTo(StreamOutput out) throws IOException {
             super.writeTo(out);
-            run.writeTo(out);
-            out.writeString(node);
             messages.writeTo(out);
-        }
-
-        @Override
-        public ActionRequestValidationException validate() {
-            return validateNonNullIndex();
-        }
-
-        @Override
-        public String preferredNode() {
-            return node;
-        }
-
-        TaskId run() {
-            return run;
-        }
-
-        String node() {
-            return node;
         }
 
         PartMessages messages() {
@@ -77,7 +49,7 @@ public final class PartMessagesAction extends ActionType<PartMessagesAction.Resp
 
         @Override
         public String getDescription() {
-            return messages.size() + " " + messages.kind() + " messages to the parts on node [" + node + "]";
+            return messages.size() + " " + messages.kind() + " messages to the parts on node [" + node() + "]";
         }
     }
 

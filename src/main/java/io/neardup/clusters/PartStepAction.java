@@ -4,11 +4,9 @@
  */
 package io.neardup.clusters;
 
-import io.neardup.match.OneShardRequest;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.opensearch.action.ActionRequestValidationException;
 import org.opensearch.action.ActionType;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
@@ -53,13 +51,11 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
      * (a copy of which the node holds). {@code partNodes[p]} is the node of part {@code p} (the run's shard numbers),
      * {@code partIndices[p]} and {@code partShards[p]} its index and shard, {@code partOrdinals[p]} its index's ordinal.
      */
-    public static final class Request extends OneShardRequest<Request> {
-        private final TaskId run;
+    public static final class Request extends PartRequest<Request> {
         private final Step step;
         /** The step's number in the run, from 1: it takes in the messages of the step before. */
         private final int sequence;
 
-        private final String node;
         private final String[] partNodes;
         private final String[] partIndices;
         private final int[] partShards;
@@ -78,11 +74,9 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
                 int[] partShards,
                 int[] partOrdinals,
                 NearDupClustersRequest clusters) {
-            super(index, shard);
-            this.run = run;
+            super(index, shard, run, node);
             this.step = step;
             this.sequence = sequence;
-            this.node = node;
             this.partNodes = partNodes;
             this.partIndices = partIndices;
             this.partShards = partShards;
@@ -92,10 +86,8 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
 
         public Request(StreamInput in) throws IOException {
             super(in);
-            run = TaskId.readFromStream(in);
             step = in.readEnum(Step.class);
             sequence = in.readVInt();
-            node = in.readString();
             partNodes = in.readStringArray();
             partIndices = in.readStringArray();
             partShards = in.readVIntArray();
@@ -106,29 +98,13 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
         @Override
         public void writeTo(StreamOutput out) throws IOException {
             super.writeTo(out);
-            run.writeTo(out);
             out.writeEnum(step);
             out.writeVInt(sequence);
-            out.writeString(node);
             out.writeStringArray(partNodes);
             out.writeStringArray(partIndices);
             out.writeVIntArray(partShards);
             out.writeVIntArray(partOrdinals);
             clusters.writeTo(out);
-        }
-
-        @Override
-        public ActionRequestValidationException validate() {
-            return validateNonNullIndex();
-        }
-
-        @Override
-        public String preferredNode() {
-            return node;
-        }
-
-        TaskId run() {
-            return run;
         }
 
         Step step() {
@@ -137,11 +113,6 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
 
         int sequence() {
             return sequence;
-        }
-
-        /** The node the step is for. */
-        String node() {
-            return node;
         }
 
         String partNode(int part) {
@@ -170,7 +141,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
 
         @Override
         public String getDescription() {
-            return "step [" + step + "] of the parts on node [" + node + "]";
+            return "step [" + step + "] of the parts on node [" + node() + "]";
         }
     }
 

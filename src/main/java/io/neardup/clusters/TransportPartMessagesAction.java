@@ -6,7 +6,6 @@ package io.neardup.clusters;
 
 import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.OneShardAction;
-import org.opensearch.action.NoShardAvailableActionException;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
@@ -54,14 +53,8 @@ public final class TransportPartMessagesAction
 
     @Override
     protected PartMessagesAction.Response shardOperation(PartMessagesAction.Request request, ShardId shardId) {
-        String local = clusterService.localNode().getId();
-        if (local.equals(request.node()) == false) {
-            // Not available here: the sender tries the shard's other copies, then fails the step with this reason.
-            throw new NoShardAvailableActionException(
-                    shardId,
-                    "messages for the parts of run [" + request.run() + "] on node [" + request.node()
-                            + "] reached node [" + local + "]: a copy of their shards moved during the run");
-        }
+        request.ensureOnPreferredNode(
+                clusterService.localNode().getId(), shardId, "messages for the parts of run [" + request.run() + "]");
         try (NodeRunBreakers.Request charges = runBreakers.open(request.run())) {
             RunParts.Run run = runParts.run(request.run(), charges.breaker());
             if (run == null) {

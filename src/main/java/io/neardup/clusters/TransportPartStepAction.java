@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.opensearch.action.NoShardAvailableActionException;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.GroupedActionListener;
@@ -83,14 +82,8 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
 
     private void step(
             PartStepAction.Request request, ShardId shardId, ActionListener<PartStepAction.Response> listener) {
-        String local = clusterService.localNode().getId();
-        if (local.equals(request.node()) == false) {
-            // Not available here: the caller tries the shard's other copies, then answers 503 with this reason.
-            throw new NoShardAvailableActionException(
-                    shardId,
-                    "the parts of run [" + request.run() + "] kept on node [" + request.node()
-                            + "] were asked for on node [" + local + "]: a copy of their shards moved during the run");
-        }
+        request.ensureOnPreferredNode(
+                clusterService.localNode().getId(), shardId, "the parts of run [" + request.run() + "]");
         NodeRunBreakers.Request charges = runBreakers.open(request.run());
         ActionListener<PartStepAction.Response> closing = ActionListener.runAfter(listener, charges::close);
         try {

@@ -7,7 +7,6 @@ package io.neardup.clusters;
 import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.OneShardAction;
 import io.neardup.query.QueryServices;
-import org.opensearch.action.NoShardAvailableActionException;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
@@ -82,16 +81,8 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
 
     private void join(ShardJoinRequest request, ShardId shardId, ActionListener<ShardJoinResponse> listener)
             throws Exception {
-        String local = clusterService.localNode().getId();
-        if (request.preferredNode() != null && local.equals(request.preferredNode()) == false) {
-            // The step's pairs go to the part of its shard on that node: recorded here, the part would be split.
-            // Not available here: the caller tries the shard's other copies, then answers 503 with this reason.
-            throw new NoShardAvailableActionException(
-                    shardId,
-                    "shard " + shardId + " is joined on node [" + request.preferredNode()
-                            + "], which keeps its part of the run's graph, and its copy there is not available: a copy moved"
-                            + " during the run, run it again");
-        }
+        // The step's pairs go to the part of its shard on that node: recorded elsewhere, the part would be split.
+        request.ensureOnPreferredNode(clusterService.localNode().getId(), shardId, "the join step of shard " + shardId);
         IndexService indexService = indicesService.indexServiceSafe(shardId.getIndex());
         Engine.Searcher searcher = indexService.getShard(shardId.id()).acquireSearcher("near_dup_clusters");
         NodeRunBreakers.Request run = runBreakers.open(request.getParentTask());

@@ -6,9 +6,11 @@ package io.neardup.match;
 
 import java.io.IOException;
 import java.util.Map;
+import org.opensearch.action.NoShardAvailableActionException;
 import org.opensearch.action.support.single.shard.SingleShardRequest;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.core.tasks.TaskCancelledException;
 import org.opensearch.core.tasks.TaskId;
 import org.opensearch.tasks.CancellableTask;
@@ -48,6 +50,21 @@ public abstract class OneShardRequest<R extends OneShardRequest<R>> extends Sing
     /** The node whose copy of the shard is tried first; null for any copy, in the usual order. */
     public String preferredNode() {
         return null;
+    }
+
+    /**
+     * Throws unless this runs on its {@link #preferredNode} (where it names one): for a request whose work belongs to
+     * that node (the part of a run's graph kept there), another copy cannot stand in. The copy here is then "not
+     * available", so the caller tries the shard's other copies and answers 503 with {@code what} in the reason.
+     */
+    public void ensureOnPreferredNode(String localNode, ShardId shardId, String what) {
+        String node = preferredNode();
+        if (node != null && node.equals(localNode) == false) {
+            throw new NoShardAvailableActionException(
+                    shardId,
+                    what + " belongs on node [" + node + "], not on node [" + localNode
+                            + "]: a copy moved during the run, run it again");
+        }
     }
 
     @Override
