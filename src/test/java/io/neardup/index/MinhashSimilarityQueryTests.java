@@ -282,18 +282,25 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
     }
 
     /** An index of many small segments (no merges, some deletes): random sets, and copies of the first few, edited a little, in a few segments. */
+    /** The originals the band key filter test queries. */
+    private static final int QUERIED = 10;
+
     private static Directory smallSegments(Random random, long[][] sets, int[][] signatures, LshBanding banding)
             throws IOException {
         Directory directory = newDirectory();
         IndexWriterConfig config = new IndexWriterConfig().setMergePolicy(NoMergePolicy.INSTANCE);
         try (IndexWriter writer = new IndexWriter(directory, config)) {
             for (int i = 0; i < sets.length; i++) {
-                writer.addDocument(document(i, signatures[i], random.nextBoolean() ? sets[i] : null, banding));
+                // The first QUERIED originals keep their sets and are never deleted: the queries made of them must
+                // find at least themselves (else, one seed in a few, no query found anything to compare).
+                boolean queried = i < QUERIED;
+                writer.addDocument(
+                        document(i, signatures[i], queried || random.nextBoolean() ? sets[i] : null, banding));
                 if (random.nextInt(6) == 0) {
                     writer.flush();
                 }
-                if (random.nextInt(30) == 0) {
-                    writer.deleteDocuments(new Term("id", Integer.toString(random.nextInt(i + 1))));
+                if (random.nextInt(30) == 0 && i >= QUERIED) {
+                    writer.deleteDocuments(new Term("id", Integer.toString(QUERIED + random.nextInt(i + 1 - QUERIED))));
                 }
             }
         }
@@ -381,7 +388,7 @@ public class MinhashSimilarityQueryTests extends OpenSearchTestCase {
             for (int round = 0; round < 6; round++) {
                 // An original (copies in a few segments) or a new set (in none).
                 long[] set = round % 2 == 0
-                        ? sets[random.nextInt(10)]
+                        ? sets[random.nextInt(QUERIED)]
                         : random.longs(200).toArray();
                 int[] signature = hasher.signature(set, set.length);
                 byte[] querySet = ShingleSetCodec.payload(ShingleSetCodec.of(set, set.length));
