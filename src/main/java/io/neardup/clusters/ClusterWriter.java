@@ -4,25 +4,18 @@
  */
 package io.neardup.clusters;
 
-import io.neardup.match.ClusterAssignment;
-import io.neardup.match.MappingPaths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.opensearch.action.bulk.BulkItemResponse;
 import org.opensearch.action.bulk.BulkRequest;
 import org.opensearch.action.bulk.BulkResponse;
-import org.opensearch.action.update.UpdateRequest;
-import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
-import org.opensearch.core.rest.RestStatus;
 import org.opensearch.index.mapper.SeqNoFieldMapper;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
-import org.opensearch.index.seqno.SequenceNumbers;
 import org.opensearch.search.SearchHit;
 
 /**
@@ -35,15 +28,14 @@ import org.opensearch.search.SearchHit;
  */
 final class ClusterWriter {
 
-    static final int MAX_FAILURES_REPORTED = 100;
-
     private final RunContext context;
     private final NearDupClustersRequest request;
     private final NearDupClustersTask task;
     private final MatchGraph graph;
     private final ClusterMembers members;
-    private final List<NearDupClustersResponse.Failure> failures = new ArrayList<>();
-    private long cleared;
+    /** What the run's writes did, added up (the task's counts are added to as they come). */
+    private final WriteOutcome total = new WriteOutcome();
+
     private volatile boolean writesStopped;
 
     ClusterWriter(RunContext context, MatchGraph graph, ClusterMembers members) {
@@ -60,11 +52,11 @@ final class ClusterWriter {
     }
 
     synchronized long cleared() {
-        return cleared;
+        return total.cleared();
     }
 
     synchronized List<NearDupClustersResponse.Failure> failures() {
-        return List.copyOf(failures);
+        return List.copyOf(total.failures());
     }
 
     /** Every document of the graph, cluster by cluster, each write conditional on the sequence number read. */
@@ -103,37 +95,27 @@ final class ClusterWriter {
         }
         String id = graph.id(n);
         String index = context.indices().name(graph.ordinal(n));
-        // A document of the graph left alone (its near-duplicates gone, or joined to other leaders) is written as one
-        // in no cluster: here, because a run with a query would not meet it again among the documents it matches.
-        boolean alone = size[rep[n]] < 2;
-        Map<String, Object> desired = alone
-                ? (request.singletons() ? ClusterAssignment.member(id, clusterIndex(index), 1, true) : null)
-                : ClusterAssignment.member(
-                        graph.id(rep[n]),
-                        clusterIndex(context.indices().name(graph.ordinal(rep[n]))),
-                        size[rep[n]],
-                        rep[n] == n);
-        if (Objects.equals(desired, ClusterAssignment.readMember(member.existing()))) {
-            if (alone == false || member.existing() != null) {
-                task.noops.incrementAndGet();
+        Assignments.Plan plan = Assignments.ofMember(
+                request,
+                context.indices().spansIndices(),
+                id,
+                index,
+                graph.id(rep[n]),
+                context.indices().name(graph.ordinal(rep[n])),
+                size[rep[n]],
+                member.existing(),
+                graph.seenSeqNo(n),
+                member.seqNo());
+        switch (plan.kind()) {
+            case NONE -> {}
+            case NOOP -> task.noops.incrementAndGet();
+            case CONFLICT -> {
+                WriteOutcome conflict = new WriteOutcome();
+                conflict.conflict(index, id, Assignments.changedSinceFound(id), request.abortOnVersionConflict());
+                add(conflict);
             }
-            return;
+            case WRITE -> bulks.add(index, id, plan.assignment(), member.seqNo(), member.primaryTerm());
         }
-        long seen = graph.seenSeqNo(n);
-        if (seen == MatchGraph.CHANGED || (seen != SequenceNumbers.UNASSIGNED_SEQ_NO && seen != member.seqNo())) {
-            conflict(
-                    index,
-                    id,
-                    "document [" + id + "] changed after its near-duplicates were found; run again to cluster "
-                            + "its new version");
-            return;
-        }
-        bulks.add(index, id, desired, member.seqNo(), member.primaryTerm(), desired == null);
-    }
-
-    /** The representative's index as an assignment names it: only where the run covers many indices. */
-    private String clusterIndex(String representativeIndex) {
-        return context.indices().spansIndices() ? representativeIndex : null;
     }
 
     /**
@@ -141,12 +123,7 @@ final class ClusterWriter {
      * becomes a cluster of one; otherwise an assignment left by an earlier run is cleared.
      */
     void writeOthers(ActionListener<Void> done) {
-        QueryBuilder documents = QueryBuilders.boolQuery()
-                .filter(request.query() == null ? QueryBuilders.matchAllQuery() : request.query())
-                .filter(QueryBuilders.existsQuery(
-                        request.singletons()
-                                ? request.spec().field()
-                                : request.targetField() + "." + ClusterAssignment.CLUSTER));
+        QueryBuilder documents = Assignments.others(request);
         Bulks bulks = new Bulks();
         ClusterSteps.inTurn(
                 context.threadPool(),
@@ -191,31 +168,24 @@ final class ClusterWriter {
             if (n != null && members.member(n).found()) {
                 continue;
             }
-            Map<String, Object> hitSource = hit.getSourceAsMap();
-            Object existing =
-                    hitSource == null ? null : XContentMapValues.extractValue(request.targetField(), hitSource);
-            Map<String, Object> desired = request.singletons()
-                    ? ClusterAssignment.member(hit.getId(), clusterIndex(hit.getIndex()), 1, true)
-                    : null;
-            if (Objects.equals(desired, existing instanceof Map<?, ?> map ? ClusterAssignment.readMember(map) : null)) {
+            Assignments.Plan plan =
+                    Assignments.ofOther(request, context.indices().spansIndices(), hit);
+            if (plan.kind() == Assignments.Kind.NOOP) {
                 task.noops.incrementAndGet();
-                continue;
+            } else {
+                bulks.add(hit.getIndex(), hit.getId(), plan.assignment(), hit.getSeqNo(), hit.getPrimaryTerm());
             }
-            bulks.add(hit.getIndex(), hit.getId(), desired, hit.getSeqNo(), hit.getPrimaryTerm(), desired == null);
         }
     }
 
-    private synchronized void conflict(String index, String id, String reason) {
-        task.versionConflicts.incrementAndGet();
-        failure(index, id, RestStatus.CONFLICT.getStatus(), reason);
-        if (request.abortOnVersionConflict()) {
+    /** Adds what some writes did to the run's counts, failures and cleared documents; stops the writes if it says so. */
+    synchronized void add(WriteOutcome outcome) {
+        task.updated.addAndGet(outcome.updated());
+        task.noops.addAndGet(outcome.noops());
+        task.versionConflicts.addAndGet(outcome.conflicts());
+        total.add(outcome);
+        if (outcome.stopped()) {
             writesStopped = true;
-        }
-    }
-
-    private synchronized void failure(String index, String id, int status, String reason) {
-        if (failures.size() < MAX_FAILURES_REPORTED) {
-            failures.add(new NearDupClustersResponse.Failure(index, id, status, reason));
         }
     }
 
@@ -234,13 +204,9 @@ final class ClusterWriter {
         private ActionListener<Void> waitingForAll;
         private Exception bulkFailure;
 
-        void add(
-                String index, String id, Map<String, Object> assignment, long seqNo, long primaryTerm, boolean clears) {
-            bulk.add(new UpdateRequest(index, id)
-                    .doc(MappingPaths.nest(request.targetField(), assignment))
-                    .setIfSeqNo(seqNo)
-                    .setIfPrimaryTerm(primaryTerm));
-            clearing.add(clears);
+        void add(String index, String id, Map<String, Object> assignment, long seqNo, long primaryTerm) {
+            bulk.add(Assignments.update(request, index, id, assignment, seqNo, primaryTerm));
+            clearing.add(assignment == null);
         }
 
         boolean full() {
@@ -314,31 +280,9 @@ final class ClusterWriter {
         }
 
         private void record(BulkItemResponse[] items, List<Boolean> clears) {
-            synchronized (ClusterWriter.this) {
-                for (int i = 0; i < items.length; i++) {
-                    BulkItemResponse item = items[i];
-                    if (item.isFailed() == false) {
-                        if (clears.get(i)) {
-                            cleared++;
-                        } else {
-                            task.updated.incrementAndGet();
-                        }
-                    } else if (item.getFailure().getStatus() == RestStatus.CONFLICT) {
-                        conflict(
-                                item.getIndex(),
-                                item.getId(),
-                                "document [" + item.getId()
-                                        + "] changed after it was read; run again to cluster its new version");
-                    } else {
-                        failure(
-                                item.getIndex(),
-                                item.getId(),
-                                item.getFailure().getStatus().getStatus(),
-                                item.getFailureMessage());
-                        writesStopped = true;
-                    }
-                }
-            }
+            WriteOutcome outcome = new WriteOutcome();
+            outcome.record(items, clears, request.abortOnVersionConflict());
+            ClusterWriter.this.add(outcome);
         }
 
         /** A bulk answered: its slot goes to the bulk waiting for one, or, at the end, to {@link #finish}. */

@@ -487,7 +487,7 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
         assertEquals(response.counts().versionConflicts(), keptChangeWithoutAssignment - unclustered);
         // Each conflict is reported, up to the cap on the failures a response lists.
         assertEquals(
-                Math.min(response.counts().versionConflicts(), ClusterWriter.MAX_FAILURES_REPORTED),
+                Math.min(response.counts().versionConflicts(), WriteOutcome.MAX_FAILURES_REPORTED),
                 response.failures().size());
     }
 
