@@ -77,7 +77,7 @@ final class ClusterJob {
     ClusterJob(RunContext context, CircuitBreaker breaker, boolean simhashField, TaskId parts, Runnable releaseParts) {
         this.context = context;
         this.releaseParts = releaseParts;
-        this.parts = context.request().dryRun() && context.request().query() == null ? parts : null;
+        this.parts = context.request().query() == null ? parts : null;
         this.request = context.request();
         this.task = context.task();
         this.simhashField = simhashField;
@@ -125,21 +125,32 @@ final class ClusterJob {
         for (int shard = 0; shard < partNodes.length; shard++) {
             partNodes[shard] = scan.partNode(shard);
         }
-        new PartsClustering(context, parts, partNodes)
-                .run(ActionListener.wrap(
-                        clustered -> {
-                            task.clusters.addAndGet(clustered.clusters());
-                            task.phase(NearDupClustersTask.Phase.DONE);
-                            listener.onResponse(response(
-                                    clustered.clusteredDocuments(), clustered.histogram(), clustered.largest()));
-                        },
-                        e -> {
-                            if (task.isCancelled()) {
-                                listener.onResponse(response(null, new long[0], List.of()));
-                            } else {
-                                listener.onFailure(e);
-                            }
-                        }));
+        PartsClustering clustering = new PartsClustering(context, parts, partNodes);
+        clustering.run(ActionListener.wrap(
+                clustered -> {
+                    task.clusters.addAndGet(clustered.clusters());
+                    ActionListener<Void> done = ActionListener.wrap(
+                            v -> {
+                                task.phase(NearDupClustersTask.Phase.DONE);
+                                listener.onResponse(response(
+                                        clustered.clusteredDocuments(), clustered.histogram(), clustered.largest()));
+                            },
+                            listener::onFailure);
+                    if (request.dryRun() || task.isCancelled()) {
+                        done.onResponse(null);
+                        return;
+                    }
+                    task.total.set(clustered.clusteredDocuments());
+                    task.phase(NearDupClustersTask.Phase.WRITING);
+                    clustering.write(writer, ActionListener.wrap(v -> refresh(done), done::onFailure));
+                },
+                e -> {
+                    if (task.isCancelled()) {
+                        listener.onResponse(response(null, new long[0], List.of()));
+                    } else {
+                        listener.onFailure(e);
+                    }
+                }));
     }
 
     private void readMembers(ActionListener<NearDupClustersResponse> listener) {

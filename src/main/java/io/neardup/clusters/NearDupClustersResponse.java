@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.ClusterGraph;
+import io.neardup.match.AddedWireFields;
 import io.neardup.match.ClusterAssignment;
 import java.io.IOException;
 import java.util.List;
@@ -22,16 +23,28 @@ import org.opensearch.core.xcontent.XContentBuilder;
  */
 public final class NearDupClustersResponse extends ActionResponse implements ToXContentObject {
 
-    /** A write that failed, or a document that changed after it was compared: the document's index and {@code _id}. */
+    /**
+     * A write that failed, or a document that changed after it was compared: the document's index and {@code _id}; or
+     * the writes of a whole shard that could not go on (its part's node lost): its index, and no {@code _id}.
+     */
     public record Failure(String index, String id, int status, String reason) implements Writeable {
         Failure(StreamInput in) throws IOException {
-            this(in.readString(), in.readString(), in.readVInt(), in.readString());
+            this(
+                    in.readString(),
+                    AddedWireFields.read(in) ? in.readOptionalString() : in.readString(),
+                    in.readVInt(),
+                    in.readString());
         }
 
         @Override
         public void writeTo(StreamOutput out) throws IOException {
             out.writeString(index);
-            out.writeString(id);
+            if (AddedWireFields.written(out)) {
+                out.writeOptionalString(id);
+            } else {
+                // A node of another version reads an _id always: a shard's failure shows it as empty there.
+                out.writeString(id == null ? "" : id);
+            }
             out.writeVInt(status);
             out.writeString(reason);
         }
@@ -169,10 +182,11 @@ public final class NearDupClustersResponse extends ActionResponse implements ToX
         }
         builder.startArray("failures");
         for (Failure failure : failures) {
-            builder.startObject()
-                    .field("index", failure.index())
-                    .field("id", failure.id())
-                    .field("status", failure.status())
+            builder.startObject().field("index", failure.index());
+            if (failure.id() != null) {
+                builder.field("id", failure.id());
+            }
+            builder.field("status", failure.status())
                     .field("reason", failure.reason())
                     .endObject();
         }

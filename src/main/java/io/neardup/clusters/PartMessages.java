@@ -36,8 +36,15 @@ record PartMessages(int step, Kind kind, Map<Integer, List<Object>> byPart) impl
         RANK,
         DECISION,
         SIZE_COUNT,
-        SIZE_TOTAL
+        SIZE_TOTAL,
+        SEEN
     }
+
+    /**
+     * A run with writes: the document {@code to} of the receiving part was seen at {@code seqNo} by a pair another part
+     * keeps ({@link ShardPart#seenMessages}).
+     */
+    record Seen(String to, long seqNo) {}
 
     /** About what one message holds on the heap, beside its ids: what a part charges while it waits in an inbox. */
     static final int BYTES_PER_MESSAGE = 200;
@@ -95,6 +102,8 @@ record PartMessages(int step, Kind kind, Map<Integer, List<Object>> byPart) impl
             return Kind.SIZE_COUNT;
         } else if (message instanceof SizeTotal<?>) {
             return Kind.SIZE_TOTAL;
+        } else if (message instanceof Seen) {
+            return Kind.SEEN;
         }
         throw new IllegalArgumentException("not a message of the protocol: " + message);
     }
@@ -117,6 +126,7 @@ record PartMessages(int step, Kind kind, Map<Integer, List<Object>> byPart) impl
             case DECISION -> new Decision<>(in.readString(), readRef(in), in.readBoolean());
             case SIZE_COUNT -> new SizeCount<>(readRef(in), in.readVInt(), in.readVLong());
             case SIZE_TOTAL -> new SizeTotal<>(readRef(in), in.readVLong());
+            case SEEN -> new Seen(in.readString(), in.readZLong());
         };
     }
 
@@ -162,6 +172,11 @@ record PartMessages(int step, Kind kind, Map<Integer, List<Object>> byPart) impl
                 SizeTotal<String> total = (SizeTotal<String>) message;
                 writeRef(total.cluster(), out);
                 out.writeVLong(total.total());
+            }
+            case SEEN -> {
+                Seen seen = (Seen) message;
+                out.writeString(seen.to());
+                out.writeZLong(seen.seqNo());
             }
         }
     }

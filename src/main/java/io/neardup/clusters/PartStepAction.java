@@ -30,6 +30,8 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
     enum Step {
         /** Every edge to another part, to the part of its other end. */
         LINK,
+        /** A run with writes: the sequence numbers other parts saw each part's documents at, to their parts. */
+        SEEN,
         /** The links in; each part reads its documents and ranks them. */
         READ_MEMBERS,
         /** A single-linkage round. */
@@ -43,7 +45,12 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
         /** The totals of the clusters a part owns, to the parts with members in them. */
         TOTAL_SIZES,
         /** The clusters each part owns: the histogram, the largest, the counts. */
-        REPORT
+        REPORT,
+        /**
+         * A run with writes: the next bulk of one shard's assignments, from its part, then of its documents in no
+         * cluster ({@link PartWriter}); sent again while it answers that there is more.
+         */
+        WRITE
     }
 
     /**
@@ -60,6 +67,9 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
         private final String[] partIndices;
         private final int[] partShards;
         private final int[] partOrdinals;
+        /** Whether the run's names can stand for more than one index (its assignments then name the index). */
+        private final boolean spansIndices;
+
         private final NearDupClustersRequest clusters;
 
         Request(
@@ -73,6 +83,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
                 String[] partIndices,
                 int[] partShards,
                 int[] partOrdinals,
+                boolean spansIndices,
                 NearDupClustersRequest clusters) {
             super(index, shard, run, node);
             this.step = step;
@@ -81,6 +92,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             this.partIndices = partIndices;
             this.partShards = partShards;
             this.partOrdinals = partOrdinals;
+            this.spansIndices = spansIndices;
             this.clusters = clusters;
         }
 
@@ -92,6 +104,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             partIndices = in.readStringArray();
             partShards = in.readVIntArray();
             partOrdinals = in.readVIntArray();
+            spansIndices = in.readBoolean();
             clusters = new NearDupClustersRequest(in);
         }
 
@@ -104,6 +117,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             out.writeStringArray(partIndices);
             out.writeVIntArray(partShards);
             out.writeVIntArray(partOrdinals);
+            out.writeBoolean(spansIndices);
             clusters.writeTo(out);
         }
 
@@ -135,6 +149,10 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             return partNodes.length;
         }
 
+        boolean spansIndices() {
+            return spansIndices;
+        }
+
         NearDupClustersRequest clusters() {
             return clusters;
         }
@@ -149,8 +167,9 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
     record OwnedCluster(int part, String id, long size) {}
 
     /**
-     * What the step sent (messages to parts), the most the run held on the node, and for {@link Step#REPORT} its
-     * parts' clusters: their histogram, the largest, how many and how many documents.
+     * What the step sent (messages to parts), the most the run held on the node, for {@link Step#REPORT} its parts'
+     * clusters: their histogram, the largest, how many and how many documents; and for {@link Step#WRITE} what the bulk
+     * did and whether the shard has more to write.
      */
     public static final class Response extends ActionResponse {
         private final long sent;
@@ -159,6 +178,8 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
         private final List<OwnedCluster> largest;
         private final long clusters;
         private final long clusteredDocuments;
+        private final WriteOutcome written;
+        private final boolean more;
 
         Response(
                 long sent,
@@ -173,6 +194,20 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             this.largest = largest;
             this.clusters = clusters;
             this.clusteredDocuments = clusteredDocuments;
+            this.written = null;
+            this.more = false;
+        }
+
+        /** The answer of a {@link Step#WRITE}. */
+        Response(long nodeBytes, WriteOutcome written, boolean more) {
+            this.sent = 0;
+            this.nodeBytes = nodeBytes;
+            this.histogram = new long[0];
+            this.largest = List.of();
+            this.clusters = 0;
+            this.clusteredDocuments = 0;
+            this.written = written;
+            this.more = more;
         }
 
         public Response(StreamInput in) throws IOException {
@@ -187,6 +222,8 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             }
             clusters = in.readVLong();
             clusteredDocuments = in.readVLong();
+            written = in.readOptionalWriteable(WriteOutcome::new);
+            more = in.readBoolean();
         }
 
         @Override
@@ -202,6 +239,8 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             }
             out.writeVLong(clusters);
             out.writeVLong(clusteredDocuments);
+            out.writeOptionalWriteable(written);
+            out.writeBoolean(more);
         }
 
         long sent() {
@@ -226,6 +265,16 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
 
         long clusteredDocuments() {
             return clusteredDocuments;
+        }
+
+        /** What a {@link Step#WRITE}'s bulk did; null for other steps. */
+        WriteOutcome written() {
+            return written;
+        }
+
+        /** Whether the shard of a {@link Step#WRITE} has more to write. */
+        boolean more() {
+            return more;
         }
     }
 }

@@ -45,6 +45,9 @@ final class PartsClustering {
     /** The number of the last step sent. */
     private int sequence;
 
+    /** Set when a shard's writes fail (its node lost, say), so that the other shards' stop at their next bulk. */
+    private volatile boolean writeFailed;
+
     /** @param partNodes the node that keeps each part (by the run's shard number) */
     PartsClustering(RunContext context, TaskId run, String[] partNodes) {
         this.context = context;
@@ -66,27 +69,39 @@ final class PartsClustering {
     }
 
     void run(ActionListener<Result> done) {
-        boolean leader = context.request().linkage() == NearDupClustersRequest.Linkage.LEADER;
+        ActionListener<Long> linked = ActionListener.wrap(sent -> readMembers(done), done::onFailure);
         step(
                 PartStepAction.Step.LINK,
                 ActionListener.wrap(
-                        linked -> step(
-                                PartStepAction.Step.READ_MEMBERS,
-                                ActionListener.wrap(
-                                        ranked -> {
-                                            ActionListener<Void> clustered =
-                                                    ActionListener.wrap(v -> sizes(done), done::onFailure);
-                                            if (leader) {
-                                                step(
-                                                        PartStepAction.Step.RANK,
-                                                        ActionListener.wrap(
-                                                                sent -> rounds(PartStepAction.Step.DECIDE, clustered),
-                                                                done::onFailure));
-                                            } else {
-                                                rounds(PartStepAction.Step.LABEL, clustered);
-                                            }
-                                        },
-                                        done::onFailure)),
+                        sent -> {
+                            if (context.request().dryRun()) {
+                                linked.onResponse(sent);
+                            } else {
+                                // A run with writes checks each document against every sequence number a pair saw it
+                                // at: the parts
+                                // that kept a pair with another part's document tell that part.
+                                step(PartStepAction.Step.SEEN, linked);
+                            }
+                        },
+                        done::onFailure));
+    }
+
+    private void readMembers(ActionListener<Result> done) {
+        ActionListener<Void> clustered = ActionListener.wrap(v -> sizes(done), done::onFailure);
+        step(
+                PartStepAction.Step.READ_MEMBERS,
+                ActionListener.wrap(
+                        ranked -> {
+                            if (context.request().linkage() == NearDupClustersRequest.Linkage.LEADER) {
+                                step(
+                                        PartStepAction.Step.RANK,
+                                        ActionListener.wrap(
+                                                sent -> rounds(PartStepAction.Step.DECIDE, clustered),
+                                                done::onFailure));
+                            } else {
+                                rounds(PartStepAction.Step.LABEL, clustered);
+                            }
+                        },
                         done::onFailure));
     }
 
@@ -165,13 +180,20 @@ final class PartsClustering {
         if (TransportActions.isShardNotAvailableException(cause)
                 || cause instanceof ConnectTransportException
                 || cause instanceof NodeClosedException) {
-            return new OpenSearchStatusException(
+            return new PartLostException(node, e);
+        }
+        return e;
+    }
+
+    /** A node that keeps parts of the run's graph is gone, or its copies moved: a 503. */
+    private static final class PartLostException extends OpenSearchStatusException {
+        PartLostException(String node, Exception cause) {
+            super(
                     "node [" + node + "], which kept part of the run's graph, left or lost its copies during the run;"
                             + " run it again",
                     RestStatus.SERVICE_UNAVAILABLE,
-                    e);
+                    cause);
         }
-        return e;
     }
 
     /** One step on every node that keeps parts; {@code sent} gets the messages they sent in all. */
@@ -190,31 +212,101 @@ final class PartsClustering {
         GroupedActionListener<PartStepAction.Response> all =
                 new GroupedActionListener<>(ActionListener.map(answered, List::copyOf), nodes.size());
         for (Map.Entry<String, Integer> node : nodes.entrySet()) {
-            int through = node.getValue();
-            PartStepAction.Request request = new PartStepAction.Request(
-                    partIndices[through],
-                    partShards[through],
-                    run,
-                    step,
-                    number,
-                    node.getKey(),
-                    partNodes,
-                    partIndices,
-                    partShards,
-                    partOrdinals,
-                    context.request());
-            context.client()
-                    .execute(
-                            PartStepAction.INSTANCE,
-                            request,
-                            context.step(
-                                    request.getDescription(),
-                                    ActionListener.wrap(
-                                            answer -> {
-                                                context.task().dataNodeHeld(answer.nodeBytes());
-                                                all.onResponse(answer);
-                                            },
-                                            e -> all.onFailure(lost(node.getKey(), e)))));
+            sendThrough(node.getValue(), step, number, all);
+        }
+    }
+
+    /** {@code step} to the node that keeps part {@code through}, addressed through that part's shard. */
+    private void sendThrough(
+            int through, PartStepAction.Step step, int number, ActionListener<PartStepAction.Response> answered) {
+        String node = partNodes[through];
+        PartStepAction.Request request = new PartStepAction.Request(
+                partIndices[through],
+                partShards[through],
+                run,
+                step,
+                number,
+                node,
+                partNodes,
+                partIndices,
+                partShards,
+                partOrdinals,
+                context.indices().spansIndices(),
+                context.request());
+        context.client()
+                .execute(
+                        PartStepAction.INSTANCE,
+                        request,
+                        context.step(
+                                request.getDescription(),
+                                ActionListener.wrap(
+                                        answer -> {
+                                            context.task().dataNodeHeld(answer.nodeBytes());
+                                            answered.onResponse(answer);
+                                        },
+                                        e -> answered.onFailure(lost(node, e)))));
+    }
+
+    /**
+     * The writes, after the clustering: each shard's from the node that keeps its part ({@link PartWriter}), a bulk at
+     * each ask, {@code slices} shards at a time; each ask waits for the run's throttle (the bulk before counted), and
+     * none is sent once the run is cancelled, {@code writer} says the writes stopped or a shard's writes failed.
+     * {@code writer} adds up what they did.
+     */
+    void write(ClusterWriter writer, ActionListener<Void> done) {
+        ClusterSteps.inLanes(
+                context.threadPool(),
+                partNodes.length,
+                context.slices(),
+                () -> writesStopped(writer),
+                (shard, next) -> writeShard(shard, 0, writer, ActionListener.wrap(next::onResponse, e -> {
+                    writeFailed = true;
+                    if (e instanceof PartLostException lost) {
+                        // As a bulk's items to a lost shard are: a failure of the writes, reported with what was
+                        // written.
+                        WriteOutcome failed = new WriteOutcome();
+                        failed.shardFailed(
+                                partIndices[shard],
+                                lost.status().getStatus(),
+                                lost.getMessage() + "; shard "
+                                        + context.indices().describeShard(shard) + " was not written to the end");
+                        writer.add(failed);
+                        next.onResponse(null);
+                    } else {
+                        next.onFailure(e);
+                    }
+                })),
+                done);
+    }
+
+    private boolean writesStopped(ClusterWriter writer) {
+        return context.task().isCancelled() || writer.writesStopped() || writeFailed;
+    }
+
+    /** Asks for shard {@code shard}'s next bulk once the throttle allows it after the {@code sent} updates before. */
+    private void writeShard(int shard, long sent, ClusterWriter writer, ActionListener<Void> next) {
+        Runnable ask = () -> {
+            if (writesStopped(writer)) {
+                next.onResponse(null);
+                return;
+            }
+            sendThrough(
+                    shard,
+                    PartStepAction.Step.WRITE,
+                    0,
+                    ActionListener.wrap(
+                            answer -> {
+                                writer.add(answer.written());
+                                if (answer.more()) {
+                                    writeShard(shard, answer.written().sent(), writer, next);
+                                } else {
+                                    next.onResponse(null);
+                                }
+                            },
+                            next::onFailure));
+        };
+        if (context.throttle().runWhenAllowed(Math.toIntExact(sent), ask)) {
+            ask.run();
         }
     }
 }

@@ -65,18 +65,8 @@ record RunContext(
                     done.onResponse(null);
                     return;
                 }
-                SearchSourceBuilder source = new SearchSourceBuilder()
-                        .query(documents)
-                        .size(request.scrollSize())
-                        .sort(SeqNoFieldMapper.NAME, SortOrder.ASC)
-                        .seqNoAndPrimaryTerm(true)
-                        .fetchSource(includes, null)
-                        .trackTotalHits(false);
-                if (after != null) {
-                    source.searchAfter(after);
-                }
                 search(
-                        onShard(shard, source),
+                        onShard(shard, RunContext.page(documents, includes, request.scrollSize(), after)),
                         "a page of shard " + indices.describeShard(shard),
                         ActionListener.wrap(
                                 response -> {
@@ -100,19 +90,44 @@ record RunContext(
 
     /** The sequence number of the newest operation of a shard now, -1 if it has none. */
     void maxSeqNo(int shard, ActionListener<Long> listener) {
-        SearchSourceBuilder newest = new SearchSourceBuilder()
+        search(
+                onShard(shard, newestOperation()),
+                "the newest operation of shard " + indices.describeShard(shard),
+                ActionListener.map(listener, RunContext::newestOperation));
+    }
+
+    /** The search of a shard's newest operation ({@link #newestOperation(SearchResponse)} reads its answer). */
+    static SearchSourceBuilder newestOperation() {
+        return new SearchSourceBuilder()
                 .size(1)
                 .sort(SeqNoFieldMapper.NAME, SortOrder.DESC)
                 .seqNoAndPrimaryTerm(true)
                 .fetchSource(false)
                 .trackTotalHits(false);
-        search(
-                onShard(shard, newest),
-                "the newest operation of shard " + indices.describeShard(shard),
-                ActionListener.map(listener, response -> {
-                    SearchHit[] hits = response.getHits().getHits();
-                    return hits.length == 0 ? -1L : hits[0].getSeqNo();
-                }));
+    }
+
+    /** The sequence number of the newest operation {@link #newestOperation()} found, -1 if none. */
+    static long newestOperation(SearchResponse response) {
+        SearchHit[] hits = response.getHits().getHits();
+        return hits.length == 0 ? -1L : hits[0].getSeqNo();
+    }
+
+    /**
+     * A page of {@code size} of a shard's {@code documents} in {@code _seq_no} order, after the sort values
+     * {@code after} (null: the first), with their sequence numbers and the {@code includes} of their source.
+     */
+    static SearchSourceBuilder page(QueryBuilder documents, String[] includes, int size, Object[] after) {
+        SearchSourceBuilder source = new SearchSourceBuilder()
+                .query(documents)
+                .size(size)
+                .sort(SeqNoFieldMapper.NAME, SortOrder.ASC)
+                .seqNoAndPrimaryTerm(true)
+                .fetchSource(includes, null)
+                .trackTotalHits(false);
+        if (after != null) {
+            source.searchAfter(after);
+        }
+        return source;
     }
 
     /** A search of the run's shard {@code shard} alone. */

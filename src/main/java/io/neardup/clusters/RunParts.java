@@ -38,6 +38,9 @@ public final class RunParts implements ClusterStateListener {
      */
     static final class Run {
         final Map<Integer, ShardPart> parts = new ConcurrentHashMap<>();
+        /** A run with writes: where each shard's writes from here have got to, by the run's number of the shard. */
+        final Map<Integer, PartWriter> writers = new ConcurrentHashMap<>();
+
         final DeferredOrder order = new DeferredOrder();
         /** By the number of the step that sent them, then by part. */
         private final Map<Integer, Map<Integer, List<Object>>> inbox = new HashMap<>();

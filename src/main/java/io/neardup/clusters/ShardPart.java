@@ -6,10 +6,13 @@ package io.neardup.clusters;
 
 import io.neardup.core.GraphPart;
 import io.neardup.core.PartitionedClusters;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.index.seqno.SequenceNumbers;
 
@@ -28,9 +31,10 @@ final class ShardPart {
 
     private final GraphPart<String, RankKey> graph;
     private final CircuitBreaker breaker;
-    private long[] seenSeqNo = new long[16];
-    /** The nodes this part's own pairs made (numbered from 0), which {@link #seenSeqNo} covers. */
-    private int recordedNodes;
+    /** By node number: the sequence number each document was seen at (its own pairs', then other parts' links'). */
+    private long[] seenSeqNo = unseen(16);
+    /** By node number, for a run with writes: each document as its members read found it (else null). */
+    private ClusterMembers.Member[] members;
     /** The sequence number each cross edge's other end was seen at. */
     private final Map<PartitionedClusters.NodeRef<String>, Long> otherSeen = new HashMap<>();
 
@@ -90,16 +94,63 @@ final class ShardPart {
     private long seen(String id, long seqNo) {
         int before = graph.nodeCount();
         int n = graph.addNode(id);
-        if (n == before) {
-            if (n == seenSeqNo.length) {
-                seenSeqNo = Arrays.copyOf(seenSeqNo, n * 2);
-            }
-            seenSeqNo[n] = seqNo;
-            recordedNodes = n + 1;
-            return PartitionedClusters.BYTES_PER_NODE + 2L * id.length();
+        seenAt(n, seqNo);
+        return n == before ? PartitionedClusters.BYTES_PER_NODE + 2L * id.length() : 0;
+    }
+
+    private void seenAt(int n, long seqNo) {
+        if (n >= seenSeqNo.length) {
+            long[] grown = unseen(Math.max(n + 1, seenSeqNo.length * 2));
+            System.arraycopy(seenSeqNo, 0, grown, 0, seenSeqNo.length);
+            seenSeqNo = grown;
         }
         seenSeqNo[n] = merged(seenSeqNo[n], seqNo);
-        return 0;
+    }
+
+    private static long[] unseen(int length) {
+        long[] seqNos = new long[length];
+        Arrays.fill(seqNos, SequenceNumbers.UNASSIGNED_SEQ_NO);
+        return seqNos;
+    }
+
+    /**
+     * For a run with writes, after the links: to each other part, the sequence number its documents were seen at by
+     * this part's pairs with them, so that each part knows every sequence number its documents were seen at.
+     */
+    synchronized Map<Integer, List<PartMessages.Seen>> seenMessages() {
+        Map<Integer, List<PartMessages.Seen>> out = new TreeMap<>();
+        otherSeen.forEach((other, seqNo) -> out.computeIfAbsent(other.part(), p -> new ArrayList<>())
+                .add(new PartMessages.Seen(other.id(), seqNo)));
+        return out;
+    }
+
+    /** The sequence numbers other parts saw this part's documents at ({@link #seenMessages}). */
+    synchronized void receiveSeen(List<PartMessages.Seen> messages) {
+        for (PartMessages.Seen seen : messages) {
+            int n = graph.nodeNumber(seen.to());
+            if (n < 0) {
+                throw new IllegalArgumentException("part " + graph.number() + " has no [" + seen.to() + "]");
+            }
+            seenAt(n, seen.seqNo());
+        }
+    }
+
+    /** Keeps what a run with writes needs of a document, as its members read found it. */
+    synchronized void member(String id, ClusterMembers.Member member) {
+        int n = graph.nodeNumber(id);
+        if (members == null) {
+            members = new ClusterMembers.Member[Math.max(n + 1, graph.nodeCount())];
+        } else if (n >= members.length) {
+            members = Arrays.copyOf(members, Math.max(n + 1, graph.nodeCount()));
+        }
+        members[n] = member;
+    }
+
+    /** A document as the members read found it ({@link ClusterMembers.Member#MISSING} if it did not). */
+    synchronized ClusterMembers.Member member(String id) {
+        int n = graph.nodeNumber(id);
+        ClusterMembers.Member member = members == null || n < 0 || n >= members.length ? null : members[n];
+        return member == null ? ClusterMembers.Member.MISSING : member;
     }
 
     /**
@@ -119,16 +170,12 @@ final class ShardPart {
     }
 
     /**
-     * The sequence number the document {@code id} of this part was seen at; null if no pair of this part's own has it.
+     * The sequence number the document {@code id} of this part was seen at (by its own pairs, and after the links by
+     * other parts' too: {@link MatchGraph#CHANGED} if two differ); null if it is not in the part.
      */
     synchronized Long seenSeqNo(String id) {
         int n = graph.nodeNumber(id);
-        return n < 0 || n >= recordedNodes ? null : seenSeqNo[n];
-    }
-
-    /** The sequence number a cross edge's other end was seen at; null if no edge of this part ends there. */
-    synchronized Long otherSeenSeqNo(int part, String id) {
-        return otherSeen.get(new PartitionedClusters.NodeRef<>(part, id));
+        return n < 0 ? null : n < seenSeqNo.length ? seenSeqNo[n] : SequenceNumbers.UNASSIGNED_SEQ_NO;
     }
 
     synchronized long charged() {

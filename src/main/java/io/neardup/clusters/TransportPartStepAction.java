@@ -108,11 +108,33 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
                             ActionListener.map(closing, v -> answer(0, charges)));
                 }
                 case REPORT -> closing.onResponse(report(parts, charges));
+                case WRITE -> {
+                    int number = partOf(request, shardId);
+                    PartWriter writer = run.writers.computeIfAbsent(
+                            number, n -> new PartWriter(run.parts.get(n), n, threadPool, client, timeouts));
+                    writer.nextBulk(
+                            request,
+                            ActionListener.map(
+                                    closing,
+                                    written ->
+                                            new PartStepAction.Response(charges.nodeBytes(), written, writer.more())));
+                }
                 default -> send(request, run, parts, leader, charges, closing);
             }
         } catch (Exception e) {
             closing.onFailure(e);
         }
+    }
+
+    /** The run's number of the shard {@code shardId}. */
+    private static int partOf(PartStepAction.Request request, ShardId shardId) {
+        for (int part = 0; part < request.parts(); part++) {
+            if (request.partShard(part) == shardId.id()
+                    && request.partIndex(part).equals(shardId.getIndexName())) {
+                return part;
+            }
+        }
+        throw new IllegalArgumentException("shard " + shardId + " is not one of the run's");
     }
 
     @SuppressWarnings("unchecked")
@@ -146,6 +168,7 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
                 graph.receiveSizeCounts((List<PartitionedClusters.SizeCount<String>>) (List<?>) messages);
             case SIZE_TOTAL ->
                 graph.receiveSizeTotals((List<PartitionedClusters.SizeTotal<String>>) (List<?>) messages);
+            case SEEN -> part.receiveSeen((List<PartMessages.Seen>) (List<?>) messages);
         }
     }
 
@@ -173,6 +196,7 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
             GraphPart<String, RankKey> graph = part.graph();
             Map<Integer, ? extends List<?>> out = switch (request.step()) {
                 case LINK -> graph.linkMessages();
+                case SEEN -> part.seenMessages();
                 case LABEL -> graph.labelMessages();
                 case RANK -> graph.rankMessages();
                 case DECIDE -> graph.decisionMessages();
@@ -267,6 +291,9 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
                                     for (SearchHit hit : response.getHits().getHits()) {
                                         ClusterMembers.Member member = ClusterMembers.member(clusters, hit);
                                         found.add(hit.getId());
+                                        if (clusters.dryRun() == false) {
+                                            part.member(hit.getId(), member);
+                                        }
                                         graph.rank(
                                                 hit.getId(),
                                                 new RankKey(

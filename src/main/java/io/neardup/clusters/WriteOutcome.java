@@ -23,6 +23,9 @@ final class WriteOutcome implements Writeable {
 
     static final int MAX_FAILURES_REPORTED = 100;
 
+    /** The updates sent in bulks (what the run's throttle counts). */
+    private long sent;
+
     private long updated;
     private long noops;
     private long conflicts;
@@ -33,6 +36,7 @@ final class WriteOutcome implements Writeable {
     WriteOutcome() {}
 
     WriteOutcome(StreamInput in) throws IOException {
+        sent = in.readVLong();
         updated = in.readVLong();
         noops = in.readVLong();
         conflicts = in.readVLong();
@@ -43,6 +47,7 @@ final class WriteOutcome implements Writeable {
 
     @Override
     public void writeTo(StreamOutput out) throws IOException {
+        out.writeVLong(sent);
         out.writeVLong(updated);
         out.writeVLong(noops);
         out.writeVLong(conflicts);
@@ -62,8 +67,15 @@ final class WriteOutcome implements Writeable {
         stopped |= abort;
     }
 
+    /** The writes of a shard of {@code index} could not go on: reported (without an {@code _id}), and the writes stop. */
+    void shardFailed(String index, int status, String reason) {
+        failure(index, null, status, reason);
+        stopped = true;
+    }
+
     /** A bulk's answers: {@code clears.get(i)} says whether item {@code i} cleared an assignment. */
     void record(BulkItemResponse[] items, List<Boolean> clears, boolean abortOnConflict) {
+        sent += items.length;
         for (int i = 0; i < items.length; i++) {
             BulkItemResponse item = items[i];
             if (item.isFailed() == false) {
@@ -92,6 +104,7 @@ final class WriteOutcome implements Writeable {
 
     /** Adds {@code other}'s counts and failures (up to the most reported) to these. */
     void add(WriteOutcome other) {
+        sent += other.sent;
         updated += other.updated;
         noops += other.noops;
         conflicts += other.conflicts;
@@ -106,6 +119,10 @@ final class WriteOutcome implements Writeable {
         if (failures.size() < MAX_FAILURES_REPORTED) {
             failures.add(new NearDupClustersResponse.Failure(index, id, status, reason));
         }
+    }
+
+    long sent() {
+        return sent;
     }
 
     long updated() {

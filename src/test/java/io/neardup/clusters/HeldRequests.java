@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import org.opensearch.common.lifecycle.Lifecycle;
 import org.opensearch.test.InternalTestCluster;
 import org.opensearch.test.transport.MockTransportService;
@@ -27,9 +28,18 @@ final class HeldRequests {
     }
 
     static HeldRequests hold(InternalTestCluster cluster, String action) {
+        return hold(cluster, action, request -> true);
+    }
+
+    /** As {@link #hold(InternalTestCluster, String)}, only the requests {@code which} accepts; the others go through. */
+    static HeldRequests hold(InternalTestCluster cluster, String action, Predicate<TransportRequest> which) {
         HeldRequests requests = new HeldRequests(cluster);
         for (TransportService node : cluster.getInstances(TransportService.class)) {
             ((MockTransportService) node).addRequestHandlingBehavior(action, (handler, request, channel, task) -> {
+                if (which.test(request) == false) {
+                    handler.messageReceived(request, channel, task);
+                    return;
+                }
                 synchronized (requests) {
                     requests.seen.add(request);
                     requests.held.add(() -> {

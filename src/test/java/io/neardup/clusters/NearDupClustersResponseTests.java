@@ -58,4 +58,30 @@ public class NearDupClustersResponseTests extends OpenSearchTestCase {
         assertEquals(0, older.counts().coordinatorBytes());
         assertEquals(40, older.clusteredDocuments());
     }
+
+    /** The writes of a shard that could not go on (its part's node lost) are a failure without an {@code _id}. */
+    public void testAShardsFailureHasNoId() throws Exception {
+        NearDupClustersResponse failed = new NearDupClustersResponse(
+                5,
+                false,
+                status(),
+                40,
+                0,
+                new long[] {0, 20},
+                List.of(),
+                List.of(
+                        new NearDupClustersResponse.Failure("articles", null, 503, "node [n] left"),
+                        new NearDupClustersResponse.Failure("articles", "a1", 409, "changed")),
+                null);
+        List<?> failures = (List<?>) json(failed).get("failures");
+        assertEquals(Map.of("index", "articles", "status", 503, "reason", "node [n] left"), failures.get(0));
+        assertEquals("a1", ((Map<?, ?>) failures.get(1)).get("id"));
+        assertEquals(
+                failed.failures(),
+                WireAt.roundTrip(failed, Version.CURRENT, NearDupClustersResponse::new)
+                        .failures());
+        NearDupClustersResponse older = WireAt.roundTrip(failed, WireAt.OTHER, NearDupClustersResponse::new);
+        assertEquals("", older.failures().get(0).id());
+        assertEquals("a1", older.failures().get(1).id());
+    }
 }

@@ -107,15 +107,15 @@ public class NearDupClustersRunBytesTests extends OpenSearchIntegTestCase {
     public void testTheCoordinatorBytesAreTheGraphsChargeAndTheDataNodeBytesWithinTheBreaker() throws Exception {
         List<String> ids = indexPairs("pairs", 60);
         for (String linkage : List.of("single", "leader")) {
-            // With writes: the graph is on the coordinating node (a dry run clusters on the data nodes' parts).
+            // With a query, the graph is on the coordinating node (without, the run clusters on the data nodes' parts).
             NearDupClustersRequest request = ClusterRequests.parse(
                     "pairs",
                     "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup_" + linkage
-                            + "\", \"linkage\": \"" + linkage + "\"}");
+                            + "\", \"linkage\": \"" + linkage + "\", \"query\": {\"match_all\": {}}}");
             NearDupClustersResponse response =
                     client().execute(NearDupClustersAction.INSTANCE, request).actionGet();
             NearDupClustersTask.Status counts = response.counts();
-            assertEquals(linkage, 60, counts.matches());
+            assertEquals(linkage, 60, counts.clusters());
             long edgeBytes = "leader".equals(linkage) ? counts.matches() * ClusterGraph.BYTES_PER_EDGE : 0;
             assertEquals(
                     linkage,
@@ -128,30 +128,39 @@ public class NearDupClustersRunBytesTests extends OpenSearchIntegTestCase {
     }
 
     /**
-     * A dry run's coordinating node holds what the number of shards and nodes asks, not what the clustered documents
-     * do (docs/clusters.md section 8): with 10 times the clustered documents, its peak is within 10%, while the data
-     * nodes hold more. The same runs with writes, whose graph is on the coordinating node, are there as a control.
+     * A run's coordinating node holds what the number of shards and nodes asks, not what the clustered documents do
+     * (docs/clusters.md section 8), dry or with writes: with 10 times the clustered documents, its peak is within 10%,
+     * while the data nodes hold more. The same runs with a {@code query}, whose graph is on the coordinating node, are
+     * there as a control.
      */
-    public void testADryRunsCoordinatorHoldsAsMuchForTenTimesTheClusteredDocuments() throws Exception {
+    public void testARunsCoordinatorHoldsAsMuchForTenTimesTheClusteredDocuments() throws Exception {
         indexPairs("few", 20);
         indexPairs("many", 200);
         NearDupClustersTask.Status[] dry = new NearDupClustersTask.Status[2];
         NearDupClustersTask.Status[] written = new NearDupClustersTask.Status[2];
-        String body = "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup\"}";
+        NearDupClustersTask.Status[] queried = new NearDupClustersTask.Status[2];
+        String body = "\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup";
         for (int i = 0; i < 2; i++) {
             String index = i == 0 ? "few" : "many";
             dry[i] = client().execute(
                             NearDupClustersDryRunAction.INSTANCE,
-                            ClusterRequests.parse(index, body).dryRun(true))
+                            ClusterRequests.parse(index, "{" + body + "\"}").dryRun(true))
                     .actionGet()
                     .counts();
-            written[i] = ClusterRequests.run(client(), index, body).counts();
+            written[i] =
+                    ClusterRequests.run(client(), index, "{" + body + "\"}").counts();
+            queried[i] = ClusterRequests.run(client(), index, "{" + body + "_q\", \"query\": {\"match_all\": {}}}")
+                    .counts();
             assertEquals(index, written[i].clusters(), dry[i].clusters());
+            assertEquals(index, queried[i].clusters(), dry[i].clusters());
         }
         assertEquals(200, dry[1].clusters());
-        assertTrue(Arrays.toString(dry), dry[1].coordinatorBytes() <= dry[0].coordinatorBytes() * 1.1);
-        assertTrue(Arrays.toString(dry), dry[1].dataNodeBytes() > dry[0].dataNodeBytes());
-        assertTrue(Arrays.toString(written), written[1].coordinatorBytes() > 5 * written[0].coordinatorBytes());
+        for (NearDupClustersTask.Status[] runs : List.of(dry, written)) {
+            assertTrue(Arrays.toString(runs), runs[1].coordinatorBytes() <= runs[0].coordinatorBytes() * 1.1);
+            assertTrue(Arrays.toString(runs), runs[1].dataNodeBytes() > runs[0].dataNodeBytes());
+        }
+        assertEquals(400, written[1].updated());
+        assertTrue(Arrays.toString(queried), queried[1].coordinatorBytes() > 5 * queried[0].coordinatorBytes());
         assertNoRunLeftOnTheNodes();
     }
 
