@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import io.neardup.DemoCorpus;
 import io.neardup.NearDupRestTestCase;
 import io.neardup.ShingleTruth;
+import io.neardup.core.PartitionedClusters;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -92,13 +93,15 @@ public class NearDupClustersIT extends NearDupRestTestCase {
                 "the demo holds several releases of many pages: " + response, clusters >= 20 && clustered > clusters);
         assertEquals(clustered, response.get("updated"));
         assertEquals(List.of(), response.get("failures"));
-        // What the run held: its graph on the coordinating node (at least each clustered document's node and member),
-        // the most one data node held; the task's final status says the same.
+        // What the run held: no graph on the coordinating node (a run without a query clusters on the shards' parts);
+        // on the one data node, the parts (at least each clustered document's node and member); the task's final status
+        // says the same.
         long coordinatorBytes = ((Number) response.get("coordinator_bytes")).longValue();
+        assertEquals(response.toString(), 0, coordinatorBytes);
         assertTrue(
                 response.toString(),
-                coordinatorBytes >= (long) clustered * (MatchGraph.BYTES_PER_NODE + ClusterMembers.BYTES_PER_MEMBER));
-        assertTrue(response.toString(), ((Number) response.get("data_node_bytes")).longValue() > 0);
+                ((Number) response.get("data_node_bytes")).longValue()
+                        >= (long) clustered * (PartitionedClusters.BYTES_PER_NODE + ClusterMembers.BYTES_PER_MEMBER));
         assertEquals(coordinatorBytes, ((Number) status.get("coordinator_bytes")).longValue());
         assertEquals(response.get("data_node_bytes"), status.get("data_node_bytes"));
 
