@@ -209,7 +209,7 @@ public class NearDupPlugin extends Plugin
 
     @Override
     public List<Setting<?>> getSettings() {
-        return List.of(BREAKER_LIMIT, IndexFingerprintFormat.SETTING);
+        return List.of(BREAKER_LIMIT, IndexFingerprintFormat.SETTING, TransportPartStepAction.MEMBERS_A_STEP);
     }
 
     /** The pool of {@code _near_dup_clusters} runs: their steps queue there instead of holding generic threads. */

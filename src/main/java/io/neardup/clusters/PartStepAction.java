@@ -32,7 +32,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
         LINK,
         /** A run with writes: the sequence numbers other parts saw each part's documents at, to their parts. */
         SEEN,
-        /** The links in; each part reads its documents and ranks them. */
+        /** The links in; each part reads its documents and ranks them, some chunks a step, sent until none is left. */
         READ_MEMBERS,
         /** A single-linkage round. */
         LABEL,
@@ -198,7 +198,10 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             this.more = false;
         }
 
-        /** The answer of a {@link Step#WRITE}. */
+        /**
+         * The answer of a step the run sends again while a node has more to do: {@link Step#READ_MEMBERS} (its parts'
+         * documents left to read), {@link Step#WRITE} (with what its bulk did).
+         */
         Response(long nodeBytes, WriteOutcome written, boolean more) {
             this.sent = 0;
             this.nodeBytes = nodeBytes;
@@ -272,7 +275,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             return written;
         }
 
-        /** Whether the shard of a {@link Step#WRITE} has more to write. */
+        /** Whether the node's parts have more to read ({@link Step#READ_MEMBERS}), or the shard to write ({@link Step#WRITE}). */
         boolean more() {
             return more;
         }

@@ -12,11 +12,13 @@ import java.util.Comparator;
 import java.util.List;
 import org.opensearch.action.bulk.BulkRequest;
 import org.opensearch.action.search.SearchRequest;
+import org.opensearch.action.search.SearchResponse;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.index.mapper.SeqNoFieldMapper;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.search.SearchHit;
+import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.threadpool.ThreadPool;
 import org.opensearch.transport.client.Client;
 
@@ -197,9 +199,9 @@ final class PartWriter {
     /** A search of this shard's copy here, as the run's user. */
     private void search(
             PartStepAction.Request request,
-            org.opensearch.search.builder.SearchSourceBuilder source,
+            SearchSourceBuilder source,
             String what,
-            ActionListener<org.opensearch.action.search.SearchResponse> listener) {
+            ActionListener<SearchResponse> listener) {
         SearchRequest search = new SearchRequest(request.partIndex(number))
                 .preference("_shards:" + request.partShard(number) + "|_only_local")
                 .source(source);

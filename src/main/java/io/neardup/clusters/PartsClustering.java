@@ -70,29 +70,34 @@ final class PartsClustering {
 
     void run(ActionListener<Result> done) {
         ActionListener<Long> linked = ActionListener.wrap(sent -> readMembers(done), done::onFailure);
-        step(
-                PartStepAction.Step.LINK,
-                ActionListener.wrap(
-                        sent -> {
-                            if (context.request().dryRun()) {
-                                linked.onResponse(sent);
-                            } else {
-                                // A run with writes checks each document against every sequence number a pair saw it
-                                // at: the parts
-                                // that kept a pair with another part's document tell that part.
-                                step(PartStepAction.Step.SEEN, linked);
-                            }
-                        },
-                        done::onFailure));
+        ActionListener<Long> afterLinks = ActionListener.wrap(
+                sent -> {
+                    if (context.request().dryRun()) {
+                        linked.onResponse(sent);
+                    } else {
+                        // A run with writes checks each document against every sequence number a pair saw it at:
+                        // the parts that kept a pair with another part's document tell that part.
+                        step(PartStepAction.Step.SEEN, linked);
+                    }
+                },
+                done::onFailure);
+        step(PartStepAction.Step.LINK, afterLinks);
     }
 
+    /** The members read, some chunks a step, until no node has more; then the clustering rounds. */
     private void readMembers(ActionListener<Result> done) {
         ActionListener<Void> clustered = ActionListener.wrap(v -> sizes(done), done::onFailure);
-        step(
+        send(
                 PartStepAction.Step.READ_MEMBERS,
                 ActionListener.wrap(
-                        ranked -> {
-                            if (context.request().linkage() == NearDupClustersRequest.Linkage.LEADER) {
+                        answers -> {
+                            if (answers.stream().anyMatch(PartStepAction.Response::more)) {
+                                if (context.task().isCancelled()) {
+                                    done.onFailure(new IllegalStateException("cancelled"));
+                                } else {
+                                    readMembers(done);
+                                }
+                            } else if (context.request().linkage() == NearDupClustersRequest.Linkage.LEADER) {
                                 step(
                                         PartStepAction.Step.RANK,
                                         ActionListener.wrap(

@@ -39,6 +39,8 @@ final class ShardPart {
     private final Map<PartitionedClusters.NodeRef<String>, Long> otherSeen = new HashMap<>();
 
     private long charged;
+    /** How many chunks of the part's documents the members read has read, in the order of their node numbers. */
+    private int memberChunksRead;
 
     /**
      * @param number the run's number of the shard ({@link RunIndices}), which other parts address it by
@@ -176,6 +178,24 @@ final class ShardPart {
     synchronized Long seenSeqNo(String id) {
         int n = graph.nodeNumber(id);
         return n < 0 ? null : n < seenSeqNo.length ? seenSeqNo[n] : SequenceNumbers.UNASSIGNED_SEQ_NO;
+    }
+
+    /** The chunks of {@link ClusterMembers#MEMBER_CHUNK} documents that {@code documents} make. */
+    static int memberChunks(int documents) {
+        return (documents + ClusterMembers.MEMBER_CHUNK - 1) / ClusterMembers.MEMBER_CHUNK;
+    }
+
+    synchronized int memberChunksRead() {
+        return memberChunksRead;
+    }
+
+    synchronized void memberChunkRead() {
+        memberChunksRead++;
+    }
+
+    /** Whether the members read has documents of the part left to read. */
+    synchronized boolean membersLeft() {
+        return memberChunksRead < memberChunks(graph.nodeCount());
     }
 
     synchronized long charged() {

@@ -14,12 +14,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.GroupedActionListener;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
+import org.opensearch.common.settings.Setting;
+import org.opensearch.common.settings.Settings;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.index.shard.ShardId;
 import org.opensearch.index.query.QueryBuilders;
@@ -42,6 +45,16 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
     private final Client client;
     private final StepTimeouts timeouts;
 
+    /**
+     * The most documents one step of a run's members read reads on a node (in chunks of
+     * {@link ClusterMembers#MEMBER_CHUNK}); the run sends the step again while a part has more, so that each answers well
+     * within its step timeout however many documents a node's parts hold.
+     */
+    public static final Setting<Integer> MEMBERS_A_STEP = Setting.intSetting(
+            "neardup.clusters.members_per_step", 50_000, ClusterMembers.MEMBER_CHUNK, Setting.Property.NodeScope);
+
+    private final int memberChunksAStep;
+
     @Inject
     public TransportPartStepAction(
             ThreadPool threadPool,
@@ -52,7 +65,8 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
             RunParts runParts,
             NodeRunBreakers runBreakers,
             Client client,
-            StepTimeouts timeouts) {
+            StepTimeouts timeouts,
+            Settings settings) {
         super(
                 PartStepAction.NAME,
                 threadPool,
@@ -67,6 +81,7 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
         this.runBreakers = runBreakers;
         this.client = client;
         this.timeouts = timeouts;
+        this.memberChunksAStep = MEMBERS_A_STEP.get(settings) / ClusterMembers.MEMBER_CHUNK;
     }
 
     @Override
@@ -100,12 +115,18 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
             switch (request.step()) {
                 case READ_MEMBERS -> {
                     run.order.set(new RepresentativeOrder(request.clusters()));
+                    AtomicInteger chunksLeft = new AtomicInteger(memberChunksAStep);
                     ClusterSteps.inTurn(
                             threadPool,
                             parts.size(),
-                            () -> false,
-                            (i, next) -> readMembers(request, parts.get(i), next),
-                            ActionListener.map(closing, v -> answer(0, charges)));
+                            () -> chunksLeft.get() <= 0,
+                            (i, next) -> readMembers(request, parts.get(i), chunksLeft, next),
+                            ActionListener.map(
+                                    closing,
+                                    v -> new PartStepAction.Response(
+                                            charges.nodeBytes(),
+                                            null,
+                                            parts.stream().anyMatch(ShardPart::membersLeft))));
                 }
                 case REPORT -> closing.onResponse(report(parts, charges));
                 case WRITE -> {
@@ -248,20 +269,36 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
         }
     }
 
-    /** Reads a part's documents on its shard's copy here, and ranks them. */
-    private void readMembers(PartStepAction.Request request, ShardPart part, ActionListener<Void> done) {
+    /**
+     * Reads the next chunks of a part's documents on its shard's copy here, and ranks them, while {@code chunksLeft} (this
+     * step's, shared by the parts here) lasts.
+     */
+    private void readMembers(
+            PartStepAction.Request request, ShardPart part, AtomicInteger chunksLeft, ActionListener<Void> done) {
         int number = part.graph().number();
         List<String> ids = part.graph().nodeIds();
-        int chunks = (ids.size() + ClusterMembers.MEMBER_CHUNK - 1) / ClusterMembers.MEMBER_CHUNK;
+        int first = part.memberChunksRead();
         ClusterSteps.inTurn(
                 threadPool,
-                chunks,
-                () -> false,
-                (chunk, next) -> {
+                ShardPart.memberChunks(ids.size()) - first,
+                () -> chunksLeft.get() <= 0,
+                (i, next) -> {
+                    int chunk = first + i;
+                    chunksLeft.decrementAndGet();
                     List<String> chunkIds = ids.subList(
                             chunk * ClusterMembers.MEMBER_CHUNK,
                             Math.min(ids.size(), (chunk + 1) * ClusterMembers.MEMBER_CHUNK));
-                    readChunk(request, part, number, chunkIds, next);
+                    readChunk(
+                            request,
+                            part,
+                            number,
+                            chunkIds,
+                            ActionListener.wrap(
+                                    v -> {
+                                        part.memberChunkRead();
+                                        next.onResponse(null);
+                                    },
+                                    next::onFailure));
                 },
                 done);
     }

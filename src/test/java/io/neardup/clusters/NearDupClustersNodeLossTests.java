@@ -20,6 +20,7 @@ import org.opensearch.action.bulk.BulkRequestBuilder;
 import org.opensearch.cluster.node.DiscoveryNode;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.unit.TimeValue;
+import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.SearchHit;
 import org.opensearch.test.OpenSearchIntegTestCase;
@@ -63,10 +64,26 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
         Future<NearDupClustersResponse> running =
                 internalCluster().client(coordinator).execute(NearDupClustersAction.INSTANCE, request);
         ClusterRequests.awaitFirstWrite(internalCluster().client(coordinator));
-        // A data node other than the coordinator: with 6 shards balanced over 3 data nodes, it holds some of the index.
+        // A data node other than the coordinator's (with 6 shards balanced over 3 data nodes, it holds some of the
+        // index,
+        // still to be written) and other than the node of a document written already, which is to be found after.
+        client().admin().indices().prepareRefresh("lost").get();
+        SearchHit writtenFirst = client().prepareSearch("lost")
+                .setQuery(QueryBuilders.existsQuery("dup.cluster"))
+                .setSize(1)
+                .get()
+                .getHits()
+                .getAt(0);
+        String keep = internalCluster()
+                .clusterService(coordinator)
+                .state()
+                .nodes()
+                .get(writtenFirst.getShard().getNodeId())
+                .getName();
         internalCluster()
-                .stopRandomNode(settings ->
-                        DiscoveryNode.isDataNode(settings) && coordinator.equals(settings.get("node.name")) == false);
+                .stopRandomNode(settings -> DiscoveryNode.isDataNode(settings)
+                        && coordinator.equals(settings.get("node.name")) == false
+                        && keep.equals(settings.get("node.name")) == false);
         NearDupClustersResponse response = running.get(120, TimeUnit.SECONDS);
         assertFalse(
                 "the failed writes are reported: " + response.counts(),

@@ -18,7 +18,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.opensearch.ExceptionsHelper;
@@ -50,14 +52,35 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
         return List.of(NearDupPlugin.class, MockTransportService.TestPlugin.class);
     }
 
+    /**
+     * Members are read 1,000 documents a step on a node ({@link #nodeSettings}): the run's ~4,000 clustered documents
+     * take each node several steps.
+     */
+    @Override
+    protected Settings nodeSettings(int nodeOrdinal) {
+        return Settings.builder()
+                .put(super.nodeSettings(nodeOrdinal))
+                .put(TransportPartStepAction.MEMBERS_A_STEP.getKey(), 1_000)
+                .build();
+    }
+
     public void testASimhashRunWritesFromThePartsWhatTheCoordinatorsGraphWrites() throws Exception {
-        indexSimhashChains("chains", 40, 7);
+        indexSimhashChains("chains", 1_200, 7);
+        Set<Integer> readSteps = ConcurrentHashMap.newKeySet();
+        HeldRequests.hold(internalCluster(), PartStepAction.NAME + "[s]", request -> {
+            PartStepAction.Request step = (PartStepAction.Request) request;
+            if (step.step() == PartStepAction.Step.READ_MEMBERS) {
+                readSteps.add(step.sequence());
+            }
+            return false;
+        });
         assertThePartsWriteAsTheCoordinatorsGraph("chains", "\"field\": \"fp.simhash\", \"max_distance\": 1");
+        assertTrue("the members are read in several steps: " + readSteps, readSteps.size() > 1);
         // And as the chains were made: each chain of two or more one cluster of its length, the loners in none.
         Map<String, Map<String, Object>> written = writtenAssignments("chains", "dup");
         Map<String, Integer> chainLengths = new HashMap<>();
         for (SearchHit hit :
-                client().prepareSearch("chains").setSize(1_000).get().getHits().getHits()) {
+                client().prepareSearch("chains").setSize(10_000).get().getHits().getHits()) {
             chainLengths.merge(chain(hit.getId()), 1, Integer::sum);
         }
         chainLengths.forEach((chain, length) -> {
@@ -262,7 +285,7 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
         client().admin().indices().prepareRefresh("chains").get();
         int whole = 0;
         for (SearchHit hit :
-                client().prepareSearch("chains").setSize(1_000).get().getHits().getHits()) {
+                client().prepareSearch("chains").setSize(10_000).get().getHits().getHits()) {
             Object assignment = hit.getSourceAsMap().get("dup");
             if (assignment != null) {
                 Map<?, ?> written = (Map<?, ?>) assignment;
@@ -394,7 +417,7 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
     @SuppressWarnings("unchecked")
     private static Map<String, Map<String, Object>> writtenAssignments(String index, String target) {
         SearchResponse search = client().prepareSearch(index)
-                .setSize(1_000)
+                .setSize(10_000)
                 .setQuery(org.opensearch.index.query.QueryBuilders.existsQuery(target + ".cluster"))
                 .get();
         Map<String, Map<String, Object>> written = new HashMap<>();
