@@ -60,6 +60,11 @@ final class MatchGraph {
         this.countOnly = countOnly;
     }
 
+    /** Whether the graph is in parts on the data nodes, and only counted here: the join steps keep their pairs there. */
+    boolean inParts() {
+        return countOnly;
+    }
+
     /**
      * Adds what a join step found, and what it scanned to the task's counts: a query is a document of the index
      * {@code ordinals[joined.queryIn(q)]}, a match one of the index {@code ordinals[joined.matchedIn(i)]}.
@@ -71,6 +76,7 @@ final class MatchGraph {
                 joined::querySeqNo,
                 joined.matches(),
                 i -> ordinals[joined.matchedIn(i)]);
+        task.matches.addAndGet(joined.pairsKept());
         task.noFingerprint.addAndGet(joined.noFingerprint());
         task.scanned.addAndGet(joined.scanned());
         task.dataNodeHeld(joined.nodeBytes());

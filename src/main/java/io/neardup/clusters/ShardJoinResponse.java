@@ -30,6 +30,8 @@ public final class ShardJoinResponse extends ActionResponse {
     private final int[] queryIn;
     /** Set by the answering node: the most the run held at once there, or on a node the step looked up in. */
     private long nodeBytes;
+    /** The pairs the answering node kept in the run's parts instead of listing them ({@link #withoutPairs}). */
+    private long pairsKept;
 
     /**
      * @param matchedIn for each match, the shard its document is in: 0 the step's own, else the one at that position of
@@ -82,7 +84,10 @@ public final class ShardJoinResponse extends ActionResponse {
         matches = new ShardMatchResponse(in);
         matchedIn = in.readVIntArray();
         queryIn = group ? in.readVIntArray() : null;
-        nodeBytes = AddedWireFields.read(in) ? in.readVLong() : 0;
+        if (AddedWireFields.read(in)) {
+            nodeBytes = in.readVLong();
+            pairsKept = in.readVLong();
+        }
     }
 
     /** The answer of a step over shards joined together: the layout above, then {@link #queryIn}. */
@@ -103,7 +108,42 @@ public final class ShardJoinResponse extends ActionResponse {
         }
         if (AddedWireFields.written(out)) {
             out.writeVLong(nodeBytes);
+            out.writeVLong(pairsKept);
         }
+    }
+
+    /**
+     * This answer without its pairs, which the answering node kept in the run's parts ({@code parts} the part of each
+     * shard as {@link #matchedIn} numbers them; docs/clusters.md section 8): how many there are (a document met as its
+     * own match not counted, as {@link MatchGraph} does not), what the step scanned, and the most the run held on a node
+     * the step looked up in. The run's coordinating node only counts them, so they do not travel to it.
+     */
+    ShardJoinResponse withoutPairs(int[] parts) {
+        long pairs = 0;
+        for (int i = 0; i < matches.size(); i++) {
+            int query = matches.query(i);
+            if (parts[queryIn(query)] != parts[matchedIn[i]] || queryIds[query].equals(matches.matchedId(i)) == false) {
+                pairs++;
+            }
+        }
+        ShardJoinResponse counted = new ShardJoinResponse(
+                scanned,
+                noFingerprint,
+                new String[0],
+                new long[0],
+                new ShardMatchResponse(
+                                new int[0], new String[0], new long[0], new float[0], new String[0], new String[0])
+                        .nodeBytes(matches.nodeBytes()),
+                new int[0],
+                queryIn == null ? null : new int[0]);
+        counted.pairsKept = pairs;
+        counted.nodeBytes = nodeBytes;
+        return counted;
+    }
+
+    /** The pairs the answering node kept in the run's parts instead of listing them here. */
+    long pairsKept() {
+        return pairsKept;
     }
 
     /**

@@ -108,16 +108,24 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      * parts {@code parts} (the run's shard numbers: {@code shard}'s, then those of the shards it looks up).
      */
     private static ShardJoinRequest joinRequest(
-            RunContext context, int shard, ShardJoinRequest.Step step, int[] parts, String partNode) {
+            RunContext context, MatchGraph graph, int shard, ShardJoinRequest.Step step, int[] parts, String partNode) {
         RunIndices indices = context.indices();
         return new ShardJoinRequest(
                 indices.indexOfShard(shard),
                 indices.shardInIndex(shard),
                 context.request().spec(),
                 step,
-                parts,
+                keptParts(graph, parts),
                 partNode,
                 context.request().linkage() == NearDupClustersRequest.Linkage.LEADER);
+    }
+
+    /**
+     * The parts a step keeps its pairs in, and then answers without them: none where the graph is on the coordinating
+     * node (in a rolling upgrade), which needs the pairs.
+     */
+    private static int[] keptParts(MatchGraph graph, int[] parts) {
+        return graph.inParts() ? parts : new int[0];
     }
 
     /** {@code shard}, then {@code others}. */
@@ -221,6 +229,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                                     graph,
                                                     joinRequest(
                                                             context,
+                                                            graph,
                                                             shard,
                                                             new ShardJoinRequest.Window(from, to, otherShards),
                                                             parts,
@@ -312,7 +321,12 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     context,
                     graph,
                     joinRequest(
-                            context, shard, new ShardJoinRequest.BandsWithin(allPairs), parts(shard), partNode(shard)),
+                            context,
+                            graph,
+                            shard,
+                            new ShardJoinRequest.BandsWithin(allPairs),
+                            parts(shard),
+                            partNode(shard)),
                     next);
         }
 
@@ -330,7 +344,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     context.request().linkage() == NearDupClustersRequest.Linkage.LEADER,
                     otherShards(indices, Arrays.copyOfRange(members, 1, members.length)),
                     groups.node(group),
-                    members);
+                    keptParts(graph, members));
             return next -> join(
                     context,
                     graph,
@@ -380,6 +394,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     graph,
                     joinRequest(
                             context,
+                            graph,
                             prober,
                             new ShardJoinRequest.BandsAcross(otherShards(indices, new int[] {probed})[0]),
                             parts(prober, probed),

@@ -89,7 +89,8 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
             try (NodeRunBreakers.Request run = runBreakers.open(request.getParentTask())) {
                 ShardJoinResponse joined = join(request, shardId, run.breaker());
                 runParts.record(request.getParentTask(), request.parts(), request.allPairs(), joined, run.breaker());
-                answer.onResponse(joined.nodeBytes(run.nodeBytes()));
+                ShardJoinResponse kept = request.parts().length == 0 ? joined : joined.withoutPairs(request.parts());
+                answer.onResponse(kept.nodeBytes(run.nodeBytes()));
             }
         });
     }

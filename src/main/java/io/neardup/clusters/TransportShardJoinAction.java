@@ -92,7 +92,9 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
                 ActionListener.map(listener, answer -> {
                     runParts.record(
                             request.getParentTask(), request.parts(), request.keepEdges(), answer, run.breaker());
-                    return answer.nodeBytes(run.nodeBytes());
+                    ShardJoinResponse kept =
+                            request.parts().length == 0 ? answer : answer.withoutPairs(request.parts());
+                    return kept.nodeBytes(run.nodeBytes());
                 }),
                 () -> Releasables.close(searcher, run));
         try {
