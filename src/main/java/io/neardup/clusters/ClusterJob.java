@@ -28,21 +28,22 @@ import org.opensearch.search.builder.SearchSourceBuilder;
  * ({@link ClusterSteps}): no thread waits for a search, a shard's answer or a bulk.
  * <ol>
  * <li><b>scan</b>: find every pair of near-duplicates, shard by shard ({@code slices} shards at a
- * time, {@link ShardScan}). The matches become edges of a {@link MatchGraph} over the documents that
- * have any (documents without a near-duplicate take no memory here);</li>
- * <li><b>read members</b> ({@link ClusterMembers}): read the documents of the graph again;</li>
- * <li><b>cluster</b>: single or leader linkage, representatives by rank;</li>
- * <li><b>write</b> ({@link ClusterWriter}): conditional partial updates by cluster, then the
- * documents in no cluster.</li>
+ * time, {@link ShardScan});</li>
+ * <li>without a {@code query}: the pairs are kept in parts on the shards' nodes ({@link RunParts}), and the run
+ * clusters there and writes from there ({@link PartsClustering}: members read, rounds, sizes, then one bulk a shard at
+ * a time from its part's node, {@link PartWriter}); this node only counts;</li>
+ * <li>with a {@code query}: the pairs become edges of a {@link MatchGraph} here, whose documents are read again
+ * ({@link ClusterMembers}), clustered (single or leader linkage, representatives by rank) and written from here
+ * ({@link ClusterWriter}): conditional partial updates by cluster, then the documents in no cluster.</li>
  * </ol>
  * Nothing is written before every match is in, so a failure or cancellation before the write phase
  * leaves the index untouched; each document's update is atomic, so after a cancellation during the
  * writes every document holds either its old value or its complete new one.
  *
- * <p>Memory on this node: about {@link MatchGraph#BYTES_PER_NODE} + 2 bytes a character of {@code _id} for
- * every document that has a near-duplicate (and, for leader linkage, {@link ClusterGraph#BYTES_PER_EDGE}
- * a match), charged to the {@code neardup} breaker before it is taken, plus one page per slice. The most it charged at
- * once is the run's {@code coordinator_bytes}.
+ * <p>Memory on this node, for a run with a {@code query}: about {@link MatchGraph#BYTES_PER_NODE} + 2 bytes a
+ * character of {@code _id} for every document that has a near-duplicate (and, for leader linkage,
+ * {@link ClusterGraph#BYTES_PER_EDGE} a match), charged to the {@code neardup} breaker before it is taken, plus one page
+ * per slice; without a {@code query}, none. The most it charged at once is the run's {@code coordinator_bytes}.
  */
 final class ClusterJob {
 

@@ -19,7 +19,8 @@ import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.search.SearchHit;
 
 /**
- * The run's write phase: partial updates by cluster, each conditional on the sequence number read
+ * What a run's writes did, added up ({@link #add}), wherever they were sent from; and the write phase of a run with a
+ * {@code query}, whose graph is on the coordinating node: partial updates by cluster, each conditional on the sequence number read
  * (a document changed meanwhile is reported as a version conflict, never overwritten), then one pass
  * that clears (or, with {@code singletons}, sets) the documents that are in no cluster. Bulks of
  * {@code scroll_size}, up to {@code slices} in flight, spaced by the run's {@link WriteThrottle}.

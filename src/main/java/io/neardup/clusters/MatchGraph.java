@@ -45,24 +45,24 @@ final class MatchGraph {
     private long[] seenSeqNo = new long[16];
     private long charged;
 
-    /** Whether the matches are only counted: the graph is in parts on the data nodes (docs/clusters.md section 8). */
-    private final boolean countOnly;
+    /** Whether the graph is in parts on the data nodes (docs/clusters.md section 8): here its matches are counted. */
+    private final boolean inParts;
 
     MatchGraph(RunBreaker breaker, NearDupClustersTask task, boolean leaderLinkage) {
         this(breaker, task, leaderLinkage, false);
     }
 
-    /** @param countOnly whether the matches are only counted, their graph being in parts on the data nodes */
-    MatchGraph(RunBreaker breaker, NearDupClustersTask task, boolean leaderLinkage, boolean countOnly) {
+    /** @param inParts whether the graph is in parts on the data nodes, whose steps answer with counts */
+    MatchGraph(RunBreaker breaker, NearDupClustersTask task, boolean leaderLinkage, boolean inParts) {
         this.breaker = breaker;
         this.task = task;
         this.graph = new ClusterGraph(leaderLinkage);
-        this.countOnly = countOnly;
+        this.inParts = inParts;
     }
 
     /** Whether the graph is in parts on the data nodes, and only counted here: the join steps keep their pairs there. */
     boolean inParts() {
-        return countOnly;
+        return inParts;
     }
 
     /**
@@ -93,15 +93,12 @@ final class MatchGraph {
             ShardMatchResponse matches,
             IntUnaryOperator matchedOrdinal) {
         task.dataNodeHeld(matches.nodeBytes());
+        if (inParts && matches.size() > 0) {
+            // The steps keep their pairs in the parts and answer with how many (ShardJoinResponse#withoutPairs).
+            throw new IllegalStateException("a step of a run whose graph is in parts answered with its pairs");
+        }
         for (int i = 0; i < matches.size(); i++) {
             int query = matches.query(i);
-            if (countOnly) {
-                if (queryOrdinal.applyAsInt(query) != matchedOrdinal.applyAsInt(i)
-                        || queryId.apply(query).equals(matches.matchedId(i)) == false) {
-                    task.matches.incrementAndGet();
-                }
-                continue;
-            }
             addMatch(
                     node(queryOrdinal.applyAsInt(query), queryId.apply(query), querySeqNo.applyAsLong(query)),
                     node(matchedOrdinal.applyAsInt(i), matches.matchedId(i), matches.matchedSeqNo(i)),
