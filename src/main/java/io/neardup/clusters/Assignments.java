@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.opensearch.action.update.UpdateRequest;
 import org.opensearch.common.xcontent.support.XContentMapValues;
+import org.opensearch.index.mapper.SeqNoFieldMapper;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.index.seqno.SequenceNumbers;
@@ -84,16 +85,18 @@ final class Assignments {
     }
 
     /**
-     * The documents of the run in no cluster that a write may concern: with {@code singletons}, every one with a
-     * fingerprint; else those holding an assignment (to clear).
+     * The documents of the run in no cluster that a write may concern, in one shard up to its newest operation
+     * {@code newest} when the pass over them began (the documents the pass writes come back at new sequence numbers,
+     * beyond it): with {@code singletons}, every one with a fingerprint; else those holding an assignment (to clear).
      */
-    static QueryBuilder others(NearDupClustersRequest request) {
+    static QueryBuilder others(NearDupClustersRequest request, long newest) {
         return QueryBuilders.boolQuery()
                 .filter(request.query() == null ? QueryBuilders.matchAllQuery() : request.query())
                 .filter(QueryBuilders.existsQuery(
                         request.singletons()
                                 ? request.spec().field()
-                                : request.targetField() + "." + ClusterAssignment.CLUSTER));
+                                : request.targetField() + "." + ClusterAssignment.CLUSTER))
+                .filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME).lte(newest));
     }
 
     /** A document outside the graph, as {@link #others} pages it: a cluster of one with {@code singletons}, else none. */

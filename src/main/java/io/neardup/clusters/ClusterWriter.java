@@ -13,9 +13,6 @@ import org.opensearch.action.bulk.BulkItemResponse;
 import org.opensearch.action.bulk.BulkRequest;
 import org.opensearch.action.bulk.BulkResponse;
 import org.opensearch.core.action.ActionListener;
-import org.opensearch.index.mapper.SeqNoFieldMapper;
-import org.opensearch.index.query.QueryBuilder;
-import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.search.SearchHit;
 
 /**
@@ -124,32 +121,24 @@ final class ClusterWriter {
      * becomes a cluster of one; otherwise an assignment left by an earlier run is cleared.
      */
     void writeOthers(ActionListener<Void> done) {
-        QueryBuilder documents = Assignments.others(request);
         Bulks bulks = new Bulks();
         ClusterSteps.inTurn(
                 context.threadPool(),
                 context.shards(),
                 () -> task.isCancelled() || writesStopped,
-                (shard, next) -> writeOthersOf(shard, documents, bulks, next),
+                (shard, next) -> writeOthersOf(shard, bulks, next),
                 ActionListener.wrap(v -> bulks.finish(done), done::onFailure));
     }
 
-    /**
-     * One shard's documents of {@code documents} up to its newest operation now: the documents this pass writes come
-     * back at new sequence numbers, beyond it.
-     */
-    private void writeOthersOf(int shard, QueryBuilder documents, Bulks bulks, ActionListener<Void> next) {
+    /** One shard's documents in no cluster, up to its newest operation now ({@link Assignments#others}). */
+    private void writeOthersOf(int shard, Bulks bulks, ActionListener<Void> next) {
         context.maxSeqNo(
                 shard,
                 ActionListener.wrap(
                         newest -> {
-                            QueryBuilder upToNow = QueryBuilders.boolQuery()
-                                    .filter(documents)
-                                    .filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME)
-                                            .lte(newest));
                             context.forEachPage(
                                     shard,
-                                    upToNow,
+                                    Assignments.others(request, newest),
                                     new String[] {request.targetField()},
                                     () -> writesStopped == false,
                                     (hits, page) -> {

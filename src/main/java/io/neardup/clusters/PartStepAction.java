@@ -8,10 +8,12 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.opensearch.action.ActionType;
+import org.opensearch.action.search.SearchRequest;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
 import org.opensearch.core.tasks.TaskId;
+import org.opensearch.search.builder.SearchSourceBuilder;
 
 /**
  * Internal: one step of the clustering on the parts a node keeps of a run's graph ({@link TransportPartStepAction},
@@ -151,6 +153,18 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
 
         boolean spansIndices() {
             return spansIndices;
+        }
+
+        /**
+         * A search of part {@code part}'s shard on the copy of the node that runs the step (which keeps the part), as
+         * the run's user: a child of the run.
+         */
+        SearchRequest searchOfPart(int part, SearchSourceBuilder source) {
+            SearchRequest search = new SearchRequest(partIndices[part])
+                    .preference("_shards:" + partShards[part] + "|_only_local")
+                    .source(source);
+            search.setParentTask(run());
+            return search;
         }
 
         NearDupClustersRequest clusters() {

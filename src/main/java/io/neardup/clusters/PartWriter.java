@@ -11,12 +11,8 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import org.opensearch.action.bulk.BulkRequest;
-import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.search.SearchResponse;
 import org.opensearch.core.action.ActionListener;
-import org.opensearch.index.mapper.SeqNoFieldMapper;
-import org.opensearch.index.query.QueryBuilder;
-import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.search.SearchHit;
 import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.threadpool.ThreadPool;
@@ -140,9 +136,7 @@ final class PartWriter {
     private void addOthers(PartStepAction.Request request, Bulk bulk, int pages, ActionListener<WriteOutcome> done) {
         while (pending.isEmpty() == false && bulk.full() == false && stopped == false) {
             SearchHit hit = pending.poll();
-            if (part != null
-                    && part.graph().nodeNumber(hit.getId()) >= 0
-                    && part.member(hit.getId()).found()) {
+            if (part != null && part.member(hit.getId()).found()) {
                 continue;
             }
             Assignments.Plan plan = Assignments.ofOther(request.clusters(), request.spansIndices(), hit);
@@ -177,12 +171,13 @@ final class PartWriter {
 
     private void readPage(PartStepAction.Request request, String what, ActionListener<Void> paged) {
         NearDupClustersRequest clusters = request.clusters();
-        QueryBuilder upToNewest = QueryBuilders.boolQuery()
-                .filter(Assignments.others(clusters))
-                .filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME).lte(newest));
         search(
                 request,
-                RunContext.page(upToNewest, new String[] {clusters.targetField()}, clusters.scrollSize(), after),
+                RunContext.page(
+                        Assignments.others(clusters, newest),
+                        new String[] {clusters.targetField()},
+                        clusters.scrollSize(),
+                        after),
                 what,
                 ActionListener.map(paged, response -> {
                     SearchHit[] hits = response.getHits().getHits();
@@ -202,11 +197,7 @@ final class PartWriter {
             SearchSourceBuilder source,
             String what,
             ActionListener<SearchResponse> listener) {
-        SearchRequest search = new SearchRequest(request.partIndex(number))
-                .preference("_shards:" + request.partShard(number) + "|_only_local")
-                .source(source);
-        search.setParentTask(request.run());
-        client.search(search, ClusterSteps.step(threadPool, timeouts, what, listener));
+        client.search(request.searchOfPart(number, source), ClusterSteps.step(threadPool, timeouts, what, listener));
     }
 
     /** One ask's bulk and what it did. */

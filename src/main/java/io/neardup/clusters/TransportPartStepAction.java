@@ -307,12 +307,10 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
             PartStepAction.Request request, ShardPart part, int number, List<String> ids, ActionListener<Void> done) {
         NearDupClustersRequest clusters = request.clusters();
         String index = request.partIndex(number);
-        SearchRequest search = new SearchRequest(index)
-                .preference("_shards:" + request.partShard(number) + "|_only_local")
-                .source(ClusterMembers.memberSearch(
-                                clusters, QueryBuilders.idsQuery().addIds(ids.toArray(String[]::new)))
+        SearchRequest search = request.searchOfPart(
+                number,
+                ClusterMembers.memberSearch(clusters, QueryBuilders.idsQuery().addIds(ids.toArray(String[]::new)))
                         .size(ids.size()));
-        search.setParentTask(request.run());
         client.search(
                 search,
                 ClusterSteps.step(
