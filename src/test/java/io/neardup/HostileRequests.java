@@ -270,15 +270,25 @@ final class HostileRequests {
             }
             case CLUSTERS -> {
                 body.put("field", minhash ? "fp.minhash" : "fp.simhash");
-                body.put("target_field", "dup");
+                // dest goes without target_field, query and keep_existing (which are about the documents' own).
+                boolean dest = random.nextInt(4) == 0;
+                if (dest) {
+                    body.put("dest", Map.of("index", "records"));
+                } else {
+                    body.put("target_field", "dup");
+                }
                 similarityOptions(random, body, minhash, false);
                 maybe(random, body, "linkage", pick(random, "linkage"));
                 maybe(random, body, "singletons", pick(random, "singletons"));
-                maybe(random, body, "query", pick(random, "query"));
+                if (dest == false) {
+                    maybe(random, body, "query", pick(random, "query"));
+                }
                 if (random.nextBoolean()) {
                     Map<String, Object> representative = new LinkedHashMap<>();
                     maybe(random, representative, "sort", pick(random, "sort"));
-                    maybe(random, representative, "keep_existing", pick(random, "keep_existing"));
+                    if (dest == false) {
+                        maybe(random, representative, "keep_existing", pick(random, "keep_existing"));
+                    }
                     body.put("representative", representative);
                 }
             }

@@ -8,6 +8,7 @@ import io.neardup.match.ClusterAssignment;
 import io.neardup.match.MappingPaths;
 import java.util.Map;
 import java.util.Objects;
+import org.opensearch.action.DocWriteRequest;
 import org.opensearch.action.update.UpdateRequest;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.index.mapper.SeqNoFieldMapper;
@@ -85,6 +86,14 @@ final class Assignments {
     }
 
     /**
+     * Whether documents in no cluster get a write: with {@code singletons}, a cluster of one; without, in place, an
+     * earlier run's assignment to clear (a new {@code dest} holds none).
+     */
+    static boolean writesOthers(NearDupClustersRequest request) {
+        return request.singletons() || request.dest() == null;
+    }
+
+    /**
      * The documents of the run in no cluster that a write may concern, in one shard up to its newest operation
      * {@code newest} when the pass over them began (the documents the pass writes come back at new sequence numbers,
      * beyond it): with {@code singletons}, every one with a fingerprint; else those holding an assignment (to clear).
@@ -101,7 +110,7 @@ final class Assignments {
 
     /** A document outside the graph, as {@link #others} pages it: a cluster of one with {@code singletons}, else none. */
     static Plan ofOther(NearDupClustersRequest request, boolean spansIndices, SearchHit hit) {
-        Map<String, Object> source = hit.getSourceAsMap();
+        Map<String, Object> source = request.targetField() == null ? null : hit.getSourceAsMap();
         Object existing = source == null ? null : XContentMapValues.extractValue(request.targetField(), source);
         Map<String, Object> desired = request.singletons()
                 ? ClusterAssignment.member(hit.getId(), spansIndices ? hit.getIndex() : null, 1, true)
@@ -112,14 +121,22 @@ final class Assignments {
         return new Plan(Kind.WRITE, desired);
     }
 
-    /** The partial update that writes {@code assignment} (null clears it), if the document is still as read. */
-    static UpdateRequest update(
+    /**
+     * The write of {@code assignment} of document {@code id} of {@code index} (null clears it), as read at
+     * {@code seqNo} and {@code primaryTerm}: into {@code dest} as a record, else a partial update of the document if it
+     * is still as read.
+     */
+    static DocWriteRequest<?> write(
             NearDupClustersRequest request,
+            boolean spansIndices,
             String index,
             String id,
             Map<String, Object> assignment,
             long seqNo,
             long primaryTerm) {
+        if (request.dest() != null) {
+            return AssignmentRecords.record(request.dest(), spansIndices, index, id, assignment, seqNo, primaryTerm);
+        }
         return new UpdateRequest(index, id)
                 .doc(MappingPaths.nest(request.targetField(), assignment))
                 .setIfSeqNo(seqNo)

@@ -233,15 +233,13 @@ final class ClusterJob {
             done.onResponse(null);
             return;
         }
+        String[] written = request.dest() == null ? context.indices().names() : new String[] {request.dest()};
         context.client()
                 .admin()
                 .indices()
                 .refresh(
-                        new RefreshRequest(context.indices().names()),
-                        context.step(
-                                "refreshing "
-                                        + Arrays.toString(context.indices().names()),
-                                ActionListener.map(done, r -> null)));
+                        new RefreshRequest(written),
+                        context.step("refreshing " + Arrays.toString(written), ActionListener.map(done, r -> null)));
     }
 
     private NearDupClustersResponse response(

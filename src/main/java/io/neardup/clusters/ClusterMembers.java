@@ -250,11 +250,13 @@ final class ClusterMembers {
                     .filter(documents)
                     .should(QueryBuilders.boolQuery().filter(request.query()).queryName(SCANNED_QUERY_NAME));
         }
-        SearchSourceBuilder source = new SearchSourceBuilder()
-                .query(query)
-                .seqNoAndPrimaryTerm(true)
-                .fetchSource(new String[] {request.targetField()}, null)
-                .trackTotalHits(false);
+        SearchSourceBuilder source =
+                new SearchSourceBuilder().query(query).seqNoAndPrimaryTerm(true).trackTotalHits(false);
+        if (request.targetField() == null) {
+            source.fetchSource(false);
+        } else {
+            source.fetchSource(new String[] {request.targetField()}, null);
+        }
         for (SortBuilder<?> sort : request.representativeSort()) {
             if (RepresentativeOrder.isIdSort(sort) == false) {
                 source.sort(sort);
@@ -279,7 +281,7 @@ final class ClusterMembers {
 
     /** A member as {@link #memberSearch} read it. */
     static Member member(NearDupClustersRequest request, SearchHit hit) {
-        Map<String, Object> source = hit.getSourceAsMap();
+        Map<String, Object> source = request.targetField() == null ? null : hit.getSourceAsMap();
         Object existing = source == null ? null : XContentMapValues.extractValue(request.targetField(), source);
         boolean scanned = request.query() == null
                 || Arrays.asList(hit.getMatchedQueries()).contains(SCANNED_QUERY_NAME);

@@ -121,6 +121,10 @@ final class ClusterWriter {
      * becomes a cluster of one; otherwise an assignment left by an earlier run is cleared.
      */
     void writeOthers(ActionListener<Void> done) {
+        if (Assignments.writesOthers(request) == false) {
+            done.onResponse(null);
+            return;
+        }
         Bulks bulks = new Bulks();
         ClusterSteps.inTurn(
                 context.threadPool(),
@@ -195,7 +199,8 @@ final class ClusterWriter {
         private Exception bulkFailure;
 
         void add(String index, String id, Map<String, Object> assignment, long seqNo, long primaryTerm) {
-            bulk.add(Assignments.update(request, index, id, assignment, seqNo, primaryTerm));
+            bulk.add(Assignments.write(
+                    request, context.indices().spansIndices(), index, id, assignment, seqNo, primaryTerm));
             clearing.add(assignment == null);
         }
 

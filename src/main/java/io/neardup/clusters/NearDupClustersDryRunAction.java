@@ -8,8 +8,10 @@ import org.opensearch.action.ActionType;
 
 /**
  * {@code POST /<index>/_near_dup_clusters?dry_run=true}: the clusters of an index's near-duplicates,
- * reported and not written. A read action, so that a role with read permissions on the index can
- * run it; {@link NearDupClustersAction} is the writing run.
+ * reported and not written; and a run with {@code dest}, which writes them into a new index, not into the
+ * documents. A read action, so that a role with read permissions on the index can run it (a run with {@code dest}
+ * also needs the permissions to create and write its index, checked there); {@link NearDupClustersAction} is the run
+ * that writes into the documents.
  */
 public final class NearDupClustersDryRunAction extends ActionType<NearDupClustersResponse> {
 
@@ -20,8 +22,8 @@ public final class NearDupClustersDryRunAction extends ActionType<NearDupCluster
         super(NAME, NearDupClustersResponse::new);
     }
 
-    /** The action that runs {@code request}: this one for a dry run, else the writing one. */
+    /** The action that runs {@code request}: the one that writes into the documents where it does, else this one. */
     public static ActionType<NearDupClustersResponse> of(NearDupClustersRequest request) {
-        return request.dryRun() ? INSTANCE : NearDupClustersAction.INSTANCE;
+        return request.writesIntoDocuments() ? NearDupClustersAction.INSTANCE : INSTANCE;
     }
 }

@@ -8,6 +8,7 @@ import static org.opensearch.action.ValidateActions.addValidationError;
 
 import io.neardup.index.NearDupOption;
 import io.neardup.index.NearDupOptions;
+import io.neardup.match.AddedWireFields;
 import io.neardup.match.MatchSpec;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ import org.opensearch.tasks.Task;
 /**
  * {@code POST /<index>/_near_dup_clusters}: which documents of an index are near-duplicates of
  * each other, written into each of them as {@code <target_field>.cluster}, {@code .size} and
- * {@code .representative}.
+ * {@code .representative}, or with {@code dest} as one record a document into a new index ({@link AssignmentRecords}).
  */
 public final class NearDupClustersRequest extends ActionRequest implements IndicesRequest.Replaceable {
 
@@ -72,7 +73,11 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
 
     private String[] indices;
     private final MatchSpec spec;
+    /** Where each document's assignment is written in it; null with {@link #dest}. */
     private final String targetField;
+    /** The new index each document's assignment is written into as a record ({@link AssignmentRecords}); or null. */
+    private final String dest;
+
     private final Linkage linkage;
     private final List<SortBuilder<?>> representativeSort;
     private final boolean keepRepresentatives;
@@ -99,11 +104,26 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
             boolean keepRepresentatives,
             QueryBuilder query,
             boolean singletons) {
+        this(index, spec, targetField, null, linkage, representativeSort, keepRepresentatives, query, singletons);
+    }
+
+    /** With {@code dest} (and no {@code targetField}): the assignments go into that new index as records. */
+    public NearDupClustersRequest(
+            String index,
+            MatchSpec spec,
+            String targetField,
+            String dest,
+            Linkage linkage,
+            List<SortBuilder<?>> representativeSort,
+            boolean keepRepresentatives,
+            QueryBuilder query,
+            boolean singletons) {
         // A comma list, as a search's path names indices.
         this.indices = Strings.splitStringByCommaToArray(index);
         this.named = indices.clone();
         this.spec = spec;
         this.targetField = targetField;
+        this.dest = dest;
         this.linkage = linkage;
         this.representativeSort = List.copyOf(representativeSort);
         this.keepRepresentatives = keepRepresentatives;
@@ -115,7 +135,13 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         super(in);
         indices = in.readStringArray();
         spec = new MatchSpec(in);
-        targetField = in.readString();
+        if (AddedWireFields.read(in)) {
+            targetField = in.readOptionalString();
+            dest = in.readOptionalString();
+        } else {
+            targetField = in.readString();
+            dest = null;
+        }
         linkage = in.readEnum(Linkage.class);
         representativeSort = new ArrayList<>();
         int sorts = in.readVInt();
@@ -140,7 +166,13 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         super.writeTo(out);
         out.writeStringArray(indices);
         spec.writeTo(out);
-        out.writeString(targetField);
+        if (AddedWireFields.written(out)) {
+            out.writeOptionalString(targetField);
+            out.writeOptionalString(dest);
+        } else {
+            // A node of another version knows no records: it only scans and joins for this run, never writes.
+            out.writeString(targetField == null ? "" : targetField);
+        }
         out.writeEnum(linkage);
         out.writeVInt(representativeSort.size());
         for (SortBuilder<?> sort : representativeSort) {
@@ -162,16 +194,17 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
     /**
      * Parses the body: the matching options of {@code near_duplicate} ({@code field},
      * {@code max_distance}, {@code mode}, {@code max_flips}, {@code min_similarity},
-     * {@code verification}), {@code target_field}, {@code linkage}, {@code representative}
-     * ({@code sort}, {@code keep_existing}), {@code query} and {@code singletons}.
+     * {@code verification}), {@code target_field} or {@code dest} ({@code index}), {@code linkage},
+     * {@code representative} ({@code sort}, {@code keep_existing}), {@code query} and {@code singletons}.
      */
     public static NearDupClustersRequest parse(String index, XContentParser parser) throws IOException {
         String field = null;
         String targetField = null;
+        String dest = null;
         NearDupOptions.Reader options = new NearDupOptions.Reader(MatchSpec.RUN_OPTIONS, MatchSpec.NOT_A_RUN_OPTION);
         Linkage linkage = Linkage.SINGLE;
         List<SortBuilder<?>> sort = List.of();
-        boolean keepExisting = true;
+        Boolean keepExisting = null;
         QueryBuilder query = null;
         boolean singletons = false;
         if (parser.currentToken() == null) {
@@ -213,6 +246,24 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                             }
                         }
                     }
+                    case "dest" -> {
+                        expect(parser, token, XContentParser.Token.START_OBJECT, name);
+                        String inner = null;
+                        while ((token = parser.nextToken()) != XContentParser.Token.END_OBJECT) {
+                            if (token == XContentParser.Token.FIELD_NAME) {
+                                inner = parser.currentName();
+                            } else if ("index".equals(inner)) {
+                                dest = text(parser, token, "dest.index");
+                            } else {
+                                throw new IllegalArgumentException(
+                                        "[dest] has unknown option [" + inner + "], expected [index]");
+                            }
+                        }
+                        if (dest == null) {
+                            throw new IllegalArgumentException(
+                                    "[dest] requires [index]: the new index the" + " assignments are written into");
+                        }
+                    }
                     case "field" -> field = text(parser, token, name);
                     case "target_field" -> targetField = text(parser, token, name);
                     case "linkage" -> linkage = Linkage.parse(text(parser, token, name));
@@ -227,19 +278,37 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                 throw new ParsingException(parser.getTokenLocation(), e.getMessage(), e);
             }
         }
-        if (targetField == null) {
+        if (targetField == null && dest == null) {
             throw new ParsingException(
                     parser.getTokenLocation(),
-                    "[_near_dup_clusters] requires [target_field]: where each document's " + "cluster is written");
+                    "[_near_dup_clusters] requires [target_field]: where each document's cluster is written (or"
+                            + " [dest]: a new index it is written into)");
+        }
+        if (dest != null) {
+            String refused = targetField != null
+                    ? "[target_field] does not apply with [dest]: each document's assignment is written into [dest]"
+                            + " as a record, not into the document"
+                    : query != null
+                            ? "[query] does not apply with [dest]: a run with [dest] records every document of the"
+                                    + " indices named into a new index; a run with [query] (re)assigns some of them"
+                                    + " in place, with [target_field]"
+                            : keepExisting != null
+                                    ? "[representative.keep_existing] does not apply with [dest]: a new index holds"
+                                            + " no representatives of an earlier run"
+                                    : null;
+            if (refused != null) {
+                throw new ParsingException(parser.getTokenLocation(), "[_near_dup_clusters] " + refused);
+            }
         }
         try {
             return new NearDupClustersRequest(
                     index,
                     new MatchSpec(field, options.options()),
                     targetField,
+                    dest,
                     linkage,
                     sort,
-                    keepExisting,
+                    keepExisting == null || keepExisting,
                     query,
                     singletons);
         } catch (IllegalArgumentException e) {
@@ -314,7 +383,9 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
             e = addValidationError(
                     "an index (or an alias, a data stream, a pattern) is required, got " + Arrays.toString(indices), e);
         }
-        if (targetField.isBlank()
+        if (dest != null) {
+            e = validateDest(e);
+        } else if (targetField.isBlank()
                 || targetField.length() > MAX_TARGET_FIELD_LENGTH
                 || targetField.startsWith("_")
                 || targetField.startsWith(".")
@@ -325,10 +396,11 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                             + " characters, not starting with [_], got [" + targetField + "]",
                     e);
         }
-        if (targetField.equals(spec.field())
-                || targetField.equals(spec.fingerprintObject())
-                || spec.field().startsWith(targetField + ".")
-                || targetField.startsWith(spec.fingerprintObject() + ".")) {
+        if (targetField != null
+                && (targetField.equals(spec.field())
+                        || targetField.equals(spec.fingerprintObject())
+                        || spec.field().startsWith(targetField + ".")
+                        || targetField.startsWith(spec.fingerprintObject() + "."))) {
             e = addValidationError(
                     "[target_field] [" + targetField + "] would overwrite the fingerprints of [" + spec.field() + "]",
                     e);
@@ -351,6 +423,20 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                 e = addValidationError(
                         "[representative.sort] takes fields (or [_id]), got [" + sort.getWriteableName() + "]", e);
             }
+        }
+        return e;
+    }
+
+    /** {@code dest}'s own checks (the name itself is checked as the index is created, as any index's). */
+    private ActionRequestValidationException validateDest(ActionRequestValidationException e) {
+        if (dest.isBlank()) {
+            e = addValidationError("[dest.index] must name an index, got [" + dest + "]", e);
+        }
+        if (targetField != null || query != null) {
+            e = addValidationError("[dest] goes without [target_field] and [query]", e);
+        }
+        if (dryRun) {
+            e = addValidationError("[dest] does not apply to a dry run, which writes nothing", e);
         }
         return e;
     }
@@ -383,7 +469,8 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
 
     @Override
     public String getDescription() {
-        return "near_dup_clusters " + Arrays.toString(indices) + " " + spec + " into [" + targetField + "] linkage ["
+        return "near_dup_clusters " + Arrays.toString(indices) + " " + spec
+                + (dest == null ? " into [" + targetField + "]" : " into index [" + dest + "]") + " linkage ["
                 + linkage.paramName() + "]" + (dryRun ? " (dry run)" : "");
     }
 
@@ -424,8 +511,19 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
         return spec;
     }
 
+    /** Where each document's assignment is written in it; null when it goes into {@link #dest}. */
     public String targetField() {
         return targetField;
+    }
+
+    /** The new index each document's assignment is written into as a record; null when it goes into the document. */
+    public String dest() {
+        return dest;
+    }
+
+    /** Whether the run writes into the documents it clusters (not a dry run, nor one writing records into {@link #dest}). */
+    public boolean writesIntoDocuments() {
+        return dryRun == false && dest == null;
     }
 
     public Linkage linkage() {

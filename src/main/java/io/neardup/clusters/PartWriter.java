@@ -53,8 +53,15 @@ final class PartWriter {
     private boolean othersRead;
     private boolean stopped;
 
-    PartWriter(ShardPart part, int number, ThreadPool threadPool, Client client, StepTimeouts timeouts) {
+    PartWriter(
+            ShardPart part,
+            int number,
+            boolean writesOthers,
+            ThreadPool threadPool,
+            Client client,
+            StepTimeouts timeouts) {
         this.part = part;
+        this.othersRead = writesOthers == false;
         this.number = number;
         this.threadPool = threadPool;
         this.client = client;
@@ -216,7 +223,8 @@ final class PartWriter {
         }
 
         void add(String index, String id, Assignments.Plan plan, long seqNo, long primaryTerm) {
-            bulk.add(Assignments.update(request.clusters(), index, id, plan.assignment(), seqNo, primaryTerm));
+            bulk.add(Assignments.write(
+                    request.clusters(), request.spansIndices(), index, id, plan.assignment(), seqNo, primaryTerm));
             clears.add(plan.clears());
         }
 

@@ -4,6 +4,8 @@
  */
 package io.neardup.clusters;
 
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.function.BooleanSupplier;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.search.SearchResponse;
@@ -114,16 +116,22 @@ record RunContext(
 
     /**
      * A page of {@code size} of a shard's {@code documents} in {@code _seq_no} order, after the sort values
-     * {@code after} (null: the first), with their sequence numbers and the {@code includes} of their source.
+     * {@code after} (null: the first), with their sequence numbers and the {@code includes} of their source (none:
+     * no source; a null among them is left out).
      */
     static SearchSourceBuilder page(QueryBuilder documents, String[] includes, int size, Object[] after) {
+        String[] read = Arrays.stream(includes).filter(Objects::nonNull).toArray(String[]::new);
         SearchSourceBuilder source = new SearchSourceBuilder()
                 .query(documents)
                 .size(size)
                 .sort(SeqNoFieldMapper.NAME, SortOrder.ASC)
                 .seqNoAndPrimaryTerm(true)
-                .fetchSource(includes, null)
                 .trackTotalHits(false);
+        if (read.length == 0) {
+            source.fetchSource(false);
+        } else {
+            source.fetchSource(read, null);
+        }
         if (after != null) {
             source.searchAfter(after);
         }

@@ -456,6 +456,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     batchSources.add(hitSource);
                 }
                 if (hitSource != null
+                        && request.targetField() != null
                         && XContentMapValues.extractValue(request.targetField(), hitSource)
                                 instanceof Map<?, ?> existing
                         && ClusterAssignment.clusterOf(existing) != null) {

@@ -101,7 +101,11 @@ public class TransportNearDupClustersAction
         this.timeouts = timeouts;
     }
 
-    /** The dry run, under a read permission ({@link NearDupClustersDryRunAction}); it refuses a run that would write. */
+    /**
+     * The dry run and the run with {@code dest}, under a read permission on the indices clustered
+     * ({@link NearDupClustersDryRunAction}); it refuses a run that would write into them. A run with {@code dest}
+     * creates and writes its index as its user, under that index's own permissions, as {@code _reindex} does.
+     */
     public static final class DryRun extends TransportNearDupClustersAction {
         @Inject
         public DryRun(
@@ -128,9 +132,10 @@ public class TransportNearDupClustersAction
         @Override
         protected void doExecute(
                 Task task, NearDupClustersRequest request, ActionListener<NearDupClustersResponse> listener) {
-            if (request.dryRun() == false) {
+            if (request.writesIntoDocuments()) {
                 listener.onFailure(new IllegalArgumentException("[" + NearDupClustersDryRunAction.NAME
-                        + "] only runs dry runs; a run that writes is [" + NearDupClustersAction.NAME + "]"));
+                        + "] only runs dry runs and runs with [dest]; a run that writes into the documents is ["
+                        + NearDupClustersAction.NAME + "]"));
                 return;
             }
             super.doExecute(task, request, listener);
@@ -149,6 +154,7 @@ public class TransportNearDupClustersAction
             indices = indicesOf(state, request);
             manyIndices = indices.size() > 1 || standsForManyIndices(state, request.named());
             kind = checkMappings(indices, request, manyIndices);
+            checkDest(state, request);
         } catch (RuntimeException e) {
             listener.onFailure(e);
             return;
@@ -176,6 +182,20 @@ public class TransportNearDupClustersAction
                                 job.run(listener);
                                 return;
                             }
+                            if (request.dest() != null) {
+                                taskClient
+                                        .admin()
+                                        .indices()
+                                        .create(
+                                                AssignmentRecords.createIndex(request.dest()),
+                                                ClusterSteps.step(
+                                                        threadPool,
+                                                        timeouts,
+                                                        "creating [dest] index [" + request.dest() + "]",
+                                                        ActionListener.wrap(
+                                                                created -> job.run(listener), listener::onFailure)));
+                                return;
+                            }
                             mapTargetField(
                                     taskClient,
                                     indices,
@@ -184,6 +204,18 @@ public class TransportNearDupClustersAction
                                     ActionListener.wrap(mapped -> job.run(listener), listener::onFailure));
                         },
                         listener::onFailure));
+    }
+
+    /**
+     * A run with {@code dest} writes into a new index of its own, so that nothing else is in it and a run again starts
+     * afresh: a name taken already (an index, an alias, a data stream) is a bad request, before any work.
+     */
+    private static void checkDest(ClusterState state, NearDupClustersRequest request) {
+        String dest = request.dest();
+        if (dest != null && state.metadata().getIndicesLookup().containsKey(dest)) {
+            throw new IllegalArgumentException("[dest.index] [" + dest + "] exists already: a run with [dest] creates"
+                    + " the index it writes its records into; delete it, or name another");
+        }
     }
 
     /**
@@ -325,7 +357,10 @@ public class TransportNearDupClustersAction
                     + "], expected [simhash] or [minhash]");
         }
         request.spec().requireOptionsApplyTo(kind);
-        MappingPaths.checkAssignable(properties, request.targetField(), ClusterAssignment.acceptedTypes(manyIndices));
+        if (request.targetField() != null) {
+            MappingPaths.checkAssignable(
+                    properties, request.targetField(), ClusterAssignment.acceptedTypes(manyIndices));
+        }
         return kind;
     }
 

@@ -132,7 +132,14 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
                 case WRITE -> {
                     int number = partOf(request, shardId);
                     PartWriter writer = run.writers.computeIfAbsent(
-                            number, n -> new PartWriter(run.parts.get(n), n, threadPool, client, timeouts));
+                            number,
+                            n -> new PartWriter(
+                                    run.parts.get(n),
+                                    n,
+                                    Assignments.writesOthers(request.clusters()),
+                                    threadPool,
+                                    client,
+                                    timeouts));
                     writer.nextBulk(
                             request,
                             ActionListener.map(

@@ -35,10 +35,13 @@ final class ClusterRequests {
                 index, spec, "dup", NearDupClustersRequest.Linkage.SINGLE, List.of(), true, null, false);
     }
 
-    /** Runs {@code body} on {@code index} (a name, a pattern or a comma list, as in the path), refreshing at the end. */
+    /**
+     * Runs {@code body} on {@code index} (a name, a pattern or a comma list, as in the path), refreshing at the end, by
+     * the action the REST layer picks for it.
+     */
     static NearDupClustersResponse run(Client client, String index, String body) throws IOException {
-        return client.execute(NearDupClustersAction.INSTANCE, parse(index, body).refresh(true))
-                .actionGet();
+        NearDupClustersRequest request = parse(index, body).refresh(true);
+        return client.execute(NearDupClustersDryRunAction.of(request), request).actionGet();
     }
 
     /** The request the path's {@code index} and {@code body} make. */

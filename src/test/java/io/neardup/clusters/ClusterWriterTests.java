@@ -8,6 +8,7 @@ import io.neardup.NearDupPlugin;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -59,6 +60,39 @@ public class ClusterWriterTests extends OpenSearchSingleNodeTestCase {
                 1, request -> request.scrollSize(1).slices(1).requestsPerSecond(1));
         assertEquals(e.toString(), RestStatus.FORBIDDEN, ExceptionsHelper.status(e));
         assertEquals(1, written().size());
+    }
+
+    /**
+     * A run whose graph is on its coordinating node (no parts: a rolling upgrade) writes with {@code dest} a record a
+     * clustered document, as the parts' nodes write them, and leaves the documents as they were.
+     */
+    public void testTheCoordinatorsWriterRecordsIntoDest() throws Exception {
+        IndexMetadata docs = ClusterRequests.threeCopies(client(), "docs");
+        NearDupClustersRequest request =
+                ClusterRequests.parse("docs", "{\"field\": \"fp.simhash\", \"dest\": {\"index\": \"records\"}}");
+        request.refresh(true);
+        client().admin()
+                .indices()
+                .create(AssignmentRecords.createIndex("records"))
+                .actionGet();
+        RunContext context = ClusterRequests.runContext(client(), getInstanceFromNode(ThreadPool.class), request, docs);
+        PlainActionFuture<NearDupClustersResponse> run = new PlainActionFuture<>();
+        new ClusterJob(context, new NoopCircuitBreaker("test"), true, null, () -> {}).run(run);
+        NearDupClustersResponse response = run.actionGet(30, TimeUnit.SECONDS);
+        assertEquals(3, response.counts().updated());
+        Set<String> representatives = new HashSet<>();
+        Set<String> recorded = new HashSet<>();
+        for (SearchHit hit : client().prepareSearch("records").get().getHits().getHits()) {
+            Map<String, Object> record = hit.getSourceAsMap();
+            assertEquals("docs", record.get("index"));
+            assertEquals(hit.getId(), record.get("id"));
+            assertEquals(3, record.get("size"));
+            recorded.add(hit.getId());
+            representatives.add((String) record.get("cluster"));
+        }
+        assertEquals(3, recorded.size());
+        assertEquals("one cluster", 1, representatives.size());
+        assertEquals(Set.of(), written());
     }
 
     private static final String REFUSAL = "bulk refused before it was sent";

@@ -95,7 +95,8 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
             NearDupClustersRequest request =
                     NearDupClustersRequest.parse(index, parser).refresh(true);
             options.accept(request);
-            return client().execute(NearDupClustersAction.INSTANCE, request).actionGet();
+            return client().execute(NearDupClustersDryRunAction.of(request), request)
+                    .actionGet();
         }
     }
 
@@ -662,5 +663,95 @@ public class NearDupClustersTests extends OpenSearchIntegTestCase {
                         .getMessage(),
                 org.hamcrest.Matchers.containsString("would overwrite the fingerprints"));
         assertTrue(assignments("bad", "dup").isEmpty());
+    }
+    /**
+     * A run with {@code dest} records, one record a document in a new index, what the same run writes into the
+     * documents, each with the version it was clustered at; the documents are left as they were. Over one index and
+     * over two whose {@code _id}s collide (the record's {@code _id} then names the index). Its index taken is a 400.
+     */
+    public void testARunWithDestRecordsWhatItWouldWriteIntoTheDocuments() throws Exception {
+        indexSimhashes("dest_a", 25, 3);
+        indexSimhashes("dest_b", 25, 3);
+        for (String indices : List.of("dest_a", "dest_a,dest_b")) {
+            boolean many = indices.contains(",");
+            String records = many ? "records_many" : "records_one";
+            boolean singletons = randomBoolean();
+            String options = "\"field\": \"fp.simhash\", \"max_distance\": 3, \"singletons\": " + singletons
+                    + ", \"representative\": {\"sort\": [{\"rank\": \"asc\"}, \"_id\"]}";
+            Map<String, Map<String, Object>> before = documents(indices, "dup_" + records);
+            NearDupClustersResponse recorded =
+                    run(indices, "{" + options + ", \"dest\": {\"index\": \"" + records + "\"}}");
+            assertEquals("the documents are left as they were", before, documents(indices, "dup_" + records));
+            NearDupClustersResponse inPlace =
+                    run(indices, "{" + options + ", \"target_field\": \"dup_" + records + "\"}");
+            assertTrue(recorded.toString(), recorded.counts().clusters() > 0);
+            assertEquals(inPlace.counts().clusters(), recorded.counts().clusters());
+            assertEquals(inPlace.counts().updated(), recorded.counts().updated());
+            assertEquals(0, recorded.failures().size());
+
+            Map<String, Map<String, Object>> expected = new HashMap<>();
+            documents(indices, "dup_" + records).forEach((key, doc) -> {
+                if (doc.get("assignment") != null) {
+                    expected.put(key, (Map<String, Object>) doc.get("assignment"));
+                }
+            });
+            Map<String, Map<String, Object>> written = new HashMap<>();
+            for (SearchHit hit :
+                    client().prepareSearch(records).setSize(10_000).get().getHits()) {
+                Map<String, Object> record = new HashMap<>(hit.getSourceAsMap());
+                String key = record.remove("index") + ":" + record.remove("id");
+                assertEquals(many ? key : key.substring(key.indexOf(':') + 1), hit.getId());
+                Map<String, Object> version = before.get(key);
+                assertEquals(key, version.get("seq_no"), ((Number) record.remove("seq_no")).longValue());
+                assertEquals(key, version.get("primary_term"), ((Number) record.remove("primary_term")).longValue());
+                assertNull(key + " recorded twice", written.put(key, record));
+            }
+            assertEquals(expected, written);
+            Map<String, Object> mapping = client().admin()
+                    .indices()
+                    .prepareGetMappings(records)
+                    .get()
+                    .mappings()
+                    .get(records)
+                    .sourceAsMap();
+            assertEquals(Map.of("neardup_records", 1), mapping.get("_meta"));
+            assertEquals("strict", mapping.get("dynamic"));
+
+            assertEquals(
+                    "[dest.index] [" + records + "] exists already: a run with [dest] creates the index it writes its"
+                            + " records into; delete it, or name another",
+                    expectThrows(
+                                    IllegalArgumentException.class,
+                                    () -> run(indices, "{" + options + ", \"dest\": {\"index\": \"" + records + "\"}}"))
+                            .getMessage());
+        }
+        // A dry run writes nothing, so dest does not apply to it; nor is an index made.
+        assertThat(
+                expectThrows(
+                                Exception.class,
+                                () -> run(
+                                        "dest_a",
+                                        "{\"field\": \"fp.simhash\", \"dest\": {\"index\": \"dry\"}}",
+                                        request -> request.dryRun(true)))
+                        .getMessage(),
+                org.hamcrest.Matchers.containsString("[dest] does not apply to a dry run, which writes nothing"));
+        assertFalse(indexExists("dry"));
+    }
+
+    /** Each document of {@code indices} by {@code <index>:<_id>}: its {@code seq_no}, {@code primary_term} and {@code target}. */
+    private static Map<String, Map<String, Object>> documents(String indices, String target) {
+        Map<String, Map<String, Object>> documents = new HashMap<>();
+        for (SearchHit hit : client().prepareSearch(indices.split(","))
+                .setSize(10_000)
+                .seqNoAndPrimaryTerm(true)
+                .get()
+                .getHits()) {
+            Map<String, Object> document = new HashMap<>();
+            document.put("seq_no", hit.getSeqNo());
+            document.put("primary_term", hit.getPrimaryTerm());
+            document.put("assignment", hit.getSourceAsMap().get(target));
+            documents.put(hit.getIndex() + ":" + hit.getId(), document);
+        }
+        return documents;
     }
 }

@@ -411,6 +411,32 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
                 client(), index, "{" + field + ", \"target_field\": \"dup_q\", \"query\": {\"match_all\": {}}}");
         assertEquals(graph.counts().updated(), response.counts().updated());
         assertEquals(writtenAssignments(index, "dup_q"), written);
+
+        // Into a new index as records, written from the parts' nodes: the same assignments, each with the version of
+        // its document that was clustered.
+        Map<String, Long> seqNos = new HashMap<>();
+        for (SearchHit hit : client().prepareSearch(index)
+                .setSize(10_000)
+                .seqNoAndPrimaryTerm(true)
+                .get()
+                .getHits()) {
+            seqNos.put(hit.getId(), hit.getSeqNo());
+        }
+        NearDupClustersResponse recorded =
+                ClusterRequests.run(client(), index, "{" + field + ", \"dest\": {\"index\": \"records\"}}");
+        assertEquals(response.counts().updated(), recorded.counts().updated());
+        assertEquals(0, recorded.counts().coordinatorBytes());
+        Map<String, Map<String, Object>> records = new HashMap<>();
+        for (SearchHit hit :
+                client().prepareSearch("records").setSize(10_000).get().getHits()) {
+            Map<String, Object> record = new HashMap<>(hit.getSourceAsMap());
+            assertEquals(index, record.remove("index"));
+            assertEquals(hit.getId(), record.remove("id"));
+            assertEquals(hit.getId(), (long) seqNos.get(hit.getId()), ((Number) record.remove("seq_no")).longValue());
+            record.remove("primary_term");
+            records.put(hit.getId(), record);
+        }
+        assertEquals(written, records);
     }
 
     /** Each clustered document's {@code target} object, by {@code _id}. */
