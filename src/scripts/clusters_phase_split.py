@@ -3,7 +3,7 @@
 # section 9): the task's status is polled every 100 ms and each change of its `phase` is timed (scanning,
 # reading_members, clustering, writing; `writing` includes the pass over documents in no cluster and the refresh).
 #
-#   clusters_phase_split.py <url> <index> <target_field> [<url params, e.g. &slices=2>] [<field>] [<options: a JSON fragment>]
+#   clusters_phase_split.py <url> <index> <target_field | dest:<new index>> [<url params, e.g. &slices=2>] [<field>] [<options: a JSON fragment>]
 #
 # Defaults: field fp.minhash, options fragment "min_similarity": 0.8 (e.g. add , "singletons": true). With NODE_PID_FILE set to a file holding the node's
 # pid (on the same machine), also prints the node's CPU seconds over the run and from the write phase on.
@@ -25,7 +25,9 @@ def req(method, path, body=None):
     r = urllib.request.Request(url + path, method=method, data=None if body is None else body.encode(), headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(r) as resp:
         return json.loads(resp.read())
-body = '{"field": "%s", "target_field": "%s", %s, "linkage": "single"}' % (field, target, opts)
+# A target of the form dest:<index> writes records into that new index ("dest") instead of into the documents.
+into = '"dest": {"index": "%s"}' % target[5:] if target.startswith("dest:") else '"target_field": "%s"' % target
+body = '{"field": "%s", %s, %s, "linkage": "single"}' % (field, into, opts)
 c0 = cpu(); phc = {}
 t0 = time.time()
 r = req("POST", "/%s/_near_dup_clusters?wait_for_completion=false&refresh=true%s" % (index, params), body)

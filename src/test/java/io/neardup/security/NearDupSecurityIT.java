@@ -348,6 +348,75 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
                         .size());
     }
 
+    /**
+     * A run with {@code dest} writes nothing into the documents: it needs {@code read} on them, as a dry run, and the
+     * permissions to create and write its own index. Refused where the user may not create that index (no index made,
+     * nothing written); under document-level security its records are of the documents the user may see alone.
+     */
+    @SuppressWarnings("unchecked")
+    public void testClustersIntoDestNeedReadOnTheIndexAndCreateAndWriteOnDest() throws IOException {
+        setUpCorpus(false);
+        putRole("sec_read_only", role().index(INDEX).allow("read"));
+        putRole(
+                "sec_recorder",
+                role().index(INDEX).allow("read").index("sec-records-*").allow("create_index", "write", "read"));
+        putRole(
+                "sec_dls_recorder",
+                role().index(INDEX)
+                        .allow("read")
+                        .dls("{\"term\": {\"team\": \"a\"}}")
+                        .index("sec-records-*")
+                        .allow("create_index", "write", "read"));
+        putUser("sec_reader_only", "sec_read_only");
+        putUser("sec_recorder_user", "sec_recorder");
+        putUser("sec_dls_recorder_user", "sec_dls_recorder");
+        String body = "{\"field\": \"text_fp.minhash\", \"min_similarity\": 0.5, \"dest\": {\"index\": \"%s\"}}";
+
+        expectRefused(
+                403,
+                userClient("sec_reader_only"),
+                "POST",
+                "/" + INDEX + "/_near_dup_clusters",
+                String.format(java.util.Locale.ROOT, body, "sec-records-refused"));
+        assertEquals(
+                404,
+                client().performRequest(new org.opensearch.client.Request("HEAD", "/sec-records-refused"))
+                        .getStatusLine()
+                        .getStatusCode());
+
+        Map<String, Object> recorded = send(
+                userClient("sec_recorder_user"),
+                "POST",
+                "/" + INDEX + "/_near_dup_clusters",
+                String.format(java.util.Locale.ROOT, body, "sec-records-all"));
+        assertEquals(recorded.toString(), List.of(), recorded.get("failures"));
+        send("POST", "/sec-records-all/_refresh", null);
+        Set<String> all = ids(client(), "sec-records-all", "{\"match_all\": {}}");
+        assertEquals(GROUPS * COPIES, all.size());
+        assertEquals(
+                "nothing written into the documents",
+                Set.of(),
+                ids(client(), INDEX, "{\"exists\": {\"field\": \"dup\"}}"));
+
+        Map<String, Object> restricted = send(
+                userClient("sec_dls_recorder_user"),
+                "POST",
+                "/" + INDEX + "/_near_dup_clusters",
+                String.format(java.util.Locale.ROOT, body, "sec-records-team-a"));
+        assertEquals(restricted.toString(), List.of(), restricted.get("failures"));
+        send("POST", "/sec-records-team-a/_refresh", null);
+        Set<String> teamARecords = ids(client(), "sec-records-team-a", "{\"match_all\": {}}");
+        assertFalse(teamARecords.isEmpty());
+        assertEquals("only the documents the user may see are recorded", teamA(all), teamARecords);
+        for (Map<String, Object> hit :
+                hits(send("POST", "/sec-records-team-a/_search", "{\"size\": 1000, \"query\": {\"match_all\": {}}}"))) {
+            String cluster = (String) ((Map<String, Object>) hit.get("_source")).get("cluster");
+            assertTrue(
+                    "a cluster named by a hidden document: " + cluster,
+                    teamA(Set.of(cluster)).contains(cluster));
+        }
+    }
+
     private static Map<String, Object> dupOf(String index, String id) throws IOException {
         @SuppressWarnings("unchecked")
         Map<String, Object> source = (Map<String, Object>)
