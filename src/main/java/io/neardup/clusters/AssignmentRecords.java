@@ -38,6 +38,7 @@ final class AssignmentRecords {
     private AssignmentRecords() {}
 
     /** The new index, mapped strictly: {@code index}, {@code id} and the assignment's fields as keywords, as mapped in a document. */
+    @SuppressWarnings("unchecked")
     static CreateIndexRequest createIndex(String dest) {
         Map<String, Object> properties = new LinkedHashMap<>();
         properties.put(INDEX, Map.of("type", "keyword"));

@@ -261,7 +261,7 @@ public final class NearDupClustersRequest extends ActionRequest implements Indic
                         }
                         if (dest == null) {
                             throw new IllegalArgumentException(
-                                    "[dest] requires [index]: the new index the" + " assignments are written into");
+                                    "[dest] requires [index]: the new index the assignments are written into");
                         }
                     }
                     case "field" -> field = text(parser, token, name);
