@@ -92,9 +92,7 @@ final class PartsClustering {
                 ActionListener.wrap(
                         answers -> {
                             if (answers.stream().anyMatch(PartStepAction.Response::more)) {
-                                if (context.task().isCancelled()) {
-                                    done.onFailure(new IllegalStateException("cancelled"));
-                                } else {
+                                if (failedIfCancelled(done) == false) {
                                     readMembers(done);
                                 }
                             } else if (context.request().linkage() == NearDupClustersRequest.Linkage.LEADER) {
@@ -112,8 +110,7 @@ final class PartsClustering {
 
     /** Rounds of {@code step} until one sends nothing. */
     private void rounds(PartStepAction.Step step, ActionListener<Void> done) {
-        if (context.task().isCancelled()) {
-            done.onFailure(new IllegalStateException("cancelled"));
+        if (failedIfCancelled(done)) {
             return;
         }
         step(
@@ -127,6 +124,18 @@ final class PartsClustering {
                             }
                         },
                         done::onFailure));
+    }
+
+    /**
+     * Between two steps of a cancelled run: fails {@code done} (the run then answers as cancelled, {@link ClusterJob})
+     * and says so.
+     */
+    private boolean failedIfCancelled(ActionListener<?> done) {
+        if (context.task().isCancelled()) {
+            done.onFailure(new IllegalStateException("cancelled"));
+            return true;
+        }
+        return false;
     }
 
     private void sizes(ActionListener<Result> done) {
