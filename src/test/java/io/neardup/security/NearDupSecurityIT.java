@@ -384,28 +384,14 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
                         .getStatusLine()
                         .getStatusCode());
 
-        Map<String, Object> recorded = send(
-                userClient("sec_recorder_user"),
-                "POST",
-                "/" + INDEX + "/_near_dup_clusters",
-                String.format(java.util.Locale.ROOT, body, "sec-records-all"));
-        assertEquals(recorded.toString(), List.of(), recorded.get("failures"));
-        send("POST", "/sec-records-all/_refresh", null);
-        Set<String> all = ids(client(), "sec-records-all", "{\"match_all\": {}}");
+        Set<String> all = recordAs("sec_recorder_user", body, "sec-records-all");
         assertEquals(GROUPS * COPIES, all.size());
         assertEquals(
                 "nothing written into the documents",
                 Set.of(),
                 ids(client(), INDEX, "{\"exists\": {\"field\": \"dup\"}}"));
 
-        Map<String, Object> restricted = send(
-                userClient("sec_dls_recorder_user"),
-                "POST",
-                "/" + INDEX + "/_near_dup_clusters",
-                String.format(java.util.Locale.ROOT, body, "sec-records-team-a"));
-        assertEquals(restricted.toString(), List.of(), restricted.get("failures"));
-        send("POST", "/sec-records-team-a/_refresh", null);
-        Set<String> teamARecords = ids(client(), "sec-records-team-a", "{\"match_all\": {}}");
+        Set<String> teamARecords = recordAs("sec_dls_recorder_user", body, "sec-records-team-a");
         assertFalse(teamARecords.isEmpty());
         assertEquals("only the documents the user may see are recorded", teamA(all), teamARecords);
         for (Map<String, Object> hit :
@@ -415,6 +401,21 @@ public class NearDupSecurityIT extends SecurityRestTestCase {
                     "a cluster named by a hidden document: " + cluster,
                     teamA(Set.of(cluster)).contains(cluster));
         }
+    }
+
+    /**
+     * The ids of the records {@code user}'s run on the corpus wrote into {@code dest} ({@code body} names it where it
+     * holds {@code %s}), checking it failed nothing.
+     */
+    private Set<String> recordAs(String user, String body, String dest) throws IOException {
+        Map<String, Object> response = send(
+                userClient(user),
+                "POST",
+                "/" + INDEX + "/_near_dup_clusters",
+                String.format(java.util.Locale.ROOT, body, dest));
+        assertEquals(response.toString(), List.of(), response.get("failures"));
+        send("POST", "/" + dest + "/_refresh", null);
+        return ids(client(), dest, "{\"match_all\": {}}");
     }
 
     private static Map<String, Object> dupOf(String index, String id) throws IOException {
