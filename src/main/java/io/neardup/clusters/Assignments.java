@@ -108,14 +108,24 @@ final class Assignments {
                 .filter(QueryBuilders.rangeQuery(SeqNoFieldMapper.NAME).lte(newest));
     }
 
+    /**
+     * The object a hit holds at {@code target_field} (its source read with it), or null: none, or a run with
+     * {@code dest}, whose documents hold no assignment of its.
+     */
+    static Map<?, ?> stored(NearDupClustersRequest request, SearchHit hit) {
+        Map<String, Object> source = request.targetField() == null ? null : hit.getSourceAsMap();
+        return source != null && XContentMapValues.extractValue(request.targetField(), source) instanceof Map<?, ?> map
+                ? map
+                : null;
+    }
+
     /** A document outside the graph, as {@link #others} pages it: a cluster of one with {@code singletons}, else none. */
     static Plan ofOther(NearDupClustersRequest request, boolean spansIndices, SearchHit hit) {
-        Map<String, Object> source = request.targetField() == null ? null : hit.getSourceAsMap();
-        Object existing = source == null ? null : XContentMapValues.extractValue(request.targetField(), source);
+        Map<?, ?> existing = stored(request, hit);
         Map<String, Object> desired = request.singletons()
                 ? ClusterAssignment.member(hit.getId(), spansIndices ? hit.getIndex() : null, 1, true)
                 : null;
-        if (Objects.equals(desired, existing instanceof Map<?, ?> map ? ClusterAssignment.readMember(map) : null)) {
+        if (Objects.equals(desired, ClusterAssignment.readMember(existing))) {
             return new Plan(Kind.NOOP, desired);
         }
         return new Plan(Kind.WRITE, desired);

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.opensearch.action.search.SearchRequest;
-import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.index.mapper.IndexFieldMapper;
 import org.opensearch.index.query.BoolQueryBuilder;
@@ -250,13 +249,9 @@ final class ClusterMembers {
                     .filter(documents)
                     .should(QueryBuilders.boolQuery().filter(request.query()).queryName(SCANNED_QUERY_NAME));
         }
-        SearchSourceBuilder source =
-                new SearchSourceBuilder().query(query).seqNoAndPrimaryTerm(true).trackTotalHits(false);
-        if (request.targetField() == null) {
-            source.fetchSource(false);
-        } else {
-            source.fetchSource(new String[] {request.targetField()}, null);
-        }
+        SearchSourceBuilder source = RunContext.fetchSource(
+                new SearchSourceBuilder().query(query).seqNoAndPrimaryTerm(true).trackTotalHits(false),
+                request.targetField());
         for (SortBuilder<?> sort : request.representativeSort()) {
             if (RepresentativeOrder.isIdSort(sort) == false) {
                 source.sort(sort);
@@ -281,8 +276,6 @@ final class ClusterMembers {
 
     /** A member as {@link #memberSearch} read it. */
     static Member member(NearDupClustersRequest request, SearchHit hit) {
-        Map<String, Object> source = request.targetField() == null ? null : hit.getSourceAsMap();
-        Object existing = source == null ? null : XContentMapValues.extractValue(request.targetField(), source);
         boolean scanned = request.query() == null
                 || Arrays.asList(hit.getMatchedQueries()).contains(SCANNED_QUERY_NAME);
         return new Member(
@@ -291,7 +284,7 @@ final class ClusterMembers {
                 hit.getSeqNo(),
                 hit.getPrimaryTerm(),
                 hit.getRawSortValues(),
-                existing instanceof Map<?, ?> map ? map : null);
+                Assignments.stored(request, hit));
     }
 
     private void ensureMembers(int size) {

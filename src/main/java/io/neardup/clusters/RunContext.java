@@ -116,26 +116,31 @@ record RunContext(
 
     /**
      * A page of {@code size} of a shard's {@code documents} in {@code _seq_no} order, after the sort values
-     * {@code after} (null: the first), with their sequence numbers and the {@code includes} of their source (none:
-     * no source; a null among them is left out).
+     * {@code after} (null: the first), with their sequence numbers and the {@code includes} of their source
+     * ({@link #fetchSource}).
      */
     static SearchSourceBuilder page(QueryBuilder documents, String[] includes, int size, Object[] after) {
-        String[] read = Arrays.stream(includes).filter(Objects::nonNull).toArray(String[]::new);
-        SearchSourceBuilder source = new SearchSourceBuilder()
-                .query(documents)
-                .size(size)
-                .sort(SeqNoFieldMapper.NAME, SortOrder.ASC)
-                .seqNoAndPrimaryTerm(true)
-                .trackTotalHits(false);
-        if (read.length == 0) {
-            source.fetchSource(false);
-        } else {
-            source.fetchSource(read, null);
-        }
+        SearchSourceBuilder source = fetchSource(
+                new SearchSourceBuilder()
+                        .query(documents)
+                        .size(size)
+                        .sort(SeqNoFieldMapper.NAME, SortOrder.ASC)
+                        .seqNoAndPrimaryTerm(true)
+                        .trackTotalHits(false),
+                includes);
         if (after != null) {
             source.searchAfter(after);
         }
         return source;
+    }
+
+    /**
+     * {@code source} reading these fields of each hit's source, a null among them left out (a run with {@code dest}
+     * has no target field): none left, no source at all.
+     */
+    static SearchSourceBuilder fetchSource(SearchSourceBuilder source, String... includes) {
+        String[] read = Arrays.stream(includes).filter(Objects::nonNull).toArray(String[]::new);
+        return read.length == 0 ? source.fetchSource(false) : source.fetchSource(read, null);
     }
 
     /** A search of the run's shard {@code shard} alone. */

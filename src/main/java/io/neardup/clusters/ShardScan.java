@@ -455,12 +455,9 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                     batchIds.add(hit.getId());
                     batchSources.add(hitSource);
                 }
-                if (hitSource != null
-                        && request.targetField() != null
-                        && XContentMapValues.extractValue(request.targetField(), hitSource)
-                                instanceof Map<?, ?> existing
-                        && ClusterAssignment.clusterOf(existing) != null) {
-                    members.expand(ClusterAssignment.clusterOf(existing));
+                String existingCluster = ClusterAssignment.clusterOf(Assignments.stored(request, hit));
+                if (existingCluster != null) {
+                    members.expand(existingCluster);
                 }
             }
             context.task().scanned.addAndGet(hits.length);
