@@ -22,13 +22,16 @@ import java.util.zip.GZIPOutputStream;
  * of a random earlier original (each word replaced, preceded by an inserted word, or deleted with
  * probability r, r uniform in [1%, 10%] per variant, {@link SyntheticCorpus.Generator#variant}).
  * Variants and the originals they were made from get {@code "group": "g<line of the original>"};
- * other documents have no group. Deterministic for (n, seed). 1M documents are about 0.9 GB of text
- * (~0.35 GB gzipped) and take about a minute.
+ * other documents have no group. Deterministic for (n, seed, share). 1M documents are about 0.9 GB of
+ * text (~0.35 GB gzipped) and take about a minute.
  *
  * <pre>
  * java -cp target/classes:target/test-classes:$(cat target/bench-cp.txt) io.neardup.bench.eval.SyntheticJsonl 1000000 1 $DATA/synthetic-1m.jsonl.gz
  * </pre>
- * The output is gzipped when its name ends in {@code .gz}.
+ * The output is gzipped when its name ends in {@code .gz}. A fourth argument sets the share of variants
+ * (0.2 by default): at 0.75, three documents in four are variants, as in a corpus made mostly of
+ * copies (a crawl's mirrors, a training set's repeats), where a run writes an assignment for about
+ * half the documents it reads.
  */
 public final class SyntheticJsonl {
     static final double VARIANT_SHARE = 0.2;
@@ -37,35 +40,40 @@ public final class SyntheticJsonl {
 
     private SyntheticJsonl() {}
 
-    static boolean isVariant(long seed, int i) {
-        return i >= 10 && new SplittableRandom(seed * 0x632BE59BD9B4E019L + i).nextDouble() < VARIANT_SHARE;
+    static boolean isVariant(long seed, double share, int i) {
+        return i >= 10 && new SplittableRandom(seed * 0x632BE59BD9B4E019L + i).nextDouble() < share;
     }
 
     /** The earlier original document that variant i was made from. */
-    static int originalOf(long seed, int i) {
+    static int originalOf(long seed, double share, int i) {
         SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L ^ (i * 0xBF58476D1CE4E5B9L));
         while (true) {
             int j = r.nextInt(i);
-            if (isVariant(seed, j) == false) {
+            if (isVariant(seed, share, j) == false) {
                 return j;
             }
         }
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 3) {
-            System.err.println("usage: SyntheticJsonl <n> <seed> <out.jsonl[.gz]>");
+        if (args.length != 3 && args.length != 4) {
+            System.err.println("usage: SyntheticJsonl <n> <seed> <out.jsonl[.gz]> [variant share, 0.2]");
             System.exit(2);
         }
         int n = Integer.parseInt(args[0]);
         long seed = Long.parseLong(args[1]);
         Path out = Path.of(args[2]);
+        double share = args.length == 4 ? Double.parseDouble(args[3]) : VARIANT_SHARE;
+        if ((share >= 0 && share < 1) == false) {
+            System.err.println("the variant share must be in [0, 1), got " + args[3]);
+            System.exit(2);
+        }
         long t0 = System.nanoTime();
         boolean[] hasVariant = new boolean[n];
         int variants = 0;
         for (int i = 0; i < n; i++) {
-            if (isVariant(seed, i)) {
-                hasVariant[originalOf(seed, i)] = true;
+            if (isVariant(seed, share, i)) {
+                hasVariant[originalOf(seed, share, i)] = true;
                 variants++;
             }
         }
@@ -79,8 +87,8 @@ public final class SyntheticJsonl {
             g.setRootValueSeparator(null);
             for (int i = 0; i < n; i++) {
                 String group = null;
-                if (isVariant(seed, i)) {
-                    int o = originalOf(seed, i);
+                if (isVariant(seed, share, i)) {
+                    int o = originalOf(seed, share, i);
                     gen.original(o);
                     gen.variant(seed ^ 0x5EEDL, i);
                     group = "g" + o;

@@ -9,9 +9,12 @@ import static org.junit.Assert.assertTrue;
 
 import io.neardup.bench.TinyCorpus;
 import io.neardup.bench.common.Corpus;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.Rule;
 import org.junit.Test;
@@ -33,6 +36,25 @@ public class EvaluationProgramsTests {
         List<Corpus.Doc> docs = Corpus.read(out, Integer.MAX_VALUE);
         assertEquals(200, docs.size());
         assertTrue("planted variants have a group", docs.stream().anyMatch(d -> d.group() != null));
+    }
+
+    @Test
+    public void testSyntheticJsonlVariantShare() throws Exception {
+        Path byDefault = tmp.getRoot().toPath().resolve("default.jsonl");
+        Path fifth = tmp.getRoot().toPath().resolve("fifth.jsonl");
+        Path most = tmp.getRoot().toPath().resolve("most.jsonl");
+        SyntheticJsonl.main(new String[] {"1000", "1", byDefault.toString()});
+        SyntheticJsonl.main(new String[] {"1000", "1", fifth.toString(), "0.2"});
+        SyntheticJsonl.main(new String[] {"1000", "1", most.toString(), "0.75"});
+        assertEquals("0.2 is the default", Files.readString(byDefault), Files.readString(fifth));
+        long grouped = Corpus.read(byDefault, Integer.MAX_VALUE).stream()
+                .filter(d -> d.group() != null)
+                .count();
+        long groupedAtMost = Corpus.read(most, Integer.MAX_VALUE).stream()
+                .filter(d -> d.group() != null)
+                .count();
+        assertTrue(
+                grouped + " documents in a group at 0.2, " + groupedAtMost + " at 0.75", groupedAtMost > 2 * grouped);
     }
 
     @Test
@@ -68,6 +90,28 @@ public class EvaluationProgramsTests {
         String text = Files.readString(report);
         assertTrue(text, text.contains("fingerprint format 2 (compact)") && text.contains("Band keys of 4 bytes"));
         assertTrue(Files.exists(misses));
+    }
+
+    @Test
+    public void testBlockTableCandidates() throws Exception {
+        // 100 copies of one fingerprint: each look-up reads all 100 in each of the 4 blocks' tables and finds all 100.
+        long[] copies = new long[100];
+        Arrays.fill(copies, 0x0123456789ABCDEFL);
+        assertEquals(400.0, BlockTableCandidates.candidatesPerLookUp(copies, 100, 4), 0.0);
+        // Distinct values in every block: each look-up reads only itself, once a block.
+        long[] distinct = new long[1000];
+        Arrays.setAll(distinct, i -> i * 0x0001000100010001L);
+        assertEquals(4.0, BlockTableCandidates.candidatesPerLookUp(distinct, 1000, 4), 0.0);
+
+        Path corpus = TinyCorpus.write(tmp.getRoot().toPath(), "tiny.jsonl", 40);
+        long[] fingerprints = BlockTableCandidates.fingerprints(corpus, 40);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        BlockTableCandidates.report(copies, new int[] {100}, 3, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        BlockTableCandidates.report(
+                fingerprints, new int[] {20, 40}, 3, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(text, text.contains("| 100 | 400.0 | 0.0 | 100.00 |"));
+        assertTrue(text, text.contains("| 40 | "));
     }
 
     @Test
