@@ -79,10 +79,7 @@ public final class SegmentFingerprintCache {
     /**
      * Block tables of {@code field}'s fingerprints in this segment that answer every distance up to
      * {@code maxDistance}, or null if no document has one or the caller may not see the field;
-     * charged as {@link #fingerprints} is. The tables per block are charged before the fingerprints are read; where
-     * {@link SimhashBlockIndex.Layout#of} then chooses the tables per pair of blocks, their further bytes are charged
-     * before they are built, and where the breaker has no room for them the tables per block are built instead, since
-     * the pairs only save work.
+     * charged as {@link #fingerprints} is.
      */
     public SimhashBlockIndex blockIndex(LeafReader reader, String field, int maxDistance) throws IOException {
         if (FieldExposure.exposes(reader, field) == false) {
@@ -93,31 +90,12 @@ public final class SegmentFingerprintCache {
             if (withValue == 0) {
                 return null;
             }
-            SimhashBlockIndex.Layout perBlock = SimhashBlockIndex.Layout.perBlock(maxDistance);
-            return charged(charge, perBlock.peakBuildBytes(withValue), field, () -> {
+            return charged(charge, SimhashBlockIndex.peakBuildBytes(withValue, maxDistance), field, () -> {
                 Values values = values(reader, field, (int) withValue);
-                if (values == null) {
-                    return null;
-                }
-                SimhashBlockIndex.Layout layout =
-                        SimhashBlockIndex.Layout.of(values.fingerprints(), values.count(), maxDistance);
-                long more = layout.peakBuildBytes(withValue) - perBlock.peakBuildBytes(withValue);
-                if (charge && more > 0) {
-                    try {
-                        reserve(more, field);
-                    } catch (CircuitBreakingException e) {
-                        layout = perBlock;
-                        more = 0;
-                    }
-                }
-                try {
-                    return new SegmentStructure.Blocks(
-                            SimhashBlockIndex.build(values.fingerprints(), values.docs(), values.count(), layout));
-                } finally {
-                    if (charge) {
-                        release(more); // what the pairs keep is trued up with the rest of the charge
-                    }
-                }
+                return values == null
+                        ? null
+                        : new SegmentStructure.Blocks(SimhashBlockIndex.build(
+                                values.fingerprints(), values.docs(), values.count(), maxDistance));
             });
         });
         return blocks == null ? null : blocks.index();

@@ -27,10 +27,7 @@ public class SimhashBlockIndexTests extends OpenSearchTestCase {
                 fps[i] = rarely() && i > 0 ? fps[i - 1] : fp;
                 docs[i] = 10 * i + 7;
             }
-            SimhashBlockIndex.Layout layout = maxDistance >= 2 && randomBoolean()
-                    ? SimhashBlockIndex.Layout.perPairOfBlocks(maxDistance)
-                    : SimhashBlockIndex.Layout.perBlock(maxDistance);
-            SimhashBlockIndex index = SimhashBlockIndex.build(fps, docs, n, layout);
+            SimhashBlockIndex index = SimhashBlockIndex.build(fps, docs, n, maxDistance);
             for (int q = 0; q < 30; q++) {
                 long query = randomBoolean() ? fps[between(0, n - 1)] ^ (1L << between(0, 63)) : randomLong();
                 int distance = between(0, maxDistance);
@@ -43,45 +40,9 @@ public class SimhashBlockIndexTests extends OpenSearchTestCase {
                 }
                 Map<Integer, Integer> found = new HashMap<>();
                 index.within(query, distance, (doc, d) -> assertNull("reported once: " + doc, found.put(doc, d)));
-                assertEquals(
-                        "distance " + distance + " of " + maxDistance + " in " + layout.tables() + " tables",
-                        expected,
-                        found);
+                assertEquals("distance " + distance + " of " + maxDistance, expected, found);
             }
         }
-    }
-
-    /**
-     * Fingerprints crowded around one pattern give a probe thousands of candidates in the tables per block: the
-     * tables per pair of blocks are chosen, with ten tables at distance 3; spread ones keep the four tables per
-     * block; below a distance of 2 there is no table per pair.
-     */
-    public void testTheLayoutFollowsTheCandidatesAProbeWouldRead() {
-        int n = 3_000;
-        long base = randomLong();
-        long[] crowded = new long[n];
-        long[] spread = new long[n];
-        for (int i = 0; i < n; i++) {
-            crowded[i] = base ^ (1L << between(0, 63));
-            spread[i] = randomLong();
-        }
-        assertEquals(10, SimhashBlockIndex.Layout.of(crowded, n, 3).tables());
-        assertEquals(4, SimhashBlockIndex.Layout.of(spread, n, 3).tables());
-        assertEquals(2, SimhashBlockIndex.Layout.of(crowded, n, 1).tables());
-        assertEquals(
-                4, SimhashBlockIndex.build(spread, new int[n], n, 3).layout().tables());
-        assertEquals(
-                "the count is the sum over tables of the squared counts of their keys, over n",
-                4.0 * n,
-                SimhashBlockIndex.Layout.perBlock(3).candidatesPerProbe(new long[n], n),
-                0.0);
-        expectThrows(IllegalArgumentException.class, () -> SimhashBlockIndex.Layout.perPairOfBlocks(1));
-        SimhashBlockIndex.Layout pairs = SimhashBlockIndex.Layout.perPairOfBlocks(3);
-        SimhashBlockIndex.Layout blocks = SimhashBlockIndex.Layout.perBlock(3);
-        assertTrue(pairs.peakBuildBytes(n) > 2 * blocks.peakBuildBytes(n));
-        assertTrue(
-                "the peak covers what a build keeps",
-                SimhashBlockIndex.build(crowded, new int[n], n, pairs).ramBytesUsed() <= pairs.peakBuildBytes(n));
     }
 
     public void testAskingBeyondTheIndexIsAnError() {

@@ -24,8 +24,7 @@ import org.apache.lucene.analysis.Analyzer;
  * each document of a shard up in its shard's tables. Per size: the candidates a look-up reads (the documents that
  * agree with it on a block, counted from each block's value histogram, independently of the tables: the sum over
  * blocks of the squared counts over n), what they would be were the fingerprints uniform (blocks × n / 2^width), the
- * matches found, and for each {@link SimhashBlockIndex.Layout} (a table per block, a table per pair of blocks) its
- * heap, build time and the look-ups' time a document, on one thread; and the layout {@code Layout.of} chooses.
+ * matches found, the build time and the look-ups' time a document, on one thread.
  *
  * <p>The candidates of a look-up grow with the shard where the fingerprints are skewed (frequent words pull many
  * simhashes towards one pattern), so the join's work grows with the square of the shard's documents.
@@ -75,8 +74,8 @@ public final class BlockTableCandidates {
         int blocks = distance + 1;
         out.printf(
                 Locale.ROOT,
-                "| documents | candidates a look-up | if uniform | matches a look-up | layout | heap | build | look-up a"
-                        + " document | chosen |%n|---|---|---|---|---|---|---|---|---|%n");
+                "| documents | candidates a look-up | if uniform | matches a look-up | build | look-up a document |%n"
+                        + "|---|---|---|---|---|---|%n");
         for (int size : sizes) {
             int n = Math.min(size, fingerprints.length);
             double candidates = candidatesPerLookUp(fingerprints, n, blocks);
@@ -86,34 +85,23 @@ public final class BlockTableCandidates {
             }
             int[] docs = new int[n];
             Arrays.setAll(docs, i -> i);
-            int chosen = SimhashBlockIndex.Layout.of(fingerprints, n, distance).tables();
-            List<SimhashBlockIndex.Layout> layouts = distance < 2
-                    ? List.of(SimhashBlockIndex.Layout.perBlock(distance))
-                    : List.of(
-                            SimhashBlockIndex.Layout.perBlock(distance),
-                            SimhashBlockIndex.Layout.perPairOfBlocks(distance));
-            for (SimhashBlockIndex.Layout layout : layouts) {
-                long start = System.nanoTime();
-                SimhashBlockIndex index = SimhashBlockIndex.build(fingerprints, docs, n, layout);
-                long built = System.nanoTime();
-                long[] matches = new long[1];
-                for (int i = 0; i < n; i++) {
-                    index.within(fingerprints[i], distance, (doc, d) -> matches[0]++);
-                }
-                long looked = System.nanoTime();
-                out.printf(
-                        Locale.ROOT,
-                        "| %,d | %,.1f | %,.1f | %.2f | %d tables | %.0f MB | %.2f s | %.2f µs | %s |%n",
-                        n,
-                        candidates,
-                        uniform,
-                        (double) matches[0] / n,
-                        layout.tables(),
-                        index.ramBytesUsed() / 1e6,
-                        (built - start) / 1e9,
-                        (looked - built) / 1e3 / n,
-                        layout.tables() == chosen ? "yes" : "");
+            long start = System.nanoTime();
+            SimhashBlockIndex index = SimhashBlockIndex.build(fingerprints, docs, n, distance);
+            long built = System.nanoTime();
+            long[] matches = new long[1];
+            for (int i = 0; i < n; i++) {
+                index.within(fingerprints[i], distance, (doc, d) -> matches[0]++);
             }
+            long looked = System.nanoTime();
+            out.printf(
+                    Locale.ROOT,
+                    "| %,d | %,.1f | %,.1f | %.2f | %.2f s | %.2f µs |%n",
+                    n,
+                    candidates,
+                    uniform,
+                    (double) matches[0] / n,
+                    (built - start) / 1e9,
+                    (looked - built) / 1e3 / n);
         }
     }
 
