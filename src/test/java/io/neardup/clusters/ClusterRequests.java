@@ -128,12 +128,17 @@ final class ClusterRequests {
 
     /** Waits (up to a minute) until the running clusters task, as {@code client} lists it, has written an assignment. */
     static void awaitFirstWrite(Client client) throws Exception {
+        awaitFirstWrite(client, NearDupClustersAction.NAME);
+    }
+
+    /** As {@link #awaitFirstWrite(Client)}, for a run under {@code action} (a run with {@code dest} goes under the read action). */
+    static void awaitFirstWrite(Client client, String action) throws Exception {
         OpenSearchTestCase.assertBusy(
                 () -> {
                     List<TaskInfo> tasks = client.admin()
                             .cluster()
                             .prepareListTasks()
-                            .setActions(NearDupClustersAction.NAME)
+                            .setActions(action)
                             .setDetailed(true)
                             .get()
                             .getTasks();

@@ -113,6 +113,105 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
     }
 
     /**
+     * The same loss in a run with {@code dest}: the run stops and reports the failed writes; every record it made is
+     * whole, names a document of the index in a cluster of two, and was counted; no document of the index was
+     * written (README: delete the record index and run again).
+     */
+    @SuppressWarnings("unchecked")
+    public void testANodeLostDuringTheRecordsStopsTheRunAndLeavesWholeRecords() throws Exception {
+        assertAcked(prepareCreate("lost")
+                .setSettings(Settings.builder()
+                        .put("index.number_of_shards", 6)
+                        .put("index.number_of_replicas", 0)
+                        .put("index.unassigned.node_left.delayed_timeout", "0"))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
+        ensureGreen("lost");
+        // The record index the run creates: one shard, no replica, so that the node to lose can be one without it.
+        assertAcked(client().admin()
+                .indices()
+                .preparePutTemplate("records")
+                .setPatterns(List.of("lost-records"))
+                .setSettings(Settings.builder().put("index.number_of_shards", 1).put("index.number_of_replicas", 0))
+                .get());
+        BulkRequestBuilder bulk = client().prepareBulk();
+        for (int i = 0; i < 120; i++) {
+            long fp = (long) (i / 2) * 0x9E3779B97F4A7C15L;
+            bulk.add(client().prepareIndex("lost")
+                    .setId("d" + i)
+                    .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp ^ (i % 2))))));
+        }
+        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        String coordinator = internalCluster().getNodeNames()[0];
+        NearDupClustersRequest request = ClusterRequests.parse(
+                        "lost",
+                        "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"dest\": {\"index\": \"lost-records\"}}")
+                .scrollSize(1)
+                .requestsPerSecond(10)
+                .bulkTimeout(TimeValue.timeValueSeconds(2));
+        Future<NearDupClustersResponse> running =
+                internalCluster().client(coordinator).execute(NearDupClustersDryRunAction.of(request), request);
+        ClusterRequests.awaitFirstWrite(internalCluster().client(coordinator), NearDupClustersDryRunAction.NAME);
+        String recordsNode = internalCluster()
+                .clusterService(coordinator)
+                .state()
+                .nodes()
+                .get(internalCluster()
+                        .clusterService(coordinator)
+                        .state()
+                        .routingTable()
+                        .index("lost-records")
+                        .shard(0)
+                        .primaryShard()
+                        .currentNodeId())
+                .getName();
+        internalCluster()
+                .stopRandomNode(settings -> DiscoveryNode.isDataNode(settings)
+                        && coordinator.equals(settings.get("node.name")) == false
+                        && recordsNode.equals(settings.get("node.name")) == false);
+        NearDupClustersResponse response = running.get(120, TimeUnit.SECONDS);
+        assertFalse(
+                "the failed writes are reported: " + response.counts(),
+                response.failures().isEmpty());
+        assertTrue(
+                "the run stopped before every record: " + response.counts(),
+                response.counts().updated() < 120);
+        client().admin().indices().prepareRefresh("lost-records").get();
+        long records = 0;
+        for (SearchHit hit : internalCluster()
+                .client(coordinator)
+                .prepareSearch("lost-records")
+                .setSize(1000)
+                .get()
+                .getHits()) {
+            records++;
+            Map<String, Object> record = hit.getSourceAsMap();
+            assertEquals(record.toString(), "lost", record.get(AssignmentRecords.INDEX));
+            assertEquals(record.toString(), hit.getId(), record.get(AssignmentRecords.ID));
+            assertTrue(record.toString(), record.get(AssignmentRecords.SEQ_NO) instanceof Number);
+            assertTrue(record.toString(), record.get(AssignmentRecords.PRIMARY_TERM) instanceof Number);
+            assertEquals(record.toString(), 2, record.get("size"));
+            String id = hit.getId();
+            String other = "d" + (Integer.parseInt(id.substring(1)) ^ 1);
+            assertTrue(record.toString(), List.of(id, other).contains(record.get("cluster")));
+        }
+        assertTrue(records >= 1);
+        assertTrue(
+                "what is recorded was counted: " + records + " vs " + response.counts(),
+                records <= response.counts().updated());
+        for (SearchHit hit : internalCluster()
+                .client(coordinator)
+                .prepareSearch("lost")
+                .setSize(1000)
+                .setAllowPartialSearchResults(true)
+                .get()
+                .getHits()) {
+            assertNull(
+                    "no document is written with dest: " + hit.getSourceAsMap(),
+                    hit.getSourceAsMap().get("dup"));
+        }
+    }
+
+    /**
      * A shard without a copy while pairs are found (the simhash self-join, or the minhash band join
      * and its look-ups across shards): the run fails with a reason (not a 500) and writes nothing.
      */
