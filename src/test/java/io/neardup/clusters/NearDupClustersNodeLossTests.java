@@ -37,8 +37,11 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
     }
 
     @SuppressWarnings("unchecked")
-    public void testANodeLostDuringTheWritesStopsTheRunAndIsReported() throws Exception {
-        // No replicas: the lost node's shards become unavailable, so writes to them must fail, not wait or vanish.
+    /**
+     * Index {@code lost}: 6 shards and no replicas, so that a lost node's shards become unavailable and writes to them
+     * must fail, not wait or vanish; 120 documents in 60 pairs one bit apart ({@code d2k}, {@code d2k+1}).
+     */
+    private void indexPairsWithoutReplicas() {
         assertAcked(prepareCreate("lost")
                 .setSettings(Settings.builder()
                         .put("index.number_of_shards", 6)
@@ -55,6 +58,30 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                     .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp ^ (i % 2))))));
         }
         assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+    }
+
+    /**
+     * Stops a data node other than {@code coordinator} and {@code keep} while {@code running} writes; its answer
+     * reports the failed writes and that it stopped before writing for every one of the 120 documents.
+     */
+    private NearDupClustersResponse loseADataNodeBut(
+            String coordinator, String keep, Future<NearDupClustersResponse> running) throws Exception {
+        internalCluster()
+                .stopRandomNode(settings -> DiscoveryNode.isDataNode(settings)
+                        && coordinator.equals(settings.get("node.name")) == false
+                        && keep.equals(settings.get("node.name")) == false);
+        NearDupClustersResponse response = running.get(120, TimeUnit.SECONDS);
+        assertFalse(
+                "the failed writes are reported: " + response.counts(),
+                response.failures().isEmpty());
+        assertTrue(
+                "the run stopped before the last write: " + response.counts(),
+                response.counts().updated() < 120);
+        return response;
+    }
+
+    public void testANodeLostDuringTheWritesStopsTheRunAndIsReported() throws Exception {
+        indexPairsWithoutReplicas();
         String coordinator = internalCluster().getNodeNames()[0];
         NearDupClustersRequest request = ClusterRequests.fullRun(
                         "lost", new MatchSpec("fp.simhash", 1, null, null, null, null))
@@ -80,17 +107,7 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                 .nodes()
                 .get(writtenFirst.getShard().getNodeId())
                 .getName();
-        internalCluster()
-                .stopRandomNode(settings -> DiscoveryNode.isDataNode(settings)
-                        && coordinator.equals(settings.get("node.name")) == false
-                        && keep.equals(settings.get("node.name")) == false);
-        NearDupClustersResponse response = running.get(120, TimeUnit.SECONDS);
-        assertFalse(
-                "the failed writes are reported: " + response.counts(),
-                response.failures().isEmpty());
-        assertTrue(
-                "the run stopped before writing every cluster: " + response.counts(),
-                response.counts().updated() < 120);
+        NearDupClustersResponse response = loseADataNodeBut(coordinator, keep, running);
         long written = 0;
         for (SearchHit hit : internalCluster()
                 .client(coordinator)
@@ -119,13 +136,7 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
      */
     @SuppressWarnings("unchecked")
     public void testANodeLostDuringTheRecordsStopsTheRunAndLeavesWholeRecords() throws Exception {
-        assertAcked(prepareCreate("lost")
-                .setSettings(Settings.builder()
-                        .put("index.number_of_shards", 6)
-                        .put("index.number_of_replicas", 0)
-                        .put("index.unassigned.node_left.delayed_timeout", "0"))
-                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
-        ensureGreen("lost");
+        indexPairsWithoutReplicas();
         // The record index the run creates: one shard, no replica, so that the node to lose can be one without it.
         assertAcked(client().admin()
                 .indices()
@@ -133,14 +144,6 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                 .setPatterns(List.of("lost-records"))
                 .setSettings(Settings.builder().put("index.number_of_shards", 1).put("index.number_of_replicas", 0))
                 .get());
-        BulkRequestBuilder bulk = client().prepareBulk();
-        for (int i = 0; i < 120; i++) {
-            long fp = (long) (i / 2) * 0x9E3779B97F4A7C15L;
-            bulk.add(client().prepareIndex("lost")
-                    .setId("d" + i)
-                    .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(fp ^ (i % 2))))));
-        }
-        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
         String coordinator = internalCluster().getNodeNames()[0];
         NearDupClustersRequest request = ClusterRequests.parse(
                         "lost",
@@ -164,17 +167,7 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                         .primaryShard()
                         .currentNodeId())
                 .getName();
-        internalCluster()
-                .stopRandomNode(settings -> DiscoveryNode.isDataNode(settings)
-                        && coordinator.equals(settings.get("node.name")) == false
-                        && recordsNode.equals(settings.get("node.name")) == false);
-        NearDupClustersResponse response = running.get(120, TimeUnit.SECONDS);
-        assertFalse(
-                "the failed writes are reported: " + response.counts(),
-                response.failures().isEmpty());
-        assertTrue(
-                "the run stopped before every record: " + response.counts(),
-                response.counts().updated() < 120);
+        NearDupClustersResponse response = loseADataNodeBut(coordinator, recordsNode, running);
         client().admin().indices().prepareRefresh("lost-records").get();
         long records = 0;
         for (SearchHit hit : internalCluster()
