@@ -24,6 +24,7 @@ import org.opensearch.common.unit.TimeValue;
 import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.search.SearchHit;
+import org.opensearch.search.SearchHits;
 import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
@@ -61,11 +62,18 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
     }
 
     /**
-     * Stops a data node other than {@code coordinator} and {@code keep} while {@code running} writes; its answer
-     * reports the failed writes and that it stopped before writing for every one of the 120 documents.
+     * Stops a data node other than {@code coordinator} and the node of id {@code keepNodeId} while {@code running}
+     * writes; its answer reports the failed writes and that it stopped before writing for every one of the 120
+     * documents.
      */
     private NearDupClustersResponse loseADataNodeBut(
-            String coordinator, String keep, Future<NearDupClustersResponse> running) throws Exception {
+            String coordinator, String keepNodeId, Future<NearDupClustersResponse> running) throws Exception {
+        String keep = internalCluster()
+                .clusterService(coordinator)
+                .state()
+                .nodes()
+                .get(keepNodeId)
+                .getName();
         internalCluster()
                 .stopRandomNode(settings -> DiscoveryNode.isDataNode(settings)
                         && coordinator.equals(settings.get("node.name")) == false
@@ -78,6 +86,17 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                 "the run stopped before the last write: " + response.counts(),
                 response.counts().updated() < 120);
         return response;
+    }
+
+    /** Every document of {@code index} the coordinator can still read (those on a lost node's shards are gone). */
+    private SearchHits hitsOf(String coordinator, String index) {
+        return internalCluster()
+                .client(coordinator)
+                .prepareSearch(index)
+                .setSize(1000)
+                .setAllowPartialSearchResults(true)
+                .get()
+                .getHits();
     }
 
     @SuppressWarnings("unchecked")
@@ -102,20 +121,10 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
                 .get()
                 .getHits()
                 .getAt(0);
-        String keep = internalCluster()
-                .clusterService(coordinator)
-                .state()
-                .nodes()
-                .get(writtenFirst.getShard().getNodeId())
-                .getName();
-        NearDupClustersResponse response = loseADataNodeBut(coordinator, keep, running);
+        NearDupClustersResponse response =
+                loseADataNodeBut(coordinator, writtenFirst.getShard().getNodeId(), running);
         long written = 0;
-        for (SearchHit hit : internalCluster()
-                .client(coordinator)
-                .prepareSearch("lost")
-                .setSize(1000)
-                .get()
-                .getHits()) {
+        for (SearchHit hit : hitsOf(coordinator, "lost")) {
             Map<String, Object> value =
                     (Map<String, Object>) hit.getSourceAsMap().get("dup");
             if (value != null) {
@@ -154,28 +163,18 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
         Future<NearDupClustersResponse> running =
                 internalCluster().client(coordinator).execute(NearDupClustersDryRunAction.of(request), request);
         ClusterRequests.awaitFirstWrite(internalCluster().client(coordinator), NearDupClustersDryRunAction.NAME);
-        String recordsNode = internalCluster()
+        String recordsNodeId = internalCluster()
                 .clusterService(coordinator)
                 .state()
-                .nodes()
-                .get(internalCluster()
-                        .clusterService(coordinator)
-                        .state()
-                        .routingTable()
-                        .index("lost-records")
-                        .shard(0)
-                        .primaryShard()
-                        .currentNodeId())
-                .getName();
-        NearDupClustersResponse response = loseADataNodeBut(coordinator, recordsNode, running);
+                .routingTable()
+                .index("lost-records")
+                .shard(0)
+                .primaryShard()
+                .currentNodeId();
+        NearDupClustersResponse response = loseADataNodeBut(coordinator, recordsNodeId, running);
         client().admin().indices().prepareRefresh("lost-records").get();
         long records = 0;
-        for (SearchHit hit : internalCluster()
-                .client(coordinator)
-                .prepareSearch("lost-records")
-                .setSize(1000)
-                .get()
-                .getHits()) {
+        for (SearchHit hit : hitsOf(coordinator, "lost-records")) {
             records++;
             Map<String, Object> record = hit.getSourceAsMap();
             assertEquals(record.toString(), "lost", record.get(AssignmentRecords.INDEX));
@@ -191,13 +190,7 @@ public class NearDupClustersNodeLossTests extends OpenSearchIntegTestCase {
         assertTrue(
                 "what is recorded was counted: " + records + " vs " + response.counts(),
                 records <= response.counts().updated());
-        for (SearchHit hit : internalCluster()
-                .client(coordinator)
-                .prepareSearch("lost")
-                .setSize(1000)
-                .setAllowPartialSearchResults(true)
-                .get()
-                .getHits()) {
+        for (SearchHit hit : hitsOf(coordinator, "lost")) {
             assertEquals(
                     "no document is written with dest",
                     Set.of("fp"),

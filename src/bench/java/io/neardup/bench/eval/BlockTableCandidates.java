@@ -114,10 +114,10 @@ public final class BlockTableCandidates {
     static double candidatesPerLookUp(long[] fingerprints, int n, int blocks) {
         long sumOfSquares = 0;
         int shift = 0;
+        long[] values = new long[n];
         for (int b = 0; b < blocks; b++) {
             int width = width(b, blocks);
             long mask = width == 64 ? -1L : (1L << width) - 1;
-            long[] values = new long[n];
             for (int i = 0; i < n; i++) {
                 values[i] = (fingerprints[i] >>> shift) & mask;
             }
