@@ -56,7 +56,14 @@ public final class GraphPart<I, K> {
 
     private final List<Cross<I, K>> cross = new ArrayList<>();
     private final List<FixLink<I>> fixLinks = new ArrayList<>();
-    private boolean linked;
+    /** The edges to other parts recorded here that the next links step tells their other end. */
+    private final List<Cross<I, K>> crossToLink = new ArrayList<>();
+    /** How many of {@link #fixLinks} a links step went through. */
+    private int fixLinksLinked;
+    /** The members whose kept assignment in another part a links step told that part: fixed for good. */
+    private final Set<Integer> fixLinked = new HashSet<>();
+    /** Set when the clustering starts (the first label or rank step): the part is built then. */
+    private boolean clustering;
 
     // Single linkage, by component root: the label (lowest key and its owner), and whether it changed since sent.
     private Object[] labelKey;
@@ -116,7 +123,7 @@ public final class GraphPart<I, K> {
         return ids.size();
     }
 
-    /** This part's nodes, in the order they were added (those the links step added last). */
+    /** This part's nodes, in the order they were added (those a links step added, after those added before it). */
     public List<I> nodeIds() {
         return List.copyOf(ids);
     }
@@ -176,7 +183,16 @@ public final class GraphPart<I, K> {
             return;
         }
         checkBuilding();
-        addCross(addNode(local), new NodeRef<>(otherPart, otherId), similarity);
+        int x = addNode(local);
+        NodeRef<I> other = new NodeRef<>(otherPart, otherId);
+        Cross<I, K> known = crossByEnds.get(new CrossKey<>(x, other));
+        float before = known == null ? Float.NEGATIVE_INFINITY : known.similarity;
+        Cross<I, K> c = addCross(x, other, similarity);
+        // New, or higher than the other end was told: the next links step tells it.
+        if (c.similarity > before && c.toLink == false) {
+            c.toLink = true;
+            crossToLink.add(c);
+        }
     }
 
     /**
@@ -187,6 +203,11 @@ public final class GraphPart<I, K> {
     public void fix(I member, int leaderPart, I leader) {
         checkBuilding();
         int m = addNode(member);
+        if (fixLinked.contains(m)) {
+            // Its leader in another part was told it leads: a later fix could not take that back.
+            throw new IllegalStateException(
+                    "[" + member + "] of part " + number + " keeps the leader a links step sent: it is fixed once");
+        }
         NodeRef<I> leaderRef = new NodeRef<>(leaderPart, leader);
         fixedLeader.set(m, leaderRef);
         if (leaderPart == number) {
@@ -200,18 +221,26 @@ public final class GraphPart<I, K> {
         return fixedLeader.get(node(member)) != null;
     }
 
-    /** Step 1 (links): every edge to another part, and every kept assignment to a leader there, to the other end. */
+    /**
+     * Step 1 (links): every edge to another part, and every kept assignment to a leader there, to the other end. The
+     * step can run again while the part is built in waves (edges and fixes added after a links step, as a run that
+     * reads the members of earlier clusters finds them): each time it sends what was added here since the last, and
+     * nothing once nothing was.
+     */
     public Map<Integer, List<Link<I>>> linkMessages() {
         checkBuilding();
-        linked = true;
         Map<Integer, List<Link<I>>> out = new TreeMap<>();
-        for (Cross<I, K> c : cross) {
+        for (Cross<I, K> c : crossToLink) {
+            c.toLink = false;
             send(out, c.other.part(), new Link<>(c.other.id(), ref(c.local), c.similarity, false, false));
         }
-        for (FixLink<I> f : fixLinks) {
+        crossToLink.clear();
+        for (; fixLinksLinked < fixLinks.size(); fixLinksLinked++) {
+            FixLink<I> f = fixLinks.get(fixLinksLinked);
             if (f.outgoing) {
                 boolean current = f.other.equals(fixedLeader.get(f.local));
                 send(out, f.other.part(), new Link<>(f.other.id(), ref(f.local), 0f, true, current));
+                fixLinked.add(f.local);
             }
         }
         return out;
@@ -224,7 +253,7 @@ public final class GraphPart<I, K> {
      * {@link #crossEdgeCount} did not grow by.
      */
     public void receiveLinks(List<Link<I>> messages) {
-        linked = true;
+        checkBuilding();
         for (Link<I> m : messages) {
             int to = addNode(m.to());
             if (m.fix()) {
@@ -688,7 +717,7 @@ public final class GraphPart<I, K> {
 
     // ---- The graph ----
 
-    private void addCross(int local, NodeRef<I> other, float similarity) {
+    private Cross<I, K> addCross(int local, NodeRef<I> other, float similarity) {
         Cross<I, K> c = crossByEnds.get(new CrossKey<>(local, other));
         if (c == null) {
             c = new Cross<>(local, other, similarity);
@@ -697,6 +726,7 @@ public final class GraphPart<I, K> {
         } else {
             c.similarity = Math.max(c.similarity, similarity);
         }
+        return c;
     }
 
     private Cross<I, K> crossOf(I to, NodeRef<I> from) {
@@ -720,17 +750,19 @@ public final class GraphPart<I, K> {
     }
 
     private void checkBuilding() {
-        if (linked) {
-            throw new IllegalStateException("part " + number + " is past the links step: no more edges or fixes");
+        if (clustering) {
+            throw new IllegalStateException("part " + number + " is clustering: no more edges, fixes or links");
         }
     }
 
+    /** Before the clustering's first step: every node has its key, and the part is built for good. */
     private void checkRanked() {
         for (int x = 0; x < ids.size(); x++) {
             if (keys.get(x) == null) {
                 throw new IllegalStateException("[" + ids.get(x) + "] of part " + number + " has no rank key");
             }
         }
+        clustering = true;
     }
 
     private static <M> void send(Map<Integer, List<M>> out, int part, M message) {
@@ -744,6 +776,9 @@ public final class GraphPart<I, K> {
         final int local;
         final NodeRef<I> other;
         float similarity;
+        /** Recorded here and not yet told to the other end (or told a lower similarity). */
+        boolean toLink;
+
         K key;
         /** The other end is decided by a kept assignment: nothing waits on it. */
         boolean decidedFromStart;

@@ -27,7 +27,9 @@ import java.util.Objects;
  *       other end of every edge that leaves it, and the leader of every assignment it keeps ({@link GraphPart#fix}) in
  *       another part. Afterwards an edge is known to both of its parts (even if the caller recorded it on one side) and
  *       a part holds every node it will be asked about; the caller then gives each node its rank key ({@link
- *       GraphPart#rank}).
+ *       GraphPart#rank}). A part may be built in waves, a links step after each (a run with a {@code query} finds
+ *       the members of earlier clusters as it reads members); each sends only what its wave added, and the waves
+ *       end when a links step sends nothing.
  *   <li><b>Single linkage</b> ({@link GraphPart#labelMessages}, {@link GraphPart#receiveLabels}), in rounds: min-label
  *       propagation. A component's label is its lowest rank key; inside a part the union-find has it at once, and each
  *       round a part sends a component's label along its edges to other parts when it is lower than what the other end

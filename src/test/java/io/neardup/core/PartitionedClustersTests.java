@@ -97,6 +97,14 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
         /** Whether the parts keep their inner edges (leader linkage needs them; single linkage runs without). */
         final boolean keepEdges;
 
+        /**
+         * Where the parts are built in waves, a links step after each (as a run with a query finds the members of
+         * earlier clusters): what each wave adds to the parts. Empty: the parts are built at once.
+         */
+        final List<List<Runnable>> waves = new ArrayList<>();
+        /** With waves: the wave of each fixed member's fixes, so that they keep their order (the last one wins). */
+        final Map<Integer, Integer> waveOfFixes = new HashMap<>();
+
         Split(int n, int partCount, int[] partOf, int[] rank, boolean[] counted, boolean keepEdges) {
             this.keepEdges = keepEdges;
             this.n = n;
@@ -115,20 +123,36 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
             return parts.get(partOf[node]);
         }
 
+        /** Builds the parts in {@code count} waves from now on. */
+        void inWaves(int count) {
+            for (int w = 0; w < count; w++) {
+                waves.add(new ArrayList<>());
+            }
+        }
+
+        /** Adds to the parts now, or in wave {@code wave} (taken modulo the waves). */
+        void onParts(int wave, Runnable add) {
+            if (waves.isEmpty()) {
+                add.run();
+            } else {
+                waves.get(wave % waves.size()).add(add);
+            }
+        }
+
         /** Adds the edge to the whole graph and to the parts: a cross edge on one side, the other, or both. */
         void edge(int a, int b, float similarity, int sides) {
             whole.addEdge(a, b, similarity);
             edges.add(new int[] {a, b});
             if (partOf[a] == partOf[b]) {
-                partOf(a).addEdge(a, b, similarity);
+                onParts(between(0, 3), () -> partOf(a).addEdge(a, b, similarity));
                 return;
             }
             crossPairs.add(Math.min(a, b) + "-" + Math.max(a, b));
             if (sides != 1) {
-                partOf(a).addCrossEdge(a, partOf[b], b, similarity);
+                onParts(between(0, 3), () -> partOf(a).addCrossEdge(a, partOf[b], b, similarity));
             }
             if (sides != 0) {
-                partOf(b).addCrossEdge(b, partOf[a], a, similarity);
+                onParts(between(0, 3), () -> partOf(b).addCrossEdge(b, partOf[a], a, similarity));
             }
         }
 
@@ -136,7 +160,9 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
             whole.fix(member, leader);
             fixedLeader.put(member, leader);
             fixes.add(new int[] {member, leader});
-            partOf(member).fix(member, partOf[leader], leader);
+            onParts(
+                    waveOfFixes.computeIfAbsent(member, m -> between(0, 3)),
+                    () -> partOf(member).fix(member, partOf[leader], leader));
         }
 
         NodeRef<Integer> ref(int node) {
@@ -152,7 +178,23 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
      * against ClusterGraph.
      */
     private Rounds runAndCompare(Split s, boolean shuffle) {
+        for (List<Runnable> wave : s.waves) {
+            wave.forEach(Runnable::run);
+            deliverAll(s.parts, GraphPart::linkMessages, GraphPart::receiveLinks, shuffle);
+        }
         deliverAll(s.parts, GraphPart::linkMessages, GraphPart::receiveLinks, shuffle);
+        assertEquals(
+                "a links step after one that added nothing sends nothing",
+                0,
+                deliver(
+                                s.parts,
+                                GraphPart::linkMessages,
+                                (p, m) -> {
+                                    p.receiveLinks(m);
+                                    return false;
+                                },
+                                shuffle)
+                        .messages());
         int nodesInParts = 0;
         for (GraphPart<Integer, Long> part : s.parts) {
             for (int id : part.nodeIds()) {
@@ -442,6 +484,9 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
         }
         Collections.shuffle(pairs, random());
         Split s = new Split(n, partCount, partOf, rank, counted, rarely() == false);
+        if (randomBoolean()) {
+            s.inWaves(between(2, 4));
+        }
         boolean[] touched = new boolean[n];
         for (int[] pair : pairs) {
             // Few distinct similarities, so that ties between leaders are exercised.
@@ -464,7 +509,8 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
         for (int i = 0; i < n; i++) {
             // A node met only as another part's edge end or a fix's leader is added by the links step.
             if (touched[i] == false || randomBoolean()) {
-                s.partOf(i).addNode(i);
+                int node = i;
+                s.onParts(between(0, 3), () -> s.partOf(node).addNode(node));
             }
         }
         return s;
@@ -652,14 +698,35 @@ public class PartitionedClustersTests extends OpenSearchTestCase {
         GraphPart<Integer, Long> part = new GraphPart<>(0, Comparator.naturalOrder(), false);
         part.addEdge(1, 2, 0.5f);
         part.linkMessages();
-        expectThrows(IllegalStateException.class, () -> part.addEdge(2, 3, 0.5f));
+        // A wave after a links step: built until the clustering starts.
+        part.addEdge(2, 3, 0.5f);
         IllegalStateException unranked = expectThrows(IllegalStateException.class, part::labelMessages);
         assertEquals("[1] of part 0 has no rank key", unranked.getMessage());
         part.rank(1, 1L, true);
         part.rank(2, 2L, true);
+        part.rank(3, 3L, true);
         IllegalStateException noEdges = expectThrows(IllegalStateException.class, part::rankMessages);
         assertEquals("leader linkage needs the edges: build the part with keepEdges", noEdges.getMessage());
         IllegalArgumentException unknown = expectThrows(IllegalArgumentException.class, () -> part.rank(9, 9L, true));
         assertEquals("[9] is not a node of part 0", unknown.getMessage());
+        part.labelMessages();
+        IllegalStateException built = expectThrows(IllegalStateException.class, () -> part.addEdge(3, 4, 0.5f));
+        assertEquals("part 0 is clustering: no more edges, fixes or links", built.getMessage());
+        expectThrows(IllegalStateException.class, () -> part.receiveLinks(List.of()));
+    }
+
+    /** A kept assignment whose leader in another part was told it leads cannot be replaced: that cannot be taken back. */
+    public void testAFixSentToAnotherPartStays() {
+        GraphPart<Integer, Long> part = new GraphPart<>(0, Comparator.naturalOrder(), true);
+        part.fix(1, 1, 9);
+        part.fix(1, 1, 8);
+        assertEquals(
+                1,
+                part.linkMessages().get(1).stream().filter(link -> link.leads()).count());
+        IllegalStateException again = expectThrows(IllegalStateException.class, () -> part.fix(1, 0, 2));
+        assertEquals("[1] of part 0 keeps the leader a links step sent: it is fixed once", again.getMessage());
+        part.fix(3, 1, 9);
+        assertEquals(1, part.linkMessages().get(1).size());
+        assertTrue(part.linkMessages().isEmpty());
     }
 }
