@@ -28,22 +28,25 @@ import org.opensearch.search.builder.SearchSourceBuilder;
  * ({@link ClusterSteps}): no thread waits for a search, a shard's answer or a bulk.
  * <ol>
  * <li><b>scan</b>: find every pair of near-duplicates, shard by shard ({@code slices} shards at a
- * time, {@link ShardScan});</li>
- * <li>without a {@code query}: the pairs are kept in parts on the shards' nodes ({@link RunParts}), and the run
- * clusters there and writes from there ({@link PartsClustering}: members read, rounds, sizes, then one bulk a shard at
- * a time from its part's node, {@link PartWriter}); this node only counts;</li>
- * <li>with a {@code query}: the pairs become edges of a {@link MatchGraph} here, whose documents are read again
- * ({@link ClusterMembers}), clustered (single or leader linkage, representatives by rank) and written from here
- * ({@link ClusterWriter}): conditional partial updates by cluster, then the documents in no cluster.</li>
+ * time): the shards' joins ({@link ShardScan}), or with a {@code query} the pages of the documents it matches, each
+ * read and matched from its shard's part node ({@link PartsClustering#scan});</li>
+ * <li>the pairs are kept in parts on the shards' nodes ({@link RunParts}), and the run clusters there and writes from
+ * there ({@link PartsClustering}: members read (with a {@code query}, in waves that add the earlier clusters' members),
+ * rounds, sizes, then one bulk a shard at a time from its part's node, {@link PartWriter}); this node only counts;</li>
+ * <li>in a rolling upgrade (a node of another version, which does not know the parts): the pairs become edges of a
+ * {@link MatchGraph} here, whose documents are read again ({@link ClusterMembers}), clustered (single or leader
+ * linkage, representatives by rank) and written from here ({@link ClusterWriter}): conditional partial updates by
+ * cluster, then the documents in no cluster.</li>
  * </ol>
  * Nothing is written before every match is in, so a failure or cancellation before the write phase
  * leaves the index untouched; each document's update is atomic, so after a cancellation during the
  * writes every document holds either its old value or its complete new one.
  *
- * <p>Memory on this node, for a run with a {@code query}: about {@link MatchGraph#BYTES_PER_NODE} + 2 bytes a
- * character of {@code _id} for every document that has a near-duplicate (and, for leader linkage,
- * {@link ClusterGraph#BYTES_PER_EDGE} a match), charged to the {@code neardup} breaker before it is taken, plus one page
- * per slice; without a {@code query}, none. The most it charged at once is the run's {@code coordinator_bytes}.
+ * <p>Memory on this node: none charged, with a {@code query} or without; in a rolling upgrade, about
+ * {@link MatchGraph#BYTES_PER_NODE} + 2 bytes a character of {@code _id} for every document that has a near-duplicate
+ * (and, for leader linkage, {@link ClusterGraph#BYTES_PER_EDGE} a match), charged to the {@code neardup} breaker before
+ * it is taken, plus one page per slice with a {@code query}. The most it charged at once is the run's
+ * {@code coordinator_bytes}.
  */
 final class ClusterJob {
 
@@ -62,8 +65,10 @@ final class ClusterJob {
     private final Runnable releaseParts;
     /** The run's task, where its clusters come from the parts on the data nodes (a dry run without a query). */
     private final TaskId parts;
-    /** The scan, which knows where each shard's part is. */
+    /** The scan, which knows where each shard's part is (a run without a {@code query}, or in a rolling upgrade). */
     private ShardScan scan;
+    /** A run with a {@code query} whose graph is in parts: its clustering, which scans too. */
+    private PartsClustering clustering;
 
     private final ClusterMembers members;
     private final ClusterWriter writer;
@@ -78,7 +83,7 @@ final class ClusterJob {
     ClusterJob(RunContext context, CircuitBreaker breaker, boolean simhashField, TaskId parts, Runnable releaseParts) {
         this.context = context;
         this.releaseParts = releaseParts;
-        this.parts = context.request().query() == null ? parts : null;
+        this.parts = parts;
         this.request = context.request();
         this.task = context.task();
         this.simhashField = simhashField;
@@ -122,11 +127,18 @@ final class ClusterJob {
             return;
         }
         task.phase(NearDupClustersTask.Phase.CLUSTERING);
-        String[] partNodes = new String[context.shards()];
-        for (int shard = 0; shard < partNodes.length; shard++) {
-            partNodes[shard] = scan.partNode(shard);
+        if (clustering == null) {
+            String[] partNodes = new String[context.shards()];
+            for (int shard = 0; shard < partNodes.length; shard++) {
+                partNodes[shard] = scan.partNode(shard);
+            }
+            try {
+                clustering = new PartsClustering(context, parts, partNodes);
+            } catch (RuntimeException e) {
+                listener.onFailure(e);
+                return;
+            }
         }
-        PartsClustering clustering = new PartsClustering(context, parts, partNodes);
         clustering.run(ActionListener.wrap(
                 clustered -> {
                     task.clusters.addAndGet(clustered.clusters());
@@ -305,6 +317,22 @@ final class ClusterJob {
 
     /** Every shard's pairs, {@code slices} shards at a time; the first failure stops the others at their next step. */
     private void scan(long[] documentsOfIndex, ActionListener<Void> done) {
+        if (parts != null && request.query() != null) {
+            // The pages of a query run are read and matched from the nodes that keep their shards' parts, each shard's
+            // on its primary's.
+            String[] partNodes = new String[context.shards()];
+            for (int shard = 0; shard < partNodes.length; shard++) {
+                partNodes[shard] = context.indices().primaryNode(shard);
+            }
+            try {
+                clustering = new PartsClustering(context, parts, partNodes);
+            } catch (RuntimeException e) {
+                done.onFailure(e);
+                return;
+            }
+            clustering.scan(this::scanStopped, done);
+            return;
+        }
         scan = ShardScan.of(context, graph, members, this::scanStopped, simhashField, documentsOfIndex);
         ClusterSteps.inLanes(
                 context.threadPool(),

@@ -24,9 +24,10 @@ import org.opensearch.search.builder.SearchSourceBuilder;
 import org.opensearch.search.sort.SortBuilder;
 
 /**
- * The run's read-members phase and the representatives' order: reads the documents of the graph
- * again ({@code _seq_no}, the representative's sort values, their current cluster), and with a
- * {@code query}, the other members of the clusters they touch, which keep their assignment.
+ * The read-members phase of a run with its graph on the coordinating node (a rolling upgrade), and for every run the
+ * members' search and the representatives' order: reads the documents of the graph again ({@code _seq_no}, the
+ * representative's sort values, their current cluster), and with a {@code query}, the other members of the clusters
+ * they touch, which keep their assignment (on the parts, {@link TransportPartStepAction} does the same).
  */
 final class ClusterMembers {
 

@@ -37,7 +37,8 @@ record PartMessages(int step, Kind kind, Map<Integer, List<Object>> byPart) impl
         DECISION,
         SIZE_COUNT,
         SIZE_TOTAL,
-        SEEN
+        SEEN,
+        EARLIER_CLUSTER
     }
 
     /**
@@ -45,6 +46,12 @@ record PartMessages(int step, Kind kind, Map<Integer, List<Object>> byPart) impl
      * keeps ({@link ShardPart#seenMessages}).
      */
     record Seen(String to, long seqNo) {}
+
+    /**
+     * A run with a {@code query}: a document of the run belongs to the earlier cluster {@code id}, whose other members
+     * the query does not match keep it ({@link RunParts.EarlierClusters}); to every node that keeps parts.
+     */
+    record EarlierCluster(String id) {}
 
     /** About what one message holds on the heap, beside its ids: what a part charges while it waits in an inbox. */
     static final int BYTES_PER_MESSAGE = 200;
@@ -104,6 +111,8 @@ record PartMessages(int step, Kind kind, Map<Integer, List<Object>> byPart) impl
             return Kind.SIZE_TOTAL;
         } else if (message instanceof Seen) {
             return Kind.SEEN;
+        } else if (message instanceof EarlierCluster) {
+            return Kind.EARLIER_CLUSTER;
         }
         throw new IllegalArgumentException("not a message of the protocol: " + message);
     }
@@ -127,6 +136,7 @@ record PartMessages(int step, Kind kind, Map<Integer, List<Object>> byPart) impl
             case SIZE_COUNT -> new SizeCount<>(readRef(in), in.readVInt(), in.readVLong());
             case SIZE_TOTAL -> new SizeTotal<>(readRef(in), in.readVLong());
             case SEEN -> new Seen(in.readString(), in.readZLong());
+            case EARLIER_CLUSTER -> new EarlierCluster(in.readString());
         };
     }
 
@@ -178,6 +188,7 @@ record PartMessages(int step, Kind kind, Map<Integer, List<Object>> byPart) impl
                 out.writeString(seen.to());
                 out.writeZLong(seen.seqNo());
             }
+            case EARLIER_CLUSTER -> out.writeString(((EarlierCluster) message).id());
         }
     }
 }

@@ -12,6 +12,7 @@ import org.opensearch.action.search.SearchRequest;
 import org.opensearch.core.action.ActionResponse;
 import org.opensearch.core.common.io.stream.StreamInput;
 import org.opensearch.core.common.io.stream.StreamOutput;
+import org.opensearch.core.common.io.stream.Writeable;
 import org.opensearch.core.tasks.TaskId;
 import org.opensearch.search.builder.SearchSourceBuilder;
 
@@ -28,14 +29,35 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
         super(NAME, Response::new);
     }
 
-    /** The steps, in the order a run takes them (single linkage labels, leader linkage ranks and decides). */
+    /**
+     * The steps, in the order a run takes them (single linkage labels, leader linkage ranks and decides). A run with a
+     * {@code query} builds its parts in waves ({@link PartsClustering}): search, links, members read, tell, until a wave
+     * does nothing.
+     */
     enum Step {
-        /** Every edge to another part, to the part of its other end. */
+        /**
+         * A run with a {@code query}: the next page of one shard's documents the query matches, read on its part's node
+         * and matched there against every shard, the pairs kept in the parts ({@link PartQueryScan}); sent again while
+         * it answers that there is more.
+         */
+        SCAN,
+        /**
+         * A run with a {@code query}: the members of the earlier clusters told, those the query does not match, searched
+         * in the shards whose parts are on the node and added to them ({@link RunParts.EarlierClusters}); sent again
+         * while a node has more.
+         */
+        SEARCH_EARLIER_CLUSTERS,
+        /** Every edge and kept assignment to another part added since the last links, to the part of its other end. */
         LINK,
+        /**
+         * The links in; each part reads its documents not read yet and ranks them (with a {@code query}, a member the
+         * query does not match keeps its earlier cluster), some chunks a step, sent until none is left.
+         */
+        READ_MEMBERS,
+        /** A run with a {@code query}: the earlier clusters the parts' documents met since the last, to every node. */
+        TELL_EARLIER_CLUSTERS,
         /** A run with writes: the sequence numbers other parts saw each part's documents at, to their parts. */
         SEEN,
-        /** The links in; each part reads its documents and ranks them, some chunks a step, sent until none is left. */
-        READ_MEMBERS,
         /** A single-linkage round. */
         LABEL,
         /** Leader linkage: the ranks across the edges between parts. */
@@ -155,6 +177,26 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             return spansIndices;
         }
 
+        /** Whether the run covers the index {@code index}. */
+        boolean coversIndex(String index) {
+            for (String covered : partIndices) {
+                if (covered.equals(index)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The run's number of shard {@code shard} of {@code index}; -1 if the run does not cover it. */
+        int partOf(String index, int shard) {
+            for (int part = 0; part < partIndices.length; part++) {
+                if (partShards[part] == shard && partIndices[part].equals(index)) {
+                    return part;
+                }
+            }
+            return -1;
+        }
+
         /**
          * A search of part {@code part}'s shard on the copy of the node that runs the step (which keeps the part), as
          * the run's user: a child of the run.
@@ -181,9 +223,27 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
     record OwnedCluster(int part, String id, long size) {}
 
     /**
-     * What the step sent (messages to parts), the most the run held on the node, for {@link Step#REPORT} its parts'
-     * clusters: their histogram, the largest, how many and how many documents; and for {@link Step#WRITE} what the bulk
-     * did and whether the shard has more to write.
+     * What a {@link Step#SCAN} read: the shard's documents the query matched in its page, those without the field, and
+     * the pairs their part kept.
+     */
+    record ScanCounts(long scanned, long noFingerprint, long pairs) implements Writeable {
+        static ScanCounts read(StreamInput in) throws IOException {
+            return new ScanCounts(in.readVLong(), in.readVLong(), in.readVLong());
+        }
+
+        @Override
+        public void writeTo(StreamOutput out) throws IOException {
+            out.writeVLong(scanned);
+            out.writeVLong(noFingerprint);
+            out.writeVLong(pairs);
+        }
+    }
+
+    /**
+     * What the step sent (messages to parts; for {@link Step#READ_MEMBERS} the documents it read, for
+     * {@link Step#SEARCH_EARLIER_CLUSTERS} those it added), the most the run held on the node, for {@link Step#REPORT}
+     * its parts' clusters: their histogram, the largest, how many and how many documents; for {@link Step#SCAN} what it
+     * read; and for {@link Step#WRITE} what the bulk did and whether the shard has more to write.
      */
     public static final class Response extends ActionResponse {
         private final long sent;
@@ -193,6 +253,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
         private final long clusters;
         private final long clusteredDocuments;
         private final WriteOutcome written;
+        private final ScanCounts scanned;
         private final boolean more;
 
         Response(
@@ -209,20 +270,23 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             this.clusters = clusters;
             this.clusteredDocuments = clusteredDocuments;
             this.written = null;
+            this.scanned = null;
             this.more = false;
         }
 
         /**
-         * The answer of a step the run sends again while a node has more to do: {@link Step#READ_MEMBERS} (its parts'
-         * documents left to read), {@link Step#WRITE} (with what its bulk did).
+         * The answer of a step the run sends again while a node has more to do: {@link Step#READ_MEMBERS} and
+         * {@link Step#SEARCH_EARLIER_CLUSTERS} (how many documents, and whether its parts have more), {@link Step#SCAN}
+         * (what its page read), {@link Step#WRITE} (what its bulk did).
          */
-        Response(long nodeBytes, WriteOutcome written, boolean more) {
-            this.sent = 0;
+        Response(long sent, long nodeBytes, ScanCounts scanned, WriteOutcome written, boolean more) {
+            this.sent = sent;
             this.nodeBytes = nodeBytes;
             this.histogram = new long[0];
             this.largest = List.of();
             this.clusters = 0;
             this.clusteredDocuments = 0;
+            this.scanned = scanned;
             this.written = written;
             this.more = more;
         }
@@ -240,6 +304,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             clusters = in.readVLong();
             clusteredDocuments = in.readVLong();
             written = in.readOptionalWriteable(WriteOutcome::new);
+            scanned = in.readOptionalWriteable(ScanCounts::read);
             more = in.readBoolean();
         }
 
@@ -257,6 +322,7 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             out.writeVLong(clusters);
             out.writeVLong(clusteredDocuments);
             out.writeOptionalWriteable(written);
+            out.writeOptionalWriteable(scanned);
             out.writeBoolean(more);
         }
 
@@ -284,12 +350,20 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
             return clusteredDocuments;
         }
 
+        /** What a {@link Step#SCAN}'s page read; null for other steps. */
+        ScanCounts scanned() {
+            return scanned;
+        }
+
         /** What a {@link Step#WRITE}'s bulk did; null for other steps. */
         WriteOutcome written() {
             return written;
         }
 
-        /** Whether the node's parts have more to read ({@link Step#READ_MEMBERS}), or the shard to write ({@link Step#WRITE}). */
+        /**
+         * Whether the node's parts have more to read or search ({@link Step#READ_MEMBERS},
+         * {@link Step#SEARCH_EARLIER_CLUSTERS}), or the shard to scan or write ({@link Step#SCAN}, {@link Step#WRITE}).
+         */
         boolean more() {
             return more;
         }

@@ -10,6 +10,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.opensearch.ExceptionsHelper;
 import org.opensearch.OpenSearchStatusException;
 import org.opensearch.action.support.GroupedActionListener;
@@ -23,9 +25,11 @@ import org.opensearch.transport.ConnectTransportException;
 /**
  * The clustering of a run whose graph is in parts on the data nodes (docs/clusters.md section 8): the coordinating
  * node only sends each step to the nodes that keep parts and counts what they sent, so it holds O(nodes + shards),
- * whatever the number of clustered documents. The steps, each on every node before the next: links; the members read
- * and ranked; single-linkage rounds (or leader linkage's ranks and rounds) until a round sends nothing; the two size
- * steps; the report of the clusters each part owns, merged here.
+ * whatever the number of clustered documents. With a {@code query}, it scans first: each shard's pages from its part's
+ * node ({@link #scan}). The steps, each on every node before the next: the parts built (links, the members read and
+ * ranked; with a {@code query} in waves, {@link #wave}); with writes, the sequence numbers seen; single-linkage rounds
+ * (or leader linkage's ranks and rounds) until a round sends nothing; the two size steps; the report of the clusters
+ * each part owns, merged here.
  */
 final class PartsClustering {
 
@@ -47,6 +51,8 @@ final class PartsClustering {
 
     /** Set when a shard's writes fail (its node lost, say), so that the other shards' stop at their next bulk. */
     private volatile boolean writeFailed;
+    /** Set when a shard's scan fails, so that the other shards' stop at their next page. */
+    private volatile boolean scanFailed;
 
     /** @param partNodes the node that keeps each part (by the run's shard number) */
     PartsClustering(RunContext context, TaskId run, String[] partNodes) {
@@ -62,50 +68,155 @@ final class PartsClustering {
             partShards[part] = indices.shardInIndex(part);
             partOrdinals[part] = indices.ordinalOfShard(part);
             if (partNodes[part] == null) {
-                throw new IllegalStateException("shard " + indices.describeShard(part) + " had no started copy");
+                throw new OpenSearchStatusException(
+                        "shard " + indices.describeShard(part) + " has no started copy; run again once it has one",
+                        RestStatus.SERVICE_UNAVAILABLE);
             }
             nodes.putIfAbsent(partNodes[part], part);
         }
     }
 
+    /**
+     * A run with a {@code query}: each shard's documents the query matches, matched from the node that keeps its part
+     * ({@link PartQueryScan}), a page at each ask, {@code slices} shards at a time; none is asked once {@code stopped}
+     * says so. The task counts what each page read.
+     */
+    void scan(BooleanSupplier stopped, ActionListener<Void> done) {
+        BooleanSupplier scanStopped = () -> scanFailed || stopped.getAsBoolean();
+        ClusterSteps.inLanes(
+                context.threadPool(),
+                partNodes.length,
+                context.slices(),
+                scanStopped,
+                (shard, next) -> scanShard(shard, scanStopped, ActionListener.wrap(next::onResponse, e -> {
+                    scanFailed = true;
+                    next.onFailure(e);
+                })),
+                done);
+    }
+
+    private void scanShard(int shard, BooleanSupplier stopped, ActionListener<Void> next) {
+        if (stopped.getAsBoolean()) {
+            next.onResponse(null);
+            return;
+        }
+        sendThrough(
+                shard,
+                PartStepAction.Step.SCAN,
+                0,
+                ActionListener.wrap(
+                        answer -> {
+                            NearDupClustersTask task = context.task();
+                            task.scanned.addAndGet(answer.scanned().scanned());
+                            task.noFingerprint.addAndGet(answer.scanned().noFingerprint());
+                            task.matches.addAndGet(answer.scanned().pairs());
+                            if (answer.more()) {
+                                scanShard(shard, stopped, next);
+                            } else {
+                                next.onResponse(null);
+                            }
+                        },
+                        next::onFailure));
+    }
+
     void run(ActionListener<Result> done) {
-        ActionListener<Long> linked = ActionListener.wrap(sent -> readMembers(done), done::onFailure);
-        ActionListener<Long> afterLinks = ActionListener.wrap(
-                sent -> {
+        ActionListener<Long> built = ActionListener.wrap(sent -> cluster(done), done::onFailure);
+        wave(ActionListener.wrap(
+                v -> {
                     if (context.request().dryRun()) {
-                        linked.onResponse(sent);
+                        built.onResponse(0L);
                     } else {
                         // A run with writes checks each document against every sequence number a pair saw it at:
                         // the parts that kept a pair with another part's document tell that part.
-                        step(PartStepAction.Step.SEEN, linked);
+                        step(PartStepAction.Step.SEEN, built);
                     }
                 },
-                done::onFailure);
-        step(PartStepAction.Step.LINK, afterLinks);
+                done::onFailure));
     }
 
-    /** The members read, some chunks a step, until no node has more; then the clustering rounds. */
-    private void readMembers(ActionListener<Result> done) {
-        ActionListener<Void> clustered = ActionListener.wrap(v -> sizes(done), done::onFailure);
+    /**
+     * Builds the parts: the links, then the members read (some chunks a step, until no node has more). A run with a
+     * {@code query} goes on in waves, as the coordinating node's members read does: the members of the earlier clusters
+     * its documents met, which the query does not match, are searched and added to their parts, and keep their
+     * cluster, which adds kept assignments, links and members to read in turn; the waves end when one finds, links,
+     * reads and tells nothing.
+     */
+    private void wave(ActionListener<Void> built) {
+        if (failedIfCancelled(built)) {
+            return;
+        }
+        boolean earlierClusters = context.request().query() != null;
+        AtomicLong done = new AtomicLong();
+        ActionListener<Long> told = ActionListener.wrap(
+                sent -> {
+                    if (done.addAndGet(sent) > 0 && earlierClusters) {
+                        wave(built);
+                    } else {
+                        built.onResponse(null);
+                    }
+                },
+                built::onFailure);
+        ActionListener<Long> read = ActionListener.wrap(
+                count -> {
+                    done.addAndGet(count);
+                    if (earlierClusters) {
+                        step(PartStepAction.Step.TELL_EARLIER_CLUSTERS, told);
+                    } else {
+                        told.onResponse(0L);
+                    }
+                },
+                built::onFailure);
+        ActionListener<Long> searched = ActionListener.wrap(
+                added -> {
+                    done.addAndGet(added);
+                    step(
+                            PartStepAction.Step.LINK,
+                            ActionListener.wrap(
+                                    sent -> {
+                                        done.addAndGet(sent);
+                                        untilDone(PartStepAction.Step.READ_MEMBERS, 0, read);
+                                    },
+                                    built::onFailure));
+                },
+                built::onFailure);
+        if (earlierClusters) {
+            untilDone(PartStepAction.Step.SEARCH_EARLIER_CLUSTERS, 0, searched);
+        } else {
+            searched.onResponse(0L);
+        }
+    }
+
+    /** {@code step} on every node, again while one has more; {@code done} gets what they did in all. */
+    private void untilDone(PartStepAction.Step step, long before, ActionListener<Long> done) {
         send(
-                PartStepAction.Step.READ_MEMBERS,
+                step,
                 ActionListener.wrap(
                         answers -> {
+                            long total = before;
+                            for (PartStepAction.Response answer : answers) {
+                                total += answer.sent();
+                            }
                             if (answers.stream().anyMatch(PartStepAction.Response::more)) {
                                 if (failedIfCancelled(done) == false) {
-                                    readMembers(done);
+                                    untilDone(step, total, done);
                                 }
-                            } else if (context.request().linkage() == NearDupClustersRequest.Linkage.LEADER) {
-                                step(
-                                        PartStepAction.Step.RANK,
-                                        ActionListener.wrap(
-                                                sent -> rounds(PartStepAction.Step.DECIDE, clustered),
-                                                done::onFailure));
                             } else {
-                                rounds(PartStepAction.Step.LABEL, clustered);
+                                done.onResponse(total);
                             }
                         },
                         done::onFailure));
+    }
+
+    /** The clustering rounds, then the sizes and the report. */
+    private void cluster(ActionListener<Result> done) {
+        ActionListener<Void> clustered = ActionListener.wrap(v -> sizes(done), done::onFailure);
+        if (context.request().linkage() == NearDupClustersRequest.Linkage.LEADER) {
+            step(
+                    PartStepAction.Step.RANK,
+                    ActionListener.wrap(sent -> rounds(PartStepAction.Step.DECIDE, clustered), done::onFailure));
+        } else {
+            rounds(PartStepAction.Step.LABEL, clustered);
+        }
     }
 
     /** Rounds of {@code step} until one sends nothing. */

@@ -4,10 +4,12 @@
  */
 package io.neardup.clusters;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +42,10 @@ public final class RunParts implements ClusterStateListener {
         final Map<Integer, ShardPart> parts = new ConcurrentHashMap<>();
         /** A run with writes: where each shard's writes from here have got to, by the run's number of the shard. */
         final Map<Integer, PartWriter> writers = new ConcurrentHashMap<>();
+        /** A run with a {@code query}: where each shard's scan from here has got to, by the run's number of the shard. */
+        final Map<Integer, PartQueryScan> scans = new ConcurrentHashMap<>();
+
+        final EarlierClusters earlierClusters;
 
         final DeferredOrder order = new DeferredOrder();
         /** By the number of the step that sent them, then by part. */
@@ -49,6 +55,7 @@ public final class RunParts implements ClusterStateListener {
 
         Run(CircuitBreaker breaker) {
             this.breaker = breaker;
+            this.earlierClusters = new EarlierClusters(breaker);
         }
 
         /** The part {@code number}, made (empty) if this node has none yet: one that only other parts' edges reach. */
@@ -90,6 +97,112 @@ public final class RunParts implements ClusterStateListener {
             breaker.addWithoutBreaking(-inboxBytes);
             inboxBytes = 0;
         }
+    }
+
+    /**
+     * A run with a {@code query}, on this node: the earlier clusters its documents belong to, whose members the query
+     * does not match keep their cluster (docs/clusters.md section 8, step 5). Each one met here (by a document the scan
+     * or the members read found) is told once to every node that keeps parts; each one told here is searched once in the
+     * shards whose parts are here, and its members found become documents of those parts. Charged to the run's breaker
+     * here, about {@link #BYTES_PER_CLUSTER} and 2 bytes a character of the id for each cluster met and each told.
+     */
+    static final class EarlierClusters {
+        static final int BYTES_PER_CLUSTER = 100;
+
+        private final CircuitBreaker breaker;
+        private final Set<String> met = new HashSet<>();
+        private final List<String> toTell = new ArrayList<>();
+        private final Set<String> told = new HashSet<>();
+        private final ArrayDeque<String> toSearch = new ArrayDeque<>();
+        private long charged;
+
+        /** The search in progress: its clusters, the position of the shard it is in, where it got to there. */
+        private List<String> searching;
+
+        private int searchingShard;
+        private Object[] searchedAfter;
+
+        EarlierClusters(CircuitBreaker breaker) {
+            this.breaker = breaker;
+        }
+
+        /** A document of a part here is of the earlier cluster {@code id}. */
+        synchronized void met(String id) {
+            if (met.contains(id) == false) {
+                charge(id);
+                met.add(id);
+                toTell.add(id);
+            }
+        }
+
+        /** The clusters met here since the last call, to tell every node. */
+        synchronized List<String> takeToTell() {
+            List<String> taken = List.copyOf(toTell);
+            toTell.clear();
+            return taken;
+        }
+
+        /** A node met the earlier cluster {@code id}: its members in the shards here are searched, once. */
+        synchronized void told(String id) {
+            if (told.contains(id) == false) {
+                charge(id);
+                told.add(id);
+                toSearch.add(id);
+            }
+        }
+
+        /**
+         * The search to go on with, over {@code shards} shards here: the clusters, the position of the shard and the
+         * sort values to search after (null: from the start); null once nothing is left to search.
+         */
+        synchronized Search search(int shards) {
+            if (searching == null || searchingShard >= shards) {
+                if (toSearch.isEmpty() || shards == 0) {
+                    searching = null;
+                    toSearch.clear();
+                    return null;
+                }
+                List<String> next = new ArrayList<>();
+                while (toSearch.isEmpty() == false && next.size() < ClusterMembers.MEMBER_CHUNK) {
+                    next.add(toSearch.poll());
+                }
+                searching = next;
+                searchingShard = 0;
+                searchedAfter = null;
+            }
+            return new Search(searching, searchingShard, searchedAfter);
+        }
+
+        /** The search read a page: the next one is after {@code last}; with {@code last} null, the shard is done. */
+        synchronized void searched(Object[] last) {
+            if (last == null) {
+                searchingShard++;
+                searchedAfter = null;
+            } else {
+                searchedAfter = last;
+            }
+        }
+
+        synchronized boolean searchLeft() {
+            return searching != null || toSearch.isEmpty() == false;
+        }
+
+        private void charge(String id) {
+            long bytes = BYTES_PER_CLUSTER + 2L * id.length();
+            breaker.addEstimateBytesAndMaybeBreak(bytes, "near_dup_clusters");
+            charged += bytes;
+        }
+
+        /** Gives back what it holds, and returns it. */
+        synchronized long release() {
+            long released = charged;
+            breaker.addWithoutBreaking(-charged);
+            charged = 0;
+            return released;
+        }
+
+        /** Where a search of earlier clusters' members goes on: see {@link #search}. */
+        record Search(List<String> clusters, int shard, Object[] after) {}
     }
 
     /** The run's representative order, which the parts made before it is known compare by once it is set. */
@@ -206,6 +319,7 @@ public final class RunParts implements ClusterStateListener {
                 part.release();
             }
             entry.clearInbox();
+            bytes += entry.earlierClusters.release();
         }
         return bytes;
     }

@@ -39,8 +39,8 @@ final class ShardPart {
     private final Map<PartitionedClusters.NodeRef<String>, Long> otherSeen = new HashMap<>();
 
     private long charged;
-    /** How many chunks of the part's documents the members read has read, in the order of their node numbers. */
-    private int memberChunksRead;
+    /** How many of the part's documents the members read has read, in the order of their node numbers. */
+    private int membersRead;
 
     /**
      * @param number the run's number of the shard ({@link RunIndices}), which other parts address it by
@@ -90,6 +90,36 @@ final class ShardPart {
         }
         charged -= bound - used;
         breaker.addWithoutBreaking(used - bound);
+    }
+
+    /**
+     * A run with a {@code query}: the document {@code id}, a member of an earlier cluster the run touches that the query
+     * does not match, is a document of the part (seen at no sequence number: it keeps its cluster unless it changed).
+     * Returns whether it is new here.
+     */
+    synchronized boolean addMemberOfEarlierCluster(String id) {
+        long bound = PartitionedClusters.BYTES_PER_NODE + 2L * id.length();
+        charge(bound);
+        long used = seen(id, SequenceNumbers.UNASSIGNED_SEQ_NO);
+        giveBack(bound - used);
+        return used > 0;
+    }
+
+    /**
+     * A run with a {@code query}: the document {@code member}, which the query does not match, keeps its earlier cluster,
+     * led by {@code leader} of part {@code leaderPart} ({@link GraphPart#fix}); a leader of this part not met yet becomes
+     * a document of it.
+     */
+    synchronized void keep(String member, int leaderPart, String leader) {
+        long bound =
+                PartitionedClusters.BYTES_PER_NODE + 2L * leader.length() + PartitionedClusters.BYTES_PER_CROSS_EDGE;
+        charge(bound);
+        int nodes = graph.nodeCount();
+        graph.fix(member, leaderPart, leader);
+        long used = leaderPart == graph.number()
+                ? (graph.nodeCount() - nodes) * (PartitionedClusters.BYTES_PER_NODE + 2L * leader.length())
+                : PartitionedClusters.BYTES_PER_CROSS_EDGE;
+        giveBack(bound - used);
     }
 
     /** Adds (or meets again) the node of {@code id}, seen at {@code seqNo}; returns the bytes it took. */
@@ -180,22 +210,22 @@ final class ShardPart {
         return n < 0 ? null : n < seenSeqNo.length ? seenSeqNo[n] : SequenceNumbers.UNASSIGNED_SEQ_NO;
     }
 
-    /** The chunks of {@link ClusterMembers#MEMBER_CHUNK} documents that {@code documents} make. */
-    static int memberChunks(int documents) {
-        return (documents + ClusterMembers.MEMBER_CHUNK - 1) / ClusterMembers.MEMBER_CHUNK;
+    /**
+     * The next at most {@code most} documents of the part the members read has not read (in the order of their node
+     * numbers: those added since, by the links or a run with a {@code query}, come after).
+     */
+    synchronized List<String> membersToRead(int most) {
+        return graph.nodeIds(membersRead, Math.min(graph.nodeCount(), membersRead + most));
     }
 
-    synchronized int memberChunksRead() {
-        return memberChunksRead;
-    }
-
-    synchronized void memberChunkRead() {
-        memberChunksRead++;
+    /** The members read read the next {@code count} documents. */
+    synchronized void membersRead(int count) {
+        membersRead += count;
     }
 
     /** Whether the members read has documents of the part left to read. */
     synchronized boolean membersLeft() {
-        return memberChunksRead < memberChunks(graph.nodeCount());
+        return membersRead < graph.nodeCount();
     }
 
     synchronized long charged() {

@@ -5,7 +5,6 @@
 package io.neardup.clusters;
 
 import io.neardup.core.FingerprintFormat;
-import io.neardup.match.ClusterAssignment;
 import io.neardup.match.ShardMatchAction;
 import io.neardup.match.ShardMatchRequest;
 import io.neardup.match.ShardMatchResponse;
@@ -20,7 +19,6 @@ import org.opensearch.ExceptionsHelper;
 import org.opensearch.action.ActionRequest;
 import org.opensearch.action.ActionType;
 import org.opensearch.action.support.GroupedActionListener;
-import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
@@ -56,7 +54,8 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
      * A full run on a {@code simhash} field (with {@code min_similarity}, its neighbours verified on the
      * sibling {@code minhash} field there) goes through the shards' self-join; a full run on a
      * {@code minhash} field through their band join (with leader linkage the join reports every
-     * verified pair). A {@code query} run matches only some documents: it stays on the pages.
+     * verified pair). A {@code query} run matches only some documents: it stays on the pages, here only with the graph
+     * on this node (a rolling upgrade; else its parts' nodes read them, {@link PartsClustering#scan}).
      *
      * @param stopped whether a shard's scan stops at its next step: the run was cancelled, or another slice failed
      * @param documents about how many documents each index holds (by ordinal), null if not known
@@ -414,8 +413,10 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
     }
 
     /**
-     * A {@code query} run: the shard's documents the query matches, page by page, each page sent to every shard,
-     * where {@link TransportShardMatchAction} runs their {@code near_duplicate} queries in its own structures.
+     * A {@code query} run with its graph on this node (in a rolling upgrade, where a node of another version does not
+     * know {@link PartQueryScan}, which reads the pages on the parts' nodes): the shard's documents the query matches,
+     * page by page, each page sent to every shard, where {@link TransportShardMatchAction} runs their
+     * {@code near_duplicate} queries in its own structures.
      */
     record QueryPages(RunContext context, MatchGraph graph, ClusterMembers members, BooleanSupplier stopped)
             implements ShardScan {
@@ -441,27 +442,11 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
 
         /** A page of documents of the index {@code ordinal}. */
         private void scanPage(int ordinal, SearchHit[] hits, ActionListener<Void> next) {
-            NearDupClustersRequest request = context.request();
-            List<String> batchIds = new ArrayList<>(hits.length);
-            List<Map<String, Object>> batchSources = new ArrayList<>(hits.length);
-            long[] batchSeqNos = new long[hits.length];
-            for (SearchHit hit : hits) {
-                Map<String, Object> hitSource = hit.getSourceAsMap();
-                if (hitSource == null
-                        || XContentMapValues.extractValue(request.spec().field(), hitSource) == null) {
-                    context.task().noFingerprint.incrementAndGet();
-                } else {
-                    batchSeqNos[batchIds.size()] = hit.getSeqNo();
-                    batchIds.add(hit.getId());
-                    batchSources.add(hitSource);
-                }
-                String existingCluster = ClusterAssignment.clusterOf(Assignments.stored(request, hit));
-                if (existingCluster != null) {
-                    members.expand(existingCluster);
-                }
-            }
+            PartQueryScan.Page page = PartQueryScan.Page.of(context.request(), hits);
+            page.earlierClusters().forEach(members::expand);
+            context.task().noFingerprint.addAndGet(page.noFingerprint());
             context.task().scanned.addAndGet(hits.length);
-            match(ordinal, batchIds, batchSources, batchSeqNos, next);
+            match(ordinal, page.ids(), page.sources(), page.seqNos(), next);
         }
 
         /** Sends a page to every shard of every index, then adds what they found to the graph, in shard order. */

@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.core.GraphPart;
 import io.neardup.core.PartitionedClusters;
+import io.neardup.match.ClusterAssignment;
 import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.OneShardAction;
 import java.util.ArrayList;
@@ -15,16 +16,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.opensearch.action.search.SearchRequest;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.action.support.GroupedActionListener;
+import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
+import org.opensearch.cluster.routing.OperationRouting;
 import org.opensearch.cluster.service.ClusterService;
 import org.opensearch.common.inject.Inject;
 import org.opensearch.common.settings.Setting;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.index.shard.ShardId;
+import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.search.SearchHit;
 import org.opensearch.threadpool.ThreadPool;
@@ -109,22 +114,61 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
             boolean leader = request.clusters().linkage() == NearDupClustersRequest.Linkage.LEADER;
             for (Map.Entry<Integer, List<Object>> got :
                     run.takeInbox(request.sequence() - 1).entrySet()) {
-                receive(run.part(got.getKey(), leader), got.getValue());
+                if (PartMessages.kindOf(got.getValue().get(0)) == PartMessages.Kind.EARLIER_CLUSTER) {
+                    for (Object told : got.getValue()) {
+                        run.earlierClusters.told(((PartMessages.EarlierCluster) told).id());
+                    }
+                } else {
+                    receive(run.part(got.getKey(), leader), got.getValue());
+                }
             }
             List<ShardPart> parts = new ArrayList<>(run.parts.values());
             switch (request.step()) {
+                case SCAN -> {
+                    PartQueryScan scan = run.scans.computeIfAbsent(
+                            partOf(request, shardId), n -> new PartQueryScan(n, threadPool, client, timeouts));
+                    scan.nextPage(
+                            request,
+                            run,
+                            charges,
+                            ActionListener.map(
+                                    closing,
+                                    scanned -> new PartStepAction.Response(
+                                            0, charges.nodeBytes(), scanned, null, scan.more())));
+                }
+                case SEARCH_EARLIER_CLUSTERS -> {
+                    AtomicInteger pagesLeft = new AtomicInteger(memberChunksAStep);
+                    AtomicLong added = new AtomicLong();
+                    searchEarlierClusters(
+                            request,
+                            run,
+                            localParts(request),
+                            pagesLeft,
+                            added,
+                            ActionListener.map(
+                                    closing,
+                                    v -> new PartStepAction.Response(
+                                            added.get(),
+                                            charges.nodeBytes(),
+                                            null,
+                                            null,
+                                            run.earlierClusters.searchLeft())));
+                }
                 case READ_MEMBERS -> {
                     run.order.set(new RepresentativeOrder(request.clusters()));
                     AtomicInteger chunksLeft = new AtomicInteger(memberChunksAStep);
+                    AtomicLong read = new AtomicLong();
                     ClusterSteps.inTurn(
                             threadPool,
                             parts.size(),
                             () -> chunksLeft.get() <= 0,
-                            (i, next) -> readMembers(request, parts.get(i), chunksLeft, next),
+                            (i, next) -> readMembers(request, run, parts.get(i), chunksLeft, read, next),
                             ActionListener.map(
                                     closing,
                                     v -> new PartStepAction.Response(
+                                            read.get(),
                                             charges.nodeBytes(),
+                                            null,
                                             null,
                                             parts.stream().anyMatch(ShardPart::membersLeft))));
                 }
@@ -144,8 +188,8 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
                             request,
                             ActionListener.map(
                                     closing,
-                                    written ->
-                                            new PartStepAction.Response(charges.nodeBytes(), written, writer.more())));
+                                    written -> new PartStepAction.Response(
+                                            0, charges.nodeBytes(), null, written, writer.more())));
                 }
                 default -> send(request, run, parts, leader, charges, closing);
             }
@@ -218,28 +262,12 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
             boolean leader,
             NodeRunBreakers.Request charges,
             ActionListener<PartStepAction.Response> listener) {
-        Map<Integer, List<Object>> byPart = new LinkedHashMap<>();
-        PartMessages.Kind kind = null;
-        for (ShardPart part : parts) {
-            GraphPart<String, RankKey> graph = part.graph();
-            Map<Integer, ? extends List<?>> out = switch (request.step()) {
-                case LINK -> graph.linkMessages();
-                case SEEN -> part.seenMessages();
-                case LABEL -> graph.labelMessages();
-                case RANK -> graph.rankMessages();
-                case DECIDE -> graph.decisionMessages();
-                case COUNT_SIZES -> graph.sizeCounts(leader);
-                case TOTAL_SIZES -> graph.sizeTotals();
-                default -> throw new IllegalStateException("no messages in step " + request.step());
-            };
-            for (Map.Entry<Integer, ? extends List<?>> entry : out.entrySet()) {
-                if (entry.getValue().isEmpty() == false) {
-                    kind = PartMessages.kindOf(entry.getValue().get(0));
-                    byPart.computeIfAbsent(entry.getKey(), p -> new ArrayList<>())
-                            .addAll(entry.getValue());
-                }
-            }
-        }
+        Map<Integer, List<Object>> byPart = request.step() == PartStepAction.Step.TELL_EARLIER_CLUSTERS
+                ? earlierClusterMessages(request, run)
+                : partMessages(request, parts, leader);
+        PartMessages.Kind kind = byPart.isEmpty()
+                ? null
+                : PartMessages.kindOf(byPart.values().iterator().next().get(0));
         Map<String, Map<Integer, List<Object>>> byNode = new LinkedHashMap<>();
         long sent = 0;
         for (Map.Entry<Integer, List<Object>> entry : byPart.entrySet()) {
@@ -276,43 +304,92 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
         }
     }
 
+    /** This step's messages of every part here, by the part they are for (none empty). */
+    private static Map<Integer, List<Object>> partMessages(
+            PartStepAction.Request request, List<ShardPart> parts, boolean leader) {
+        Map<Integer, List<Object>> byPart = new LinkedHashMap<>();
+        for (ShardPart part : parts) {
+            GraphPart<String, RankKey> graph = part.graph();
+            Map<Integer, ? extends List<?>> out = switch (request.step()) {
+                case LINK -> graph.linkMessages();
+                case SEEN -> part.seenMessages();
+                case LABEL -> graph.labelMessages();
+                case RANK -> graph.rankMessages();
+                case DECIDE -> graph.decisionMessages();
+                case COUNT_SIZES -> graph.sizeCounts(leader);
+                case TOTAL_SIZES -> graph.sizeTotals();
+                default -> throw new IllegalStateException("no messages in step " + request.step());
+            };
+            for (Map.Entry<Integer, ? extends List<?>> entry : out.entrySet()) {
+                if (entry.getValue().isEmpty() == false) {
+                    byPart.computeIfAbsent(entry.getKey(), p -> new ArrayList<>())
+                            .addAll(entry.getValue());
+                }
+            }
+        }
+        return byPart;
+    }
+
     /**
-     * Reads the next chunks of a part's documents on its shard's copy here, and ranks them, while {@code chunksLeft} (this
-     * step's, shared by the parts here) lasts.
+     * The earlier clusters met here since the last such step, to every node that keeps parts (this one too), each
+     * addressed through the first part it keeps.
+     */
+    private static Map<Integer, List<Object>> earlierClusterMessages(PartStepAction.Request request, RunParts.Run run) {
+        List<Object> told = new ArrayList<>();
+        for (String cluster : run.earlierClusters.takeToTell()) {
+            told.add(new PartMessages.EarlierCluster(cluster));
+        }
+        Map<Integer, List<Object>> byPart = new LinkedHashMap<>();
+        if (told.isEmpty() == false) {
+            Set<String> nodes = new HashSet<>();
+            for (int part = 0; part < request.parts(); part++) {
+                if (nodes.add(request.partNode(part))) {
+                    byPart.put(part, told);
+                }
+            }
+        }
+        return byPart;
+    }
+
+    /**
+     * Reads the next chunks of a part's documents not read yet on its shard's copy here, and ranks them, while
+     * {@code chunksLeft} (this step's, shared by the parts here) lasts; {@code read} counts them.
      */
     private void readMembers(
-            PartStepAction.Request request, ShardPart part, AtomicInteger chunksLeft, ActionListener<Void> done) {
-        int number = part.graph().number();
-        List<String> ids = part.graph().nodeIds();
-        int first = part.memberChunksRead();
-        ClusterSteps.inTurn(
-                threadPool,
-                ShardPart.memberChunks(ids.size()) - first,
-                () -> chunksLeft.get() <= 0,
-                (i, next) -> {
-                    int chunk = first + i;
-                    chunksLeft.decrementAndGet();
-                    List<String> chunkIds = ids.subList(
-                            chunk * ClusterMembers.MEMBER_CHUNK,
-                            Math.min(ids.size(), (chunk + 1) * ClusterMembers.MEMBER_CHUNK));
-                    readChunk(
-                            request,
-                            part,
-                            number,
-                            chunkIds,
-                            ActionListener.wrap(
-                                    v -> {
-                                        part.memberChunkRead();
-                                        next.onResponse(null);
-                                    },
-                                    next::onFailure));
-                },
-                done);
+            PartStepAction.Request request,
+            RunParts.Run run,
+            ShardPart part,
+            AtomicInteger chunksLeft,
+            AtomicLong read,
+            ActionListener<Void> done) {
+        if (chunksLeft.get() <= 0 || part.membersLeft() == false) {
+            done.onResponse(null);
+            return;
+        }
+        chunksLeft.decrementAndGet();
+        List<String> ids = part.membersToRead(ClusterMembers.MEMBER_CHUNK);
+        readChunk(
+                request,
+                run,
+                part,
+                ids,
+                ActionListener.wrap(
+                        v -> {
+                            part.membersRead(ids.size());
+                            read.addAndGet(ids.size());
+                            readMembers(request, run, part, chunksLeft, read, done);
+                        },
+                        done::onFailure));
     }
 
     private void readChunk(
-            PartStepAction.Request request, ShardPart part, int number, List<String> ids, ActionListener<Void> done) {
+            PartStepAction.Request request,
+            RunParts.Run run,
+            ShardPart part,
+            List<String> ids,
+            ActionListener<Void> done) {
         NearDupClustersRequest clusters = request.clusters();
+        int number = part.graph().number();
         String index = request.partIndex(number);
         SearchRequest search = request.searchOfPart(
                 number,
@@ -345,6 +422,9 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
                                                         hit.getId(),
                                                         ordinal),
                                                 true);
+                                        if (clusters.query() != null) {
+                                            keepEarlierCluster(request, run, part, index, hit.getId(), member);
+                                        }
                                     }
                                     for (String id : ids) {
                                         if (found.contains(id) == false) {
@@ -353,6 +433,103 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
                                         }
                                     }
                                     done.onResponse(null);
+                                },
+                                done::onFailure)));
+    }
+
+    /**
+     * With a {@code query}, as the coordinating node's {@code ClusterMembers} does: a member of an earlier cluster opens
+     * that cluster (its members the query does not match are searched on every node), and a member the query does not
+     * match keeps it, led by its representative, whose part its routing gives.
+     */
+    private void keepEarlierCluster(
+            PartStepAction.Request request,
+            RunParts.Run run,
+            ShardPart part,
+            String index,
+            String id,
+            ClusterMembers.Member member) {
+        String cluster = member.existingCluster();
+        if (cluster == null) {
+            return;
+        }
+        run.earlierClusters.met(cluster);
+        String leaderIndex = member.existingClusterIndex(index);
+        if (request.coversIndex(leaderIndex) == false) {
+            // A representative in an index the run does not cover is met as a missing one of the member's index.
+            leaderIndex = index;
+        }
+        if (member.scanned() == false && (cluster.equals(id) && leaderIndex.equals(index)) == false) {
+            part.keep(id, partOfDocument(request, leaderIndex, cluster), cluster);
+        }
+    }
+
+    /** The run's number of the shard that holds (or would hold) document {@code id} of {@code index}. */
+    private int partOfDocument(PartStepAction.Request request, String index, String id) {
+        IndexMetadata metadata = clusterService.state().metadata().index(index);
+        int part = metadata == null ? -1 : request.partOf(index, OperationRouting.generateShardId(metadata, id, null));
+        if (part < 0) {
+            throw new IllegalStateException("index [" + index + "] of the run is gone");
+        }
+        return part;
+    }
+
+    /** The run's numbers of the shards whose parts this node keeps. */
+    private int[] localParts(PartStepAction.Request request) {
+        List<Integer> local = new ArrayList<>();
+        for (int part = 0; part < request.parts(); part++) {
+            if (request.partNode(part).equals(request.node())) {
+                local.add(part);
+            }
+        }
+        return local.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * Searches the shards whose parts are here for the members of the earlier clusters told, those the query does not
+     * match, a page at a time while {@code pagesLeft} lasts, and adds them to their parts; {@code added} counts those new
+     * there.
+     */
+    private void searchEarlierClusters(
+            PartStepAction.Request request,
+            RunParts.Run run,
+            int[] localParts,
+            AtomicInteger pagesLeft,
+            AtomicLong added,
+            ActionListener<Void> done) {
+        RunParts.EarlierClusters.Search search = run.earlierClusters.search(localParts.length);
+        if (search == null || pagesLeft.getAndDecrement() <= 0) {
+            done.onResponse(null);
+            return;
+        }
+        NearDupClustersRequest clusters = request.clusters();
+        int number = localParts[search.shard()];
+        QueryBuilder members = QueryBuilders.boolQuery()
+                .filter(QueryBuilders.termsQuery(
+                        clusters.targetField() + "." + ClusterAssignment.CLUSTER, search.clusters()))
+                .mustNot(clusters.query());
+        client.search(
+                request.searchOfPart(
+                        number, RunContext.page(members, new String[0], clusters.scrollSize(), search.after())),
+                ClusterSteps.step(
+                        threadPool,
+                        timeouts,
+                        "the members of earlier clusters in part " + number,
+                        ActionListener.wrap(
+                                response -> {
+                                    SearchHit[] hits = response.getHits().getHits();
+                                    ShardPart part = run.part(
+                                            number, clusters.linkage() == NearDupClustersRequest.Linkage.LEADER);
+                                    for (SearchHit hit : hits) {
+                                        if (part.addMemberOfEarlierCluster(hit.getId())) {
+                                            added.incrementAndGet();
+                                        }
+                                    }
+                                    run.earlierClusters.searched(
+                                            hits.length < clusters.scrollSize()
+                                                    ? null
+                                                    : hits[hits.length - 1].getSortValues());
+                                    searchEarlierClusters(request, run, localParts, pagesLeft, added, done);
                                 },
                                 done::onFailure)));
     }

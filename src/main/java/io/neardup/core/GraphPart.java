@@ -128,6 +128,11 @@ public final class GraphPart<I, K> {
         return List.copyOf(ids);
     }
 
+    /** The ids of nodes {@code from} to {@code to} - 1, in the order of {@link #nodeIds()}. */
+    public List<I> nodeIds(int from, int to) {
+        return List.copyOf(ids.subList(from, to));
+    }
+
     /** Edges to other parts, each counted once however often it was added (from either side). */
     public int crossEdgeCount() {
         return cross.size();

@@ -4,15 +4,19 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.MappingPaths;
 import io.neardup.match.MatchSpec;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.opensearch.action.support.PlainActionFuture;
+import org.opensearch.cluster.ClusterState;
 import org.opensearch.cluster.metadata.IndexMetadata;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.xcontent.XContentType;
 import org.opensearch.common.xcontent.json.JsonXContent;
+import org.opensearch.core.common.breaker.NoopCircuitBreaker;
 import org.opensearch.core.common.bytes.BytesArray;
 import org.opensearch.core.tasks.TaskId;
 import org.opensearch.core.xcontent.DeprecationHandler;
@@ -42,6 +46,33 @@ final class ClusterRequests {
     static NearDupClustersResponse run(Client client, String index, String body) throws IOException {
         NearDupClustersRequest request = parse(index, body).refresh(true);
         return client.execute(NearDupClustersDryRunAction.of(request), request).actionGet();
+    }
+
+    /**
+     * Runs {@code body} on the one index {@code index} (refreshing at the end) with its graph on the coordinating node,
+     * {@code client}'s, as a run takes it in a rolling upgrade (no parts on the data nodes): the duels' control for the
+     * runs on the parts. Its target field is mapped first, as the run's action maps it.
+     */
+    static NearDupClustersResponse runWithTheGraphOnTheCoordinator(
+            Client client, ThreadPool threadPool, String index, String body) throws IOException {
+        NearDupClustersRequest request = parse(index, body).refresh(true);
+        ClusterState state = client.admin().cluster().prepareState().get().getState();
+        IndexMetadata metadata = state.metadata().index(index);
+        Map<String, Object> properties = metadata.mapping().sourceAsMap();
+        if (request.writesIntoDocuments()) {
+            client.admin()
+                    .indices()
+                    .preparePutMapping(index)
+                    .setSource(TransportNearDupClustersAction.targetMapping(request.targetField(), properties, false))
+                    .get();
+        }
+        boolean simhash = "simhash"
+                .equals(MappingPaths.find(properties, request.spec().field()).get("type"));
+        RunContext context =
+                runContext(client, threadPool, request, new RunIndices(List.of(metadata), false, state.routingTable()));
+        PlainActionFuture<NearDupClustersResponse> run = new PlainActionFuture<>();
+        new ClusterJob(context, new NoopCircuitBreaker("test"), simhash, null, () -> {}).run(run);
+        return run.actionGet(60, TimeUnit.SECONDS);
     }
 
     /** The request the path's {@code index} and {@code body} make. */

@@ -26,6 +26,7 @@ import org.opensearch.plugins.Plugin;
 import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
+import org.opensearch.threadpool.ThreadPool;
 
 /**
  * What a run says it held: {@code coordinator_bytes}, the most it charged at once on its coordinating node (its graph,
@@ -104,34 +105,44 @@ public class NearDupClustersRunBytesTests extends OpenSearchIntegTestCase {
         return limit;
     }
 
+    /**
+     * A run with its graph on the coordinating node (a rolling upgrade's) reports the graph's charge there; the same run
+     * on the parts holds nothing there, and on a data node no more than the breaker allows.
+     */
     public void testTheCoordinatorBytesAreTheGraphsChargeAndTheDataNodeBytesWithinTheBreaker() throws Exception {
         List<String> ids = indexPairs("pairs", 60);
         for (String linkage : List.of("single", "leader")) {
-            // With a query, the graph is on the coordinating node (without, the run clusters on the data nodes' parts).
-            NearDupClustersRequest request = ClusterRequests.parse(
-                    "pairs",
-                    "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup_" + linkage
-                            + "\", \"linkage\": \"" + linkage + "\", \"query\": {\"match_all\": {}}}");
-            NearDupClustersResponse response =
-                    client().execute(NearDupClustersAction.INSTANCE, request).actionGet();
-            NearDupClustersTask.Status counts = response.counts();
-            assertEquals(linkage, 60, counts.clusters());
-            long edgeBytes = "leader".equals(linkage) ? counts.matches() * ClusterGraph.BYTES_PER_EDGE : 0;
+            String body = "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup_" + linkage
+                    + "\", \"linkage\": \"" + linkage + "\", \"query\": {\"match_all\": {}}}";
+            NearDupClustersTask.Status onTheCoordinator = ClusterRequests.runWithTheGraphOnTheCoordinator(
+                            client(), internalCluster().getInstance(ThreadPool.class), "pairs", body)
+                    .counts();
+            assertEquals(linkage, 60, onTheCoordinator.clusters());
+            long edgeBytes = "leader".equals(linkage) ? onTheCoordinator.matches() * ClusterGraph.BYTES_PER_EDGE : 0;
             assertEquals(
                     linkage,
-                    graphBytes(ids, request.representativeSort().size(), edgeBytes),
-                    counts.coordinatorBytes());
-            assertTrue(linkage + ": " + counts, counts.dataNodeBytes() > 0);
-            assertTrue(linkage + ": " + counts, counts.dataNodeBytes() <= breakerLimit());
+                    graphBytes(
+                            ids,
+                            ClusterRequests.parse("pairs", body)
+                                    .representativeSort()
+                                    .size(),
+                            edgeBytes),
+                    onTheCoordinator.coordinatorBytes());
+            NearDupClustersTask.Status onTheParts =
+                    ClusterRequests.run(client(), "pairs", body).counts();
+            assertEquals(linkage, 60, onTheParts.clusters());
+            assertEquals(linkage + ": " + onTheParts, 0, onTheParts.coordinatorBytes());
+            assertTrue(linkage + ": " + onTheParts, onTheParts.dataNodeBytes() > 0);
+            assertTrue(linkage + ": " + onTheParts, onTheParts.dataNodeBytes() <= breakerLimit());
             assertNoRunLeftOnTheNodes();
         }
     }
 
     /**
      * A run's coordinating node holds what the number of shards and nodes asks, not what the clustered documents do
-     * (docs/clusters.md section 8), dry or with writes: with 10 times the clustered documents, its peak is within 10%,
-     * while the data nodes hold more. The same runs with a {@code query}, whose graph is on the coordinating node, are
-     * there as a control.
+     * (docs/clusters.md section 8), dry or with writes, with a {@code query} or without: with 10 times the clustered
+     * documents, its peak is within 10%, while the data nodes hold more. The same runs with their graph on the
+     * coordinating node (a rolling upgrade's) are there as a control.
      */
     public void testARunsCoordinatorHoldsAsMuchForTenTimesTheClusteredDocuments() throws Exception {
         indexPairs("few", 20);
@@ -139,6 +150,7 @@ public class NearDupClustersRunBytesTests extends OpenSearchIntegTestCase {
         NearDupClustersTask.Status[] dry = new NearDupClustersTask.Status[2];
         NearDupClustersTask.Status[] written = new NearDupClustersTask.Status[2];
         NearDupClustersTask.Status[] queried = new NearDupClustersTask.Status[2];
+        NearDupClustersTask.Status[] onTheCoordinator = new NearDupClustersTask.Status[2];
         String body = "\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup";
         for (int i = 0; i < 2; i++) {
             String index = i == 0 ? "few" : "many";
@@ -149,23 +161,32 @@ public class NearDupClustersRunBytesTests extends OpenSearchIntegTestCase {
                     .counts();
             written[i] =
                     ClusterRequests.run(client(), index, "{" + body + "\"}").counts();
-            queried[i] = ClusterRequests.run(client(), index, "{" + body + "_q\", \"query\": {\"match_all\": {}}}")
+            String everyDocument = "{" + body + "_q\", \"query\": {\"match_all\": {}}}";
+            queried[i] = ClusterRequests.run(client(), index, everyDocument).counts();
+            onTheCoordinator[i] = ClusterRequests.runWithTheGraphOnTheCoordinator(
+                            client(), internalCluster().getInstance(ThreadPool.class), index, everyDocument)
                     .counts();
             assertEquals(index, written[i].clusters(), dry[i].clusters());
             assertEquals(index, queried[i].clusters(), dry[i].clusters());
+            assertEquals(index, onTheCoordinator[i].clusters(), dry[i].clusters());
         }
         assertEquals(200, dry[1].clusters());
-        for (NearDupClustersTask.Status[] runs : List.of(dry, written)) {
+        for (NearDupClustersTask.Status[] runs : List.of(dry, written, queried)) {
             assertTrue(Arrays.toString(runs), runs[1].coordinatorBytes() <= runs[0].coordinatorBytes() * 1.1);
             assertTrue(Arrays.toString(runs), runs[1].dataNodeBytes() > runs[0].dataNodeBytes());
         }
         assertEquals(400, written[1].updated());
-        assertTrue(Arrays.toString(queried), queried[1].coordinatorBytes() > 5 * queried[0].coordinatorBytes());
+        assertTrue(
+                Arrays.toString(onTheCoordinator),
+                onTheCoordinator[1].coordinatorBytes() > 5 * onTheCoordinator[0].coordinatorBytes());
         assertNoRunLeftOnTheNodes();
     }
 
-    /** A run with a {@code query} sends its pages to the shards itself: their answers say what the shards held. */
-    public void testARunWithAQueryHearsFromTheShardsItAsks() throws Exception {
+    /**
+     * A run with a {@code query} reads and matches its pages from the nodes that keep its shards' parts: they say what
+     * they held, and the coordinating node holds nothing.
+     */
+    public void testARunWithAQueryHearsFromTheNodesThatScanItsShards() throws Exception {
         indexPairs("queried", 20);
         NearDupClustersResponse response = client().execute(
                         NearDupClustersDryRunAction.INSTANCE,
@@ -176,8 +197,9 @@ public class NearDupClustersRunBytesTests extends OpenSearchIntegTestCase {
                                 .dryRun(true))
                 .actionGet();
         assertEquals(20, response.counts().clusters());
+        assertEquals(40, response.counts().scanned());
         assertTrue(response.counts().toString(), response.counts().dataNodeBytes() > 0);
-        assertTrue(response.counts().toString(), response.counts().coordinatorBytes() > 0);
+        assertEquals(response.counts().toString(), 0, response.counts().coordinatorBytes());
         assertNoRunLeftOnTheNodes();
     }
 

@@ -13,6 +13,7 @@ import io.neardup.core.SimhashCodec;
 import io.neardup.match.NodeRunBreakers;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -37,6 +39,7 @@ import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
 import org.opensearch.test.transport.MockTransportService;
+import org.opensearch.threadpool.ThreadPool;
 
 /**
  * The parts of a run's graph kept on the data nodes (docs/clusters.md section 8), on 3 nodes and 6 shards with
@@ -140,9 +143,9 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
     }
 
     /**
-     * A run without a {@code query} clusters on the parts (docs/clusters.md section 8), dry or with writes: the same
-     * answer, and the same assignments written, as the run with a {@code query} that matches every document, which
-     * clusters on the coordinating node; on both fields and both linkages.
+     * A run clusters on the parts (docs/clusters.md section 8), dry or with writes, with a {@code query} or without: the
+     * same answer, and the same assignments written, as the run with its graph on the coordinating node (a rolling
+     * upgrade's); on both fields and both linkages.
      */
     public void testRunsOnThePartsAnswerAsTheCoordinatorsGraph() throws Exception {
         indexSimhashChains("chains", 40, 5);
@@ -154,20 +157,27 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
                     "\"field\": \"fp.minhash\", \"min_similarity\": 0.8")) {
                 String index = body.contains("simhash") ? "chains" : "signatures";
                 String onParts = "dup" + target++;
+                String queriedOnParts = "dup" + target++;
                 String onCoordinator = "dup" + target++;
                 String request = "{" + body + ", \"linkage\": \"" + linkage + "\", \"target_field\": \"";
+                String everyDocument = "\", \"query\": {\"match_all\": {}}}";
                 NearDupClustersResponse dry = client().execute(
                                 NearDupClustersDryRunAction.INSTANCE,
                                 ClusterRequests.parse(index, request + onParts + "\"}")
                                         .dryRun(true))
                         .actionGet();
                 NearDupClustersResponse written = ClusterRequests.run(client(), index, request + onParts + "\"}");
-                NearDupClustersResponse graph = ClusterRequests.run(
-                        client(), index, request + onCoordinator + "\", \"query\": {\"match_all\": {}}}");
+                NearDupClustersResponse queried =
+                        ClusterRequests.run(client(), index, request + queriedOnParts + everyDocument);
+                NearDupClustersResponse graph = ClusterRequests.runWithTheGraphOnTheCoordinator(
+                        client(),
+                        internalCluster().getInstance(ThreadPool.class),
+                        index,
+                        request + onCoordinator + everyDocument);
                 String what = index + " " + request;
                 assertTrue(what, graph.counts().clusters() > 10);
                 assertTrue(what, graph.counts().coordinatorBytes() > 0);
-                for (NearDupClustersResponse onThem : List.of(dry, written)) {
+                for (NearDupClustersResponse onThem : List.of(dry, written, queried)) {
                     assertEquals(
                             what, graph.counts().clusters(), onThem.counts().clusters());
                     // (Matches are not compared: a run with a query finds each pair from both of its documents.)
@@ -181,9 +191,13 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
                     assertTrue(what, onThem.counts().dataNodeBytes() > 0);
                 }
                 assertEquals(what, dry.counts().matches(), written.counts().matches());
-                assertEquals(what, graph.counts().updated(), written.counts().updated());
+                assertEquals(what, graph.counts().matches(), queried.counts().matches());
+                for (NearDupClustersResponse onThem : List.of(written, queried)) {
+                    assertEquals(what, graph.counts().updated(), onThem.counts().updated());
+                }
                 assertEquals(what, graph.clusteredDocuments(), written.counts().updated());
                 assertEquals(what, writtenAssignments(index, onCoordinator), writtenAssignments(index, onParts));
+                assertEquals(what, writtenAssignments(index, onCoordinator), writtenAssignments(index, queriedOnParts));
             }
         }
         assertBusy(() -> {
@@ -191,6 +205,101 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
                 assertEquals("a run's parts left on a node", 0, onNode.runs());
             }
         });
+    }
+
+    /**
+     * A run with a {@code query} (docs/clusters.md section 8, step 5) on the parts: a batch of documents, copies of
+     * clustered ones and members given a fingerprint of their own, run into the assignments of an earlier full run. Its
+     * parts are built in waves (the members of the earlier clusters it touches, on any shard, keep their cluster), and it
+     * answers and writes what the same run with its graph on the coordinating node does; on both fields and both
+     * linkages.
+     */
+    public void testARunWithAQueryJoinsEarlierClustersOnThePartsAsTheCoordinatorsGraph() throws Exception {
+        indexSimhashChains("chains", 40, 5);
+        indexMinhashChains("signatures", 40);
+        ThreadPool threadPool = internalCluster().getInstance(ThreadPool.class);
+        for (String linkage : List.of("single", "leader")) {
+            for (String body : List.of(
+                    "\"field\": \"fp.simhash\", \"max_distance\": 2",
+                    "\"field\": \"fp.minhash\", \"min_similarity\": 0.8")) {
+                String index = body.contains("simhash") ? "chains" : "signatures";
+                String onParts = linkage + "_parts";
+                String onCoordinator = linkage + "_graph";
+                String request = "{" + body + ", \"linkage\": \"" + linkage + "\", \"target_field\": \"";
+                String what = index + " " + request;
+                ClusterRequests.run(client(), index, request + onParts + "\"}");
+                ClusterRequests.run(client(), index, request + onCoordinator + "\"}");
+                Map<String, Map<String, Object>> before = writtenAssignments(index, onParts);
+                assertEquals(what, writtenAssignments(index, onCoordinator), before);
+                Set<String> leaving = addABatch(index, linkage, before.keySet());
+
+                String batch = "\", \"query\": {\"term\": {\"batch\": \"" + linkage + "\"}}}";
+                NearDupClustersResponse parts = ClusterRequests.run(client(), index, request + onParts + batch);
+                NearDupClustersResponse graph = ClusterRequests.runWithTheGraphOnTheCoordinator(
+                        client(), threadPool, index, request + onCoordinator + batch);
+                assertTrue(what, graph.counts().coordinatorBytes() > 0);
+                assertEquals(
+                        what + ": no graph on the coordinating node",
+                        0,
+                        parts.counts().coordinatorBytes());
+                assertTrue(what, parts.counts().dataNodeBytes() > 0);
+                assertEquals(what, graph.counts().scanned(), parts.counts().scanned());
+                assertEquals(what, graph.counts().matches(), parts.counts().matches());
+                assertEquals(what, graph.counts().clusters(), parts.counts().clusters());
+                assertEquals(what, graph.clusteredDocuments(), parts.clusteredDocuments());
+                assertArrayEquals(what, graph.sizeHistogram(), parts.sizeHistogram());
+                assertEquals(what, graph.largest(), parts.largest());
+                assertEquals(what, graph.counts().updated(), parts.counts().updated());
+                Map<String, Map<String, Object>> after = writtenAssignments(index, onParts);
+                assertEquals(what, writtenAssignments(index, onCoordinator), after);
+                // Members the batch did not touch, rewritten as their earlier cluster grew or lost a member: found by
+                // the
+                // waves, on whichever shard they are.
+                long kept = after.entrySet().stream()
+                        .filter(e -> before.containsKey(e.getKey()) && leaving.contains(e.getKey()) == false)
+                        .filter(e -> e.getValue().equals(before.get(e.getKey())) == false)
+                        .count();
+                assertTrue(what + ": " + kept + " kept members rewritten", kept > 0);
+            }
+        }
+        assertBusy(() -> {
+            for (RunParts onNode : internalCluster().getInstances(RunParts.class)) {
+                assertEquals("a run's parts left on a node", 0, onNode.runs());
+            }
+        });
+    }
+
+    /**
+     * A batch {@code batch} in {@code index}: 20 copies of its clustered documents (of {@code clustered}), and 8 of
+     * those given a fingerprint of their own, which leaves their cluster (returned); each with {@code batch: <batch>}.
+     */
+    private Set<String> addABatch(String index, String batch, Set<String> clustered) {
+        List<String> members = new ArrayList<>(new TreeSet<>(clustered));
+        Collections.shuffle(members, random());
+        Map<String, Object> fingerprints = new HashMap<>();
+        for (SearchHit hit :
+                client().prepareSearch(index).setSize(10_000).get().getHits().getHits()) {
+            fingerprints.put(hit.getId(), hit.getSourceAsMap().get("fp"));
+        }
+        BulkRequestBuilder bulk = client().prepareBulk();
+        for (int i = 0; i < 20; i++) {
+            bulk.add(client().prepareIndex(index)
+                    .setId(batch + "-copy-" + i)
+                    .setSource(Map.of("fp", fingerprints.get(members.get(i)), "batch", batch)));
+        }
+        Set<String> leaving = new HashSet<>(members.subList(20, 28));
+        for (String id : leaving) {
+            Object own = index.equals("chains")
+                    ? SimhashCodec.toHex(random().nextLong())
+                    : Map.of(
+                            "value",
+                            SignatureCodec.encode(
+                                    random().ints(128).toArray(), 0x5eed, FingerprintFormat.NEW_INDEX_DEFAULT));
+            String type = index.equals("chains") ? "simhash" : "minhash";
+            bulk.add(client().prepareUpdate(index, id).setDoc(Map.of("fp", Map.of(type, own), "batch", batch)));
+        }
+        assertFalse(bulk.setRefreshPolicy("true").get().hasFailures());
+        return leaving;
     }
 
     /**
@@ -407,8 +516,11 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
             }
         });
 
-        NearDupClustersResponse graph = ClusterRequests.run(
-                client(), index, "{" + field + ", \"target_field\": \"dup_q\", \"query\": {\"match_all\": {}}}");
+        NearDupClustersResponse graph = ClusterRequests.runWithTheGraphOnTheCoordinator(
+                client(),
+                internalCluster().getInstance(ThreadPool.class),
+                index,
+                "{" + field + ", \"target_field\": \"dup_q\", \"query\": {\"match_all\": {}}}");
         assertEquals(graph.counts().updated(), response.counts().updated());
         assertEquals(writtenAssignments(index, "dup_q"), written);
 
