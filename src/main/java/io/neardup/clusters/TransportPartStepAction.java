@@ -29,6 +29,7 @@ import org.opensearch.common.settings.Setting;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.core.index.shard.ShardId;
+import org.opensearch.index.IndexNotFoundException;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
 import org.opensearch.search.SearchHit;
@@ -469,7 +470,8 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
         IndexMetadata metadata = clusterService.state().metadata().index(index);
         int part = metadata == null ? -1 : request.partOf(index, OperationRouting.generateShardId(metadata, id, null));
         if (part < 0) {
-            throw new IllegalStateException("index [" + index + "] of the run is gone");
+            // Deleted during the run.
+            throw new IndexNotFoundException(index);
         }
         return part;
     }
