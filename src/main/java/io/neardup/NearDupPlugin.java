@@ -132,7 +132,7 @@ public class NearDupPlugin extends Plugin
     private final FingerprintScratchPool scratchPool = new FingerprintScratchPool(() -> breaker);
     private final NodeRunBreakers runBreakers = new NodeRunBreakers(() -> breaker);
     /** The parts of the clusters runs' graphs this node keeps; released by each run, or when its node leaves. */
-    private final RunParts runParts = new RunParts();
+    private final RunParts runParts = new RunParts(runBreakers);
 
     private final QueryServices queryServices = new QueryServices(
             new LikeResolver(

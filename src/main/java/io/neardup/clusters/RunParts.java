@@ -4,6 +4,7 @@
  */
 package io.neardup.clusters;
 
+import io.neardup.match.NodeRunBreakers;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,6 +34,11 @@ public final class RunParts implements ClusterStateListener {
     static final int RELEASED_REMEMBERED = 1_000;
 
     private final Map<TaskId, Run> runs = new ConcurrentHashMap<>();
+    private final NodeRunBreakers runBreakers;
+
+    public RunParts(NodeRunBreakers runBreakers) {
+        this.runBreakers = runBreakers;
+    }
 
     /**
      * One run's parts here, the order its members rank in (set when they are read), and the messages the parts got in
@@ -51,10 +57,17 @@ public final class RunParts implements ClusterStateListener {
         /** By the number of the step that sent them, then by part. */
         private final Map<Integer, Map<Integer, List<Object>>> inbox = new HashMap<>();
 
+        /**
+         * A request of the run on this node held open while its parts are here, so that the run's breaker here
+         * ({@link NodeRunBreakers}) stays the one every step of the run charges and reports the peak of, parts and all.
+         */
+        private final NodeRunBreakers.Request holding;
+
         private final CircuitBreaker breaker;
 
-        Run(CircuitBreaker breaker) {
-            this.breaker = breaker;
+        Run(NodeRunBreakers.Request holding) {
+            this.holding = holding;
+            this.breaker = holding.breaker();
             this.earlierClusters = new EarlierClusters(breaker);
         }
 
@@ -233,10 +246,10 @@ public final class RunParts implements ClusterStateListener {
     /**
      * Records the pairs of a step's answer of the run {@code run}: query {@code q} of {@code joined} is in the part
      * {@code parts[joined.queryIn(q)]}, match {@code i} in {@code parts[joined.matchedIn(i)]}; each pair is kept by its
-     * query's part, charged to {@code breaker} (the run's on this node). Nothing is recorded without parts (a step sent
-     * by a node of another version) or for a run already released.
+     * query's part, charged to the run's breaker on this node. Nothing is recorded without parts (a step sent by a node of
+     * another version) or for a run already released.
      */
-    void record(TaskId run, int[] parts, boolean keepEdges, ShardJoinResponse joined, CircuitBreaker breaker) {
+    void record(TaskId run, int[] parts, boolean keepEdges, ShardJoinResponse joined) {
         if (parts.length == 0 || run == null || run.isSet() == false) {
             return;
         }
@@ -247,7 +260,7 @@ public final class RunParts implements ClusterStateListener {
                     .add(i);
         }
         for (Map.Entry<Integer, List<Integer>> entry : byPart.entrySet()) {
-            ShardPart part = part(run, entry.getKey(), keepEdges, breaker);
+            ShardPart part = part(run, entry.getKey(), keepEdges);
             if (part == null) {
                 return;
             }
@@ -274,18 +287,18 @@ public final class RunParts implements ClusterStateListener {
     }
 
     /** The part {@code number} of the run, made if new; null if the run was released. */
-    private ShardPart part(TaskId run, int number, boolean keepEdges, CircuitBreaker breaker) {
-        Run entry = run(run, breaker);
+    private ShardPart part(TaskId run, int number, boolean keepEdges) {
+        Run entry = run(run);
         return entry == null ? null : entry.part(number, keepEdges);
     }
 
-    /** The run's entry here, made if new (charging {@code breaker}); null if the run was released. */
-    Run run(TaskId run, CircuitBreaker breaker) {
+    /** The run's entry here, made if new (charging the run's breaker here); null if the run was released. */
+    Run run(TaskId run) {
         synchronized (released) {
             if (released.contains(run)) {
                 return null;
             }
-            return runs.computeIfAbsent(run, r -> new Run(breaker));
+            return runs.computeIfAbsent(run, r -> new Run(runBreakers.open(r)));
         }
     }
 
@@ -320,6 +333,7 @@ public final class RunParts implements ClusterStateListener {
             }
             entry.clearInbox();
             bytes += entry.earlierClusters.release();
+            entry.holding.close();
         }
         return bytes;
     }

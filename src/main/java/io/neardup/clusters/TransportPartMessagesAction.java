@@ -4,7 +4,6 @@
  */
 package io.neardup.clusters;
 
-import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.OneShardAction;
 import org.opensearch.action.support.ActionFilters;
 import org.opensearch.cluster.metadata.IndexNameExpressionResolver;
@@ -20,7 +19,6 @@ public final class TransportPartMessagesAction
         extends OneShardAction<PartMessagesAction.Request, PartMessagesAction.Response> {
 
     private final RunParts runParts;
-    private final NodeRunBreakers runBreakers;
 
     @Inject
     public TransportPartMessagesAction(
@@ -29,8 +27,7 @@ public final class TransportPartMessagesAction
             TransportService transportService,
             ActionFilters actionFilters,
             IndexNameExpressionResolver indexNameExpressionResolver,
-            RunParts runParts,
-            NodeRunBreakers runBreakers) {
+            RunParts runParts) {
         super(
                 PartMessagesAction.NAME,
                 threadPool,
@@ -42,7 +39,6 @@ public final class TransportPartMessagesAction
                 PartMessagesAction.Response::new,
                 ThreadPool.Names.SAME);
         this.runParts = runParts;
-        this.runBreakers = runBreakers;
     }
 
     @Override
@@ -55,13 +51,11 @@ public final class TransportPartMessagesAction
     protected PartMessagesAction.Response shardOperation(PartMessagesAction.Request request, ShardId shardId) {
         request.ensureOnPreferredNode(
                 clusterService.localNode().getId(), shardId, "messages for the parts of run [" + request.run() + "]");
-        try (NodeRunBreakers.Request charges = runBreakers.open(request.run())) {
-            RunParts.Run run = runParts.run(request.run(), charges.breaker());
-            if (run == null) {
-                throw new IllegalStateException("run [" + request.run() + "] has ended");
-            }
-            run.deliver(request.messages());
+        RunParts.Run run = runParts.run(request.run());
+        if (run == null) {
+            throw new IllegalStateException("run [" + request.run() + "] has ended");
         }
+        run.deliver(request.messages());
         return new PartMessagesAction.Response();
     }
 }

@@ -108,7 +108,7 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
         NodeRunBreakers.Request charges = runBreakers.open(request.run());
         ActionListener<PartStepAction.Response> closing = ActionListener.runAfter(listener, charges::close);
         try {
-            RunParts.Run run = runParts.run(request.run(), charges.breaker());
+            RunParts.Run run = runParts.run(request.run());
             if (run == null) {
                 throw new IllegalStateException("run [" + request.run() + "] has ended");
             }

@@ -88,7 +88,7 @@ public final class TransportShardGroupJoinAction extends OneShardAction<ShardGro
         ClusterSteps.fork(threadPool, listener, answer -> {
             try (NodeRunBreakers.Request run = runBreakers.open(request.getParentTask())) {
                 ShardJoinResponse joined = join(request, shardId, run.breaker());
-                runParts.record(request.getParentTask(), request.parts(), request.allPairs(), joined, run.breaker());
+                runParts.record(request.getParentTask(), request.parts(), request.allPairs(), joined);
                 ShardJoinResponse kept = request.parts().length == 0 ? joined : joined.withoutPairs(request.parts());
                 answer.onResponse(kept.nodeBytes(run.nodeBytes()));
             }

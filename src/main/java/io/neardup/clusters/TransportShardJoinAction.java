@@ -90,8 +90,7 @@ public final class TransportShardJoinAction extends OneShardAction<ShardJoinRequ
         // the step looked up) once the step's charges are all made.
         ActionListener<ShardJoinResponse> releasing = ActionListener.runAfter(
                 ActionListener.map(listener, answer -> {
-                    runParts.record(
-                            request.getParentTask(), request.parts(), request.keepEdges(), answer, run.breaker());
+                    runParts.record(request.getParentTask(), request.parts(), request.keepEdges(), answer);
                     ShardJoinResponse kept =
                             request.parts().length == 0 ? answer : answer.withoutPairs(request.parts());
                     return kept.nodeBytes(run.nodeBytes());

@@ -9,6 +9,7 @@ import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 import io.neardup.NearDupPlugin;
 import io.neardup.core.ClusterGraph;
 import io.neardup.core.FingerprintFormat;
+import io.neardup.core.PartitionedClusters;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
 import io.neardup.match.NodeRunBreakers;
@@ -184,21 +185,45 @@ public class NearDupClustersRunBytesTests extends OpenSearchIntegTestCase {
 
     /**
      * A run with a {@code query} reads and matches its pages from the nodes that keep its shards' parts: they say what
-     * they held, and the coordinating node holds nothing.
+     * they held, parts and all, and the coordinating node holds nothing. Each shard's first pages (of 5 documents) are
+     * loners, which find no pair: the step that first charges the run's breaker on a node charges nothing.
      */
     public void testARunWithAQueryHearsFromTheNodesThatScanItsShards() throws Exception {
-        indexPairs("queried", 20);
+        assertAcked(prepareCreate("queried")
+                .setSettings(Settings.builder().put("index.number_of_shards", 2).put("index.number_of_replicas", 0))
+                .setMapping("{\"properties\": {\"fp\": {\"properties\": {\"simhash\": {\"type\": \"simhash\"}}}}}"));
+        BulkRequestBuilder loners = client().prepareBulk();
+        for (int i = 0; i < 40; i++) {
+            loners.add(client().prepareIndex("queried")
+                    .setId("loner-" + i)
+                    .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(random().nextLong())))));
+        }
+        assertFalse(loners.get().hasFailures());
+        BulkRequestBuilder pairs = client().prepareBulk();
+        for (int p = 0; p < 20; p++) {
+            long base = random().nextLong();
+            for (int copy = 0; copy < 2; copy++) {
+                pairs.add(client().prepareIndex("queried")
+                        .setId(String.format(Locale.ROOT, "doc-%04d-of-%d", p, copy))
+                        .setSource(Map.of("fp", Map.of("simhash", SimhashCodec.toHex(base ^ copy)))));
+            }
+        }
+        assertFalse(pairs.setRefreshPolicy("true").get().hasFailures());
         NearDupClustersResponse response = client().execute(
                         NearDupClustersDryRunAction.INSTANCE,
                         ClusterRequests.parse(
                                         "queried",
                                         "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup\","
                                                 + " \"query\": {\"match_all\": {}}}")
+                                .scrollSize(5)
                                 .dryRun(true))
                 .actionGet();
         assertEquals(20, response.counts().clusters());
-        assertEquals(40, response.counts().scanned());
-        assertTrue(response.counts().toString(), response.counts().dataNodeBytes() > 0);
+        assertEquals(80, response.counts().scanned());
+        // At least the documents of the parts on one node: half the pairs' 40, or more.
+        assertTrue(
+                response.counts().toString(),
+                response.counts().dataNodeBytes() >= 20L * PartitionedClusters.BYTES_PER_NODE);
         assertEquals(response.counts().toString(), 0, response.counts().coordinatorBytes());
         assertNoRunLeftOnTheNodes();
     }
