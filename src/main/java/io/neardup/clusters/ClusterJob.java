@@ -63,7 +63,10 @@ final class ClusterJob {
 
     private final MatchGraph graph;
     private final Runnable releaseParts;
-    /** The run's task, where its clusters come from the parts on the data nodes (a dry run without a query). */
+    /**
+     * The run's task, by which the data nodes keep the parts its clusters come from; null where they may not (a rolling
+     * upgrade: the graph is then on this node).
+     */
     private final TaskId parts;
     /** The scan, which knows where each shard's part is (a run without a {@code query}, or in a rolling upgrade). */
     private ShardScan scan;

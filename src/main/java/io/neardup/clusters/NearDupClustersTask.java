@@ -23,6 +23,7 @@ public final class NearDupClustersTask extends CancellableTask {
     /** What the run is doing now. */
     public enum Phase {
         SCANNING,
+        /** Only with the graph on the coordinating node (a rolling upgrade); on the parts, the members are read while clustering. */
         READING_MEMBERS,
         CLUSTERING,
         WRITING,
