@@ -12,6 +12,7 @@ import io.neardup.match.ShardMatchRequest;
 import io.neardup.match.ShardMatchResponse;
 import io.neardup.match.TransportShardMatchAction;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.opensearch.action.support.GroupedActionListener;
@@ -115,7 +116,7 @@ final class PartQueryScan {
                     request.partIndex(shard),
                     request.partShard(shard),
                     clusters.spec(),
-                    new ShardMatchRequest.Documents(ids, page.sources(), queries),
+                    page.toShard(request.partIndex(shard).equals(request.partIndex(number)), queries),
                     TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
                     null);
             lookUp.setParentTask(request.run());
@@ -165,6 +166,16 @@ final class PartQueryScan {
                 }
             }
             return new Page(ids, sources, seqNos, hits.length - ids.size(), earlierClusters);
+        }
+
+        /**
+         * The page's documents as a shard of their own index ({@code ownIndex}) or of another is sent them: each left out
+         * of its own matches by its {@code _id} in its own index only, since in another index the same {@code _id} is
+         * another document (docs/lookup.md, as {@code near_dup_lookup} sends them).
+         */
+        ShardMatchRequest.Documents toShard(boolean ownIndex, DocumentQueries queries) {
+            return new ShardMatchRequest.Documents(
+                    ownIndex ? ids : Collections.nCopies(ids.size(), ""), sources, queries);
         }
     }
 

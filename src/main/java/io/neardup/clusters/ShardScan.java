@@ -5,6 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.FingerprintFormat;
+import io.neardup.match.DocumentQueries;
 import io.neardup.match.ShardMatchAction;
 import io.neardup.match.ShardMatchRequest;
 import io.neardup.match.ShardMatchResponse;
@@ -12,7 +13,6 @@ import io.neardup.match.TransportShardMatchAction;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 import org.opensearch.ExceptionsHelper;
@@ -446,22 +446,20 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
             page.earlierClusters().forEach(members::expand);
             context.task().noFingerprint.addAndGet(page.noFingerprint());
             context.task().scanned.addAndGet(hits.length);
-            match(ordinal, page.ids(), page.sources(), page.seqNos(), next);
+            match(ordinal, page, next);
         }
 
         /** Sends a page to every shard of every index, then adds what they found to the graph, in shard order. */
-        private void match(
-                int ordinal,
-                List<String> batchIds,
-                List<Map<String, Object>> batchSources,
-                long[] batchSeqNos,
-                ActionListener<Void> next) {
+        private void match(int ordinal, PartQueryScan.Page page, ActionListener<Void> next) {
+            List<String> batchIds = page.ids();
+            long[] batchSeqNos = page.seqNos();
             if (batchIds.isEmpty()) {
                 next.onResponse(null);
                 return;
             }
             int shards = context.shards();
             ShardMatchResponse[] answers = new ShardMatchResponse[shards];
+            DocumentQueries queries = new DocumentQueries();
             GroupedActionListener<Void> all = new GroupedActionListener<>(
                     ActionListener.wrap(
                             v -> {
@@ -487,7 +485,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                         context.indices().indexOfShard(shard),
                                         context.indices().shardInIndex(shard),
                                         context.request().spec(),
-                                        new ShardMatchRequest.Documents(batchIds, batchSources),
+                                        page.toShard(context.indices().ordinalOfShard(shard) == ordinal, queries),
                                         TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
                                         null),
                                 context.step(

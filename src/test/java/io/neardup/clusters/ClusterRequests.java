@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import io.neardup.match.MappingPaths;
 import io.neardup.match.MatchSpec;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,29 +50,37 @@ final class ClusterRequests {
     }
 
     /**
-     * Runs {@code body} on the one index {@code index} (refreshing at the end) with its graph on the coordinating node,
-     * {@code client}'s, as a run takes it in a rolling upgrade (no parts on the data nodes): the duels' control for the
-     * runs on the parts. Its target field is mapped first, as the run's action maps it.
+     * Runs {@code body} on the indices {@code indices} (a comma list of names, oldest first; refreshing at the end) with
+     * its graph on the coordinating node, {@code client}'s, as a run takes it in a rolling upgrade (no parts on the data
+     * nodes): the duels' control for the runs on the parts. Its target field is mapped first, as the run's action maps
+     * it.
      */
     static NearDupClustersResponse runWithTheGraphOnTheCoordinator(
-            Client client, ThreadPool threadPool, String index, String body) throws IOException {
-        NearDupClustersRequest request = parse(index, body).refresh(true);
+            Client client, ThreadPool threadPool, String indices, String body) throws IOException {
+        NearDupClustersRequest request = parse(indices, body).refresh(true);
         ClusterState state = client.admin().cluster().prepareState().get().getState();
-        IndexMetadata metadata = state.metadata().index(index);
-        Map<String, Object> properties = metadata.mapping().sourceAsMap();
-        if (request.writesIntoDocuments()) {
-            client.admin()
-                    .indices()
-                    .preparePutMapping(index)
-                    .setSource(TransportNearDupClustersAction.targetMapping(request.targetField(), properties, false))
-                    .get();
+        List<IndexMetadata> metadata = new ArrayList<>();
+        for (String index : indices.split(",")) {
+            metadata.add(state.metadata().index(index));
         }
-        boolean simhash = "simhash"
-                .equals(MappingPaths.find(properties, request.spec().field()).get("type"));
+        boolean manyIndices = metadata.size() > 1;
+        if (request.writesIntoDocuments()) {
+            for (IndexMetadata index : metadata) {
+                client.admin()
+                        .indices()
+                        .preparePutMapping(index.getIndex().getName())
+                        .setSource(TransportNearDupClustersAction.targetMapping(
+                                request.targetField(), index.mapping().sourceAsMap(), manyIndices))
+                        .get();
+            }
+        }
+        Map<?, ?> field = MappingPaths.find(
+                metadata.get(0).mapping().sourceAsMap(), request.spec().field());
         RunContext context =
-                runContext(client, threadPool, request, new RunIndices(List.of(metadata), false, state.routingTable()));
+                runContext(client, threadPool, request, new RunIndices(metadata, manyIndices, state.routingTable()));
         PlainActionFuture<NearDupClustersResponse> run = new PlainActionFuture<>();
-        new ClusterJob(context, new NoopCircuitBreaker("test"), simhash, null, () -> {}).run(run);
+        new ClusterJob(context, new NoopCircuitBreaker("test"), "simhash".equals(field.get("type")), null, () -> {})
+                .run(run);
         return run.actionGet(60, TimeUnit.SECONDS);
     }
 

@@ -31,6 +31,7 @@ import org.opensearch.search.SearchHit;
 import org.opensearch.test.OpenSearchIntegTestCase;
 import org.opensearch.test.OpenSearchIntegTestCase.ClusterScope;
 import org.opensearch.test.OpenSearchIntegTestCase.Scope;
+import org.opensearch.threadpool.ThreadPool;
 
 /**
  * {@code _near_dup_clusters} over many indices: a data stream rolled over with the core {@code _rollover} API, a comma
@@ -404,6 +405,50 @@ public class NearDupClustersAcrossIndicesTests extends OpenSearchIntegTestCase {
         assertNull(
                 "the other x is in no cluster",
                 client().prepareGet("newer", "x").get().getSourceAsMap().get("dup"));
+    }
+
+    /**
+     * A document of {@code _id} x in one index and its near-copy of the same {@code _id} in another (a page indexed again
+     * in a newer generation): two documents, which a run pairs with a {@code query} as without one, on the parts and
+     * with the graph on the coordinating node (before 2026-11-28 a run with a query left a match of the same {@code _id}
+     * out in every index, so the copy was never found).
+     */
+    public void testTheSameIdInTwoIndicesIsPairedByARunWithAQuery() throws Exception {
+        ClusterRequests.putFingerprintPipeline(client());
+        Map<String, Doc> none = Map.of();
+        writeOneIndex("first", none);
+        writeOneIndex("second", none);
+        String text = texts(1, 1).values().iterator().next().text();
+        client().prepareIndex("first")
+                .setId("x")
+                .setSource(source(new Doc(text, 0, 1)))
+                .get();
+        client().prepareIndex("second")
+                .setId("x")
+                .setSource(source(new Doc(text + " one more", 0, 2)))
+                .get();
+        client().admin().indices().prepareRefresh("first", "second").get();
+        String run = "{\"field\": \"fp.minhash\", \"min_similarity\": 0.8, \"target_field\": \"";
+        String newer = "\", \"query\": {\"term\": {\"_index\": \"second\"}}}";
+        Map<String, Object> representative =
+                Map.of("cluster", "x", "cluster_index", "first", "size", 2, "representative", true);
+        Map<String, Object> copy = Map.of("cluster", "x", "cluster_index", "first", "size", 2, "representative", false);
+        for (String target : List.of("full", "queried", "graph")) {
+            String body = run + target + (target.equals("full") ? "\"}" : newer);
+            NearDupClustersResponse response = target.equals("graph")
+                    ? ClusterRequests.runWithTheGraphOnTheCoordinator(
+                            client(), internalCluster().getInstance(ThreadPool.class), "first,second", body)
+                    : ClusterRequests.run(client(), "first,second", body);
+            assertEquals(target, 2, response.clusteredDocuments());
+            assertEquals(
+                    target,
+                    representative,
+                    client().prepareGet("first", "x").get().getSourceAsMap().get(target));
+            assertEquals(
+                    target,
+                    copy,
+                    client().prepareGet("second", "x").get().getSourceAsMap().get(target));
+        }
     }
 
     /** Indices that map the field as different kinds, or differently, cannot be compared: refused naming both, before any write. */
