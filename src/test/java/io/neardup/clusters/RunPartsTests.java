@@ -7,6 +7,7 @@ package io.neardup.clusters;
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import io.neardup.NearDupPlugin;
+import io.neardup.compat.LuceneApi;
 import io.neardup.core.FingerprintFormat;
 import io.neardup.core.SignatureCodec;
 import io.neardup.core.SimhashCodec;
@@ -333,6 +334,55 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
         steps.letGo();
         Exception e = expectThrows(Exception.class, () -> running.actionGet(60, TimeUnit.SECONDS));
         assertEquals(e.toString(), RestStatus.SERVICE_UNAVAILABLE, ExceptionsHelper.status(e));
+        assertBusy(() -> {
+            for (RunParts onNode : internalCluster().getInstances(RunParts.class)) {
+                assertEquals("a run's parts left on a node", 0, onNode.runs());
+            }
+            for (NodeRunBreakers onNode : internalCluster().getInstances(NodeRunBreakers.class)) {
+                assertEquals("a run's breaker left on a node", 0, onNode.runs());
+            }
+        });
+    }
+
+    /**
+     * A node lost while a run with a {@code query} and writes scans on the parts' nodes: the run fails with a 503 (the
+     * shards' parts and scans there are gone with it) before anything is written, and no part is left on any node.
+     */
+    public void testANodeLostWhileAQueryRunScansFailsTheRunAndWritesNothing() throws Exception {
+        indexSimhashChains("chains", 40, 3);
+        String clusterManager = internalCluster().getClusterManagerName();
+        List<String> dataNodes = internalCluster().getDataNodeNames().stream()
+                .filter(name -> name.equals(clusterManager) == false)
+                .toList();
+        assumeTrue("two data nodes besides the cluster manager", dataNodes.size() >= 2);
+        String coordinator = dataNodes.get(0);
+        String lost = dataNodes.get(1);
+        HeldRequests scans = HeldRequests.hold(
+                internalCluster(),
+                PartStepAction.NAME + "[s]",
+                request -> ((PartStepAction.Request) request).step() == PartStepAction.Step.SCAN);
+        NearDupClustersRequest request = ClusterRequests.parse(
+                        "chains",
+                        "{\"field\": \"fp.simhash\", \"max_distance\": 1, \"target_field\": \"dup\","
+                                + " \"query\": {\"match_all\": {}}}")
+                .scrollSize(10);
+        ActionFuture<NearDupClustersResponse> running =
+                internalCluster().client(coordinator).execute(NearDupClustersAction.INSTANCE, request);
+        assertBusy(() -> assertTrue(scans.waiting() > 0));
+        internalCluster().stopRandomNode(InternalTestCluster.nameFilter(lost));
+        scans.stopHolding();
+        scans.letGo();
+        Exception e = expectThrows(Exception.class, () -> running.actionGet(60, TimeUnit.SECONDS));
+        assertEquals(e.toString(), RestStatus.SERVICE_UNAVAILABLE, ExceptionsHelper.status(e));
+        ensureGreen("chains");
+        assertEquals(
+                "nothing written",
+                0,
+                LuceneApi.count(client().prepareSearch("chains")
+                        .setQuery(org.opensearch.index.query.QueryBuilders.existsQuery("dup.cluster"))
+                        .get()
+                        .getHits()
+                        .getTotalHits()));
         assertBusy(() -> {
             for (RunParts onNode : internalCluster().getInstances(RunParts.class)) {
                 assertEquals("a run's parts left on a node", 0, onNode.runs());
