@@ -309,11 +309,7 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
      */
     public void testANodeLostWhileADryRunClustersFailsTheRunAndLeavesNoParts() throws Exception {
         indexSimhashChains("chains", 40, 3);
-        String clusterManager = internalCluster().getClusterManagerName();
-        List<String> dataNodes = internalCluster().getDataNodeNames().stream()
-                .filter(name -> name.equals(clusterManager) == false)
-                .toList();
-        assumeTrue("two data nodes besides the cluster manager", dataNodes.size() >= 2);
+        List<String> dataNodes = twoDataNodesButTheClusterManager();
         String coordinator = dataNodes.get(0);
         String lost = dataNodes.get(1);
         HeldRequests steps = HeldRequests.hold(internalCluster(), PartStepAction.NAME + "[s]");
@@ -350,11 +346,7 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
      */
     public void testANodeLostWhileAQueryRunScansFailsTheRunAndWritesNothing() throws Exception {
         indexSimhashChains("chains", 40, 3);
-        String clusterManager = internalCluster().getClusterManagerName();
-        List<String> dataNodes = internalCluster().getDataNodeNames().stream()
-                .filter(name -> name.equals(clusterManager) == false)
-                .toList();
-        assumeTrue("two data nodes besides the cluster manager", dataNodes.size() >= 2);
+        List<String> dataNodes = twoDataNodesButTheClusterManager();
         String coordinator = dataNodes.get(0);
         String lost = dataNodes.get(1);
         HeldRequests scans = HeldRequests.hold(
@@ -599,6 +591,16 @@ public class RunPartsTests extends OpenSearchIntegTestCase {
             records.put(hit.getId(), record);
         }
         assertEquals(written, records);
+    }
+
+    /** Two data nodes besides the cluster manager: a run's coordinating node, then the node a test loses. */
+    private static List<String> twoDataNodesButTheClusterManager() {
+        String clusterManager = internalCluster().getClusterManagerName();
+        List<String> dataNodes = internalCluster().getDataNodeNames().stream()
+                .filter(name -> name.equals(clusterManager) == false)
+                .toList();
+        assumeTrue("two data nodes besides the cluster manager", dataNodes.size() >= 2);
+        return dataNodes.subList(0, 2);
     }
 
     /** Each clustered document's {@code target} object, by {@code _id}. */
