@@ -188,16 +188,7 @@ public final class GraphPart<I, K> {
             return;
         }
         checkBuilding();
-        int x = addNode(local);
-        NodeRef<I> other = new NodeRef<>(otherPart, otherId);
-        Cross<I, K> known = crossByEnds.get(new CrossKey<>(x, other));
-        float before = known == null ? Float.NEGATIVE_INFINITY : known.similarity;
-        Cross<I, K> c = addCross(x, other, similarity);
-        // New, or higher than the other end was told: the next links step tells it.
-        if (c.similarity > before && c.toLink == false) {
-            c.toLink = true;
-            crossToLink.add(c);
-        }
+        addCross(addNode(local), new NodeRef<>(otherPart, otherId), similarity, true);
     }
 
     /**
@@ -267,7 +258,7 @@ public final class GraphPart<I, K> {
                     ledFromElsewhere.add(to);
                 }
             } else {
-                addCross(to, m.from(), m.similarity());
+                addCross(to, m.from(), m.similarity(), false);
             }
         }
     }
@@ -722,16 +713,25 @@ public final class GraphPart<I, K> {
 
     // ---- The graph ----
 
-    private Cross<I, K> addCross(int local, NodeRef<I> other, float similarity) {
-        Cross<I, K> c = crossByEnds.get(new CrossKey<>(local, other));
+    /**
+     * The edge to {@code other}, added or raised to {@code similarity}; where it was {@code recordedHere} (not learned
+     * from the other end) and is new or higher than the other end was told, the next links step tells it.
+     */
+    private void addCross(int local, NodeRef<I> other, float similarity, boolean recordedHere) {
+        CrossKey<I> key = new CrossKey<>(local, other);
+        Cross<I, K> c = crossByEnds.get(key);
+        boolean raised = c == null || similarity > c.similarity;
         if (c == null) {
             c = new Cross<>(local, other, similarity);
-            crossByEnds.put(new CrossKey<>(local, other), c);
+            crossByEnds.put(key, c);
             cross.add(c);
         } else {
             c.similarity = Math.max(c.similarity, similarity);
         }
-        return c;
+        if (recordedHere && raised && c.toLink == false) {
+            c.toLink = true;
+            crossToLink.add(c);
+        }
     }
 
     private Cross<I, K> crossOf(I to, NodeRef<I> from) {
