@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.match.ClusterAssignment;
 import io.neardup.match.DocumentQueries;
+import io.neardup.match.MatchSpec;
 import io.neardup.match.NodeRunBreakers;
 import io.neardup.match.ShardMatchAction;
 import io.neardup.match.ShardMatchRequest;
@@ -15,6 +16,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
+import java.util.stream.IntStream;
 import org.opensearch.action.support.GroupedActionListener;
 import org.opensearch.common.xcontent.support.XContentMapValues;
 import org.opensearch.core.action.ActionListener;
@@ -100,40 +104,31 @@ final class PartQueryScan {
             read.onResponse(new PartStepAction.ScanCounts(scanned, noFingerprint, 0));
             return;
         }
-        int shards = request.parts();
-        ShardMatchResponse[] answers = new ShardMatchResponse[shards];
-        // The same documents go to every shard: the shards on this node build each document's query once.
-        DocumentQueries queries = new DocumentQueries();
-        GroupedActionListener<Void> all = new GroupedActionListener<>(
+        page.matchOnEveryShard(
+                clusters.spec(),
+                request.parts(),
+                request::partIndex,
+                request::partShard,
+                request.partIndex(number),
+                (shard, lookUp, answer) -> {
+                    lookUp.setParentTask(request.run());
+                    client.execute(
+                            ShardMatchAction.INSTANCE,
+                            lookUp,
+                            ClusterSteps.step(
+                                    threadPool,
+                                    timeouts,
+                                    "matching a page of part " + number + " on shard [" + lookUp.shard() + "] of ["
+                                            + lookUp.index() + "]",
+                                    ActionListener.map(answer, matches -> {
+                                        charges.heardFrom(matches.nodeBytes());
+                                        return matches;
+                                    })));
+                },
                 ActionListener.wrap(
-                        v -> read.onResponse(new PartStepAction.ScanCounts(
+                        answers -> read.onResponse(new PartStepAction.ScanCounts(
                                 scanned, noFingerprint, keep(request, run, ids, seqNos, answers))),
-                        read::onFailure),
-                shards);
-        for (int shard = 0; shard < shards; shard++) {
-            int answered = shard;
-            ShardMatchRequest lookUp = new ShardMatchRequest(
-                    request.partIndex(shard),
-                    request.partShard(shard),
-                    clusters.spec(),
-                    page.toShard(request.partIndex(shard).equals(request.partIndex(number)), queries),
-                    TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
-                    null);
-            lookUp.setParentTask(request.run());
-            client.execute(
-                    ShardMatchAction.INSTANCE,
-                    lookUp,
-                    ClusterSteps.step(
-                            threadPool,
-                            timeouts,
-                            "matching a page of part " + number + " on shard [" + request.partShard(shard) + "] of ["
-                                    + request.partIndex(shard) + "]",
-                            ActionListener.map(all, matches -> {
-                                charges.heardFrom(matches.nodeBytes());
-                                answers[answered] = matches;
-                                return null;
-                            })));
-        }
+                        read::onFailure));
     }
 
     /**
@@ -168,14 +163,48 @@ final class PartQueryScan {
             return new Page(ids, sources, seqNos, hits.length - ids.size(), earlierClusters);
         }
 
+        /** Sends one shard's look-up of a page; its answer goes to {@code answer}. */
+        interface LookUp {
+            void send(int shard, ShardMatchRequest lookUp, ActionListener<ShardMatchResponse> answer);
+        }
+
         /**
-         * The page's documents as a shard of their own index ({@code ownIndex}) or of another is sent them: each left out
-         * of its own matches by its {@code _id} in its own index only, since in another index the same {@code _id} is
-         * another document (docs/lookup.md, as {@code near_dup_lookup} sends them).
+         * Sends the page to each of {@code shards} shards (shard {@code s} is shard {@code shardOf(s)} of
+         * {@code indexOf(s)}) through {@code lookUp}; {@code done} gets their answers by shard. Each document is left out
+         * of its own matches by its {@code _id} in its own index, {@code ownIndex}, only: in another index the same
+         * {@code _id} is another document (docs/lookup.md, as {@code near_dup_lookup} sends them).
          */
-        ShardMatchRequest.Documents toShard(boolean ownIndex, DocumentQueries queries) {
-            return new ShardMatchRequest.Documents(
-                    ownIndex ? ids : Collections.nCopies(ids.size(), ""), sources, queries);
+        void matchOnEveryShard(
+                MatchSpec spec,
+                int shards,
+                IntFunction<String> indexOf,
+                IntUnaryOperator shardOf,
+                String ownIndex,
+                LookUp lookUp,
+                ActionListener<ShardMatchResponse[]> done) {
+            ShardMatchResponse[] answers = new ShardMatchResponse[shards];
+            // The same documents go to every shard: the shards on one node build each document's query once.
+            DocumentQueries queries = new DocumentQueries();
+            GroupedActionListener<Void> all =
+                    new GroupedActionListener<>(ActionListener.map(done, v -> answers), shards);
+            for (int shard = 0; shard < shards; shard++) {
+                int answered = shard;
+                String index = indexOf.apply(shard);
+                List<String> leftOut = index.equals(ownIndex) ? ids : Collections.nCopies(ids.size(), "");
+                lookUp.send(
+                        shard,
+                        new ShardMatchRequest(
+                                index,
+                                shardOf.applyAsInt(shard),
+                                spec,
+                                new ShardMatchRequest.Documents(leftOut, sources, queries),
+                                TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
+                                null),
+                        ActionListener.map(all, matches -> {
+                            answers[answered] = matches;
+                            return null;
+                        }));
+            }
         }
     }
 
@@ -193,23 +222,9 @@ final class PartQueryScan {
             if (n == 0) {
                 continue;
             }
-            String[] queryIds = new String[n];
-            long[] querySeqNos = new long[n];
-            int[] otherParts = new int[n];
-            String[] otherIds = new String[n];
-            long[] otherSeqNos = new long[n];
-            float[] similarities = new float[n];
-            for (int i = 0; i < n; i++) {
-                int query = matches.query(i);
-                queryIds[i] = ids.get(query);
-                querySeqNos[i] = seqNos[query];
-                otherParts[i] = shard;
-                otherIds[i] = matches.matchedId(i);
-                otherSeqNos[i] = matches.matchedSeqNo(i);
-                similarities[i] = matches.similarity(i);
-            }
+            int other = shard;
             run.part(number, request.clusters().linkage() == NearDupClustersRequest.Linkage.LEADER)
-                    .addPairs(queryIds, querySeqNos, otherParts, otherIds, otherSeqNos, similarities);
+                    .addMatches(matches, IntStream.range(0, n).toArray(), ids::get, q -> seqNos[q], i -> other);
             pairs += n;
         }
         return pairs;

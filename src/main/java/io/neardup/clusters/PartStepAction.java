@@ -54,7 +54,10 @@ public final class PartStepAction extends ActionType<PartStepAction.Response> {
          * query does not match keeps its earlier cluster), some chunks a step, sent until none is left.
          */
         READ_MEMBERS,
-        /** A run with a {@code query}: the earlier clusters the parts' documents met since the last, to every node. */
+        /**
+         * A run with a {@code query}: the earlier clusters the parts' documents met first since the last, to every other
+         * node.
+         */
         TELL_EARLIER_CLUSTERS,
         /** A run with writes: the sequence numbers other parts saw each part's documents at, to their parts. */
         SEEN,

@@ -114,18 +114,18 @@ public final class RunParts implements ClusterStateListener {
 
     /**
      * A run with a {@code query}, on this node: the earlier clusters its documents belong to, whose members the query
-     * does not match keep their cluster (docs/clusters.md section 8, step 5). Each one met here (by a document the scan
-     * or the members read found) is told once to every node that keeps parts; each one told here is searched once in the
-     * shards whose parts are here, and its members found become documents of those parts. Charged to the run's breaker
-     * here, about {@link #BYTES_PER_CLUSTER} and 2 bytes a character of the id for each cluster met and each told.
+     * does not match keep their cluster (docs/clusters.md section 8, step 5). Each one this node knows of, met here (by
+     * a document the scan or the members read found) or told by another node, is searched once in the shards whose
+     * parts are here, and its members found become documents of those parts; each one met here first is told once to
+     * every other node that keeps parts. Charged to the run's breaker here, about {@link #BYTES_PER_CLUSTER} and 2 bytes
+     * a character of the id for each cluster known.
      */
     static final class EarlierClusters {
         static final int BYTES_PER_CLUSTER = 100;
 
         private final CircuitBreaker breaker;
-        private final Set<String> met = new HashSet<>();
+        private final Set<String> known = new HashSet<>();
         private final List<String> toTell = new ArrayList<>();
-        private final Set<String> told = new HashSet<>();
         private final ArrayDeque<String> toSearch = new ArrayDeque<>();
         private long charged;
 
@@ -139,29 +139,36 @@ public final class RunParts implements ClusterStateListener {
             this.breaker = breaker;
         }
 
-        /** A document of a part here is of the earlier cluster {@code id}. */
+        /** A document of a part here is of the earlier cluster {@code id}: searched here, and told the other nodes. */
         synchronized void met(String id) {
-            if (met.contains(id) == false) {
-                charge(id);
-                met.add(id);
+            if (know(id)) {
                 toTell.add(id);
+                toSearch.add(id);
             }
         }
 
-        /** The clusters met here since the last call, to tell every node. */
+        /** The clusters met here first since the last call, to tell every other node. */
         synchronized List<String> takeToTell() {
             List<String> taken = List.copyOf(toTell);
             toTell.clear();
             return taken;
         }
 
-        /** A node met the earlier cluster {@code id}: its members in the shards here are searched, once. */
+        /** Another node met the earlier cluster {@code id}: its members in the shards here are searched, once. */
         synchronized void told(String id) {
-            if (told.contains(id) == false) {
-                charge(id);
-                told.add(id);
+            if (know(id)) {
                 toSearch.add(id);
             }
+        }
+
+        /** Whether {@code id} is new here; it is known (and charged) from now on. */
+        private boolean know(String id) {
+            if (known.contains(id)) {
+                return false;
+            }
+            charge(id);
+            known.add(id);
+            return true;
         }
 
         /**
@@ -264,25 +271,12 @@ public final class RunParts implements ClusterStateListener {
             if (part == null) {
                 return;
             }
-            List<Integer> ofPart = entry.getValue();
-            int n = ofPart.size();
-            String[] ids = new String[n];
-            long[] seqNos = new long[n];
-            int[] otherParts = new int[n];
-            String[] otherIds = new String[n];
-            long[] otherSeqNos = new long[n];
-            float[] similarities = new float[n];
-            for (int k = 0; k < n; k++) {
-                int i = ofPart.get(k);
-                int query = matches.query(i);
-                ids[k] = joined.queryId(query);
-                seqNos[k] = joined.querySeqNo(query);
-                otherParts[k] = parts[joined.matchedIn(i)];
-                otherIds[k] = matches.matchedId(i);
-                otherSeqNos[k] = matches.matchedSeqNo(i);
-                similarities[k] = matches.similarity(i);
-            }
-            part.addPairs(ids, seqNos, otherParts, otherIds, otherSeqNos, similarities);
+            part.addMatches(
+                    matches,
+                    entry.getValue().stream().mapToInt(Integer::intValue).toArray(),
+                    joined::queryId,
+                    joined::querySeqNo,
+                    i -> parts[joined.matchedIn(i)]);
         }
     }
 

@@ -6,6 +6,7 @@ package io.neardup.clusters;
 
 import io.neardup.core.GraphPart;
 import io.neardup.core.PartitionedClusters;
+import io.neardup.match.ShardMatchResponse;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -13,6 +14,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
+import java.util.function.IntToLongFunction;
+import java.util.function.IntUnaryOperator;
 import org.opensearch.core.common.breaker.CircuitBreaker;
 import org.opensearch.index.seqno.SequenceNumbers;
 
@@ -53,11 +57,42 @@ final class ShardPart {
     }
 
     /**
+     * The matches {@code which} (their numbers in {@code matches}) of documents of this part: match {@code i} pairs the
+     * query {@code q = matches.query(i)}, the document {@code queryId(q)} seen at {@code querySeqNo(q)}, with the matched
+     * document of part {@code otherPart(i)}.
+     */
+    void addMatches(
+            ShardMatchResponse matches,
+            int[] which,
+            IntFunction<String> queryId,
+            IntToLongFunction querySeqNo,
+            IntUnaryOperator otherPart) {
+        int n = which.length;
+        String[] ids = new String[n];
+        long[] seqNos = new long[n];
+        int[] otherParts = new int[n];
+        String[] otherIds = new String[n];
+        long[] otherSeqNos = new long[n];
+        float[] similarities = new float[n];
+        for (int k = 0; k < n; k++) {
+            int i = which[k];
+            int query = matches.query(i);
+            ids[k] = queryId.apply(query);
+            seqNos[k] = querySeqNo.applyAsLong(query);
+            otherParts[k] = otherPart.applyAsInt(i);
+            otherIds[k] = matches.matchedId(i);
+            otherSeqNos[k] = matches.matchedSeqNo(i);
+            similarities[k] = matches.similarity(i);
+        }
+        addPairs(ids, seqNos, otherParts, otherIds, otherSeqNos, similarities);
+    }
+
+    /**
      * The pairs of one step's answer whose first document is of this part: {@code ids[i]} (seen at {@code seqNos[i]})
      * and {@code otherIds[i]} of part {@code otherParts[i]} (seen at {@code otherSeqNos[i]}). What they can take is
      * charged before they are added, and what they did not take given back.
      */
-    synchronized void addPairs(
+    private synchronized void addPairs(
             String[] ids,
             long[] seqNos,
             int[] otherParts,

@@ -5,10 +5,7 @@
 package io.neardup.clusters;
 
 import io.neardup.core.FingerprintFormat;
-import io.neardup.match.DocumentQueries;
 import io.neardup.match.ShardMatchAction;
-import io.neardup.match.ShardMatchRequest;
-import io.neardup.match.ShardMatchResponse;
 import io.neardup.match.TransportShardMatchAction;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,7 +15,6 @@ import java.util.function.IntPredicate;
 import org.opensearch.ExceptionsHelper;
 import org.opensearch.action.ActionRequest;
 import org.opensearch.action.ActionType;
-import org.opensearch.action.support.GroupedActionListener;
 import org.opensearch.core.action.ActionListener;
 import org.opensearch.index.query.QueryBuilder;
 import org.opensearch.index.query.QueryBuilders;
@@ -457,14 +453,22 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                 next.onResponse(null);
                 return;
             }
-            int shards = context.shards();
-            ShardMatchResponse[] answers = new ShardMatchResponse[shards];
-            DocumentQueries queries = new DocumentQueries();
-            GroupedActionListener<Void> all = new GroupedActionListener<>(
+            RunIndices indices = context.indices();
+            page.matchOnEveryShard(
+                    context.request().spec(),
+                    context.shards(),
+                    indices::indexOfShard,
+                    indices::shardInIndex,
+                    indices.name(ordinal),
+                    (shard, lookUp, answer) -> context.client()
+                            .execute(
+                                    ShardMatchAction.INSTANCE,
+                                    lookUp,
+                                    context.step("matching a page on shard " + indices.describeShard(shard), answer)),
                     ActionListener.wrap(
-                            v -> {
-                                for (int answered = 0; answered < shards; answered++) {
-                                    int matchedOrdinal = context.indices().ordinalOfShard(answered);
+                            answers -> {
+                                for (int answered = 0; answered < answers.length; answered++) {
+                                    int matchedOrdinal = indices.ordinalOfShard(answered);
                                     graph.addMatches(
                                             q -> ordinal,
                                             batchIds::get,
@@ -474,28 +478,7 @@ sealed interface ShardScan permits ShardScan.WindowJoin, ShardScan.BandJoin, Sha
                                 }
                                 next.onResponse(null);
                             },
-                            next::onFailure),
-                    shards);
-            for (int shard = 0; shard < shards; shard++) {
-                int answered = shard;
-                context.client()
-                        .execute(
-                                ShardMatchAction.INSTANCE,
-                                new ShardMatchRequest(
-                                        context.indices().indexOfShard(shard),
-                                        context.indices().shardInIndex(shard),
-                                        context.request().spec(),
-                                        page.toShard(context.indices().ordinalOfShard(shard) == ordinal, queries),
-                                        TransportShardMatchAction.MAX_MATCHES_PER_DOCUMENT,
-                                        null),
-                                context.step(
-                                        "matching a page on shard "
-                                                + context.indices().describeShard(shard),
-                                        ActionListener.map(all, matches -> {
-                                            answers[answered] = matches;
-                                            return null;
-                                        })));
-            }
+                            next::onFailure));
         }
     }
 }

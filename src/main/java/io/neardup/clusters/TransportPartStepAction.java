@@ -332,8 +332,8 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
     }
 
     /**
-     * The earlier clusters met here since the last such step, to every node that keeps parts (this one too), each
-     * addressed through the first part it keeps.
+     * The earlier clusters met here first since the last such step, to every other node that keeps parts, each addressed
+     * through the first part it keeps.
      */
     private static Map<Integer, List<Object>> earlierClusterMessages(PartStepAction.Request request, RunParts.Run run) {
         List<Object> told = new ArrayList<>();
@@ -343,6 +343,7 @@ public final class TransportPartStepAction extends OneShardAction<PartStepAction
         Map<Integer, List<Object>> byPart = new LinkedHashMap<>();
         if (told.isEmpty() == false) {
             Set<String> nodes = new HashSet<>();
+            nodes.add(request.node());
             for (int part = 0; part < request.parts(); part++) {
                 if (nodes.add(request.partNode(part))) {
                     byPart.put(part, told);
